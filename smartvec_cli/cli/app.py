@@ -1,0 +1,107 @@
+"""The Typer application, its global options, and the one place errors become exit codes.
+
+Exit codes: 0 ok, 1 error (one line on stderr), 2 usage error, 130 interrupted.
+Set SMARTVEC_DEBUG=1 to see a traceback instead of the one-line message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from ..errors import EXIT_ERROR, SmartvecError
+
+EXIT_INTERRUPTED = 130
+
+
+class SmartvecGroup(TyperGroup):
+    """Turns every failure into one clear line on stderr and a documented exit code."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except SmartvecError as exc:
+            fail(str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            fail("interrupted; everything committed before the interruption is kept", EXIT_INTERRUPTED)
+        except Exception as exc:  # the last line of defence: never a traceback for the user
+            if os.environ.get("SMARTVEC_DEBUG"):
+                raise
+            fail(f"{type(exc).__name__}: {exc} (set SMARTVEC_DEBUG=1 for a traceback)", EXIT_ERROR)
+
+
+def fail(message: str, code: int) -> None:
+    click.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+app = typer.Typer(
+    cls=SmartvecGroup,
+    name="smartvec",
+    help="A self-aware vector memory over a markdown vault: current, trustworthy, connected answers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@dataclass
+class GlobalOptions:
+    vault: Optional[str]
+    index_dir: Optional[str]
+    now: Optional[str]
+
+    def workspace(self):
+        from ..core.workspace import Workspace
+
+        return Workspace.resolve(self.vault, self.index_dir, self.now)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"smartvec {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    vault: Optional[str] = typer.Option(None, "--vault", envvar="SMARTVEC_VAULT", help="Vault folder (default: current directory)."),
+    index_dir: Optional[str] = typer.Option(
+        None, "--index-dir", envvar="SMARTVEC_INDEX", help="Index folder (default: <vault>/.smartvec)."
+    ),
+    now: Optional[str] = typer.Option(
+        None, "--now", envvar="SMARTVEC_NOW", help="Clock for every time computation (ISO date), for replays and tests."
+    ),
+    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
+) -> None:
+    ctx.obj = GlobalOptions(vault, index_dir, now)
+
+
+def workspace(ctx: typer.Context):
+    return ctx.find_root().obj.workspace()
+
+
+def register_commands() -> None:
+    from . import index, query, show, status  # noqa: F401  (each module adds its command to ``app``)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    register_commands()
+    app(prog_name="smartvec")
+
+
+if __name__ == "__main__":
+    run()

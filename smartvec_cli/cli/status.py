@@ -1,0 +1,37 @@
+"""``smartvec status``: what the index holds."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app, workspace
+from .output import show_notices, print_json, stdout_console
+
+
+@app.command("status")
+def status_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+    """Counts of notes and passages by state, the model, and the last run."""
+    from ..core.report import status
+
+    ws = workspace(ctx)
+    store = ws.open_store()
+    try:
+        data = status(store, str(ws.vault))
+    finally:
+        store.close()
+    show_notices(store)
+    if as_json:
+        print_json(data)
+        return
+    console = stdout_console()
+    console.print(f"vault      {data['vault']}", markup=False)
+    console.print(f"index      {data['index_dir']}", markup=False)
+    console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
+    console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
+    states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
+    console.print(f"passages   {states or 'none'}", markup=False)
+    ann = data["ann"]
+    console.print(f"ann        {ann['live']} live, {ann['tombstones']} tombstones{'' if ann['in_sync'] else ' (catching up)'}", markup=False)
+    if data["last_run"]:
+        run = data["last_run"]
+        console.print(f"last run   {run['command']} at {run['finished_at']} ({run['status']})", markup=False)

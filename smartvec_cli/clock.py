@@ -1,0 +1,57 @@
+"""One clock for every time computation, so that ``--now`` / ``SMARTVEC_NOW`` replays history exactly.
+
+Times are stored as ISO 8601 strings in UTC with a ``Z`` suffix; that format sorts
+lexicographically in the same order as time, which SQLite comparisons rely on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .errors import UsageError
+
+UTC = dt.timezone.utc
+
+
+def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
+    """Parse an ISO date or datetime (naive means UTC) into an aware UTC datetime."""
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, dt.date):
+        moment = dt.datetime(value.year, value.month, value.day)
+    else:
+        text = str(value).strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise UsageError(f"not an ISO date or datetime: {value!r} (expected e.g. 2024-03-01 or 2024-03-01T09:00)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def to_iso(moment: dt.datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def from_iso(text: str) -> dt.datetime:
+    return parse_when(text)
+
+
+class Clock:
+    """The current time: fixed when ``--now`` was given, the wall clock otherwise."""
+
+    def __init__(self, fixed: str | dt.datetime | None = None):
+        self._fixed = parse_when(fixed) if fixed else None
+
+    @property
+    def is_fixed(self) -> bool:
+        return self._fixed is not None
+
+    def now(self) -> dt.datetime:
+        return self._fixed or dt.datetime.now(UTC).replace(microsecond=0)
+
+    def now_iso(self) -> str:
+        return to_iso(self.now())

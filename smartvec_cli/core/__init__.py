@@ -1,0 +1,1 @@
+"""The library core: indexing, search and reporting. Knows nothing of Typer or rich."""

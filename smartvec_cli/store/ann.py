@@ -1,0 +1,177 @@
+"""The approximate-nearest-neighbour index: hnswlib over cosine space, a cache of SQLite's vectors.
+
+The index is never trusted blindly. Each save writes ``vectors-<generation>.hnsw``
+and then the sidecar ``vectors.json`` that names it, both through a temporary name
+and a rename; the sidecar's rename is the commit point, so the pair on disk is
+always consistent. The generation is SQLite's ``ann_generation`` at save time; when
+the database has moved on (a crash between the SQLite commit and the save, or a
+reader racing a writer) the loaded index is reconciled in memory against the
+database: missing labels are added from the stored vectors, extra ones tombstoned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable, Iterable, Protocol
+
+import numpy as np
+
+from ..errors import SmartvecError
+
+SIDECAR_FILE = "vectors.json"
+M = 16
+EF_CONSTRUCTION = 200
+MIN_EF = 64
+
+
+class VectorIndex(Protocol):
+    """What search and indexing need from an ANN backend."""
+
+    generation: int
+
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None: ...
+    def remove(self, labels: Iterable[int]) -> None: ...
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]: ...
+    def save(self, generation: int) -> None: ...
+
+
+class CorruptIndexError(SmartvecError):
+    """The index files exist but cannot be read."""
+
+
+class HnswIndex:
+    """hnswlib with tombstone accounting, atomic saves and reconciliation against SQLite."""
+
+    def __init__(self, folder: Path, dim: int):
+        self.folder = Path(folder)
+        self.dim = dim
+        self.index = self._new(1024)
+        self.live: set[int] = set()
+        self.tombstones: set[int] = set()
+        self.generation = -1
+
+    @property
+    def sidecar(self) -> Path:
+        return self.folder / SIDECAR_FILE
+
+    def _new(self, capacity: int):
+        import hnswlib
+
+        index = hnswlib.Index(space="cosine", dim=self.dim)
+        index.init_index(max_elements=max(capacity, 1024), ef_construction=EF_CONSTRUCTION, M=M)
+        index.set_ef(MIN_EF)
+        return index
+
+    def load(self) -> bool:
+        """Load the saved index; False (leaving an empty index) when none was saved.
+
+        Raises :class:`CorruptIndexError` when the files are there but unreadable.
+        """
+        import hnswlib
+
+        if not self.sidecar.is_file():
+            return False
+        try:
+            meta = json.loads(self.sidecar.read_text())
+            path = self.folder / meta["file"]
+            if meta.get("dim") != self.dim:
+                raise ValueError(f"dimension {meta.get('dim')} != {self.dim}")
+            index = hnswlib.Index(space="cosine", dim=self.dim)
+            index.load_index(str(path), max_elements=int(meta["capacity"]))
+            labels = set(int(x) for x in index.get_ids_list())
+        except (OSError, ValueError, KeyError, RuntimeError, TypeError, json.JSONDecodeError) as exc:
+            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({exc})") from None
+        self.index = index
+        self.index.set_ef(MIN_EF)
+        self.tombstones = set(int(x) for x in meta.get("tombstones", [])) & labels
+        self.live = labels - self.tombstones
+        self.generation = int(meta.get("generation", -1))
+        return True
+
+    def _ensure_capacity(self, extra: int) -> None:
+        needed = self.index.get_current_count() + extra
+        capacity = self.index.get_max_elements()
+        if needed > capacity:
+            self.index.resize_index(max(needed, capacity * 2))
+
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        labels = np.asarray(labels, dtype=np.int64)
+        if len(labels) == 0:
+            return
+        for label in labels:
+            if int(label) in self.tombstones:
+                self.index.unmark_deleted(int(label))
+                self.tombstones.discard(int(label))
+        self._ensure_capacity(len(labels))
+        self.index.add_items(np.asarray(vectors, dtype=np.float32), labels)
+        self.live.update(int(x) for x in labels)
+
+    def remove(self, labels: Iterable[int]) -> None:
+        for label in labels:
+            label = int(label)
+            if label in self.live:
+                self.index.mark_deleted(label)
+                self.live.discard(label)
+                self.tombstones.add(label)
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(label, cosine similarity) pairs, best first; exact when k covers the whole index."""
+        if not self.live or k <= 0:
+            return []
+        k = min(k, len(self.live))
+        self.index.set_ef(max(MIN_EF, k))
+        labels, distances = self.index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
+        return [(int(l), float(1.0 - d)) for l, d in zip(labels[0], distances[0])]
+
+    def rebuild(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        """A fresh index holding exactly these items: compaction drops every tombstone."""
+        self.index = self._new(int(len(labels) * 1.25) + 16)
+        self.live, self.tombstones = set(), set()
+        if len(labels):
+            self.index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels, dtype=np.int64))
+            self.live = set(int(x) for x in labels)
+
+    def needs_compaction(self, ratio: float = 0.2, minimum: int = 1000) -> bool:
+        return len(self.tombstones) >= minimum and len(self.tombstones) > ratio * max(len(self.live), 1)
+
+    def reconcile(self, expected: set[int], fetch_vectors: Callable[[list[int]], np.ndarray]) -> tuple[int, int]:
+        """Make the live set equal ``expected``; returns (added, removed)."""
+        missing = sorted(expected - self.live)
+        extra = sorted(self.live - expected)
+        self.remove(extra)
+        for start in range(0, len(missing), 4096):
+            batch = missing[start : start + 4096]
+            self.add(np.asarray(batch, dtype=np.int64), fetch_vectors(batch))
+        return len(missing), len(extra)
+
+    def save(self, generation: int) -> None:
+        """Write ``vectors-<generation>.hnsw``, then commit by renaming the sidecar that names it."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = f"vectors-{generation}.hnsw"
+        target = self.folder / name
+        tmp_index = self.folder / (name + ".tmp")
+        tmp_meta = self.folder / (SIDECAR_FILE + ".tmp")
+        meta = {
+            "file": name,
+            "generation": generation,
+            "dim": self.dim,
+            "capacity": self.index.get_max_elements(),
+            "count": len(self.live),
+            "tombstones": sorted(self.tombstones),
+        }
+        try:
+            self.index.save_index(str(tmp_index))
+            os.replace(tmp_index, target)
+            tmp_meta.write_text(json.dumps(meta))
+            os.replace(tmp_meta, self.sidecar)
+        except OSError as exc:
+            raise SmartvecError(f"cannot write vector index in {self.folder}: {exc.strerror or exc}") from None
+        for old in self.folder.glob("vectors-*.hnsw*"):
+            if old.name != name:
+                try:
+                    old.unlink()
+                except OSError:
+                    pass
+        self.generation = generation

@@ -1,0 +1,141 @@
+"""The SQLite database: schema, migrations and connection settings.
+
+SQLite holds everything that matters, vectors included (float32 blobs), so the ANN
+index can always be rebuilt without re-embedding. Migrations are plain functions
+applied once each, in order, recorded in ``_migrations`` (the pattern of simonw's llm).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+import sqlite_utils
+
+from ..errors import SmartvecError
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
+
+CHUNK_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
+IN_ANN_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED")
+
+
+def migration(fn: Callable[[sqlite_utils.Database], None]):
+    MIGRATIONS.append(fn)
+    return fn
+
+
+@migration
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["notes"].create(
+        {
+            "id": int,
+            "note_id": str,
+            "path": str,
+            "title": str,
+            "size": int,
+            "mtime_ns": int,
+            "file_sha": str,
+            "embedding_hash": str,
+            "last_updated": str,
+            "aclarai_id": str,
+            "aclarai_ver": int,
+            "metadata": str,
+            "tags": str,
+            "created_at": str,
+            "updated_at": str,
+            "deleted_at": str,
+        },
+        pk="id",
+        not_null={"note_id", "path"},
+    )
+    db.execute("CREATE UNIQUE INDEX idx_notes_note_id ON notes(note_id)")
+    db.execute("CREATE UNIQUE INDEX idx_notes_live_path ON notes(path) WHERE deleted_at IS NULL")
+    db["embeddings"].create({"hash": str, "text": str, "vector": bytes, "created_at": str}, pk="hash")
+    db["chunks"].create(
+        {
+            "id": int,
+            "note": int,
+            "chunk_id": str,
+            "key": str,
+            "version": int,
+            "ordinal": int,
+            "heading": str,
+            "text": str,
+            "hash": str,
+            "block_ids": str,
+            "state": str,
+            "created_at": str,
+            "updated_at": str,
+            "valid_from": str,
+            "valid_until": str,
+            "superseded_by": int,
+            "access_count": int,
+            "last_accessed": str,
+            "feedback": float,
+        },
+        pk="id",
+        not_null={"note", "chunk_id", "key", "hash", "state"},
+        defaults={"version": 1, "access_count": 0, "feedback": 0.0},
+        foreign_keys=[("note", "notes", "id")],
+    )
+    db.execute("CREATE INDEX idx_chunks_note_state ON chunks(note, state)")
+    db.execute("CREATE INDEX idx_chunks_chunk_id ON chunks(chunk_id)")
+    db.execute("CREATE INDEX idx_chunks_hash ON chunks(hash)")
+    db["edges"].create(
+        {
+            "id": int,
+            "src_note": int,
+            "dst_note": int,
+            "src_chunk": int,
+            "dst_chunk": int,
+            "type": str,
+            "target": str,
+            "detail": str,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"type"},
+    )
+    db.execute("CREATE INDEX idx_edges_src_note ON edges(src_note)")
+    db.execute("CREATE INDEX idx_edges_dst_note ON edges(dst_note)")
+    db["events"].create(
+        {"id": int, "at": str, "kind": str, "chunk": int, "note": int, "data": str},
+        pk="id",
+        not_null={"at", "kind"},
+    )
+    db["runs"].create(
+        {"id": int, "command": str, "started_at": str, "finished_at": str, "status": str, "summary": str},
+        pk="id",
+    )
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Apply every migration not yet recorded, each in its own transaction."""
+    db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+    done = {row["name"] for row in db["_migrations"].rows}
+    for fn in MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        with db.atomic():
+            fn(db)
+            db["_migrations"].insert({"name": fn.__name__, "applied_at": dt.datetime.now(dt.timezone.utc).isoformat()})
+
+
+def open_database(path: Path, busy_timeout_ms: int = 30_000) -> sqlite_utils.Database:
+    """Open (creating and migrating if needed) the index database in WAL mode."""
+    try:
+        conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        if db.journal_mode != "wal":
+            db.enable_wal()
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA synchronous = NORMAL")
+        migrate(db)
+    except sqlite3.DatabaseError as exc:
+        raise SmartvecError(f"cannot open index database {path}: {exc} (run 'smartvec doctor')") from None
+    return db

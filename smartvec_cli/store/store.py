@@ -1,0 +1,162 @@
+"""The index folder as one object: the SQLite database, the ANN cache, and the model they belong to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import sqlite_utils
+
+from ..embed import DIMENSIONS
+from ..errors import ModelMismatchError, SmartvecError
+from .ann import CorruptIndexError, HnswIndex
+from .db import open_database
+
+DB_FILE = "smartvec.db"
+
+
+def vector_to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def blob_to_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+class Store:
+    def __init__(self, index_dir: Path, db: sqlite_utils.Database):
+        self.index_dir = Path(index_dir)
+        self.db = db
+        self.ann = HnswIndex(self.index_dir, self.dim)
+        self._ann_loaded = False
+        self.notices: list[str] = []  # things the user should hear about, e.g. a rebuilt cache
+
+    @classmethod
+    def open(cls, index_dir: Path, create: bool = False) -> "Store":
+        index_dir = Path(index_dir)
+        db_path = index_dir / DB_FILE
+        if not db_path.is_file():
+            if not create:
+                raise SmartvecError(f"no index in {index_dir}; run 'smartvec index' first")
+            try:
+                index_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise SmartvecError(f"cannot create index folder {index_dir}: {exc.strerror or exc}") from None
+        return cls(index_dir, open_database(db_path))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- metadata -----------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value) -> None:
+        self.db["meta"].upsert({"key": key, "value": str(value)}, pk="key")
+
+    @property
+    def dim(self) -> int:
+        return int(self.get_meta("dim", str(DIMENSIONS)))
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.get_meta("fingerprint")
+
+    def check_fingerprint(self, fingerprint: str) -> None:
+        """Refuse to mix vectors of different weights in one index."""
+        stored = self.fingerprint
+        if stored and stored != fingerprint:
+            raise ModelMismatchError(
+                f"index was built with {stored} but the current model is {fingerprint}; "
+                "run 'smartvec index --full' to re-embed everything with the current model"
+            )
+
+    @property
+    def generation(self) -> int:
+        return int(self.get_meta("ann_generation", "0"))
+
+    def bump_generation(self) -> int:
+        """Call inside the write transaction whose changes the ANN index must follow."""
+        generation = self.generation + 1
+        self.set_meta("ann_generation", generation)
+        return generation
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def known_hashes(self, hashes: Iterable[str]) -> set[str]:
+        hashes = list(set(hashes))
+        found: set[str] = set()
+        for start in range(0, len(hashes), 500):
+            batch = hashes[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            found.update(r[0] for r in self.db.execute(f"SELECT hash FROM embeddings WHERE hash IN ({marks})", batch))
+        return found
+
+    def vectors_for_chunks(self, chunk_ids: list[int]) -> np.ndarray:
+        """Stored vectors of these chunk rows, in the order given."""
+        by_id: dict[int, bytes] = {}
+        for start in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            sql = f"SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id IN ({marks})"
+            by_id.update((r[0], r[1]) for r in self.db.execute(sql, batch))
+        missing = [i for i in chunk_ids if i not in by_id]
+        if missing:
+            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec doctor --repair'")
+        if not chunk_ids:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([blob_to_vector(by_id[i]) for i in chunk_ids])
+
+    def ann_expected_labels(self) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+
+    # -- the ANN cache ------------------------------------------------------------------------
+
+    def load_ann(self) -> HnswIndex:
+        """The ANN index, brought in line with the database if it lags behind."""
+        if not self._ann_loaded:
+            try:
+                self.ann.load()
+            except CorruptIndexError as exc:
+                self.notices.append(f"{exc}; rebuilt from the stored vectors")
+                self.rebuild_ann()
+                return self.ann
+            if self.ann.generation != self.generation:
+                self.ann.reconcile(self.ann_expected_labels(), self.vectors_for_chunks)
+            self._ann_loaded = True
+        return self.ann
+
+    def rebuild_ann(self) -> int:
+        """A fresh ANN index from the stored vectors (no re-embedding); the caller saves it."""
+        labels = sorted(self.ann_expected_labels())
+        self.ann.rebuild(np.asarray(labels, dtype=np.int64), self.vectors_for_chunks(labels))
+        self.ann.generation = -1
+        self._ann_loaded = True
+        return len(labels)
+
+    def save_ann(self) -> None:
+        self.ann.save(self.generation)
+
+    # -- runs and events ----------------------------------------------------------------------
+
+    def record_run(self, command: str, started_at: str, finished_at: str, status: str, summary: dict) -> int:
+        with self.db.atomic():
+            return self.db["runs"].insert(
+                {
+                    "command": command,
+                    "started_at": started_at,
+                    "finished_at": finished_at,
+                    "status": status,
+                    "summary": json.dumps(summary),
+                }
+            ).last_pk

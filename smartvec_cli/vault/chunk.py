@@ -1,0 +1,238 @@
+"""Splitting a note into passages: one per paragraph, grouped under headings, within the model window.
+
+A passage's ``key`` is what keeps its identity while the rest of the note changes:
+an explicit block id (``^id`` or an aclarai id) when the author gave one, otherwise
+the slug of its heading plus its place in that section. The indexer further keeps
+the identity of passages whose text did not change even when they move (see
+``core.indexer.align_chunks``).
+
+What gets hashed and embedded is ``embed_text``: the note title and heading path as
+context, then the paragraph with metadata removed and wikilinks read as words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .hashing import sha256_text
+from .parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+MIN_STANDALONE_CHARS = 24
+
+
+@dataclass
+class Chunk:
+    key: str
+    heading: str
+    text: str
+    embed_text: str
+    hash: str
+    ordinal: int = 0
+    block_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Paragraph:
+    lines: list[str]
+    headings: list[str]
+    block_ids: list[str] = field(default_factory=list)
+    has_code: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines).strip()
+
+
+def slugify(text: str, limit: int = 48) -> str:
+    slug = re.sub(r"[^0-9a-z]+", "-", text.lower()).strip("-")
+    return slug[:limit].rstrip("-") or "section"
+
+
+def words_of_links(text: str) -> str:
+    """``[[Note|alias]]`` reads as ``alias``, ``[[Note#Part]]`` as ``Note Part``: what a reader sees."""
+
+    def replace(match: re.Match) -> str:
+        _, target, block, heading, alias = match.groups()
+        if alias:
+            return alias
+        return " ".join(p for p in (target, heading) if p) or (block or "")
+
+    return WIKILINK.sub(replace, text)
+
+
+def _clean_lines(lines: list[str]) -> tuple[list[str], list[str], bool]:
+    """Remove aclarai comments and block anchors from paragraph lines; return (lines, ids, has_code)."""
+    kept, ids, in_fence, has_code = [], [], False, False
+    for line in lines:
+        if FENCE.match(line):
+            in_fence = not in_fence
+            has_code = True
+            kept.append(line)
+            continue
+        if in_fence:
+            kept.append(line)
+            continue
+        for comment in ACLARAI_COMMENT.findall(line):
+            parsed = parse_aclarai_id(comment)
+            if parsed:
+                ids.append(parsed[0])
+        line = ACLARAI_COMMENT.sub("", line)
+        anchor = ANCHOR_LINE.match(line)
+        if anchor:
+            ids.append(anchor.group(1))
+            continue
+        trailing = TRAILING_ANCHOR.search(line)
+        if trailing:
+            ids.append(trailing.group(1))
+            line = line[: trailing.start()]
+        if line.strip():
+            kept.append(line.rstrip())
+    return kept, ids, has_code
+
+
+def _paragraphs(body: str) -> list[_Paragraph]:
+    paragraphs: list[_Paragraph] = []
+    headings: list[tuple[int, str]] = []
+    current: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            lines, ids, has_code = _clean_lines(current)
+            paragraphs.append(_Paragraph(lines, [h for _, h in headings], list(dict.fromkeys(ids)), has_code))
+            current.clear()
+
+    for line in body.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            current.append(line)
+            continue
+        if in_fence:
+            current.append(line)
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            headings.append((level, heading.group(2).strip()))
+            continue
+        if not line.strip():
+            flush()
+            continue
+        current.append(line)
+    flush()
+    return paragraphs
+
+
+def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """A paragraph that held only ids (aclarai's comment + ``^anchor`` lines) names the one before it."""
+    result: list[_Paragraph] = []
+    for para in paragraphs:
+        if para.text:
+            result.append(para)
+        elif para.block_ids and result and not result[-1].block_ids:
+            result[-1].block_ids = para.block_ids
+    return result
+
+
+def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """Fold a lead-in ("The rules:") or a very short line into the next paragraph of its section."""
+    result: list[_Paragraph] = []
+    pending: _Paragraph | None = None
+    for para in paragraphs:
+        if pending is not None:
+            if pending.headings == para.headings and not para.block_ids:
+                para = _Paragraph(pending.lines + para.lines, para.headings, pending.block_ids, pending.has_code or para.has_code)
+            else:
+                result.append(pending)
+            pending = None
+        text = para.text
+        if not para.block_ids and not para.has_code and (len(text) < MIN_STANDALONE_CHARS or text.endswith(":")):
+            pending = para
+        else:
+            result.append(para)
+    if pending is not None:
+        result.append(pending)
+    return result
+
+
+def _split_long(text: str, max_chars: int) -> list[str]:
+    """Pieces of at most ``max_chars`` characters, cut at sentence ends, then line ends, then spaces."""
+    if len(text) <= max_chars:
+        return [text]
+    units: list[str] = []
+    for line in text.split("\n"):
+        units.extend(s for s in SENTENCE_END.split(line) if s)
+    pieces: list[str] = []
+    current = ""
+    for unit in units:
+        while len(unit) > max_chars:
+            cut = unit.rfind(" ", 0, max_chars)
+            cut = cut if cut > max_chars // 2 else max_chars
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(unit[:cut].strip())
+            unit = unit[cut:].strip()
+        joined = f"{current} {unit}".strip() if current else unit
+        if len(joined) > max_chars and current:
+            pieces.append(current)
+            current = unit
+        else:
+            current = joined
+    if current:
+        pieces.append(current)
+    return [p for p in pieces if p]
+
+
+def _context(title: str, headings: list[str]) -> str:
+    path = list(headings)
+    if path and path[0].strip().lower() == title.strip().lower():
+        path = path[1:]
+    return " > ".join([title] + path)
+
+
+def chunk_note(title: str, body: str, max_chars: int = 900) -> list[Chunk]:
+    """The passages of a note body (frontmatter already removed), in reading order."""
+    paragraphs = _merge_short(_attach_metadata_only(_paragraphs(body)))
+    chunks: list[Chunk] = []
+    used_keys: set[str] = set()
+    per_section: dict[str, int] = {}
+
+    def unique(key: str) -> str:
+        candidate, n = key, 2
+        while candidate in used_keys:
+            candidate, n = f"{key}-{n}", n + 1
+        used_keys.add(candidate)
+        return candidate
+
+    for para in paragraphs:
+        heading_path = " > ".join(para.headings)
+        if para.block_ids:
+            base = para.block_ids[0]
+        else:
+            section = slugify(para.headings[-1]) if para.headings else "top"
+            count = per_section.get(section, 0) + 1
+            per_section[section] = count
+            base = section if count == 1 else f"{section}-{count}"
+        context = _context(title, para.headings)
+        pieces = _split_long(para.text, max_chars)
+        for piece_no, piece in enumerate(pieces, start=1):
+            key = unique(base if piece_no == 1 else f"{base}.{piece_no}")
+            embed_text = f"{context}\n\n{words_of_links(piece)}"
+            chunks.append(
+                Chunk(
+                    key=key,
+                    heading=heading_path,
+                    text=piece,
+                    embed_text=embed_text,
+                    hash=sha256_text(embed_text),
+                    ordinal=len(chunks),
+                    block_ids=list(para.block_ids) if piece_no == 1 else [],
+                )
+            )
+    return chunks

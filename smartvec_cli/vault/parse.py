@@ -1,0 +1,237 @@
+"""Parsing one note: frontmatter, title, tags, links, aclarai ids, and its passages.
+
+Obsidian conventions understood here: YAML frontmatter, ``[[Note]]``, ``[[Note|alias]]``,
+``[[Note#Heading]]``, ``[[Note#^block]]``, ``![[embed]]``, inline ``#tags``, ``^block-id``
+anchors, plus aclarai's ``<!-- aclarai:id=X ver=N -->`` comments, which are metadata:
+they never reach a hash of a passage or the model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import frontmatter
+
+from .hashing import aclarai_embedding_hash
+
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:#\^([^\[\]|]+)|#([^\[\]|]+))?(?:\|([^\[\]]*))?\]\]")
+ACLARAI_COMMENT = re.compile(r"[ \t]*<!--\s*aclarai:(.*?)-->")
+ACLARAI_ID = re.compile(r"^id=(\S+?)(?:\s+ver=(\d+))?\s*$")
+ANCHOR_LINE = re.compile(r"^\s*\^([A-Za-z0-9][A-Za-z0-9_-]*)\s*$")
+TRAILING_ANCHOR = re.compile(r"[ \t]+\^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*$")
+INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z_][\w/-]*)", re.MULTILINE)
+FENCE = re.compile(r"^\s*(```|~~~)")
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+
+RELATION_KEYS = ("depends_on", "supersedes", "related", "contradicts")
+NOTE_LEVEL_ACLARAI_PREFIXES = ("blk_", "clm_")
+
+
+@dataclass(frozen=True)
+class Link:
+    """An outgoing reference: a wikilink or embed in the text, or a relation in the frontmatter."""
+
+    target: str
+    kind: str = "link"  # link | embed | depends_on | supersedes | related | contradicts
+    heading: str | None = None
+    block: str | None = None
+    alias: str | None = None
+
+
+@dataclass
+class ParsedNote:
+    rel_path: str
+    title: str
+    metadata: dict[str, Any]
+    body: str
+    tags: list[str]
+    links: list[Link]
+    aclarai_id: str | None
+    aclarai_ver: int | None
+    embedding_hash: str
+    frontmatter_error: str | None = None
+    chunks: list = field(default_factory=list)
+
+    @property
+    def explicit_id(self) -> str | None:
+        """An id the author gave the note (frontmatter ``id`` or a file-level aclarai id)."""
+        value = self.metadata.get("id")
+        if isinstance(value, (str, int)) and str(value).strip():
+            return str(value).strip()
+        return self.aclarai_id
+
+
+def json_safe(value: Any) -> Any:
+    """Frontmatter as JSON can store it: YAML dates become ISO strings."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """(metadata, body, error). Broken frontmatter is reported and dropped; the body is kept."""
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if handler is None:
+        return {}, text, None
+    try:
+        raw_fm, body = handler.split(text)
+    except ValueError:
+        return {}, text, None
+    try:
+        data = handler.load(raw_fm)
+    except Exception as exc:  # yaml, toml and json handlers raise their own error types
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {}, body, f"invalid frontmatter ({first_line}); indexed without metadata"
+    if data is None:
+        return {}, body, None
+    if not isinstance(data, dict):
+        return {}, body, "frontmatter is not a mapping of keys to values; indexed without metadata"
+    return json_safe(data), body, None
+
+
+def strip_code(text: str) -> str:
+    """The text with fenced blocks and inline code removed, so code is never read as tags or links."""
+    kept, in_fence = [], False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            kept.append(INLINE_CODE.sub("", line))
+    return "\n".join(kept)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v is not None and str(v).strip()]
+    return [str(value)] if str(value).strip() else []
+
+
+def parse_links(text: str) -> list[Link]:
+    links = []
+    for match in WIKILINK.finditer(text):
+        embed, target, block, heading, alias = match.groups()
+        links.append(
+            Link(
+                target=target.strip(),
+                kind="embed" if embed else "link",
+                heading=heading.strip() if heading else None,
+                block=block.strip() if block else None,
+                alias=alias.strip() if alias else None,
+            )
+        )
+    return links
+
+
+def relation_links(metadata: dict[str, Any]) -> list[Link]:
+    """``depends_on``/``supersedes``/``related``/``contradicts`` in frontmatter, as ``[[X]]`` or plain names."""
+    links = []
+    for key in RELATION_KEYS:
+        for value in _as_list(metadata.get(key)):
+            found = parse_links(value)
+            if found:
+                links.extend(Link(l.target, key, l.heading, l.block, l.alias) for l in found)
+            else:
+                links.append(Link(value.strip(), key))
+    return links
+
+
+def parse_tags(metadata: dict[str, Any], body_without_code: str) -> list[str]:
+    tags: list[str] = []
+    raw = metadata.get("tags") or metadata.get("tag")
+    if isinstance(raw, str):
+        raw = re.split(r"[,\s]+", raw)
+    for tag in _as_list(raw):
+        tags.append(tag.lstrip("#").strip())
+    for line in body_without_code.split("\n"):
+        if HEADING.match(line) and line.startswith("#"):
+            line = HEADING.match(line).group(2)
+        tags.extend(INLINE_TAG.findall(line))
+    seen: dict[str, None] = {}
+    for tag in tags:
+        if tag:
+            seen.setdefault(tag, None)
+    return list(seen)
+
+
+def parse_aclarai_id(comment_body: str) -> tuple[str, int | None] | None:
+    match = ACLARAI_ID.match(comment_body.strip())
+    if not match:
+        return None
+    return match.group(1), int(match.group(2)) if match.group(2) else None
+
+
+def note_level_aclarai_id(body: str) -> tuple[str | None, int | None]:
+    """The file-level aclarai id: a whole-line ``aclarai:id`` comment closing the note.
+
+    aclarai writes concept, subject and document ids at the end of the file (optionally
+    followed by their ``^anchor``); utterance (``blk_``) and claim (``clm_``) ids belong to blocks.
+    """
+    lines = [l for l in body.strip().split("\n") if l.strip()]
+    while lines and ANCHOR_LINE.match(lines[-1]):
+        lines.pop()
+    if not lines:
+        return None, None
+    match = ACLARAI_COMMENT.fullmatch(lines[-1].rstrip())
+    if not match or lines[-1].lstrip() != lines[-1]:
+        return None, None
+    parsed = parse_aclarai_id(match.group(1))
+    if not parsed or parsed[0].startswith(NOTE_LEVEL_ACLARAI_PREFIXES):
+        return None, None
+    return parsed
+
+
+def note_title(metadata: dict[str, Any], body: str, rel_path: str) -> str:
+    title = metadata.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    in_fence = False
+    for line in body.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("# "):
+            return HEADING.match(line).group(2).strip() if HEADING.match(line) else line[2:].strip()
+    return PurePosixPath(rel_path).stem
+
+
+def normalise_text(raw: str) -> str:
+    """Text as every later step sees it: no BOM, no NUL bytes, ``\\n`` line ends."""
+    return raw.lstrip("\ufeff").replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_note(raw_text: str, rel_path: str, max_chars: int = 900) -> ParsedNote:
+    """Parse a note's text; never raises on odd markdown."""
+    from .chunk import chunk_note
+
+    embedding_hash = aclarai_embedding_hash(raw_text)
+    text = normalise_text(raw_text)
+    metadata, body, fm_error = split_frontmatter(text)
+    without_code = strip_code(body)
+    aclarai_id, aclarai_ver = note_level_aclarai_id(body)
+    note = ParsedNote(
+        rel_path=rel_path,
+        title=note_title(metadata, body, rel_path),
+        metadata=metadata,
+        body=body,
+        tags=parse_tags(metadata, without_code),
+        links=parse_links(without_code) + relation_links(metadata),
+        aclarai_id=aclarai_id,
+        aclarai_ver=aclarai_ver,
+        embedding_hash=embedding_hash,
+        frontmatter_error=fm_error,
+    )
+    note.chunks = chunk_note(note.title, body, max_chars=max_chars)
+    return note

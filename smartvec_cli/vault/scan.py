@@ -1,0 +1,109 @@
+"""Finding the notes of a vault.
+
+Only ``*.md`` files are notes. Hidden files and folders, Obsidian's and git's state,
+the index folder itself and editors' temporary files are skipped, as are the user's
+``exclude`` globs. Symbolic links are followed only while they stay inside the vault,
+and a link that loops is reported, never followed twice.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+IGNORED_DIRS = {".obsidian", ".trash", ".git", ".smartvec", ".aclarai"}
+IGNORED_SUFFIXES = (".tmp", "~", ".swp", ".swx")
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    rel_path: str  # POSIX path relative to the vault root, e.g. "policies/Remote Work.md"
+    abs_path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ScanProblem:
+    path: str
+    error: str
+
+
+def is_excluded(rel_path: str, patterns: list[str]) -> bool:
+    """True when ``rel_path`` or one of its parent folders matches a glob (``*`` also crosses ``/``)."""
+    parts = PurePosixPath(rel_path).parts
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in patterns:
+        pattern = pattern.strip().rstrip("/")
+        if not pattern:
+            continue
+        bare = pattern[:-3] if pattern.endswith("/**") else pattern
+        for candidate in prefixes:
+            if fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(candidate, bare):
+                return True
+    return False
+
+
+def _skip_name(name: str) -> bool:
+    return name.startswith(".") or name.endswith(IGNORED_SUFFIXES)
+
+
+def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | None = None) -> tuple[list[NoteFile], list[ScanProblem]]:
+    """Walk the vault and return its notes sorted by path, plus what could not be looked at."""
+    vault = Path(vault)
+    root_real = Path(os.path.realpath(vault))
+    index_real = Path(os.path.realpath(index_dir)) if index_dir else None
+    exclude = exclude or []
+    notes: list[NoteFile] = []
+    problems: list[ScanProblem] = []
+    visited_dirs: set[Path] = set()
+
+    def inside_vault(real: Path) -> bool:
+        return real == root_real or root_real in real.parents
+
+    def walk(directory: Path, rel_dir: str) -> None:
+        real_dir = Path(os.path.realpath(directory))
+        if real_dir in visited_dirs:
+            problems.append(ScanProblem(rel_dir or ".", "symlink loop: folder already visited, not followed again"))
+            return
+        visited_dirs.add(real_dir)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(ScanProblem(rel_dir or ".", f"cannot list folder: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if _skip_name(entry.name) or entry.name in IGNORED_DIRS:
+                continue
+            if is_excluded(rel, exclude):
+                continue
+            path = Path(entry.path)
+            is_link = entry.is_symlink()
+            if is_link:
+                try:
+                    real = Path(os.path.realpath(path, strict=True))
+                except (OSError, RuntimeError):
+                    problems.append(ScanProblem(rel, "broken or looping symlink, skipped"))
+                    continue
+                if not inside_vault(real):
+                    continue
+            try:
+                if entry.is_dir(follow_symlinks=True):
+                    if index_real and Path(os.path.realpath(path)) == index_real:
+                        continue
+                    walk(path, rel)
+                    continue
+                if not entry.name.lower().endswith(".md"):
+                    continue
+                stat = entry.stat(follow_symlinks=True)
+            except OSError as exc:
+                problems.append(ScanProblem(rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            notes.append(NoteFile(rel, path, stat.st_size, stat.st_mtime_ns))
+
+    walk(vault, "")
+    notes.sort(key=lambda n: n.rel_path)
+    return notes, problems

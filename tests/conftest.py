@@ -1,0 +1,124 @@
+"""Shared fixtures: temporary vaults, a counting fake embedder, the real model, and a CLI runner.
+
+The fake embedder is deterministic (hashed bag of words, so texts that share words are
+close) and records every text it embeds; tests that count embeddings or need speed use
+it. Retrieval quality is always also proven with the real all-MiniLM-L6-v2 weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from smartvec_cli.cli.app import app, register_commands
+from smartvec_cli.embed import normalise_rows
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_VAULT = REPO / "sample_vault"
+
+register_commands()
+
+
+class FakeEmbedder:
+    """Hashed bag-of-words vectors; counts what it embeds."""
+
+    name = "fake/bag-of-words"
+    dim = 384
+
+    def __init__(self, fingerprint: str = "fake@1"):
+        self._fingerprint = fingerprint
+        self.embedded: list[str] = []
+        self.calls = 0
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        self.embedded.extend(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim
+                rows[i, bucket] += 1.0
+            rows[i, self.dim - 1] += 0.01
+        return normalise_rows(rows)
+
+
+@pytest.fixture
+def fake_embedder(monkeypatch) -> FakeEmbedder:
+    """Every embedder the code asks for is this one fake instance."""
+    embedder = FakeEmbedder()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: embedder)
+    return embedder
+
+
+@pytest.fixture(scope="session")
+def real_embedder_session():
+    from smartvec_cli.embed.sentence_transformers import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    return embedder
+
+
+@pytest.fixture
+def real_embedder(monkeypatch, real_embedder_session):
+    """The real model, loaded once per test session and handed to every command."""
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: real_embedder_session)
+    return real_embedder_session
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch) -> Path:
+    """An empty vault with its index outside it; SMARTVEC_* point at them."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    monkeypatch.setenv("SMARTVEC_VAULT", str(root))
+    monkeypatch.setenv("SMARTVEC_INDEX", str(tmp_path / "index"))
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    return root
+
+
+@pytest.fixture
+def sample_vault(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "sample_vault"
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".smartvec"))
+    monkeypatch.setenv("SMARTVEC_VAULT", str(root))
+    monkeypatch.setenv("SMARTVEC_INDEX", str(tmp_path / "index"))
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    return root
+
+
+def write(vault: Path, rel: str, text: str) -> Path:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+class Cli:
+    def __init__(self):
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None):
+        return self.runner.invoke(app, list(args), input=input, catch_exceptions=False)
+
+    def json(self, *args: str, expect: int = 0):
+        result = self(*args)
+        assert result.exit_code == expect, (result.exit_code, result.stdout, result.stderr)
+        return json.loads(result.stdout)
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()

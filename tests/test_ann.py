@@ -1,0 +1,79 @@
+"""The ANN index is a cache: atomic files, catching up after a crash, rebuilt when unreadable."""
+
+import numpy as np
+
+from smartvec_cli.store.ann import HnswIndex
+from smartvec_cli.store.store import Store
+
+from conftest import write
+
+
+def unit_vectors(n, dim=8, seed=0):
+    rows = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_save_and_load_round_trip_with_tombstones(tmp_path):
+    vectors = unit_vectors(20)
+    index = HnswIndex(tmp_path, 8)
+    index.add(np.arange(20), vectors)
+    index.remove([3, 4])
+    index.save(7)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vectors-7.hnsw", "vectors.json"]
+    loaded = HnswIndex(tmp_path, 8)
+    assert loaded.load() and loaded.generation == 7
+    assert loaded.tombstones == {3, 4} and len(loaded.live) == 18
+    assert loaded.search(vectors[5], 1)[0][0] == 5
+    assert all(label not in (3, 4) for label, _ in loaded.search(vectors[3], 18))
+    loaded.add(np.array([3]), vectors[3:4])
+    assert loaded.search(vectors[3], 1)[0][0] == 3
+
+
+def test_a_new_save_replaces_the_old_file(tmp_path):
+    index = HnswIndex(tmp_path, 8)
+    index.add(np.arange(5), unit_vectors(5))
+    index.save(1)
+    index.save(2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vectors-2.hnsw", "vectors.json"]
+
+
+def test_compaction_drops_tombstones(tmp_path):
+    vectors = unit_vectors(50)
+    index = HnswIndex(tmp_path, 8)
+    index.add(np.arange(50), vectors)
+    index.remove(range(30))
+    assert index.needs_compaction(minimum=10)
+    index.rebuild(np.arange(30, 50), vectors[30:])
+    assert not index.tombstones and len(index.live) == 20
+    assert not index.needs_compaction(minimum=10)
+
+
+def test_queries_catch_up_when_the_ann_save_never_happened(vault, cli, fake_embedder, monkeypatch):
+    write(vault, "a.md", "# A\n\nApples grow on trees in the orchard.\n")
+    cli.json("index", "--json")
+    write(vault, "b.md", "# B\n\nSubmarines dive under the ocean waves.\n")
+    with monkeypatch.context() as patch:
+        patch.setattr(HnswIndex, "save", lambda self, generation: None)  # as if killed after the commit
+        cli.json("index", "--json")
+    status = cli.json("status", "--json")["ann"]
+    assert status["in_sync"] is False and status["live"] == 2  # the saved file lags; caught up in memory
+    hits = cli.json("query", "submarines ocean", "--json")
+    assert hits[0]["path"] == "b.md"
+    cli.json("index", "--json")
+    assert cli.json("status", "--json")["ann"]["in_sync"] is True
+    with Store.open(vault.parent / "index") as store:
+        assert store.ann.load() and store.ann.generation == store.generation
+
+
+def test_an_unreadable_index_file_is_rebuilt_from_stored_vectors(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nApples grow on trees in the orchard.\n")
+    cli.json("index", "--json")
+    [hnsw] = (vault.parent / "index").glob("vectors-*.hnsw")
+    hnsw.write_bytes(b"garbage")
+    fake_embedder.embedded.clear()
+    result = cli("query", "apples orchard", "--json")
+    assert result.exit_code == 0 and "rebuilt from the stored vectors" in result.stderr
+    assert fake_embedder.embedded == ["apples orchard"]
+    summary = cli.json("index", "--json")
+    assert summary["chunks_embedded"] == 0
+    assert cli("query", "apples orchard").stderr == ""

@@ -1,0 +1,192 @@
+"""Incremental encoding: only what changed is read and embedded; identities survive edits and renames."""
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write
+
+TEN_PARAGRAPHS = "# Handbook\n\n" + "\n\n".join(
+    f"## Topic {i}\n\nParagraph {i} explains rule number {i} of the handbook in plenty of words." for i in range(10)
+)
+
+
+def index(cli):
+    return cli.json("index", "--json")
+
+
+def test_one_word_edit_reembeds_exactly_one_passage(vault, cli, fake_embedder):
+    note = write(vault, "handbook.md", TEN_PARAGRAPHS)
+    first = index(cli)
+    assert first["chunks_embedded"] == 10 and first["notes_new"] == 1
+
+    fake_embedder.embedded.clear()
+    note.write_text(TEN_PARAGRAPHS.replace("rule number 7", "regulation number 7"), encoding="utf-8")
+    second = index(cli)
+    assert second["chunks_embedded"] == 1
+    assert second["chunks_reused"] == 9
+    assert second["notes_changed"] == 1
+    assert len(fake_embedder.embedded) == 1 and "regulation number 7" in fake_embedder.embedded[0]
+
+
+def test_a_second_run_without_changes_embeds_nothing_and_reads_no_file(vault, cli, fake_embedder, monkeypatch):
+    write(vault, "handbook.md", TEN_PARAGRAPHS)
+    write(vault, "other/note.md", "# Other\n\nSomething else entirely, with enough words.")
+    index(cli)
+    reads = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or original(self))
+    fake_embedder.embedded.clear()
+    again = index(cli)
+    assert again["chunks_embedded"] == 0 and again["notes_unchanged"] == 2
+    assert reads == [] and fake_embedder.embedded == []
+
+
+def test_edit_keeps_the_old_text_as_an_archived_version(vault, cli, fake_embedder):
+    note = write(vault, "policy.md", "# Policy\n\nEmployees may work remotely on up to 2 days per week.\n")
+    index(cli)
+    note.write_text("# Policy\n\nEmployees may work remotely on up to 3 days per week.\n", encoding="utf-8")
+    summary = index(cli)
+    assert summary["chunks_archived"] == 1
+    shown = cli.json("show", "policy", "--json")
+    states = {(c["version"], c["state"]) for c in shown["chunks"]}
+    assert states == {(2, "UNCONSOLIDATED"), (1, "ARCHIVED")}
+    assert len({c["chunk_id"] for c in shown["chunks"]}) == 1
+    archived = next(c for c in shown["chunks"] if c["state"] == "ARCHIVED")
+    assert "2 days" in archived["text"] and archived["valid_until"]
+
+
+def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, fake_embedder):
+    note = write(vault, "n.md", "---\ntags: [a]\n---\n# N\n\nA paragraph that does not change at all.\n")
+    index(cli)
+    fake_embedder.embedded.clear()
+    note.write_text("---\ntags: [a, b]\nvalid_until: 2030-01-01\n---\n# N\n\nA paragraph that does not change at all.\n", encoding="utf-8")
+    summary = index(cli)
+    assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    shown = cli.json("show", "n.md", "--json")
+    assert shown["tags"] == ["a", "b"] and shown["metadata"]["valid_until"] == "2030-01-01"
+
+
+def test_rename_keeps_vectors_and_chunk_ids(vault, cli, fake_embedder):
+    note = write(vault, "old name.md", "# Topic\n\nA paragraph about the migration of the ingestion service.\n")
+    index(cli)
+    before = cli.json("show", "old name", "--json")["chunks"]
+    fake_embedder.embedded.clear()
+    (vault / "moved").mkdir()
+    note.rename(vault / "moved" / "new name.md")
+    summary = index(cli)
+    assert summary["notes_renamed"] == 1 and summary["notes_deleted"] == 0
+    assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    after = cli.json("show", "moved/new name.md", "--json")
+    assert [c["chunk_id"] for c in after["chunks"]] == [c["chunk_id"] for c in before]
+    assert after["path"] == "moved/new name.md"
+
+
+def test_deleted_notes_disappear_from_results(vault, cli, fake_embedder):
+    write(vault, "keep.md", "# Keep\n\nBananas are yellow and grow in bunches.\n")
+    gone = write(vault, "gone.md", "# Gone\n\nZebras have black and white stripes.\n")
+    index(cli)
+    hits = cli.json("query", "zebras stripes", "--json")
+    assert hits[0]["path"] == "gone.md"
+    gone.unlink()
+    assert index(cli)["notes_deleted"] == 1
+    for mode in ("smart", "cosine"):
+        hits = cli.json("query", "zebras stripes", "--json", "--mode", mode)
+        assert all(h["path"] != "gone.md" for h in hits)
+    status = cli.json("status", "--json")
+    assert status["notes"] == 1 and status["ann"]["live"] == status["chunks"]["UNCONSOLIDATED"]
+
+
+def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedder):
+    note = write(vault, "n.md", "# N\n\nA note that will be deleted and restored.\n")
+    index(cli)
+    note_id = cli.json("show", "n.md", "--json")["note_id"]
+    text = note.read_text()
+    note.unlink()
+    index(cli)
+    write(vault, "n.md", text)
+    summary = index(cli)
+    assert summary["notes_new"] == 1 and summary["chunks_embedded"] == 0
+    assert cli.json("show", "n.md", "--json")["note_id"] == note_id
+
+
+def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
+    body = "# N\n\nAlpha paragraph with enough words in it.\n\nBeta paragraph with enough words in it.\n"
+    note = write(vault, "n.md", body)
+    index(cli)
+    before = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"]}
+    note.write_text("# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\nAlpha paragraph with enough words in it.\n")
+    summary = index(cli)
+    assert summary["chunks_embedded"] == 1
+    after = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"}
+    for text, chunk_id in before.items():
+        assert after[text] == chunk_id
+    assert len(set(after.values())) == 3
+
+
+def test_links_resolve_by_name_title_and_aclarai_underscores(vault, cli, fake_embedder):
+    write(vault, "concepts/CUDA_error.md", "# CUDA error\n\nA concept note with a few words.\n")
+    write(vault, "notes/a.md", "# A\n\nSee [[CUDA error]] and [[b|bee]] and [[Missing Note]].\n")
+    write(vault, "notes/b.md", "---\ntitle: Bee\n---\nBody of b that is long enough.\n")
+    index(cli)
+    links = {l["target"]: l["resolved"] for l in cli.json("show", "notes/a.md", "--json")["links"]}
+    assert links == {"CUDA error": "concepts/CUDA_error.md", "b": "notes/b.md", "Missing Note": None}
+    write(vault, "Missing Note.md", "# Missing\n\nNow it exists, with some words.\n")
+    index(cli)
+    links = {l["target"]: l["resolved"] for l in cli.json("show", "notes/a.md", "--json")["links"]}
+    assert links["Missing Note"] == "Missing Note.md"
+
+
+def test_a_different_model_refuses_to_mix_vectors(vault, cli, fake_embedder, monkeypatch):
+    write(vault, "n.md", "# N\n\nSome text to embed with the first model.\n")
+    index(cli)
+    other = type(fake_embedder)(fingerprint="fake@2")
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: other)
+    write(vault, "m.md", "# M\n\nA new note arrives after the model changed.\n")
+    for args in (["index"], ["query", "anything"]):
+        result = cli(*args)
+        assert result.exit_code == 1
+        assert "index --full" in result.stderr and "fake@1" in result.stderr
+        assert "Traceback" not in result.stderr
+    summary = cli.json("index", "--full", "--json")
+    assert summary["chunks_embedded"] == 2 and len(other.embedded) == 2
+    assert cli.json("status", "--json")["model"] == "fake@2"
+    assert cli("query", "new note").exit_code == 0
+
+
+def test_full_reembeds_archived_versions_too(vault, cli, fake_embedder):
+    note = write(vault, "n.md", "# N\n\nVersion one of the text, long enough.\n")
+    index(cli)
+    note.write_text("# N\n\nVersion two of the text, long enough.\n")
+    index(cli)
+    fake_embedder.embedded.clear()
+    summary = cli.json("index", "--full", "--json")
+    assert summary["chunks_embedded"] == 2
+    assert any("one" in t for t in fake_embedder.embedded)
+
+
+def test_excludes_from_option_and_config(vault, cli, fake_embedder, tmp_path):
+    write(vault, "keep.md", "# Keep\n\nKept note text here.\n")
+    write(vault, "drafts/skip.md", "# Skip\n\nDraft note text here.\n")
+    write(vault, "private/secret.md", "# Secret\n\nPrivate note text here.\n")
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "config.toml").write_text('exclude = ["private/**"]\n')
+    summary = cli.json("index", "--exclude", "drafts/*", "--json")
+    assert summary["notes_scanned"] == 1
+
+
+def test_env_and_options_choose_vault_index_and_clock(tmp_path, cli, fake_embedder, monkeypatch):
+    monkeypatch.delenv("SMARTVEC_VAULT", raising=False)
+    monkeypatch.delenv("SMARTVEC_INDEX", raising=False)
+    vault = tmp_path / "v"
+    write(vault, "n.md", "# N\n\nText written at a fixed time.\n")
+    cli.json("--vault", str(vault), "--now", "2024-03-01", "index", "--json")
+    assert (vault / ".smartvec" / "smartvec.db").is_file()
+    shown = cli.json("--vault", str(vault), "show", "n", "--json")
+    assert shown["last_updated"] == "2024-03-01T00:00:00Z"
+    monkeypatch.setenv("SMARTVEC_VAULT", str(vault))
+    monkeypatch.setenv("SMARTVEC_INDEX", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("SMARTVEC_NOW", "2025-01-02T03:04:05")
+    cli.json("index", "--json")
+    assert (tmp_path / "elsewhere" / "smartvec.db").is_file()
+    assert cli.json("show", "n", "--json")["last_updated"] == "2025-01-02T03:04:05Z"

@@ -1,0 +1,119 @@
+from smartvec_cli.vault.chunk import chunk_note
+from smartvec_cli.vault.parse import parse_note
+
+NOTE = """---
+title: Remote Work Policy
+tags: [policy, hr]
+depends_on: ["[[Company Handbook]]"]
+supersedes: "[[Remote Work Policy v1]]"
+valid_from: 2022-09-01
+---
+# Remote Work Policy
+
+Employees may work remotely on up to 3 days per week. #policy/hr ^remote-days
+
+See [[Office Rules]], [[Office Rules|the rules]], [[Handbook#Leave]], [[Handbook#^leave-block]] and ![[diagram.png]].
+
+```python
+# not a heading and #not-a-tag
+x = "[[not a link]]"
+```
+
+Inline `#code-tag` is not a tag either.
+"""
+
+
+def test_frontmatter_title_tags_and_dates():
+    note = parse_note(NOTE, "policies/remote.md")
+    assert note.title == "Remote Work Policy"
+    assert note.metadata["valid_from"] == "2022-09-01"
+    assert note.tags == ["policy", "hr", "policy/hr"]
+    assert note.frontmatter_error is None
+
+
+def test_every_wikilink_form_and_frontmatter_relations():
+    note = parse_note(NOTE, "policies/remote.md")
+    links = {(l.kind, l.target, l.heading, l.block, l.alias) for l in note.links}
+    assert ("link", "Office Rules", None, None, None) in links
+    assert ("link", "Office Rules", None, None, "the rules") in links
+    assert ("link", "Handbook", "Leave", None, None) in links
+    assert ("link", "Handbook", None, "leave-block", None) in links
+    assert ("embed", "diagram.png", None, None, None) in links
+    assert ("depends_on", "Company Handbook", None, None, None) in links
+    assert ("supersedes", "Remote Work Policy v1", None, None, None) in links
+    assert not any(l.target == "not a link" for l in note.links)
+
+
+def test_block_ids_key_passages_and_are_not_embedded():
+    note = parse_note(NOTE, "policies/remote.md")
+    first = note.chunks[0]
+    assert first.key == "remote-days"
+    assert "^remote-days" not in first.text and "^remote-days" not in first.embed_text
+    assert first.embed_text.startswith("Remote Work Policy\n\n")
+
+
+def test_wikilinks_read_as_words_when_embedded():
+    note = parse_note(NOTE, "policies/remote.md")
+    links_chunk = next(c for c in note.chunks if "Office Rules" in c.text)
+    assert "the rules" in links_chunk.embed_text and "[[" not in links_chunk.embed_text
+
+
+def test_code_fences_stay_whole():
+    note = parse_note(NOTE, "policies/remote.md")
+    code = next(c for c in note.chunks if "```python" in c.text)
+    assert code.text.count("```") == 2
+
+
+def test_broken_yaml_is_reported_and_the_body_kept():
+    note = parse_note("---\ntitle: [unclosed\n---\n# Hello\n\nBody text that matters a great deal here.\n", "x.md")
+    assert note.frontmatter_error and "invalid frontmatter" in note.frontmatter_error
+    assert note.metadata == {}
+    assert any("Body text" in c.text for c in note.chunks)
+
+
+def test_frontmatter_only_and_empty_notes_have_no_passages():
+    assert parse_note("---\ntitle: Only metadata\n---\n", "a.md").chunks == []
+    assert parse_note("", "b.md").chunks == []
+    assert parse_note("   \n\n", "c.md").chunks == []
+
+
+def test_aclarai_ids_comments_and_anchors():
+    text = (
+        "# Meeting\n\n<!-- aclarai:title=Planning -->\n\n"
+        "Alice: We ship on Friday. <!-- aclarai:id=blk_ship ver=2 -->\n^blk_ship\n\n"
+        "Bob: Agreed, Friday it is for the release. <!-- aclarai:id=blk_agree ver=1 -->\n^blk_agree\n"
+    )
+    note = parse_note(text, "conversations/m.md")
+    assert [c.key for c in note.chunks] == ["blk_ship", "blk_agree"]
+    assert all("aclarai" not in c.embed_text for c in note.chunks)
+    assert note.aclarai_id is None  # utterance ids are block ids, not the note's
+
+
+def test_crlf_bom_and_nul_are_normalised():
+    note = parse_note("\ufeff# T\r\n\r\nSome words\x00 here that are long enough to stand.\r\n", "t.md")
+    assert note.title == "T"
+    assert note.chunks[0].text == "Some words here that are long enough to stand."
+
+
+def test_keys_stay_stable_when_another_section_changes():
+    body = "# A\n\nFirst paragraph about apples and more apples.\n\n## B\n\nSecond about bananas and more bananas.\n\nThird about cherries and more cherries.\n"
+    before = chunk_note("T", body)
+    after = chunk_note("T", body.replace("apples and more", "apples, pears and more"))
+    assert [c.key for c in before] == [c.key for c in after]
+    changed = [a.key for a, b in zip(before, after) if a.hash != b.hash]
+    assert changed == ["a"]
+
+
+def test_long_paragraphs_split_within_the_limit_and_lose_nothing():
+    sentence = "The quick brown fox jumps over the lazy dog near the river bank. "
+    body = "# Long\n\n" + sentence * 60
+    chunks = chunk_note("Long", body, max_chars=400)
+    assert len(chunks) > 1
+    assert all(len(c.text) <= 400 for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == (sentence * 60).split()
+    assert len({c.key for c in chunks}) == len(chunks)
+
+
+def test_a_lead_in_line_joins_the_list_it_introduces():
+    chunks = chunk_note("T", "# Rules\n\nThe rules:\n\n- one rule here\n- another rule here\n")
+    assert len(chunks) == 1 and chunks[0].text.startswith("The rules:")
