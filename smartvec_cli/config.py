@@ -7,6 +7,25 @@ The file is optional; every key has a default. Example::
 
     [embedder]
     backend = "auto"        # auto | onnx | sentence-transformers
+
+    [scoring]
+    weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
+    relevance_spread = 0.15 # semantic falls from 1 (best match) to 0 this far below it
+
+    [confidence]
+    half_life_days = 365    # forgetting of undated passages whose source type has no half-life below
+    floor = 0.05
+    dormant_below = 0.10
+    default_authority = 0.5 # notes with no authority, source_type or folder rule
+
+    [confidence.source_types]   # override the source-authority table
+    chat = 0.3
+
+    [confidence.half_lives]     # days; 0 = never fades (defaults: chat 30, email 90, wiki 730, policy never)
+    meeting_notes = 60
+
+    [confidence.folders]        # source type by vault path glob
+    "chat/**" = "chat"
 """
 
 from __future__ import annotations
@@ -16,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .memory.confidence import ConfidenceSettings
+from .memory.scoring import Calibration, ScoringSettings, Weights
 
 CONFIG_FILE = "config.toml"
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
@@ -28,6 +49,8 @@ class Config:
     embedder_backend: str = "auto"
     batch_size: int = 32
     chunk_max_chars: int = 900
+    scoring: ScoringSettings = field(default_factory=ScoringSettings)
+    confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
 
     @property
     def max_note_bytes(self) -> int:
@@ -60,4 +83,26 @@ def load_config(index_dir: Path) -> Config:
     config.batch_size = int(embedder.get("batch_size", config.batch_size))
     chunking = data.get("chunking", {})
     config.chunk_max_chars = int(chunking.get("max_chars", config.chunk_max_chars))
+    try:
+        _load_memory_settings(config, data)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{path}: {exc}") from None
     return config
+
+
+def _load_memory_settings(config: Config, data: dict) -> None:
+    scoring = data.get("scoring", {})
+    if "weights" in scoring:
+        config.scoring.weights = Weights.from_mapping(scoring["weights"])
+    if "relevance_spread" in scoring:
+        config.scoring.relevance_spread = float(scoring["relevance_spread"])
+    if "calibration" in scoring:
+        config.scoring.calibration = Calibration(**{k: float(v) for k, v in scoring["calibration"].items()})
+    confidence = data.get("confidence", {})
+    settings = config.confidence
+    for key in ("half_life_days", "floor", "dormant_below", "default_authority", "learning_rate", "correction_rate", "access_weight"):
+        if key in confidence:
+            setattr(settings, key, float(confidence[key]))
+    settings.source_types = {str(k).lower(): float(v) for k, v in confidence.get("source_types", {}).items()}
+    settings.half_lives = {str(k).lower(): float(v) for k, v in confidence.get("half_lives", {}).items()}
+    settings.folders = {str(k): str(v) for k, v in confidence.get("folders", {}).items()}

@@ -45,7 +45,12 @@ def test_sample_vault_indexes_once_and_then_embeds_nothing(indexed_sample, cli):
         ("What is the street address of the Hamburg headquarters?", {"wiki/Company Overview.md"}),
         (
             "Which programming language is the ingestion service written in?",
-            {"engineering/ADR-007 Ingestion Storage.md", "engineering/Tidewater Architecture Overview.md", "wiki/Glossary.md"},
+            {
+                "engineering/ADR-007 Ingestion Storage.md",
+                "engineering/Tidewater Architecture Overview.md",
+                "engineering/Ingestion Service Runbook.md",
+                "wiki/Glossary.md",
+            },
         ),
         ("How is Beacon firmware signed before release?", {"engineering/Beacon Firmware Release Process.md"}),
     ],

@@ -21,38 +21,53 @@ def query_command(
     mode: str = typer.Option("smart", "--mode", help="smart (default) or cosine (plain cosine over all versions: the baseline)."),
     include_archived: bool = typer.Option(False, "--include-archived", help="Also return archived (superseded) passages."),
     include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this date (ISO); default: dates named in the question, else now."),
+    explain: bool = typer.Option(False, "--explain", help="Show each signal per hit (a table; an 'explain' object in JSON)."),
+    weights: Optional[str] = typer.Option(None, "--weights", help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1."),
+    no_track: bool = typer.Option(False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."),
     batch: Optional[str] = typer.Option(None, "--batch", help='JSON-lines file of {"id", "query"} ("-" for stdin); one JSON line out per query.'),
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
 ) -> None:
     """Rank the vault's passages for a question."""
+    from ..clock import parse_when
     from ..core.query import Question, QueryEngine
     from ..core.search import MODES, SearchOptions
+    from ..memory.scoring import Weights
 
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
-    options = SearchOptions(top_k=top_k, mode=mode, include_archived=include_archived, include_dormant=include_dormant)
+    options = SearchOptions(
+        top_k=top_k,
+        mode=mode,
+        as_of=parse_when(as_of) if as_of else None,
+        include_archived=include_archived,
+        include_dormant=include_dormant,
+        weights=Weights.parse(weights) if weights else None,
+        record_access=not no_track,
+    )
     ws = workspace(ctx)
     store = ws.open_store()
     try:
         engine = QueryEngine(ws, store)
         if batch is not None:
             for question in read_batch(batch):
-                hits = engine.ask(question, options)
-                print_json({"id": question.id, "hits": [h.to_dict() for h in hits]})
+                answer = engine.ask(question, options)
+                print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits]})
             return
-        hits = engine.ask(Question(text), options)
+        answer = engine.ask(Question(text), options)
     finally:
         store.close()
         show_notices(store)
     if as_json:
-        print_json([h.to_dict() for h in hits])
+        print_json([h.to_dict(explain) for h in answer.hits])
     else:
-        show_hits(hits)
+        show_answer(answer, explain)
 
 
 def read_batch(source: str):
+    from ..clock import parse_when
     from ..core.query import Question
 
     stream = sys.stdin if source == "-" else None
@@ -71,21 +86,46 @@ def read_batch(source: str):
                     raise TypeError
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise UsageError(f"{source}:{number}: expected a JSON object with a string \"query\"") from None
-            yield Question(text=text, id=item.get("id"))
+            as_of = item.get("as_of")
+            yield Question(text=text, id=item.get("id"), as_of=parse_when(as_of) if as_of else None)
 
 
-def show_hits(hits) -> None:
+def show_answer(answer, explain: bool) -> None:
     from rich.markup import escape
 
     console = stdout_console()
+    hits = answer.hits
+    if answer.as_of is not None:
+        said = f' ("{answer.as_of_phrase}")' if answer.as_of_phrase else ""
+        console.print(f"[dim]as of {answer.as_of.date().isoformat()}{escape(said)}[/dim]")
     if not hits:
         console.print("no results")
         return
+    if explain:
+        show_explain_table(console, hits)
     for hit in hits:
         place = hit.path + (f" › {hit.heading}" if hit.heading else "")
         state = "" if hit.state in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit.state.lower()}]"
-        console.print(f"[bold]{hit.rank}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit.score:.3f}{state}", markup=True)
+        console.print(
+            f"[bold]{hit.rank}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit.score:.3f}  confidence {hit.confidence:.0%}{state}",
+            markup=True,
+        )
         snippet = " ".join(hit.text.split())
         console.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", markup=False)
         for warning in hit.warnings:
             console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+
+
+def show_explain_table(console, hits) -> None:
+    from rich.table import Table
+
+    table = Table("#", "chunk", "score", "semantic", "temporal", "trust", "relational", "valid", "conf.")
+    for hit in hits:
+        signals = hit.signals
+        cell = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        valid = f"{(hit.valid_from or '')[:10]}..{(hit.valid_until or '')[:10]}"
+        table.add_row(
+            str(hit.rank), hit.chunk_id, f"{hit.score:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
+            cell(signals["confidence"]), cell(signals["relational"]), valid, f"{hit.confidence:.0%}",
+        )
+    console.print(table)

@@ -21,6 +21,9 @@ from typing import Callable
 import numpy as np
 
 from ..embed import Embedder
+from ..memory.confidence import base_authority
+from ..memory.graph import pagerank
+from ..memory.temporal import earlier, later, note_time
 from ..store.store import Store, vector_to_blob
 from ..vault.chunk import Chunk
 from ..vault.parse import ParsedNote, parse_note
@@ -188,7 +191,7 @@ class Indexer:
             self.store.check_fingerprint(self.embedder.fingerprint)
         self.store.load_ann()
 
-        live_rows = {r["path"]: r for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL")}
+        live_rows = {r["path"]: r for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'")}
         seen_paths = {f.rel_path for f in files}
         to_write: list[_ReadNote] = []
         for file in files:
@@ -211,7 +214,10 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        self._resolve_links()
+        if to_write or missing:
+            self._resolve_links()
+            self._apply_supersession()
+            self._compute_importance()
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -312,7 +318,17 @@ class Indexer:
     def _note_values(self, item: _ReadNote) -> dict:
         parsed, file = item.parsed, item.file
         previous_hash = item.row["embedding_hash"] if item.row else None
+        timing = note_time(parsed.metadata)
+        authority, source_type = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence)
         return {
+            "kind": "vault",
+            "source_type": source_type,
+            "authority": authority,
+            "valid_from": timing.valid_from,
+            "valid_until": timing.valid_until,
+            "declared": int(timing.declared),
+            "doc_date": timing.doc_date,
+            "version": timing.version,
             "path": file.rel_path,
             "title": parsed.title,
             "size": file.size,
@@ -342,6 +358,12 @@ class Indexer:
         """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
         values = self._note_values(item)
         row = item.row or self._deleted_row_at(item.file.rel_path)
+        if row is None or row.get("deleted_at"):
+            observed = None  # first sight of this note: its declared window is all we know
+        elif values["valid_from"] and values["valid_from"] != row.get("valid_from"):
+            observed = values["valid_from"]  # the author declared when the new text takes effect
+        else:
+            observed = self.now
         if row is None:
             note_id = self._new_note_id(item)
             note_pk = self.db["notes"].insert({**values, "note_id": note_id, "created_at": self.now}).last_pk
@@ -368,22 +390,31 @@ class Indexer:
         for old, chunk in plan.keep:
             chunks.update(old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)})
         for old, chunk in plan.revise:
-            new_id = chunks.insert(self._chunk_row(note_pk, note_id, chunk, old.version + 1)).last_pk
-            chunks.update(old.id, {"state": "ARCHIVED", "valid_until": self.now, "superseded_by": new_id, "updated_at": self.now})
+            new_id = chunks.insert(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed)).last_pk
+            self._archive(old.id, later(values["valid_from"], observed) or self.now, superseded_by=new_id)
             added.append(new_id)
         for chunk in plan.add:
-            added.append(chunks.insert(self._chunk_row(note_pk, note_id, chunk, 1)).last_pk)
+            added.append(chunks.insert(self._chunk_row(note_pk, note_id, chunk, 1, observed)).last_pk)
         for old in plan.retire:
-            chunks.update(old.id, {"state": "ARCHIVED", "valid_until": self.now, "updated_at": self.now})
+            self._archive(old.id, self.now)
         self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
         self._write_links(note_pk, item.parsed)
+        refresh_windows(self.db, [note_pk])
         return added, []
+
+    def _archive(self, chunk_pk: int, ended: str, superseded_by: int | None = None) -> None:
+        """Close a passage version's window (never later than it already ended) and archive it."""
+        current = self.db["chunks"].get(chunk_pk)["valid_until"]
+        self.db["chunks"].update(
+            chunk_pk,
+            {"state": "ARCHIVED", "valid_until": earlier(current, ended), "superseded_by": superseded_by, "updated_at": self.now},
+        )
 
     def _deleted_row_at(self, path: str) -> dict | None:
         rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
         return rows[0] if rows else None
 
-    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int) -> dict:
+    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None) -> dict:
         return {
             "note": note_pk,
             "chunk_id": f"{note_id}#{chunk.key}",
@@ -397,7 +428,7 @@ class Indexer:
             "state": "UNCONSOLIDATED",
             "created_at": self.now,
             "updated_at": self.now,
-            "valid_from": self.now,
+            "observed_from": observed_from,
         }
 
     def _write_links(self, note_pk: int, parsed: ParsedNote) -> None:
@@ -448,6 +479,40 @@ class Indexer:
                 if resolved != current:
                     self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [resolved, edge_id])
 
+    def _apply_supersession(self) -> None:
+        """A note that another note ``supersedes`` stops being valid when its successor starts."""
+        starts: dict[int, tuple[str, int]] = {}
+        sql = """
+            SELECT e.dst_note, COALESCE(n.valid_from, n.created_at) AS start, n.id
+            FROM edges e JOIN notes n ON n.id = e.src_note
+            WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
+        """
+        for dst, start, src in self.db.execute(sql).fetchall():
+            if dst not in starts or start < starts[dst][0]:
+                starts[dst] = (start, src)
+        current = {
+            r[0]: (r[1], r[2]) for r in self.db.execute("SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL")
+        }
+        changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
+        if not changed:
+            return
+        with self.db.atomic():
+            for note_pk in changed:
+                start, src = starts.get(note_pk, (None, None))
+                self.db["notes"].update(note_pk, {"superseded_at": start, "superseded_by": src})
+            refresh_windows(self.db, changed)
+
+    def _compute_importance(self) -> None:
+        """PageRank over the note graph (links, embeds, dependencies): the relational signal."""
+        ids = [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
+        edges = self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note "
+            "AND type IN ('link', 'embed', 'depends_on', 'related')"
+        ).fetchall()
+        scores = pagerank(ids, edges)
+        with self.db.atomic():
+            self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(scores[i], i) for i in ids])
+
     # -- --full -------------------------------------------------------------------------------
 
     def _reembed_stored(self) -> None:
@@ -460,6 +525,24 @@ class Indexer:
         vectors = self._embed_texts(todo)
         with self.db.atomic():
             self._store_vectors(vectors)
+
+
+def refresh_windows(db, note_pks: list[int]) -> None:
+    """Recompute the validity window of the live passages of these notes from note and observation."""
+    sql = """
+        UPDATE chunks SET
+          valid_from = CASE
+            WHEN observed_from IS NULL THEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note)
+            WHEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note) IS NULL THEN observed_from
+            ELSE max(observed_from, (SELECT valid_from FROM notes WHERE notes.id = chunks.note)) END,
+          valid_until = (SELECT CASE
+            WHEN n.valid_until IS NULL THEN n.superseded_at
+            WHEN n.superseded_at IS NULL THEN n.valid_until
+            ELSE min(n.valid_until, n.superseded_at) END FROM notes n WHERE n.id = chunks.note)
+        WHERE note = ? AND state NOT IN ('ARCHIVED', 'DELETED')
+    """
+    for note_pk in note_pks:
+        db.execute(sql, [note_pk])
 
 
 def link_key(name: str) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from dataclasses import dataclass, replace
 
+from ..clock import to_iso
 from ..embed import Embedder
+from ..memory.asof import parse_as_of
 from ..store.store import Store
-from .search import Hit, SearchOptions, search
+from .search import Hit, SearchOptions, remember_last_query, search
 from .workspace import Workspace
 
 
@@ -14,6 +17,15 @@ from .workspace import Workspace
 class Question:
     text: str
     id: object = None
+    as_of: dt.datetime | None = None
+
+
+@dataclass
+class Answer:
+    question: Question
+    hits: list[Hit]
+    as_of: dt.datetime | None  # the moment the answer is about; None means now
+    as_of_phrase: str | None  # the words of the question that named it
 
 
 class QueryEngine:
@@ -31,6 +43,16 @@ class QueryEngine:
             self.store.check_fingerprint(self._embedder.fingerprint)
         return self._embedder
 
-    def ask(self, question: Question, options: SearchOptions) -> list[Hit]:
-        vector = self.embedder.embed([question.text])[0]
-        return search(self.store, vector, options)
+    def ask(self, question: Question, options: SearchOptions) -> Answer:
+        """Resolve the time the question is about (flag first, then its words), embed, rank."""
+        now = self.ws.clock.now()
+        as_of, phrase, text = question.as_of or options.as_of, None, question.text
+        if as_of is None and options.mode == "smart":
+            found = parse_as_of(question.text, now)
+            if found:
+                as_of, phrase, text = found.moment, found.phrase, found.remainder
+        vector = self.embedder.embed([text])[0]
+        hits = search(self.store, self.ws.config, vector, replace(options, as_of=as_of), now)
+        if options.record_access:
+            remember_last_query(self.store, question.text, hits, to_iso(now))
+        return Answer(question, hits, as_of, phrase)

@@ -1,23 +1,34 @@
-"""Retrieval: candidates from the ANN index, filtered by lifecycle state, ranked, returned as hits.
+"""Retrieval: candidates from the ANN index, then four-signal ranking at a reference time.
 
-``mode="cosine"`` is plain cosine RAG over every stored passage, all versions: the
-baseline every comparison is made against.
+``mode="smart"`` ranks by meaning, time, trust and relations (``memory.scoring``).
+A question about now sees live passages, and archived versions only while still
+valid; expired passages score 0 on time and carry a warning. A question about a past
+(or future) moment is answered from the passages valid at that moment, archived
+versions included. ``mode="cosine"`` is plain cosine similarity over every stored
+passage, all versions: the baseline every comparison is made against; its
+``confidence`` is the similarity itself, as a plain RAG system would report it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 import numpy as np
 
+from ..clock import to_iso
+from ..config import Config
+from ..memory.confidence import retention, trust
+from ..memory.graph import relational_signal
+from ..memory.scoring import Weights, combine, days_between, is_valid_at, parse_time, relevance, temporal_signal
 from ..store.store import Store
 
-DEFAULT_STATES = ("UNCONSOLIDATED", "ACTIVE")
 MODES = ("smart", "cosine")
-CANDIDATE_FACTOR = 8
+CANDIDATE_FACTOR = 10
 MIN_CANDIDATES = 100
+NOT_VALID_CONFIDENCE_FACTOR = 0.1
 
 
 @dataclass
@@ -36,82 +47,228 @@ class Hit:
     valid_until: str | None
     version: int
     warnings: list[str] = field(default_factory=list)
+    explain: dict | None = None
+    row_id: int = 0
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def to_dict(self, explain: bool = False) -> dict:
+        data = asdict(self)
+        data.pop("row_id")
+        if not explain:
+            data.pop("explain")
+        return data
 
 
 @dataclass
 class SearchOptions:
     top_k: int = 5
     mode: str = "smart"
+    as_of: dt.datetime | None = None
     include_archived: bool = False
     include_dormant: bool = False
+    weights: Weights | None = None
+    record_access: bool = True
 
-    def states(self) -> tuple[str, ...]:
-        if self.mode == "cosine":
-            return ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED")
-        states = list(DEFAULT_STATES)
-        if self.include_dormant:
-            states.append("DORMANT")
-        if self.include_archived:
-            states.append("ARCHIVED")
-        return tuple(states)
+
+CANDIDATE_SQL = """
+    SELECT c.id, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
+           c.created_at, c.observed_from, c.feedback, c.access_count, c.superseded_by,
+           n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
+           n.superseded_at, n.superseded_by AS note_superseded_by,
+           s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
+           sn.path AS successor_note_path
+    FROM chunks c
+    JOIN notes n ON n.id = c.note
+    LEFT JOIN chunks s ON s.id = c.superseded_by
+    LEFT JOIN notes sn ON sn.id = n.superseded_by
+    WHERE c.id IN ({marks}) AND c.state != 'DELETED'
+"""
 
 
 def _rows_for(store: Store, labels: Sequence[int]) -> dict[int, dict]:
     if not labels:
         return {}
-    marks = ",".join("?" * len(labels))
-    sql = f"""
-        SELECT c.id, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
-               n.note_id, n.path
-        FROM chunks c JOIN notes n ON n.id = c.note
-        WHERE c.id IN ({marks})
-    """
+    sql = CANDIDATE_SQL.format(marks=",".join("?" * len(labels)))
     return {row["id"]: row for row in store.db.query(sql, list(labels))}
 
 
-def search(store: Store, query_vector: np.ndarray, options: SearchOptions) -> list[Hit]:
+def _corrections(store: Store, ids: Sequence[int]) -> dict[int, list[str]]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = f"""SELECT e.dst_chunk, c.chunk_id FROM edges e JOIN chunks c ON c.id = e.src_chunk
+              WHERE e.type = 'corrects' AND e.dst_chunk IN ({marks}) AND c.state != 'DELETED'"""
+    found: dict[int, list[str]] = {}
+    for dst, chunk_id in store.db.execute(sql, list(ids)).fetchall():
+        found.setdefault(dst, []).append(chunk_id)
+    return found
+
+
+def _day(value: str | None) -> str:
+    return (value or "")[:10]
+
+
+class Ranker:
+    """Scores candidate rows for one question at one reference time."""
+
+    def __init__(self, store: Store, config: Config, moment: dt.datetime, weights: Weights):
+        self.config = config
+        self.moment = moment
+        self.weights = weights
+        low, high = store.db.execute(
+            "SELECT min(importance), max(importance) FROM notes WHERE deleted_at IS NULL AND importance > 0"
+        ).fetchone()
+        self.importance_range = (low or 0.0, high or 0.0)
+
+    def age_days(self, row: dict) -> float | None:
+        """Days since the passage was last known to change: its note's date or its version's start."""
+        reference = max(filter(None, (row["doc_date"], row["observed_from"], None if row["doc_date"] else row["created_at"])), default=None)
+        return days_between(parse_time(reference), self.moment)
+
+    def score(self, row: dict, cosine: float, best_cosine: float) -> tuple[float, dict, dict]:
+        valid = is_valid_at(row["valid_from"], row["valid_until"], self.moment)
+        semantic = relevance(cosine, best_cosine, self.config.scoring.relevance_spread)
+        declared = bool(row["declared"])
+        age = self.age_days(row)
+        settings = self.config.confidence
+        c0 = row["authority"] if row["authority"] is not None else settings.default_authority
+        retained = 1.0 if declared else retention(age, settings.half_life_for(row["source_type"]))
+        signals = {
+            "semantic": semantic,
+            "temporal": temporal_signal(valid, declared, retained),
+            "confidence": trust(c0, retained, row["feedback"] or 0.0, row["access_count"] or 0, settings),
+            "relational": relational_signal(row["importance"], *self.importance_range),
+        }
+        explain = {
+            "cosine": round(cosine, 6),
+            "valid_at_reference": valid,
+            "reference_time": to_iso(self.moment),
+            "declared_validity": declared,
+            "authority": round(c0, 4),
+            "age_days": None if age is None else round(age, 1),
+            "retention": round(retained, 4),
+            "feedback": round(row["feedback"] or 0.0, 4),
+            "access_count": row["access_count"] or 0,
+            "weights": self.weights.as_dict(),
+        }
+        return combine(signals, self.weights), signals, explain
+
+    def warnings(self, row: dict, valid: bool, corrected_by: list[str]) -> list[str]:
+        notes = []
+        if row["successor_chunk"]:
+            notes.append(
+                f"superseded by {row['successor_chunk']} v{row['successor_version']} on {_day(row['successor_from'] or row['valid_until'])}"
+            )
+        elif row["note_superseded_by"] and row["successor_note_path"]:
+            notes.append(f"superseded by {row['successor_note_path']} on {_day(row['superseded_at'])}")
+        elif row["state"] == "ARCHIVED":
+            notes.append(f"removed from its note on {_day(row['valid_until'])}")
+        if not valid:
+            if row["valid_from"] and parse_time(row["valid_from"]) > self.moment:
+                notes.append(f"not yet valid on {_day(to_iso(self.moment))} (from {_day(row['valid_from'])})")
+            elif not row["successor_chunk"] and not row["note_superseded_by"] and row["state"] != "ARCHIVED":
+                notes.append(f"expired on {_day(row['valid_until'])}")
+        notes.extend(f"corrected by {chunk_id}" for chunk_id in corrected_by)
+        return notes
+
+
+def search(store: Store, config: Config, query_vector: np.ndarray, options: SearchOptions, now: dt.datetime) -> list[Hit]:
     """Rank stored passages for one embedded question."""
     ann = store.load_ann()
-    wanted = max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR)
-    candidates = ann.search(query_vector, wanted)
+    candidates = ann.search(query_vector, max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR))
     rows = _rows_for(store, [label for label, _ in candidates])
-    states = options.states()
-    hits: list[Hit] = []
-    for label, similarity in candidates:
-        row = rows.get(label)
-        if row is None or row["state"] not in states:
-            continue
-        semantic = max(0.0, min(1.0, similarity))
-        hits.append(
-            Hit(
-                rank=0,
-                chunk_id=row["chunk_id"],
-                note_id=row["note_id"],
-                path=row["path"],
-                heading=row["heading"] or "",
-                text=row["text"],
-                score=round(semantic, 6),
-                confidence=round(semantic, 6),
-                signals={"semantic": round(semantic, 6), "temporal": None, "confidence": None, "relational": None},
-                state=row["state"],
-                valid_from=row["valid_from"],
-                valid_until=row["valid_until"],
-                version=row["version"],
-            )
-        )
+    if options.mode == "cosine":
+        hits = [_cosine_hit(rows[label], similarity) for label, similarity in candidates if label in rows]
+    else:
+        hits = _smart_hits(store, config, rows, candidates, options, now)
     hits.sort(key=lambda h: h.score, reverse=True)
+    if options.mode == "smart":
+        calibrate(hits, config.scoring.calibration)
     hits = hits[: options.top_k]
     for rank, hit in enumerate(hits, start=1):
         hit.rank = rank
+    if options.record_access and hits:
+        record_accesses(store, hits, to_iso(now))
     return hits
 
 
-def hits_json(hits: list[Hit]) -> list[dict]:
-    return [h.to_dict() for h in hits]
+def calibrate(ranked: list[Hit], calibration) -> None:
+    """P(correct and current) from a hit's score and its lead over the best other hit (negative below the top)."""
+    for i, hit in enumerate(ranked):
+        best_other = ranked[1].score if i == 0 and len(ranked) > 1 else (ranked[0].score if i else 0.0)
+        probability = calibration.probability(hit.score, hit.score - best_other)
+        if not hit.explain["valid_at_reference"]:
+            probability *= NOT_VALID_CONFIDENCE_FACTOR
+        hit.confidence = round(probability, 4)
 
 
-def dumps(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def _smart_hits(store, config, rows, candidates, options: SearchOptions, now: dt.datetime) -> list[Hit]:
+    moment = options.as_of or now
+    ranker = Ranker(store, config, moment, options.weights or config.scoring.weights)
+    allowed = {"UNCONSOLIDATED", "ACTIVE", "ARCHIVED"} | ({"DORMANT"} if options.include_dormant else set())
+    eligible: list[tuple[dict, float, bool]] = []
+    for label, similarity in candidates:
+        row = rows.get(label)
+        if row is None or row["state"] not in allowed:
+            continue
+        valid = is_valid_at(row["valid_from"], row["valid_until"], moment)
+        if row["state"] == "ARCHIVED" and not valid and not options.include_archived:
+            continue
+        eligible.append((row, max(0.0, min(1.0, similarity)), valid))
+    if options.as_of is not None and any(valid for _, _, valid in eligible):
+        eligible = [item for item in eligible if item[2]]
+    best = max((similarity for _, similarity, _ in eligible), default=0.0)
+    corrections = _corrections(store, [row["id"] for row, _, _ in eligible])
+    hits: list[Hit] = []
+    for row, similarity, valid in eligible:
+        score, signals, explain = ranker.score(row, similarity, best)
+        hit = _hit(row, score, signals)
+        hit.explain = explain
+        hit.warnings = ranker.warnings(row, valid, corrections.get(row["id"], []))
+        hits.append(hit)
+    return hits
+
+
+def _hit(row: dict, score: float, signals: dict) -> Hit:
+    return Hit(
+        rank=0,
+        chunk_id=row["chunk_id"],
+        note_id=row["note_id"],
+        path=row["path"],
+        heading=row["heading"] or "",
+        text=row["text"],
+        score=round(score, 6),
+        confidence=0.0,
+        signals={k: (None if v is None else round(v, 6)) for k, v in signals.items()},
+        state=row["state"],
+        valid_from=row["valid_from"],
+        valid_until=row["valid_until"],
+        version=row["version"],
+        row_id=row["id"],
+    )
+
+
+def _cosine_hit(row: dict, similarity: float) -> Hit:
+    semantic = max(0.0, min(1.0, similarity))
+    hit = _hit(row, semantic, {"semantic": semantic, "temporal": None, "confidence": None, "relational": None})
+    hit.confidence = round(semantic, 4)
+    hit.explain = {"valid_at_reference": None}
+    return hit
+
+
+def record_accesses(store: Store, hits: list[Hit], now_iso: str) -> None:
+    """Reconsolidation by use: every returned hit counts an access; a dormant passage wakes up."""
+    ids = [h.row_id for h in hits]
+    marks = ",".join("?" * len(ids))
+    with store.db.atomic():
+        store.db.execute(
+            f"UPDATE chunks SET access_count = access_count + 1, last_accessed = ?, "
+            f"state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id IN ({marks})",
+            [now_iso, *ids],
+        )
+
+
+def remember_last_query(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
+    """So that ``feedback --rank N`` can name a hit of the last query."""
+    payload = {"query": text, "at": now_iso, "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits]}
+    with store.db.atomic():
+        store.set_meta("last_query", json.dumps(payload))

@@ -113,6 +113,29 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@migration
+def m002_time_and_trust(db: sqlite_utils.Database) -> None:
+    """Validity windows, authority and graph importance per note; observed start per passage version."""
+    notes = db["notes"]
+    notes.add_column("kind", str, not_null_default="vault")
+    for column, kind in (
+        ("source_type", str),
+        ("authority", float),
+        ("valid_from", str),
+        ("valid_until", str),
+        ("declared", int),
+        ("doc_date", str),
+        ("version", int),
+        ("superseded_at", str),
+        ("superseded_by", int),
+        ("importance", float),
+    ):
+        notes.add_column(column, kind)
+    db["chunks"].add_column("observed_from", str)
+    # The new columns are derived from the notes: the next index re-reads every note (no re-embedding).
+    db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

@@ -1,0 +1,118 @@
+"""How far to trust a passage: source authority, forgetting, use, and what the user said.
+
+    c(T) = clamp(C0 · 2^(-age/H) + feedback + access_weight · ln(1 + accesses), floor, 1)
+
+C0 comes from the source's authority and H from its kind (chat fades in weeks, a wiki
+page over years, a policy not at all). The published method decays every passage from
+its creation, so an old policy that is still in force loses to yesterday's chat
+message. Here a passage whose validity is *declared* (an effective date, an expiry, a
+version that supersedes another) does not decay while it is valid: its validity is an
+assertion, not a memory. Only undated passages fade, from their own date or the last
+time they changed. Feedback is the paper's reconsolidation step
+``c ← c + lr·(f − c)`` stored as the adjustment it made, so it survives re-indexing;
+a correction uses a larger rate than a vote.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass, field
+
+SOURCE_AUTHORITY = {
+    "official_database": 0.95,
+    "policy": 0.90,
+    "technical_doc": 0.85,
+    "wiki": 0.75,
+    "email": 0.50,
+    "meeting_notes": 0.45,
+    "chat": 0.30,
+    "slack": 0.30,
+    "unknown": 0.20,
+    "correction": 0.95,
+}
+FEEDBACK_VALUES = {"up": 1.0, "down": -1.0, "correct": -1.0}
+# How fast an undated passage of each kind fades, in days (None: it does not fade). Chat is
+# stale within weeks; a wiki page or a technical document stays mostly true for years.
+SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
+    "official_database": None,
+    "policy": None,
+    "correction": None,
+    "technical_doc": 730.0,
+    "wiki": 730.0,
+    "email": 90.0,
+    "meeting_notes": 90.0,
+    "chat": 30.0,
+    "slack": 30.0,
+}
+
+
+@dataclass
+class ConfidenceSettings:
+    half_life_days: float = 365.0  # for source types the table does not name
+    floor: float = 0.05
+    dormant_below: float = 0.10
+    default_authority: float = 0.50
+    learning_rate: float = 0.30
+    correction_rate: float = 0.60
+    access_weight: float = 0.02
+    source_types: dict[str, float] = field(default_factory=dict)
+    half_lives: dict[str, float] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)
+
+    def half_life_for(self, source_type: str | None) -> float | None:
+        key = _type_key(source_type)
+        if key in self.half_lives:
+            value = self.half_lives[key]
+            return None if value <= 0 else value
+        return SOURCE_HALF_LIFE_DAYS.get(key, self.half_life_days)
+
+    def authority_of(self, source_type: str | None) -> float | None:
+        if not source_type:
+            return None
+        key = _type_key(source_type)
+        return self.source_types.get(key, SOURCE_AUTHORITY.get(key))
+
+
+def _type_key(source_type: str | None) -> str:
+    return str(source_type or "").strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) -> tuple[float, str | None]:
+    """(C0, source type): frontmatter ``authority`` wins, then ``source_type``, then folder rules."""
+    explicit = metadata.get("authority")
+    source_type = metadata.get("source_type") or metadata.get("source")
+    if not isinstance(source_type, str):
+        source_type = None
+    if source_type is None:
+        for pattern, folder_type in settings.folders.items():
+            if fnmatch.fnmatchcase(rel_path, pattern):
+                source_type = folder_type
+                break
+    if isinstance(explicit, (int, float)) and not isinstance(explicit, bool) and 0 <= explicit <= 1:
+        return float(explicit), source_type
+    if isinstance(explicit, str):
+        by_name = settings.authority_of(explicit)
+        if by_name is not None:
+            return by_name, source_type or explicit
+    by_type = settings.authority_of(source_type)
+    return (by_type if by_type is not None else settings.default_authority), source_type
+
+
+def retention(age_days: float | None, half_life_days: float | None) -> float:
+    """Ebbinghaus: the share of trust left after ``age_days``, ``2^(-age/H)``; 1 when it does not fade."""
+    if age_days is None or age_days <= 0 or half_life_days is None:
+        return 1.0
+    return 2 ** (-age_days / half_life_days)
+
+
+def trust(c0: float, retained: float, feedback: float, accesses: int, settings: ConfidenceSettings) -> float:
+    value = c0 * retained + feedback + settings.access_weight * math.log1p(max(accesses, 0))
+    return max(settings.floor, min(1.0, value))
+
+
+def reconsolidate(current: float, signal: str, settings: ConfidenceSettings) -> float:
+    """The paper's step c + lr·(f − c), with the larger rate for a correction; returns the new c."""
+    target = FEEDBACK_VALUES[signal]
+    rate = settings.correction_rate if signal == "correct" else settings.learning_rate
+    return max(settings.floor, min(1.0, current + rate * (target - current)))
