@@ -117,15 +117,16 @@ def show_answer(answer, explain: bool) -> None:
 
 
 def show_explain_table(console, hits) -> None:
+    """Each signal per hit; the weighted sum is the score (weights in --json --explain)."""
     from rich.table import Table
 
-    table = Table("#", "chunk", "score", "semantic", "temporal", "trust", "relational", "valid", "conf.")
+    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf")
+    table.columns[1].overflow = "fold"
     for hit in hits:
+        cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit.signals
-        cell = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-        valid = f"{(hit.valid_from or '')[:10]}..{(hit.valid_until or '')[:10]}"
         table.add_row(
             str(hit.rank), hit.chunk_id, f"{hit.score:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
-            cell(signals["confidence"]), cell(signals["relational"]), valid, f"{hit.confidence:.0%}",
+            cell(signals["confidence"]), cell(signals["relational"]), f"{hit.confidence:.0%}",
         )
     console.print(table)

@@ -124,18 +124,30 @@ class Ranker:
         reference = max(filter(None, (row["doc_date"], row["observed_from"], None if row["doc_date"] else row["created_at"])), default=None)
         return days_between(parse_time(reference), self.moment)
 
+    def retained(self, row: dict) -> float:
+        """How much of its trust an undated passage keeps at the reference time; 1 for declared validity."""
+        if row["declared"]:
+            return 1.0
+        return retention(self.age_days(row), self.config.confidence.half_life_for(row["source_type"]))
+
+    def authority(self, row: dict) -> float:
+        return row["authority"] if row["authority"] is not None else self.config.confidence.default_authority
+
+    def trust_of(self, row: dict) -> float:
+        settings = self.config.confidence
+        return trust(self.authority(row), self.retained(row), row["feedback"] or 0.0, row["access_count"] or 0, settings)
+
     def score(self, row: dict, cosine: float, best_cosine: float) -> tuple[float, dict, dict]:
         valid = is_valid_at(row["valid_from"], row["valid_until"], self.moment)
         semantic = relevance(cosine, best_cosine, self.config.scoring.relevance_spread)
         declared = bool(row["declared"])
         age = self.age_days(row)
-        settings = self.config.confidence
-        c0 = row["authority"] if row["authority"] is not None else settings.default_authority
-        retained = 1.0 if declared else retention(age, settings.half_life_for(row["source_type"]))
+        c0 = self.authority(row)
+        retained = self.retained(row)
         signals = {
             "semantic": semantic,
             "temporal": temporal_signal(valid, declared, retained),
-            "confidence": trust(c0, retained, row["feedback"] or 0.0, row["access_count"] or 0, settings),
+            "confidence": self.trust_of(row),
             "relational": relational_signal(row["importance"], *self.importance_range),
         }
         explain = {

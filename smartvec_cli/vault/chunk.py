@@ -189,11 +189,12 @@ def _split_long(text: str, max_chars: int) -> list[str]:
     return [p for p in pieces if p]
 
 
-def _context(title: str, headings: list[str]) -> str:
+def embed_text_for(title: str, headings: list[str], text: str) -> str:
+    """What the model sees for a passage: title and heading path as context, then the words."""
     path = list(headings)
     if path and path[0].strip().lower() == title.strip().lower():
         path = path[1:]
-    return " > ".join([title] + path)
+    return f"{' > '.join([title] + path)}\n\n{words_of_links(text)}"
 
 
 def chunk_note(title: str, body: str, max_chars: int = 900) -> list[Chunk]:
@@ -219,11 +220,10 @@ def chunk_note(title: str, body: str, max_chars: int = 900) -> list[Chunk]:
             count = per_section.get(section, 0) + 1
             per_section[section] = count
             base = section if count == 1 else f"{section}-{count}"
-        context = _context(title, para.headings)
         pieces = _split_long(para.text, max_chars)
         for piece_no, piece in enumerate(pieces, start=1):
             key = unique(base if piece_no == 1 else f"{base}.{piece_no}")
-            embed_text = f"{context}\n\n{words_of_links(piece)}"
+            embed_text = embed_text_for(title, para.headings, piece)
             chunks.append(
                 Chunk(
                     key=key,

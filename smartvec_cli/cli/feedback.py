@@ -1,0 +1,44 @@
+"""``smartvec feedback``: tell the memory a hit was right, wrong, or what the right answer is."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..errors import UsageError
+from .app import app, workspace
+from .output import message, print_json, show_notices
+
+
+@app.command("feedback")
+def feedback_command(
+    ctx: typer.Context,
+    chunk_id: Optional[str] = typer.Argument(None, help="The passage (CHUNK_ID, or CHUNK_ID@N for version N)."),
+    rank: Optional[int] = typer.Option(None, "--rank", min=1, help="Hit N of the last query instead of a CHUNK_ID."),
+    up: bool = typer.Option(False, "--up", help="The passage was right."),
+    down: bool = typer.Option(False, "--down", help="The passage was wrong or stale."),
+    correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a new high-authority passage."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Reconsolidate a passage's confidence; every feedback is kept as an event."""
+    from ..core.feedback import give_feedback, resolve_target
+
+    chosen = [name for name, given in (("up", up), ("down", down), ("correct", correct is not None)) if given]
+    if len(chosen) != 1:
+        raise UsageError("give exactly one of --up, --down, --correct TEXT")
+    ws = workspace(ctx)
+    store = ws.open_store()
+    try:
+        target = resolve_target(store, chunk_id, rank)
+        result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
+    finally:
+        store.close()
+    show_notices(store)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    line = f"{result.chunk_id} v{result.version}: confidence {result.confidence_before:.2f} -> {result.confidence_after:.2f}"
+    if result.correction_chunk_id:
+        line += f"; correction stored as {result.correction_chunk_id}"
+    message(line)

@@ -1,0 +1,174 @@
+"""Reconsolidation by the user: up-votes, down-votes and corrections.
+
+Each piece of feedback moves the passage's trust by the paper's step
+``c ← c + lr·(f − c)`` and is stored twice: as the adjustment on the passage (which
+survives re-indexing, since an unchanged passage keeps its row) and as an event
+(which is never lost). A correction also records the user's text as a new,
+high-authority passage linked to the corrected one by a ``corrects`` edge; it lives in
+the index, never in the vault.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import SmartvecError, UsageError
+from ..memory.confidence import SOURCE_AUTHORITY, reconsolidate
+from ..store.store import Store, vector_to_blob
+from ..vault.chunk import embed_text_for
+from ..vault.hashing import sha256_text
+from .search import CANDIDATE_SQL, Ranker
+from .workspace import Workspace
+
+SIGNALS = ("up", "down", "correct")
+CORRECTIONS_PREFIX = "smartvec:corrections/"
+
+
+@dataclass
+class FeedbackResult:
+    chunk_id: str
+    version: int
+    signal: str
+    confidence_before: float
+    confidence_after: float
+    correction_chunk_id: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
+    """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last query."""
+    if (chunk_id is None) == (rank is None):
+        raise UsageError("name a passage: CHUNK_ID or --rank N (a hit of the last query)")
+    if rank is not None:
+        last = json.loads(store.get_meta("last_query") or "null")
+        if not last:
+            raise SmartvecError("no query has been run yet; --rank refers to the hits of the last query")
+        for hit in last["hits"]:
+            if hit["rank"] == rank:
+                return hit["id"]
+        raise UsageError(f"the last query ({last['query']!r}) has no hit ranked {rank}")
+    name, _, version = chunk_id.partition("@")
+    params: list = [name]
+    sql = "SELECT id FROM chunks WHERE chunk_id = ? AND state != 'DELETED'"
+    if version:
+        if not version.lstrip("v").isdigit():
+            raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
+        sql += " AND version = ?"
+        params.append(int(version.lstrip("v")))
+    sql += " ORDER BY state = 'ARCHIVED', version DESC LIMIT 1"
+    row = store.db.execute(sql, params).fetchone()
+    if not row:
+        raise SmartvecError(f"no passage {chunk_id!r} in the index (see 'smartvec show NOTE' for chunk ids)")
+    return row[0]
+
+
+def give_feedback(
+    ws: Workspace,
+    store: Store,
+    target: int,
+    signal: str,
+    correction: str | None = None,
+    embedder_factory=None,
+) -> FeedbackResult:
+    if signal not in SIGNALS:
+        raise UsageError(f"feedback is one of {', '.join(SIGNALS)}")
+    if signal == "correct" and not (correction and correction.strip()):
+        raise UsageError("--correct needs the corrected text")
+    now = ws.clock.now()
+    now_iso = ws.clock.now_iso()
+    row = next(store.db.query(CANDIDATE_SQL.format(marks="?"), [target]))
+    ranker = Ranker(store, ws.config, now, ws.config.scoring.weights)
+    before = ranker.trust_of(row)
+    after = reconsolidate(before, signal, ws.config.confidence)
+    correction_row = None
+    if signal == "correct":
+        embedder = embedder_factory()
+        store.check_fingerprint(embedder.fingerprint)
+        context = embed_text_for(row["title"], row["heading"].split(" > ") if row["heading"] else [], correction.strip())
+        vector = embedder.embed([context])[0]
+    with store.db.atomic():
+        store.db.execute(
+            "UPDATE chunks SET feedback = COALESCE(feedback, 0) + ?, updated_at = ?, "
+            "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id = ?",
+            [after - before, now_iso, target],
+        )
+        if signal == "correct":
+            correction_row = _record_correction(store, row, correction.strip(), context, vector, now_iso)
+        store.db["events"].insert(
+            {
+                "at": now_iso,
+                "kind": "feedback",
+                "chunk": target,
+                "data": json.dumps(
+                    {
+                        "signal": signal,
+                        "chunk_id": row["chunk_id"],
+                        "version": row["version"],
+                        "before": before,
+                        "after": after,
+                        "correction": correction,
+                        "correction_chunk_id": correction_row["chunk_id"] if correction_row else None,
+                    }
+                ),
+            }
+        )
+    if correction_row:
+        ann = store.load_ann()
+        ann.add(np.asarray([correction_row["id"]], dtype=np.int64), vector.reshape(1, -1))
+        store.save_ann()
+    return FeedbackResult(
+        row["chunk_id"], row["version"], signal, round(before, 4), round(after, 4), correction_row["chunk_id"] if correction_row else None
+    )
+
+
+def _record_correction(store: Store, corrected: dict, text: str, embed_text: str, vector: np.ndarray, now_iso: str) -> dict:
+    """A note of kind 'correction' holding the user's text, valid from now, linked to what it corrects."""
+    number = store.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0] + 1
+    note_id = f"correction-{number}"
+    note_pk = store.db["notes"].insert(
+        {
+            "note_id": note_id,
+            "path": f"{CORRECTIONS_PREFIX}{number}",
+            "title": f"Correction of {corrected['chunk_id']}",
+            "kind": "correction",
+            "source_type": "correction",
+            "authority": SOURCE_AUTHORITY["correction"],
+            "valid_from": now_iso,
+            "declared": 1,
+            "doc_date": now_iso,
+            "metadata": json.dumps({"corrects": corrected["chunk_id"]}),
+            "tags": "[]",
+            "created_at": now_iso,
+            "updated_at": now_iso,
+        }
+    ).last_pk
+    text_hash = sha256_text(embed_text)
+    store.db["embeddings"].upsert(
+        {"hash": text_hash, "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso}, pk="hash"
+    )
+    chunk = {
+        "note": note_pk,
+        "chunk_id": f"{note_id}#correction",
+        "key": "correction",
+        "version": 1,
+        "ordinal": 0,
+        "heading": corrected["heading"],
+        "text": text,
+        "hash": text_hash,
+        "block_ids": "[]",
+        "state": "ACTIVE",
+        "created_at": now_iso,
+        "updated_at": now_iso,
+        "valid_from": now_iso,
+    }
+    chunk["id"] = store.db["chunks"].insert(chunk).last_pk
+    store.db["edges"].insert(
+        {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrected["id"], "type": "corrects", "created_at": now_iso}
+    )
+    store.bump_generation()
+    return chunk

@@ -1,0 +1,81 @@
+"""Feedback reconsolidates confidence, changes the ranking, is kept as events and survives re-indexing."""
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import write
+
+
+def ranking(cli, question):
+    return [h["path"] for h in cli.json("query", question, "--json", "--no-track")]
+
+
+def test_feedback_changes_the_ranking_and_survives_a_reindex(vault, cli, fake_embedder, tmp_path):
+    write(vault, "a.md", "# Boiler\n\nThe boiler service interval is twelve months for the boiler.\n")
+    write(vault, "b.md", "# Heating\n\nThe boiler service interval is twelve months.\n")
+    cli.json("index", "--json")
+    question = "boiler service interval"
+    first, second = ranking(cli, question)[:2]
+    first_chunk = cli.json("query", question, "--json", "--no-track")[0]["chunk_id"]
+    for _ in range(3):
+        cli.json("feedback", first_chunk, "--down", "--json")
+    assert ranking(cli, question)[:2] == [second, first]
+
+    write(vault, "c.md", "# Unrelated\n\nA new note arrives and the vault is indexed again.\n")
+    (vault / first).write_text((vault / first).read_text())  # touched, same text
+    cli.json("index", "--json")
+    assert ranking(cli, question)[:2] == [second, first]
+
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
+    events = [json.loads(d) for (d,) in db.execute("SELECT data FROM events WHERE kind = 'feedback'")]
+    assert [e["signal"] for e in events] == ["down"] * 3
+    assert events[0]["after"] < events[0]["before"] and all(e["after"] <= e["before"] for e in events)
+
+
+def test_up_votes_raise_and_a_correction_weighs_more_than_a_down_vote(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nThe deploy window is Tuesday afternoon.\n")
+    write(vault, "b.md", "# B\n\nThe deploy window is Thursday morning.\n")
+    cli.json("index", "--json")
+    hits = cli.json("query", "deploy window", "--json")
+    up = cli.json("feedback", "--rank", "1", "--up", "--json")
+    assert up["chunk_id"] == hits[0]["chunk_id"] and up["confidence_after"] > up["confidence_before"]
+    down = cli.json("feedback", hits[1]["chunk_id"], "--down", "--json")
+    corrected = cli.json("feedback", hits[0]["chunk_id"], "--correct", "The deploy window is Wednesday noon.", "--json")
+    assert corrected["confidence_before"] - corrected["confidence_after"] > down["confidence_before"] - down["confidence_after"]
+
+
+@pytest.mark.slow
+def test_a_correction_becomes_a_passage_that_answers_and_flags_the_old_one(vault, cli, real_embedder):
+    write(vault, "a.md", "# Parking\n\nVisitor parking is in lot C behind the building.\n")
+    cli.json("index", "--json")
+    cli.json("query", "where is visitor parking", "--json")
+    result = cli.json("feedback", "--rank", "1", "--correct", "Visitor parking moved to lot F near the entrance.", "--json")
+    assert result["correction_chunk_id"]
+    hits = cli.json("query", "where is visitor parking lot", "--json", "--no-track")
+    assert hits[0]["chunk_id"] == result["correction_chunk_id"] and "lot F" in hits[0]["text"]
+    old = next(h for h in hits if h["path"] == "a.md")
+    assert f"corrected by {result['correction_chunk_id']}" in old["warnings"]
+    assert cli.json("index", "--json")["notes_deleted"] == 0  # the correction is not a vault note
+    assert not list(vault.rglob("*orrection*"))  # and nothing was written into the vault
+
+
+def test_feedback_needs_a_target_and_one_signal(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nSome passage long enough to index.\n")
+    cli.json("index", "--json")
+    assert cli("feedback", "--up").exit_code == 2
+    assert cli("feedback", "a#a", "--up", "--down").exit_code == 2
+    missing = cli("feedback", "nope#x", "--up")
+    assert missing.exit_code == 1 and "no passage" in missing.stderr
+    no_query = cli("feedback", "--rank", "1", "--up")
+    assert no_query.exit_code == 1 and "no query" in no_query.stderr
+
+
+def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nAccess counting passage with words.\n")
+    cli.json("index", "--json")
+    cli.json("query", "access counting", "--json")
+    cli.json("query", "access counting", "--json", "--no-track")
+    [chunk] = cli.json("show", "a.md", "--json")["chunks"]
+    assert chunk["access_count"] == 1
