@@ -26,6 +26,10 @@ The file is optional; every key has a default. Example::
 
     [confidence.folders]        # source type by vault path glob
     "chat/**" = "chat"
+
+    [consolidation]
+    duplicate_cosine = 0.75     # neighbours this close are checked for contradictions
+    ripple_penalties = [0.15, 0.075]   # per hop; their number is the depth limit
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .core.consolidate_settings import ConsolidationSettings
 from .memory.confidence import ConfidenceSettings
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
@@ -51,6 +56,7 @@ class Config:
     chunk_max_chars: int = 900
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
+    consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
 
     @property
     def max_note_bytes(self) -> int:
@@ -106,3 +112,10 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     settings.source_types = {str(k).lower(): float(v) for k, v in confidence.get("source_types", {}).items()}
     settings.half_lives = {str(k).lower(): float(v) for k, v in confidence.get("half_lives", {}).items()}
     settings.folders = {str(k): str(v) for k, v in confidence.get("folders", {}).items()}
+    consolidation = data.get("consolidation", {})
+    for key in ("neighbours", "duplicate_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days"):
+        if key in consolidation:
+            kind = type(getattr(config.consolidation, key))
+            setattr(config.consolidation, key, kind(consolidation[key]))
+    if "ripple_penalties" in consolidation:
+        config.consolidation.ripple_penalties = tuple(float(p) for p in consolidation["ripple_penalties"])

@@ -22,7 +22,6 @@ import numpy as np
 
 from ..embed import Embedder
 from ..memory.confidence import base_authority
-from ..memory.graph import pagerank
 from ..memory.temporal import earlier, later, note_time
 from ..store.store import Store, vector_to_blob
 from ..vault.chunk import Chunk
@@ -217,7 +216,6 @@ class Indexer:
         if to_write or missing:
             self._resolve_links()
             self._apply_supersession()
-            self._compute_importance()
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -380,7 +378,7 @@ class Indexer:
         stored = [
             StoredChunk(r["id"], r["key"], r["hash"], r["version"])
             for r in self.db.query(
-                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND state NOT IN ('ARCHIVED', 'DELETED') ORDER BY ordinal",
+                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
         ]
@@ -398,6 +396,10 @@ class Indexer:
         for old in plan.retire:
             self._archive(old.id, self.now)
         self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
+        existing = row is not None and not row.get("deleted_at")
+        text_changed = existing and bool(plan.revise or plan.add or plan.retire)
+        if text_changed or not existing or row["file_sha"] != item.file_sha:
+            self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [2 if text_changed else 1, note_pk])
         self._write_links(note_pk, item.parsed)
         refresh_windows(self.db, [note_pk])
         return added, []
@@ -407,7 +409,7 @@ class Indexer:
         current = self.db["chunks"].get(chunk_pk)["valid_until"]
         self.db["chunks"].update(
             chunk_pk,
-            {"state": "ARCHIVED", "valid_until": earlier(current, ended), "superseded_by": superseded_by, "updated_at": self.now},
+            {"state": "ARCHIVED", "current": 0, "valid_until": earlier(current, ended), "superseded_by": superseded_by, "updated_at": self.now},
         )
 
     def _deleted_row_at(self, path: str) -> dict | None:
@@ -456,6 +458,7 @@ class Indexer:
                 self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [self.now, row["id"]])
                 self.db.execute("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?", [self.now, self.now, row["id"]])
                 self.db.execute("DELETE FROM edges WHERE src_note = ?", [row["id"]])
+                self.db.execute("DELETE FROM edges WHERE dst_chunk IN (SELECT id FROM chunks WHERE note = ?)", [row["id"]])
                 self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [row["id"]])
             if removed:
                 self.store.bump_generation()
@@ -501,17 +504,7 @@ class Indexer:
                 start, src = starts.get(note_pk, (None, None))
                 self.db["notes"].update(note_pk, {"superseded_at": start, "superseded_by": src})
             refresh_windows(self.db, changed)
-
-    def _compute_importance(self) -> None:
-        """PageRank over the note graph (links, embeds, dependencies): the relational signal."""
-        ids = [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
-        edges = self.db.execute(
-            "SELECT src_note, dst_note FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note "
-            "AND type IN ('link', 'embed', 'depends_on', 'related')"
-        ).fetchall()
-        scores = pagerank(ids, edges)
-        with self.db.atomic():
-            self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(scores[i], i) for i in ids])
+            self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({','.join('?' * len(changed))})", changed)
 
     # -- --full -------------------------------------------------------------------------------
 
@@ -539,7 +532,7 @@ def refresh_windows(db, note_pks: list[int]) -> None:
             WHEN n.valid_until IS NULL THEN n.superseded_at
             WHEN n.superseded_at IS NULL THEN n.valid_until
             ELSE min(n.valid_until, n.superseded_at) END FROM notes n WHERE n.id = chunks.note)
-        WHERE note = ? AND state NOT IN ('ARCHIVED', 'DELETED')
+        WHERE note = ? AND current = 1 AND state != 'DELETED'
     """
     for note_pk in note_pks:
         db.execute(sql, [note_pk])

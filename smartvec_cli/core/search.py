@@ -71,7 +71,8 @@ class SearchOptions:
 
 CANDIDATE_SQL = """
     SELECT c.id, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
-           c.created_at, c.observed_from, c.feedback, c.access_count, c.superseded_by,
+           c.created_at, c.observed_from, c.feedback, c.access_count, c.superseded_by, c.last_accessed,
+           c.contradiction_penalty, c.ripple_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
            n.superseded_at, n.superseded_by AS note_superseded_by,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
@@ -91,15 +92,29 @@ def _rows_for(store: Store, labels: Sequence[int]) -> dict[int, dict]:
     return {row["id"]: row for row in store.db.query(sql, list(labels))}
 
 
-def _corrections(store: Store, ids: Sequence[int]) -> dict[int, list[str]]:
+def _relation_warnings(store: Store, ids: Sequence[int]) -> dict[int, list[str]]:
+    """Warnings from passage-level edges: corrected by, contradicted by (the loser), disputed by (the winner)."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    sql = f"""SELECT e.dst_chunk, c.chunk_id FROM edges e JOIN chunks c ON c.id = e.src_chunk
-              WHERE e.type = 'corrects' AND e.dst_chunk IN ({marks}) AND c.state != 'DELETED'"""
+    sql = f"""SELECT e.type, e.src_chunk, e.dst_chunk, e.detail, s.chunk_id, sn.path, d.chunk_id, dn.path
+              FROM edges e
+              JOIN chunks s ON s.id = e.src_chunk JOIN notes sn ON sn.id = s.note
+              JOIN chunks d ON d.id = e.dst_chunk JOIN notes dn ON dn.id = d.note
+              WHERE e.type IN ('corrects', 'contradicts') AND (e.src_chunk IN ({marks}) OR e.dst_chunk IN ({marks}))
+                AND s.state != 'DELETED' AND d.state != 'DELETED'"""
+    wanted = set(ids)
     found: dict[int, list[str]] = {}
-    for dst, chunk_id in store.db.execute(sql, list(ids)).fetchall():
-        found.setdefault(dst, []).append(chunk_id)
+    for kind, src, dst, detail, src_id, src_path, dst_id, dst_path in store.db.execute(sql, list(ids) * 2).fetchall():
+        reason = json.loads(detail or "{}").get("reason")
+        suffix = f": {reason}" if reason else ""
+        if kind == "corrects" and dst in wanted:
+            found.setdefault(dst, []).append(f"corrected by {src_id}")
+        elif kind == "contradicts":
+            if src in wanted:
+                found.setdefault(src, []).append(f"contradicted by {dst_id} ({dst_path}){suffix}")
+            if dst in wanted:
+                found.setdefault(dst, []).append(f"disputed by {src_id} ({src_path}), which it outranks{suffix}")
     return found
 
 
@@ -134,8 +149,9 @@ class Ranker:
         return row["authority"] if row["authority"] is not None else self.config.confidence.default_authority
 
     def trust_of(self, row: dict) -> float:
-        settings = self.config.confidence
-        return trust(self.authority(row), self.retained(row), row["feedback"] or 0.0, row["access_count"] or 0, settings)
+        """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple)."""
+        adjustment = (row["feedback"] or 0.0) - (row["contradiction_penalty"] or 0.0) - (row["ripple_penalty"] or 0.0)
+        return trust(self.authority(row), self.retained(row), adjustment, row["access_count"] or 0, self.config.confidence)
 
     def score(self, row: dict, cosine: float, best_cosine: float) -> tuple[float, dict, dict]:
         valid = is_valid_at(row["valid_from"], row["valid_until"], self.moment)
@@ -159,12 +175,14 @@ class Ranker:
             "age_days": None if age is None else round(age, 1),
             "retention": round(retained, 4),
             "feedback": round(row["feedback"] or 0.0, 4),
+            "contradiction_penalty": row["contradiction_penalty"] or 0.0,
+            "ripple_penalty": row["ripple_penalty"] or 0.0,
             "access_count": row["access_count"] or 0,
             "weights": self.weights.as_dict(),
         }
         return combine(signals, self.weights), signals, explain
 
-    def warnings(self, row: dict, valid: bool, corrected_by: list[str]) -> list[str]:
+    def warnings(self, row: dict, valid: bool) -> list[str]:
         notes = []
         if row["successor_chunk"]:
             notes.append(
@@ -179,7 +197,6 @@ class Ranker:
                 notes.append(f"not yet valid on {_day(to_iso(self.moment))} (from {_day(row['valid_from'])})")
             elif not row["successor_chunk"] and not row["note_superseded_by"] and row["state"] != "ARCHIVED":
                 notes.append(f"expired on {_day(row['valid_until'])}")
-        notes.extend(f"corrected by {chunk_id}" for chunk_id in corrected_by)
         return notes
 
 
@@ -229,13 +246,13 @@ def _smart_hits(store, config, rows, candidates, options: SearchOptions, now: dt
     if options.as_of is not None and any(valid for _, _, valid in eligible):
         eligible = [item for item in eligible if item[2]]
     best = max((similarity for _, similarity, _ in eligible), default=0.0)
-    corrections = _corrections(store, [row["id"] for row, _, _ in eligible])
+    relations = _relation_warnings(store, [row["id"] for row, _, _ in eligible])
     hits: list[Hit] = []
     for row, similarity, valid in eligible:
         score, signals, explain = ranker.score(row, similarity, best)
         hit = _hit(row, score, signals)
         hit.explain = explain
-        hit.warnings = ranker.warnings(row, valid, corrections.get(row["id"], []))
+        hit.warnings = ranker.warnings(row, valid) + relations.get(row["id"], [])
         hits.append(hit)
     return hits
 

@@ -136,6 +136,23 @@ def m002_time_and_trust(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET mtime_ns = NULL")
 
 
+@migration
+def m003_consolidation(db: sqlite_utils.Database) -> None:
+    """What consolidation needs: which rows are a note's current text, penalties, the work queue."""
+    chunks = db["chunks"]
+    chunks.add_column("current", int, not_null_default=1)
+    chunks.add_column("contradiction_penalty", float, not_null_default=0.0)
+    chunks.add_column("ripple_penalty", float, not_null_default=0.0)
+    db.execute("UPDATE chunks SET current = 0 WHERE state = 'ARCHIVED'")
+    notes = db["notes"]
+    notes.add_column("pending", int, not_null_default=1)  # 0 consolidated, 1 new or re-described, 2 text changed
+    notes.add_column("review_reason", str)
+    notes.add_column("review_since", str)
+    db.execute("CREATE INDEX idx_notes_pending ON notes(pending)")
+    db.execute("CREATE INDEX idx_edges_src_chunk ON edges(src_chunk)")
+    db.execute("CREATE INDEX idx_edges_dst_chunk ON edges(dst_chunk)")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

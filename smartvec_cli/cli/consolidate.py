@@ -1,0 +1,31 @@
+"""``smartvec consolidate``: the sleep cycle over what changed since the last run."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app, workspace
+from .output import message, print_json, show_notices
+
+
+@app.command("consolidate")
+def consolidate_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON.")) -> None:
+    """Relations, contradictions, supersession, ripple, dormancy and importance; incremental and idempotent."""
+    from ..core.consolidate import Consolidator
+
+    ws = workspace(ctx)
+    store = ws.open_store()
+    try:
+        summary = Consolidator(ws, store).run()
+    finally:
+        store.close()
+    show_notices(store)
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    moves = ", ".join(f"{k} {v}" for k, v in summary.transitions.items()) or "no state changes"
+    message(
+        f"{summary.notes_processed} notes consolidated: {moves}; {summary.edges_added} edges added, "
+        f"{summary.contradictions_found} contradictions, {summary.passages_rippled} passages rippled, "
+        f"{summary.notes_needing_review} notes need review; {summary.seconds:.2f}s"
+    )

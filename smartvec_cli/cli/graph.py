@@ -1,0 +1,33 @@
+"""``smartvec graph``: the note graph as Mermaid (paste into a note), Graphviz dot, or JSON."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..errors import UsageError
+from .app import app, workspace
+from .output import print_json
+
+FORMATS = ("mermaid", "dot", "json")
+
+
+@app.command("graph")
+def graph_command(
+    ctx: typer.Context,
+    note: Optional[str] = typer.Argument(None, help="Only this note's neighbourhood."),
+    depth: int = typer.Option(1, "--depth", min=0, help="Hops around NOTE."),
+    fmt: str = typer.Option("mermaid", "--format", help="mermaid, dot or json."),
+) -> None:
+    """Export notes and typed edges (links, dependencies, supersession, contradictions)."""
+    from ..core.report import graph, graph_as_dot, graph_as_mermaid
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
+    with workspace(ctx).open_store() as store:
+        data = graph(store, note, depth)
+    if fmt == "json":
+        print_json(data)
+    else:
+        typer.echo(graph_as_mermaid(data) if fmt == "mermaid" else graph_as_dot(data))

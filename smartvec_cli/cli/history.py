@@ -1,0 +1,42 @@
+"""``smartvec history NOTE``: the lineage of a note over time."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app, workspace
+from .output import print_json, stdout_console
+
+
+@app.command("history")
+def history_command(
+    ctx: typer.Context,
+    note: str = typer.Argument(..., help="Path (with or without .md), note id, file name or title."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """Every version of every passage of a note, what replaced what, and when."""
+    from ..core.report import history
+
+    with workspace(ctx).open_store() as store:
+        data = history(store, note)
+    if as_json:
+        print_json(data)
+        return
+    from rich.table import Table
+
+    console = stdout_console()
+    console.print(f"{data['path']}  ({data['note_id']})", markup=False)
+    if data["superseded_by"]:
+        console.print(f"superseded by {data['superseded_by']} on {(data['superseded_at'] or '')[:10]}", markup=False)
+    for older in data["supersedes"]:
+        console.print(f"supersedes {older['path']} (until {(older['until'] or '')[:10]})", markup=False)
+    if data["needs_review"]:
+        console.print(f"needs review: {data['needs_review']}", markup=False)
+    table = Table("passage", "v", "state", "from", "until", "replaced by", "text")
+    for passage in data["passages"]:
+        for version in passage["versions"]:
+            table.add_row(
+                passage["chunk_id"], str(version["version"]), version["state"], (version["valid_from"] or "")[:10],
+                (version["valid_until"] or "")[:10], version["replaced_by"] or "", " ".join(version["text"].split())[:60],
+            )
+    console.print(table)

@@ -1,0 +1,332 @@
+"""Consolidation, the sleep cycle: turn freshly encoded passages into memory.
+
+Incremental and idempotent. Its work queue is the notes the indexer marked
+``pending`` (new, re-described, or with changed text) and every UNCONSOLIDATED
+passage; everything else is only swept by time (archival of passages whose window
+has closed, dormancy of unused low-trust passages). Steps:
+
+1. relations and contradictions: each queued passage's near neighbours come from the
+   ANN index (never all pairs); a near-duplicate in another note that states a
+   different value (``memory.contradiction``) gets a ``contradicts`` edge, resolved
+   by authority, then declared validity, then recency, then feedback; one that
+   agrees gets a ``restates`` edge towards the more authoritative passage. Pairs that
+   are versions of each other (``supersedes``) or were never valid at the same time
+   are not contradictions. The losing side's trust drops; nothing is deleted.
+2. supersession and archival: a passage whose validity window has closed (its note
+   was superseded, or expired) becomes ARCHIVED, and comes back if that changes.
+3. ripple: when a note's text changed, the notes that ``depend_on`` it, breadth-first,
+   lose trust by a penalty that halves with every hop (0.15, 0.075, ... up to a depth
+   limit) and are listed as needing review until they are edited themselves.
+4. queued passages become ACTIVE.
+5. dormancy: current passages whose trust fell under the threshold and that have not
+   been used lately become DORMANT (hidden by default, never deleted); they wake up
+   on access or feedback, or here when their trust recovers.
+6. graph importance (PageRank) for the relational signal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from ..memory.contradiction import disagreement
+from ..memory.graph import pagerank
+from ..memory.scoring import parse_time
+from ..store.store import Store
+from .consolidate_settings import ConsolidationSettings
+from .search import CANDIDATE_SQL, Ranker
+from .workspace import Workspace
+
+LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
+DERIVED_EDGES = ("contradicts", "restates")
+
+
+@dataclass
+class ConsolidationSummary:
+    transitions: dict[str, int] = field(default_factory=dict)
+    edges_added: int = 0
+    edges_removed: int = 0
+    contradictions_found: int = 0
+    passages_rippled: int = 0
+    notes_needing_review: int = 0
+    notes_processed: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.transitions or self.edges_added or self.edges_removed or self.passages_rippled)
+
+
+class Consolidator:
+    def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
+        self.ws = workspace
+        self.store = store
+        self.db = store.db
+        self.settings = settings or workspace.config.consolidation
+        self.now = workspace.clock.now()
+        self.now_iso = workspace.clock.now_iso()
+        self.summary = ConsolidationSummary()
+        self._transitions: Counter[str] = Counter()
+
+    def run(self) -> ConsolidationSummary:
+        started = time.perf_counter()
+        pending = {r[0]: r[1] for r in self.db.execute("SELECT id, pending FROM notes WHERE pending > 0 AND deleted_at IS NULL")}
+        queued = [
+            r[0]
+            for r in self.db.execute(
+                f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND "
+                f"(state = 'UNCONSOLIDATED' OR note IN ({','.join('?' * len(pending))}))",
+                list(pending),
+            )
+        ]
+        self.summary.notes_processed = len(pending)
+        with self.db.atomic():
+            self._drop_stale_derived_edges()
+            if queued:
+                self._relate(queued)
+            self._archive_by_time()
+            if any(kind == 2 for kind in pending.values()):
+                self._ripple([note for note, kind in pending.items() if kind == 2])
+            self._activate(queued)
+            self._sweep_dormancy()
+            if pending:
+                self._importance()
+            if pending:
+                self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({','.join('?' * len(pending))})", list(pending))
+        self.summary.transitions = dict(sorted(self._transitions.items()))
+        self.summary.notes_needing_review = self.db.execute(
+            "SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL"
+        ).fetchone()[0]
+        self.summary.seconds = round(time.perf_counter() - started, 3)
+        self.store.record_run("consolidate", self.now_iso, self.ws.clock.now_iso(), "ok", self.summary.to_dict())
+        return self.summary
+
+    # -- state changes ------------------------------------------------------------------------
+
+    def _move(self, chunk_ids: list[int], old: str, new: str) -> None:
+        if not chunk_ids:
+            return
+        marks = ",".join("?" * len(chunk_ids))
+        cursor = self.db.execute(
+            f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, self.now_iso, old, *chunk_ids]
+        )
+        if cursor.rowcount:
+            self._transitions[f"{old}->{new}"] += cursor.rowcount
+
+    def _activate(self, queued: list[int]) -> None:
+        self._move(queued, "UNCONSOLIDATED", "ACTIVE")
+
+    def _archive_by_time(self) -> None:
+        """Current passages whose window has closed are archived; reopened ones come back."""
+        closed = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') "
+                "AND valid_until IS NOT NULL AND valid_until <= ?",
+                [self.now_iso],
+            )
+        ]
+        for state in LIVE_STATES:
+            self._move(closed, state, "ARCHIVED")
+        reopened = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' AND (valid_until IS NULL OR valid_until > ?)",
+                [self.now_iso],
+            )
+        ]
+        self._move(reopened, "ARCHIVED", "ACTIVE")
+
+    # -- relations and contradictions ---------------------------------------------------------
+
+    def _drop_stale_derived_edges(self) -> None:
+        """Derived edges whose passages are no longer current (edited away, deleted) go."""
+        cursor = self.db.execute(
+            f"""DELETE FROM edges WHERE type IN ({','.join('?' * len(DERIVED_EDGES))}) AND (
+                  src_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED') OR
+                  dst_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED'))""",
+            list(DERIVED_EDGES),
+        )
+        self.summary.edges_removed += cursor.rowcount
+
+    def _rows(self, ids: list[int]) -> dict[int, dict]:
+        rows: dict[int, dict] = {}
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            rows.update((r["id"], r) for r in self.db.query(CANDIDATE_SQL.format(marks=",".join("?" * len(batch))), batch))
+        return rows
+
+    def _superseding_pairs(self) -> set[frozenset[int]]:
+        return {
+            frozenset((a, b))
+            for a, b in self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL")
+        }
+
+    def _relate(self, queued: list[int]) -> None:
+        ann = self.store.load_ann()
+        settings = self.settings
+        vectors = self.store.vectors_for_chunks(queued)
+        neighbour_sets = {chunk: ann.search(vector, settings.neighbours + 1) for chunk, vector in zip(queued, vectors)}
+        rows = self._rows(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
+        notes_of = {chunk: row["note_id"] for chunk, row in rows.items()}
+        note_pk = {r[0]: r[1] for r in self.db.execute("SELECT note_id, id FROM notes")}
+        versions = self._superseding_pairs()
+        ranker = Ranker(self.store, self.ws.config, self.now, self.ws.config.scoring.weights)
+
+        touched = set(queued)
+        marks = ",".join("?" * len(queued))
+        before = {
+            r[0] for r in self.db.execute(f"SELECT src_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))", queued + queued)
+        } | {
+            r[0] for r in self.db.execute(f"SELECT dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))", queued + queued)
+        }
+        removed = self.db.execute(
+            f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+            queued + queued,
+        ).rowcount
+        seen: set[frozenset[int]] = set()
+        new_edges: list[dict] = []
+        for chunk, found in neighbour_sets.items():
+            mine = rows.get(chunk)
+            if mine is None:
+                continue
+            for other_id, cosine in found:
+                other = rows.get(other_id)
+                pair = frozenset((chunk, other_id))
+                if other is None or other_id == chunk or pair in seen or cosine < settings.duplicate_cosine:
+                    continue
+                seen.add(pair)
+                if notes_of[chunk] == notes_of[other_id] or not self._comparable(mine, other, note_pk, versions):
+                    continue
+                found_disagreement = disagreement(mine["text"], other["text"], check_negation=cosine >= settings.restate_cosine)
+                winner, loser = self._resolve(mine, other, ranker)
+                if found_disagreement:
+                    new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
+                    touched.update((chunk, other_id))
+                elif cosine >= settings.restate_cosine:
+                    new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+        if new_edges:
+            self.db["edges"].insert_all(new_edges)
+        added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")
+        self.summary.contradictions_found += added_contradictions
+        self.summary.edges_added += len(new_edges)
+        self.summary.edges_removed += removed
+        self._reset_contradiction_penalties(touched | before)
+
+    def _comparable(self, a: dict, b: dict, note_pk: dict, versions: set) -> bool:
+        """Two passages can contradict only if they are not versions of one another and overlap in time."""
+        if frozenset((note_pk[a["note_id"]], note_pk[b["note_id"]])) in versions:
+            return False
+        start = max(filter(None, (a["valid_from"], b["valid_from"])), default=None)
+        end = min(filter(None, (a["valid_until"], b["valid_until"])), default=None)
+        return start is None or end is None or start < end
+
+    def _resolve(self, a: dict, b: dict, ranker: Ranker) -> tuple[dict, dict]:
+        """(winner, loser): authority, then declared validity, then the more recent, then feedback."""
+
+        def strength(row: dict) -> tuple:
+            recency = row["valid_from"] or row["doc_date"] or row["created_at"] or ""
+            return (round(ranker.authority(row), 6), bool(row["declared"]), recency, row["feedback"] or 0.0, -row["id"])
+
+        return (a, b) if strength(a) >= strength(b) else (b, a)
+
+    def _edge(self, src: dict, dst: dict, kind: str, detail: dict) -> dict:
+        note_ids = {r[0]: r[1] for r in self.db.execute("SELECT note_id, id FROM notes WHERE note_id IN (?, ?)", [src["note_id"], dst["note_id"]])}
+        return {
+            "src_note": note_ids[src["note_id"]],
+            "dst_note": note_ids[dst["note_id"]],
+            "src_chunk": src["id"],
+            "dst_chunk": dst["id"],
+            "type": kind,
+            "detail": json.dumps(detail),
+            "created_at": self.now_iso,
+        }
+
+    def _reset_contradiction_penalties(self, chunk_ids: set[int]) -> None:
+        if not chunk_ids:
+            return
+        ids = sorted(chunk_ids)
+        marks = ",".join("?" * len(ids))
+        self.db.execute(
+            f"""UPDATE chunks SET contradiction_penalty = CASE
+                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'contradicts') THEN ? ELSE 0 END
+                WHERE id IN ({marks})""",
+            [self.settings.contradiction_penalty, *ids],
+        )
+
+    # -- ripple -------------------------------------------------------------------------------
+
+    def _ripple(self, changed_notes: list[int]) -> None:
+        """Breadth-first along depended-by edges; a note edited itself counts as reviewed."""
+        marks = ",".join("?" * len(changed_notes))
+        self.db.execute(
+            f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", changed_notes
+        )
+        self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", changed_notes)
+        paths = {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes WHERE deleted_at IS NULL")}
+        dependents: dict[int, list[int]] = {}
+        for src, dst in self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'depends_on' AND dst_note IS NOT NULL"):
+            dependents.setdefault(dst, []).append(src)
+        visited = set(changed_notes)
+        frontier = list(changed_notes)
+        origin = {note: note for note in changed_notes}
+        for hop, penalty in enumerate(self.settings.ripple_penalties, start=1):
+            next_frontier = []
+            for note in frontier:
+                for dependent in dependents.get(note, []):
+                    if dependent in visited or dependent not in paths:
+                        continue
+                    visited.add(dependent)
+                    origin[dependent] = origin[note]
+                    next_frontier.append(dependent)
+                    self._penalise(dependent, penalty, hop, paths[origin[note]])
+            frontier = next_frontier
+
+    def _penalise(self, note: int, penalty: float, hop: int, source_path: str) -> None:
+        cursor = self.db.execute(
+            "UPDATE chunks SET ripple_penalty = max(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
+            [penalty, note],
+        )
+        self.summary.passages_rippled += cursor.rowcount
+        reason = f"{source_path} changed on {self.now_iso[:10]} (hop {hop})"
+        self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, self.now_iso, note])
+        self.db["events"].insert(
+            {"at": self.now_iso, "kind": "ripple", "note": note, "data": json.dumps({"source": source_path, "hop": hop, "penalty": penalty})}
+        )
+
+    # -- dormancy and importance --------------------------------------------------------------
+
+    def _sweep_dormancy(self) -> None:
+        threshold = self.ws.config.confidence.dormant_below
+        stale_before = self.now - dt.timedelta(days=self.settings.dormant_after_days)
+        ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")]
+        if not ids:
+            return
+        ranker = Ranker(self.store, self.ws.config, self.now, self.ws.config.scoring.weights)
+        to_sleep, to_wake = [], []
+        for chunk, row in self._rows(ids).items():
+            low = ranker.trust_of(row) < threshold
+            last_used = parse_time(row["last_accessed"])
+            unused = last_used is None or last_used < stale_before
+            if row["state"] == "ACTIVE" and low and unused:
+                to_sleep.append(chunk)
+            elif row["state"] == "DORMANT" and not low:
+                to_wake.append(chunk)
+        self._move(to_sleep, "ACTIVE", "DORMANT")
+        self._move(to_wake, "DORMANT", "ACTIVE")
+
+    def _importance(self) -> None:
+        """PageRank over the note graph (links, embeds, dependencies): the relational signal."""
+        ids = [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
+        edges = self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note "
+            "AND type IN ('link', 'embed', 'depends_on', 'related')"
+        ).fetchall()
+        scores = pagerank(ids, edges)
+        self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(scores[i], i) for i in ids])

@@ -1,0 +1,15 @@
+"""Settings of the consolidation pass (kept apart so that the config loader need not import the pass)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class ConsolidationSettings:
+    neighbours: int = 12
+    duplicate_cosine: float = 0.75
+    restate_cosine: float = 0.90
+    contradiction_penalty: float = 0.25
+    ripple_penalties: tuple[float, ...] = (0.15, 0.075)
+    dormant_after_days: float = 30.0
