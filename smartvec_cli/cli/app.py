@@ -94,7 +94,7 @@ def workspace(ctx: typer.Context):
 
 
 def register_commands() -> None:
-    from . import cron, index, query, refresh, show, status  # noqa: F401  (each module adds its command to ``app``)
+    from . import cron, index, query, refresh, show, status, watch  # noqa: F401  (each module adds its command to ``app``)
 
 
 def run() -> None:

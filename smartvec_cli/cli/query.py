@@ -24,9 +24,10 @@ def query_command(
     batch: Optional[str] = typer.Option(None, "--batch", help='JSON-lines file of {"id", "query"} ("-" for stdin); one JSON line out per query.'),
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
 ) -> None:
-    """Rank the vault's passages for a question."""
-    from ..core.query import Question, QueryEngine
+    """Rank the vault's passages for a question (answered by 'watch' when it runs)."""
+    from ..core.query import Question
     from ..core.search import MODES, SearchOptions
+    from ..daemon.query_socket import QueryClient
 
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)}")
@@ -34,18 +35,18 @@ def query_command(
         raise UsageError("give either a question or --batch FILE")
     options = SearchOptions(top_k=top_k, mode=mode, include_archived=include_archived, include_dormant=include_dormant)
     ws = workspace(ctx)
-    store = ws.open_store()
+    client = QueryClient(ws, options)
     try:
-        engine = QueryEngine(ws, store)
         if batch is not None:
             for question in read_batch(batch):
-                hits = engine.ask(question, options)
+                hits = client.ask(question)
                 print_json({"id": question.id, "hits": [h.to_dict() for h in hits]})
             return
-        hits = engine.ask(Question(text), options)
+        hits = client.ask(Question(text))
     finally:
-        store.close()
-        show_notices(store)
+        client.close()
+        if client.store is not None:
+            show_notices(client.store)
     if as_json:
         print_json([h.to_dict() for h in hits])
     else:
