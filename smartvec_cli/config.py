@@ -6,7 +6,7 @@ The file is optional; every key has a default. Example::
     max_note_mb = 10
 
     [embedder]
-    backend = "auto"        # auto | onnx | sentence-transformers
+    backend = "auto"        # auto | onnx | sentence-transformers | module:factory
 
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
@@ -83,8 +83,8 @@ def load_config(index_dir: Path) -> Config:
         config.max_note_mb = float(data["max_note_mb"])
     embedder = data.get("embedder", {})
     backend = embedder.get("backend", config.embedder_backend)
-    if backend not in EMBEDDER_BACKENDS:
-        raise UsageError(f"{path}: embedder.backend must be one of {', '.join(EMBEDDER_BACKENDS)}")
+    if backend not in EMBEDDER_BACKENDS and not is_import_spec(backend):
+        raise UsageError(f"{path}: embedder.backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory'")
     config.embedder_backend = backend
     config.batch_size = int(embedder.get("batch_size", config.batch_size))
     chunking = data.get("chunking", {})
@@ -119,3 +119,11 @@ def _load_memory_settings(config: Config, data: dict) -> None:
             setattr(config.consolidation, key, kind(consolidation[key]))
     if "ripple_penalties" in consolidation:
         config.consolidation.ripple_penalties = tuple(float(p) for p in consolidation["ripple_penalties"])
+
+
+def is_import_spec(value) -> bool:
+    """``package.module:factory``: an embedder of the user's own (the subprocess tests use a fake one)."""
+    if not isinstance(value, str):
+        return False
+    module, _, attr = value.partition(":")
+    return bool(module) and bool(attr) and all(part.isidentifier() for part in module.split(".") + attr.split("."))

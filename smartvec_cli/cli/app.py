@@ -94,7 +94,19 @@ def workspace(ctx: typer.Context):
 
 
 def register_commands() -> None:
-    from . import consolidate, feedback, graph, history, index, query, show, status  # noqa: F401  (each module adds its command to ``app``)
+    from . import (  # noqa: F401  (each module adds its command to ``app``)
+        consolidate,
+        cron,
+        feedback,
+        graph,
+        history,
+        index,
+        query,
+        refresh,
+        show,
+        status,
+        watch,
+    )
 
 
 def run() -> None:

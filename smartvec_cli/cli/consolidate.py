@@ -5,20 +5,26 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
+from .lock import wait_option, writer_lock
 from .output import message, print_json, show_notices
 
 
 @app.command("consolidate")
-def consolidate_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON.")) -> None:
+def consolidate_command(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    wait: float = wait_option(),
+) -> None:
     """Relations, contradictions, supersession, ripple, dormancy and importance; incremental and idempotent."""
     from ..core.consolidate import Consolidator
 
     ws = workspace(ctx)
-    store = ws.open_store()
-    try:
-        summary = Consolidator(ws, store).run()
-    finally:
-        store.close()
+    with writer_lock(ws, "smartvec consolidate", wait):
+        store = ws.open_store()
+        try:
+            summary = Consolidator(ws, store).run()
+        finally:
+            store.close()
     show_notices(store)
     if as_json:
         print_json(summary.to_dict())

@@ -8,6 +8,7 @@ import typer
 
 from ..errors import UsageError
 from .app import app, workspace
+from .lock import wait_option, writer_lock
 from .output import message, print_json, show_notices
 
 
@@ -20,6 +21,7 @@ def feedback_command(
     down: bool = typer.Option(False, "--down", help="The passage was wrong or stale."),
     correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a new high-authority passage."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    wait: float = wait_option(),
 ) -> None:
     """Reconsolidate a passage's confidence; every feedback is kept as an event."""
     from ..core.feedback import give_feedback, resolve_target
@@ -28,12 +30,13 @@ def feedback_command(
     if len(chosen) != 1:
         raise UsageError("give exactly one of --up, --down, --correct TEXT")
     ws = workspace(ctx)
-    store = ws.open_store()
-    try:
-        target = resolve_target(store, chunk_id, rank)
-        result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
-    finally:
-        store.close()
+    with writer_lock(ws, "smartvec feedback", wait):
+        store = ws.open_store()
+        try:
+            target = resolve_target(store, chunk_id, rank)
+            result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
+        finally:
+            store.close()
     show_notices(store)
     if as_json:
         print_json(result.to_dict())

@@ -8,6 +8,7 @@ import typer
 
 from ..errors import EXIT_PARTIAL
 from .app import app, workspace
+from .lock import wait_option, writer_lock
 from .output import show_notices, message, print_json, progress_bar
 
 
@@ -17,6 +18,7 @@ def index_command(
     full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
     from ..core.indexer import Indexer
@@ -24,12 +26,13 @@ def index_command(
     ws = workspace(ctx)
     if exclude:
         ws.config.exclude.extend(exclude)
-    store = ws.open_store(create=True)
-    try:
-        with progress_bar("embedding") as progress:
-            summary = Indexer(ws, store, ws.embedder, progress=progress).run(full=full)
-    finally:
-        store.close()
+    with writer_lock(ws, "smartvec index --full" if full else "smartvec index", wait):
+        store = ws.open_store(create=True)
+        try:
+            with progress_bar("embedding") as progress:
+                summary = Indexer(ws, store, ws.embedder, progress=progress).run(full=full)
+        finally:
+            store.close()
     show_notices(store)
     data = summary.to_dict()
     if as_json:

@@ -28,10 +28,11 @@ def query_command(
     batch: Optional[str] = typer.Option(None, "--batch", help='JSON-lines file of {"id", "query"} ("-" for stdin); one JSON line out per query.'),
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
 ) -> None:
-    """Rank the vault's passages for a question."""
+    """Rank the vault's passages for a question (answered by 'watch' when it runs)."""
     from ..clock import parse_when
-    from ..core.query import Question, QueryEngine
+    from ..core.query import Question
     from ..core.search import MODES, SearchOptions
+    from ..daemon.query_socket import QueryClient
     from ..memory.scoring import Weights
 
     if mode not in MODES:
@@ -48,18 +49,18 @@ def query_command(
         record_access=not no_track,
     )
     ws = workspace(ctx)
-    store = ws.open_store()
+    client = QueryClient(ws, options)
     try:
-        engine = QueryEngine(ws, store)
         if batch is not None:
             for question in read_batch(batch):
-                answer = engine.ask(question, options)
+                answer = client.ask(question)
                 print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits]})
             return
-        answer = engine.ask(Question(text), options)
+        answer = client.ask(Question(text))
     finally:
-        store.close()
-        show_notices(store)
+        client.close()
+        if client.store is not None:
+            show_notices(client.store)
     if as_json:
         print_json([h.to_dict(explain) for h in answer.hits])
     else:

@@ -91,7 +91,7 @@ def give_feedback(
         store.check_fingerprint(embedder.fingerprint)
         context = embed_text_for(row["title"], row["heading"].split(" > ") if row["heading"] else [], correction.strip())
         vector = embedder.embed([context])[0]
-    with store.db.atomic():
+    with store.write():
         store.db.execute(
             "UPDATE chunks SET feedback = COALESCE(feedback, 0) + ?, updated_at = ?, "
             "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id = ?",

@@ -179,10 +179,15 @@ class Indexer:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def run(self, full: bool = False) -> IndexSummary:
+    def run(self, full: bool = False, only: Callable[[str], bool] | None = None) -> IndexSummary:
+        """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
+        notes outside it are neither read nor marked deleted."""
         started = time.perf_counter()
         config = self.ws.config
         files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir)
+        if only is not None:
+            files = [f for f in files if only(f.rel_path)]
+            problems = [p for p in problems if only(p.path)]
         for problem in problems:
             self.summary.error(problem.path, problem.error)
         self.summary.notes_scanned = len(files)
@@ -190,7 +195,11 @@ class Indexer:
             self.store.check_fingerprint(self.embedder.fingerprint)
         self.store.load_ann()
 
-        live_rows = {r["path"]: r for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'")}
+        live_rows = {
+            r["path"]: r
+            for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'")
+            if only is None or only(r["path"])
+        }
         seen_paths = {f.rel_path for f in files}
         to_write: list[_ReadNote] = []
         for file in files:

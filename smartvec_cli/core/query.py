@@ -9,7 +9,7 @@ from ..clock import to_iso
 from ..embed import Embedder
 from ..memory.asof import parse_as_of
 from ..store.store import Store
-from .search import Hit, SearchOptions, remember_last_query, search
+from .search import Hit, SearchOptions, record_retrieval, search
 from .workspace import Workspace
 
 
@@ -54,5 +54,5 @@ class QueryEngine:
         vector = self.embedder.embed([text])[0]
         hits = search(self.store, self.ws.config, vector, replace(options, as_of=as_of), now)
         if options.record_access:
-            remember_last_query(self.store, question.text, hits, to_iso(now))
+            record_retrieval(self.store, question.text, hits, to_iso(now))
         return Answer(question, hits, as_of, phrase)

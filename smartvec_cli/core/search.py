@@ -68,6 +68,21 @@ class SearchOptions:
     weights: Weights | None = None
     record_access: bool = True
 
+    def to_json(self) -> dict:
+        """The options as plain JSON (the watch daemon's socket protocol carries them)."""
+        data = asdict(self)
+        data["as_of"] = to_iso(self.as_of) if self.as_of else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SearchOptions":
+        from ..clock import parse_when
+
+        data = dict(data)
+        data["as_of"] = parse_when(data["as_of"]) if data.get("as_of") else None
+        data["weights"] = Weights.from_mapping(data["weights"]) if data.get("weights") else None
+        return cls(**data)
+
 
 CANDIDATE_SQL = """
     SELECT c.id, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
@@ -215,8 +230,6 @@ def search(store: Store, config: Config, query_vector: np.ndarray, options: Sear
     hits = hits[: options.top_k]
     for rank, hit in enumerate(hits, start=1):
         hit.rank = rank
-    if options.record_access and hits:
-        record_accesses(store, hits, to_iso(now))
     return hits
 
 
@@ -284,20 +297,16 @@ def _cosine_hit(row: dict, similarity: float) -> Hit:
     return hit
 
 
-def record_accesses(store: Store, hits: list[Hit], now_iso: str) -> None:
-    """Reconsolidation by use: every returned hit counts an access; a dormant passage wakes up."""
+def record_retrieval(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
+    """Reconsolidation by use: every returned hit counts an access and a dormant passage wakes up;
+    the hits are remembered so that ``feedback --rank N`` can name one."""
     ids = [h.row_id for h in hits]
-    marks = ",".join("?" * len(ids))
-    with store.db.atomic():
-        store.db.execute(
-            f"UPDATE chunks SET access_count = access_count + 1, last_accessed = ?, "
-            f"state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id IN ({marks})",
-            [now_iso, *ids],
-        )
-
-
-def remember_last_query(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
-    """So that ``feedback --rank N`` can name a hit of the last query."""
     payload = {"query": text, "at": now_iso, "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits]}
-    with store.db.atomic():
+    with store.write():
+        if ids:
+            store.db.execute(
+                f"UPDATE chunks SET access_count = access_count + 1, last_accessed = ?, "
+                f"state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id IN ({','.join('?' * len(ids))})",
+                [now_iso, *ids],
+            )
         store.set_meta("last_query", json.dumps(payload))

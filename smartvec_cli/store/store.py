@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 import sqlite_utils
@@ -48,6 +49,26 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """A write transaction that takes SQLite's write lock up front (BEGIN IMMEDIATE).
+
+        Readers that also write (a query counting accesses, feedback) run beside the one
+        writer; a deferred transaction that read first would fail at once with "database
+        is locked" when its snapshot went stale, where this one waits its turn.
+        """
+        if self.db.conn.in_transaction:
+            with self.db.atomic():
+                yield
+            return
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.conn.rollback()
+            raise
+        self.db.conn.execute("COMMIT")
 
     def __enter__(self) -> "Store":
         return self

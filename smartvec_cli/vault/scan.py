@@ -107,3 +107,10 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
     walk(vault, "")
     notes.sort(key=lambda n: n.rel_path)
     return notes, problems
+
+
+def is_ignored(rel_path: str, exclude: list[str] | None = None) -> bool:
+    """True for a vault path that ``scan_vault`` never walks into or returns: hidden, tool state,
+    editors' temporary files, or excluded by the user (the watch daemon filters its events with it)."""
+    parts = PurePosixPath(rel_path).parts
+    return any(_skip_name(part) or part in IGNORED_DIRS for part in parts) or is_excluded(rel_path, exclude or [])

@@ -1,0 +1,61 @@
+"""``smartvec cron``: a crontab line for the nightly refresh, with every path absolute."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import typer
+
+from ..errors import UsageError
+from .app import app, workspace
+
+CRON_LOG = "cron.log"
+
+
+@app.command("cron")
+def cron_command(
+    ctx: typer.Context,
+    at: str = typer.Option("03:00", "--at", metavar="HH:MM", help="Time of day for the nightly refresh."),
+) -> None:
+    """Print a crontab line that runs 'refresh --nightly' (install it with 'crontab -e')."""
+    try:
+        hour, minute = (int(part) for part in at.split(":"))
+        if not (0 <= hour < 24 and 0 <= minute < 60):
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--at must be a time of day such as 03:00, not {at!r}") from None
+    ws = workspace(ctx)
+    words = [
+        *smartvec_executable(),
+        "--vault",
+        str(ws.vault),
+        "--index-dir",
+        str(ws.index_dir),
+        "refresh",
+        "--nightly",
+    ]
+    command = " ".join(cron_quote(w) for w in words)
+    typer.echo(f"{minute} {hour} * * * {command} >> {cron_quote(str(ws.index_dir / CRON_LOG))} 2>&1")
+
+
+def smartvec_executable() -> list[str]:
+    """How cron (with its bare PATH) can start this very installation."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "smartvec" and argv0.is_file():
+        return [str(argv0.absolute())]
+    beside_python = Path(sys.executable).parent / "smartvec"
+    if beside_python.is_file() and os.access(beside_python, os.X_OK):
+        return [str(beside_python)]
+    found = shutil.which("smartvec")
+    if found:
+        return [str(Path(found).absolute())]
+    return [sys.executable, "-m", "smartvec_cli"]
+
+
+def cron_quote(word: str) -> str:
+    """Shell-quote, and escape ``%``, which cron turns into a newline."""
+    return shlex.quote(word).replace("%", "\\%")

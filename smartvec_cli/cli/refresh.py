@@ -1,0 +1,57 @@
+"""``smartvec refresh``: the unattended run for cron; silent when there was nothing to do."""
+
+from __future__ import annotations
+
+import typer
+
+from ..errors import EXIT_PARTIAL, UsageError
+from .app import app, workspace
+from .lock import wait_option, writer_lock
+from .output import message, print_json, progress_bar, show_notices
+
+
+@app.command("refresh")
+def refresh_command(
+    ctx: typer.Context,
+    nightly: bool = typer.Option(False, "--nightly", help="Index what changed, then compact the vector index if needed."),
+    concepts_only: bool = typer.Option(
+        False, "--concepts-only", help="aclarai's nightly job: re-embed only concept notes whose embedding_hash changed."
+    ),
+    concepts_folder: str = typer.Option("concepts", "--concepts-folder", metavar="FOLDER", help="Where the concept notes are (--concepts-only)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON (always, even when nothing changed)."),
+    wait: float = wait_option(),
+) -> None:
+    """Bring the index up to date in one run; prints nothing when nothing changed, exits non-zero only on failure."""
+    from ..daemon.refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
+
+    if nightly == concepts_only:
+        raise UsageError("give either --nightly or --concepts-only")
+    command = "refresh --nightly" if nightly else "refresh --concepts-only"
+    ws = workspace(ctx)
+    with writer_lock(ws, f"smartvec {command}", wait):
+        store = ws.open_store(create=True)
+        try:
+            with progress_bar("embedding") as progress:
+                context = RefreshContext(ws, store, ws.embedder, progress, concepts_folder)
+                report = run_refresh(command, NIGHTLY if nightly else CONCEPTS_ONLY, context)
+        finally:
+            store.close()
+    show_notices(store)
+    data = report.to_dict()
+    if as_json:
+        print_json(data)
+    elif report.changed or report.failure:
+        stages = ", ".join(
+            f"{s['name']} {s['seconds']:.2f}s" + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
+            for s in data["stages"]
+        )
+        message(
+            f"{command}: {data['processed']} notes, {data['updated']} updated, {data['skipped']} skipped, "
+            f"{len(data['errors'])} errors in {data['seconds']:.2f}s: {stages}"
+        )
+    for problem in report.errors:
+        message(f"warning: {problem['path']}: {problem['error']}")
+    if report.failure is not None:
+        raise report.failure
+    if report.errors:
+        raise typer.Exit(EXIT_PARTIAL)

@@ -1,0 +1,300 @@
+"""Queries answered by the watch daemon over a Unix socket in the index folder.
+
+A terminal query costs milliseconds when the model is already loaded, instead of the
+seconds it takes to import and load it. The protocol is one JSON line each way over a
+fresh connection:
+
+    request   {"query": "...", "id": ..., "as_of": "<ISO time>" | null,
+               "options": {<SearchOptions.to_json()>}, "now": "<ISO time>" | null}
+    response  {"hits": [<hit with explain>, ...], "as_of": "<ISO time>" | null, "as_of_phrase": "..." | null}
+          or  {"error": "...", "exit_code": 1}
+
+``now`` is the client's ``--now`` (null: the wall clock), so an answer does not depend on
+how the daemon was started. ``exit_code: null`` means the daemon could not understand the
+request (e.g. an older daemon and a newer client): the client then answers by itself, as
+it does when there is no socket, nobody listens on it (a stale file left by a killed
+daemon), or the daemon does not answer in time. The socket file is mode 0600.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import socketserver
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from ..errors import SmartvecError
+
+SOCKET_FILE = "query.sock"
+CONNECT_TIMEOUT = 0.5
+ANSWER_TIMEOUT = 15.0
+REQUEST_TIMEOUT = 5.0
+MAX_LINE = 64 << 20
+UNIX_PATH_MAX = 107  # sun_path is 108 bytes on Linux, with a terminating NUL
+
+Log = Callable[[str], None]
+
+
+def socket_path(index_dir: Path) -> Path:
+    return Path(index_dir) / SOCKET_FILE
+
+
+def usable_path(path: Path) -> bool:
+    return len(os.fsencode(str(path))) <= UNIX_PATH_MAX
+
+
+class DaemonError(SmartvecError):
+    """The daemon answered with an error that the direct path would have raised too."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def ask_daemon(
+    index_dir: Path, text: str, options: dict, now: str | None = None, question_id=None, as_of: str | None = None
+) -> dict | None:
+    """The answer (hits as dicts, and the as-of time it is about) of a running watch daemon, or None when
+    there is none to ask."""
+    path = socket_path(index_dir)
+    if not usable_path(path) or not path.exists():
+        return None
+    try:
+        request = json.dumps(
+            {"query": text, "id": question_id, "as_of": as_of, "options": options, "now": now}, ensure_ascii=False
+        )
+    except TypeError:  # an option the protocol cannot carry: answer directly
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT)
+        conn.connect(str(path))
+        conn.settimeout(ANSWER_TIMEOUT)
+        conn.sendall(request.encode("utf-8") + b"\n")
+        with conn.makefile("rb") as stream:
+            line = stream.readline(MAX_LINE)
+        response = json.loads(line)
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
+    if isinstance(response, dict) and isinstance(response.get("hits"), list):
+        return response
+    if isinstance(response, dict) and isinstance(response.get("exit_code"), int):
+        raise DaemonError(str(response.get("error")), response["exit_code"])
+    return None
+
+
+class SharedEmbedder:
+    """The daemon's one model, shared by its batches and its query threads one call at a time.
+
+    A query that arrives during a batch waits for the current embedding call (one
+    mini-batch), not for the whole batch.
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._lock = threading.Lock()
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+    def embed(self, texts):
+        with self._lock:
+            return self.inner.embed(texts)
+
+
+class QueryService:
+    """Answers requests from the index as last written: the daemon's own batches hand over their
+    store (its ANN index already in memory); a change by another writer is noticed through the
+    database's ANN generation and the store is opened again."""
+
+    def __init__(self, workspace, embedder, log: Log):
+        self.ws = workspace
+        self.embedder = embedder
+        self.log = log
+        self._lock = threading.Lock()
+        self._store = None
+        self._synced_generation = None
+
+    def adopt(self, store) -> None:
+        """Serve from ``store`` from now on; its ANN index must be in step with the database."""
+        with self._lock:
+            self._replace(store, store.generation)
+
+    def close(self) -> None:
+        with self._lock:
+            self._replace(None, None)
+
+    def _replace(self, store, generation) -> None:
+        old, self._store, self._synced_generation = self._store, store, generation
+        if old is not None and old is not store:
+            old.close()
+
+    def _current_store(self):
+        store = self._store
+        if store is not None and store.generation == self._synced_generation:
+            return store
+        from ..store.store import Store
+
+        fresh = Store.open(self.ws.index_dir)
+        try:
+            fresh.check_fingerprint(self.embedder.fingerprint)
+            generation = fresh.generation
+            fresh.load_ann()
+        except BaseException:
+            fresh.close()
+            raise
+        for notice in fresh.notices:
+            self.log(f"warning: {notice}")
+        self._replace(fresh, generation)
+        return fresh
+
+    def answer(self, request: dict) -> dict:
+        from ..clock import Clock, parse_when, to_iso
+        from ..core.query import Question, QueryEngine
+        from ..core.search import SearchOptions
+
+        try:
+            text = request["query"]
+            if not isinstance(text, str):
+                raise TypeError("'query' must be a string")
+            options = SearchOptions.from_json(request.get("options") or {})
+            as_of = parse_when(request["as_of"]) if request.get("as_of") else None
+            workspace = replace(self.ws, clock=Clock(request.get("now")))
+        except (KeyError, TypeError, ValueError, SmartvecError) as exc:
+            return {"error": f"bad request: {exc}", "exit_code": None}
+        try:
+            with self._lock:
+                engine = QueryEngine(workspace, self._current_store(), self.embedder)
+                answer = engine.ask(Question(text, request.get("id"), as_of), options)
+        except SmartvecError as exc:
+            return {"error": str(exc), "exit_code": exc.exit_code}
+        except Exception as exc:  # one bad question must not take the daemon down
+            self.log(f"error: query failed: {type(exc).__name__}: {exc}")
+            return {"error": f"{type(exc).__name__}: {exc}", "exit_code": 1}
+        return {
+            "hits": [hit.to_dict(explain=True) for hit in answer.hits],
+            "as_of": to_iso(answer.as_of) if answer.as_of else None,
+            "as_of_phrase": answer.as_of_phrase,
+        }
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    timeout = REQUEST_TIMEOUT
+
+    def handle(self) -> None:
+        try:
+            line = self.rfile.readline(MAX_LINE)
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as exc:
+                response = {"error": f"bad request: {exc}", "exit_code": None}
+            else:
+                response = self.server.answer(request)
+            self.wfile.write(json.dumps(response, ensure_ascii=False).encode("utf-8") + b"\n")
+        except OSError:
+            pass  # the client went away or timed out; it answers by itself
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, path: str, answer: Callable[[dict], dict]):
+        self.answer = answer
+        super().__init__(path, _Handler)
+
+
+class QueryServer:
+    """The socket, served from a background thread. Start it only while holding the watch lock:
+    it replaces whatever socket file a previous daemon left behind."""
+
+    def __init__(self, path: Path, answer: Callable[[dict], dict], log: Log):
+        self.path = Path(path)
+        self.answer = answer
+        self.log = log
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._inode: int | None = None
+
+    def start(self) -> bool:
+        """Listen; False (and a log line) when the socket cannot be created, queries then work without it."""
+        if not usable_path(self.path):
+            self.log(f"warning: {self.path} is too long for a Unix socket; queries will not use the daemon")
+            return False
+        try:
+            self.path.unlink(missing_ok=True)
+            old_umask = os.umask(0o177)
+            try:
+                self._server = _Server(str(self.path), self.answer)
+            finally:
+                os.umask(old_umask)
+            os.chmod(self.path, 0o600)
+            self._inode = self.path.stat().st_ino
+        except OSError as exc:
+            self.log(f"warning: cannot listen on {self.path}: {exc.strerror or exc}; queries will not use the daemon")
+            return False
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2}, name="query-socket", daemon=True)
+        self._thread.start()
+        return True
+
+    def close(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        self._server = None
+        try:
+            if self.path.stat().st_ino == self._inode:
+                self.path.unlink()
+        except OSError:
+            pass
+
+
+class QueryClient:
+    """``query``'s way to an answer: the watch daemon when one serves this index, else the index
+    itself, opened (and the model loaded) once, on the first question the daemon cannot take."""
+
+    def __init__(self, workspace, options):
+        self.ws = workspace
+        self.options = options
+        self.store = None
+        self._engine = None
+        self._use_daemon = True
+
+    def ask(self, question):
+        from ..clock import parse_when, to_iso
+        from ..core.query import Answer, QueryEngine
+        from ..core.search import Hit
+
+        if self._use_daemon:
+            clock = self.ws.clock
+            now = clock.now().isoformat() if clock.is_fixed else None
+            as_of = to_iso(question.as_of) if question.as_of else None
+            response = ask_daemon(self.ws.index_dir, question.text, self.options.to_json(), now, question.id, as_of)
+            if response is not None:
+                try:
+                    hits = [Hit(**hit) for hit in response["hits"]]
+                    moment = parse_when(response["as_of"]) if response.get("as_of") else None
+                    return Answer(question, hits, moment, response.get("as_of_phrase"))
+                except (TypeError, KeyError, SmartvecError):
+                    pass  # a daemon of another version; answer here
+            self._use_daemon = False
+        if self._engine is None:
+            self.store = self.ws.open_store()
+            self._engine = QueryEngine(self.ws, self.store)
+        return self._engine.ask(question, self.options)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
