@@ -32,6 +32,8 @@ def status_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--js
     console.print(f"passages   {states or 'none'}", markup=False)
     ann = data["ann"]
     console.print(f"ann        {ann['live']} live, {ann['tombstones']} tombstones{'' if ann['in_sync'] else ' (catching up)'}", markup=False)
+    for review in data["needs_review"]:
+        console.print(f"review     {review['path']}: {review['reason']}", markup=False)
     if data["last_run"]:
         run = data["last_run"]
         console.print(f"last run   {run['command']} at {run['finished_at']} ({run['status']})", markup=False)

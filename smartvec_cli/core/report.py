@@ -24,6 +24,12 @@ def status(store: Store, vault: str) -> dict:
         "vectors": db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0],
         "edges": db.execute("SELECT COUNT(*) FROM edges").fetchone()[0],
         "ann": {"live": len(ann.live), "tombstones": len(ann.tombstones), "in_sync": ann.generation == store.generation},
+        "needs_review": [
+            {"path": r[0], "reason": r[1], "since": r[2]}
+            for r in db.execute(
+                "SELECT path, review_reason, review_since FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
+            )
+        ],
         "last_run": (
             {
                 "command": last_run[0],

@@ -1,0 +1,147 @@
+"""Consolidation: contradictions, supersession, lineage, ripple, dormancy, idempotence."""
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import write
+
+POLICY = "---\nsource_type: policy\nvalid_from: 2025-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n"
+CHAT = "---\nsource_type: chat\ndate: 2026-10-20\n---\n# sales chat\n\nThe per diem for business travel is EUR 60 per day, remember.\n"
+
+
+def consolidate(cli):
+    return cli.json("consolidate", "--json")
+
+
+def edges(tmp_path, kind):
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
+    sql = """SELECT s.chunk_id, d.chunk_id, e.detail FROM edges e
+             JOIN chunks s ON s.id = e.src_chunk JOIN chunks d ON d.id = e.dst_chunk WHERE e.type = ?"""
+    return [(a, b, json.loads(detail)) for a, b, detail in db.execute(sql, [kind])]
+
+
+@pytest.mark.slow
+def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    write(vault, "policies/travel.md", POLICY)
+    write(vault, "chat/sales.md", CHAT)
+    cli.json("index", "--json")
+    summary = consolidate(cli)
+    assert summary["contradictions_found"] == 1
+    [(loser, winner, detail)] = edges(tmp_path, "contradicts")
+    assert loser.startswith("chat/sales#") and winner.startswith("policies/travel#")
+    assert "75 eur" in detail["reason"] and "60 eur" in detail["reason"]
+    hits = cli.json("query", "What is the per diem for business travel?", "--json", "--no-track", "--include-dormant")
+    assert hits[0]["path"] == "policies/travel.md"
+    assert any(w.startswith("disputed by chat/sales#") for w in hits[0]["warnings"])
+    chat = next(h for h in hits if h["path"] == "chat/sales.md")
+    assert any(w.startswith("contradicted by policies/travel#") for w in chat["warnings"])
+    explain = cli.json("query", "per diem business travel", "--json", "--no-track", "--explain", "--include-dormant")
+    assert next(h for h in explain if h["path"] == "chat/sales.md")["explain"]["contradiction_penalty"] > 0
+    assert cli.json("status", "--json")["notes"] == 2  # nothing deleted
+
+
+@pytest.mark.slow
+def test_notes_that_merely_share_words_do_not_contradict(vault, cli, real_embedder, tmp_path):
+    write(vault, "policies/travel.md", POLICY)
+    write(vault, "wiki/booking.md", "# Booking\n\nBusiness travel is booked through the travel portal at least 14 days ahead.\n")
+    write(vault, "wiki/hotels.md", "# Hotels\n\nThe hotel limit for business travel is EUR 180 per night.\n")
+    cli.json("index", "--json")
+    assert consolidate(cli)["contradictions_found"] == 0
+    assert edges(tmp_path, "contradicts") == []
+
+
+def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder, tmp_path, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
+    write(vault, "p/v1.md", "---\nversion: 1\nvalid_from: 2020-01-01\n---\n# Per diem\n\nThe per diem is EUR 45 per day.\n")
+    write(vault, "p/v2.md", "---\nversion: 2\nsupersedes: '[[v1]]'\nvalid_from: 2022-04-01\n---\n# Per diem\n\nThe per diem is EUR 60 per day.\n")
+    cli.json("index", "--json")
+    summary = consolidate(cli)
+    assert summary["contradictions_found"] == 0
+    assert summary["transitions"]["UNCONSOLIDATED->ARCHIVED"] == 1  # v1's window closed when v2 began
+    old = cli.json("show", "p/v1.md", "--json")["chunks"][0]
+    assert (old["state"], old["valid_until"]) == ("ARCHIVED", "2022-04-01T00:00:00Z")
+    assert "45" in cli.json("query", "per diem", "--as-of", "2021-06-01", "--json", "--no-track")[0]["text"]
+    history = cli.json("history", "p/v1.md", "--json")
+    assert history["superseded_by"] == "p/v2.md" and history["superseded_at"] == "2022-04-01T00:00:00Z"
+
+
+def test_an_edited_passage_keeps_its_lineage(vault, cli, fake_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
+    write(vault, "n.md", "# Limits\n\nThe upload limit is 10 MB per file.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    monkeypatch.setenv("SMARTVEC_NOW", "2025-01-01")
+    write(vault, "n.md", "# Limits\n\nThe upload limit is 50 MB per file.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    [passage] = cli.json("history", "n.md", "--json")["passages"]
+    first, second = passage["versions"]
+    assert (first["version"], first["state"], first["valid_until"]) == (1, "ARCHIVED", "2025-01-01T00:00:00Z")
+    assert first["replaced_by"] == f"{passage['chunk_id']}@2"
+    assert (second["version"], second["state"], second["valid_from"]) == (2, "ACTIVE", "2025-01-01T00:00:00Z")
+
+
+def test_ripple_penalties_at_hop_one_and_two_and_nothing_beyond(vault, cli, fake_embedder, tmp_path):
+    write(vault, "a.md", "# A\n\nThe base rule says ten.\n")
+    write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# B\n\nB builds on the base rule.\n")
+    write(vault, "c.md", "---\ndepends_on: ['[[b]]']\n---\n# C\n\nC builds on B.\n")
+    write(vault, "d.md", "---\ndepends_on: ['[[c]]']\n---\n# D\n\nD builds on C.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    write(vault, "a.md", "# A\n\nThe base rule says twelve.\n")
+    cli.json("index", "--json")
+    summary = consolidate(cli)
+    assert summary["passages_rippled"] == 2 and summary["notes_needing_review"] == 2
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
+    penalties = dict(
+        db.execute("SELECT n.path, c.ripple_penalty FROM chunks c JOIN notes n ON n.id = c.note WHERE c.current = 1").fetchall()
+    )
+    assert penalties == {"a.md": 0.0, "b.md": 0.15, "c.md": 0.075, "d.md": 0.0}
+    review = {r["path"]: r["reason"] for r in cli.json("status", "--json")["needs_review"]}
+    assert set(review) == {"b.md", "c.md"} and "a.md changed" in review["b.md"] and "hop 2" in review["c.md"]
+    write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# B\n\nB builds on the base rule, reviewed.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    review = {r["path"] for r in cli.json("status", "--json")["needs_review"]}
+    assert "b.md" not in review  # editing a note is reviewing it
+
+
+def test_consolidate_twice_changes_nothing_the_second_time(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nAlpha text about the deploy window on Tuesday.\n")
+    write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# B\n\nBeta text that links [[a]].\n")
+    cli.json("index", "--json")
+    first = consolidate(cli)
+    assert first["transitions"] == {"UNCONSOLIDATED->ACTIVE": 2}
+    second = consolidate(cli)
+    assert second["transitions"] == {} and second["edges_added"] == second["edges_removed"] == 0
+    assert second["passages_rippled"] == 0 and second["notes_processed"] == 0
+
+
+def test_unused_low_trust_passages_fall_dormant_and_wake_on_access(vault, cli, fake_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    write(vault, "chat/old.md", "---\nsource_type: chat\ndate: 2026-01-05\n---\n# Old chat\n\nThe zebra crossing was repainted.\n")
+    write(vault, "wiki/fresh.md", "---\nsource_type: wiki\n---\n# Wiki\n\nThe zebra crossing is near the north gate.\n")
+    cli.json("index", "--json")
+    summary = consolidate(cli)
+    assert summary["transitions"].get("ACTIVE->DORMANT") == 1
+    assert [h["path"] for h in cli.json("query", "zebra crossing", "--json", "--no-track")] == ["wiki/fresh.md"]
+    hits = cli.json("query", "zebra crossing", "--json", "--include-dormant")
+    assert {h["path"] for h in hits} == {"wiki/fresh.md", "chat/old.md"}
+    chunk = cli.json("show", "chat/old.md", "--json")["chunks"][0]
+    assert chunk["state"] == "ACTIVE"  # woken by the access
+
+
+def test_graph_exports(vault, cli, fake_embedder):
+    write(vault, "a.md", "# Alpha\n\nAlpha text.\n")
+    write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# Beta\n\nSee [[a]].\n")
+    write(vault, "c.md", "# Gamma\n\nUnrelated.\n")
+    cli.json("index", "--json")
+    data = cli.json("graph", "--format", "json")
+    assert {(e["source"], e["target"], e["type"]) for e in data["edges"]} == {("b", "a", "depends_on"), ("b", "a", "link")}
+    mermaid = cli("graph", "b").stdout
+    assert mermaid.startswith("graph LR") and "|depends_on|" in mermaid and "Gamma" not in mermaid
+    assert cli("graph", "--format", "dot").stdout.startswith("digraph smartvec {")
+    assert cli("graph", "--format", "svg").exit_code == 2
