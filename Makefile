@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml constraints.txt
 
 demo: install
 	$(SMARTVEC) --vault sample_vault index
+	$(SMARTVEC) --vault sample_vault consolidate
 	$(SMARTVEC) --vault sample_vault status
 	$(SMARTVEC) --vault sample_vault query "How many days can I work remotely?" --top-k 3
 	$(SMARTVEC) --vault sample_vault query "What is the travel per diem?" --top-k 3
-	$(SMARTVEC) --vault sample_vault query "What database does the ingestion service use?" --top-k 3
+	$(SMARTVEC) --vault sample_vault query "How many weeks of parental leave back in 2023?" --top-k 1
+	$(SMARTVEC) --vault sample_vault query "Which language is the ingestion service written in?" --top-k 2 --explain
 
 test: install
 	$(PY) -m pytest

@@ -19,7 +19,9 @@ from .hashing import sha256_text
 from .parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-MIN_STANDALONE_CHARS = 24
+MIN_STANDALONE_WORDS = 4
+TAG_TOKEN = re.compile(r"(?:^|\s)#[\w/-]+")
+WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 @dataclass
@@ -139,8 +141,16 @@ def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
     return result
 
 
+def _is_slight(text: str) -> bool:
+    """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label."""
+    if text.endswith(":"):
+        return True
+    words = WORD.findall(TAG_TOKEN.sub(" ", words_of_links(text)))
+    return len(words) < MIN_STANDALONE_WORDS
+
+
 def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
-    """Fold a lead-in ("The rules:") or a very short line into the next paragraph of its section."""
+    """Fold a slight paragraph into the next paragraph of its section."""
     result: list[_Paragraph] = []
     pending: _Paragraph | None = None
     for para in paragraphs:
@@ -150,8 +160,7 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
             else:
                 result.append(pending)
             pending = None
-        text = para.text
-        if not para.block_ids and not para.has_code and (len(text) < MIN_STANDALONE_CHARS or text.endswith(":")):
+        if not para.block_ids and not para.has_code and _is_slight(para.text):
             pending = para
         else:
             result.append(para)
