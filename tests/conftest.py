@@ -58,7 +58,7 @@ class FakeEmbedder:
 def fake_embedder(monkeypatch) -> FakeEmbedder:
     """Every embedder the code asks for is this one fake instance."""
     embedder = FakeEmbedder()
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: embedder)
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: embedder)
     return embedder
 
 
@@ -71,10 +71,21 @@ def real_embedder_session():
     return embedder
 
 
+@pytest.fixture(scope="session")
+def onnx_export(tmp_path_factory) -> Path:
+    """The packaged weights exported to ONNX and verified once per test session."""
+    from smartvec_cli.embed import packaged_model_dir
+    from smartvec_cli.embed.onnx import export_onnx
+
+    cache = tmp_path_factory.mktemp("onnx-cache")
+    export_onnx(packaged_model_dir(), cache)
+    return cache
+
+
 @pytest.fixture
 def real_embedder(monkeypatch, real_embedder_session):
     """The real model, loaded once per test session and handed to every command."""
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: real_embedder_session)
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
     return real_embedder_session
 
 

@@ -141,7 +141,7 @@ def test_a_different_model_refuses_to_mix_vectors(vault, cli, fake_embedder, mon
     write(vault, "n.md", "# N\n\nSome text to embed with the first model.\n")
     index(cli)
     other = type(fake_embedder)(fingerprint="fake@2")
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: other)
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: other)
     write(vault, "m.md", "# M\n\nA new note arrives after the model changed.\n")
     for args in (["index"], ["query", "anything"]):
         result = cli(*args)

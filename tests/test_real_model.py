@@ -17,7 +17,7 @@ def indexed_copy(tmp_path_factory, real_embedder_session):
     vault, index = root / "vault", root / "index"
     shutil.copytree(SAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".smartvec"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir: real_embedder_session)
+        patch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
         first = Cli().json("--vault", str(vault), "--index-dir", str(index), "index", "--json")
     return vault, index, first
 

@@ -30,7 +30,7 @@ def index_command(
         store = ws.open_store(create=True)
         try:
             with progress_bar("embedding") as progress:
-                summary = Indexer(ws, store, ws.embedder, progress=progress).run(full=full)
+                summary = Indexer(ws, store, lambda: ws.writer_embedder(on_notice=message), progress=progress).run(full=full)
         finally:
             store.close()
     show_notices(store)

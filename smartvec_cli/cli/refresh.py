@@ -32,7 +32,7 @@ def refresh_command(
         store = ws.open_store(create=True)
         try:
             with progress_bar("embedding") as progress:
-                context = RefreshContext(ws, store, ws.embedder, progress, concepts_folder)
+                context = RefreshContext(ws, store, ws.writer_embedder, progress, concepts_folder)
                 report = run_refresh(command, NIGHTLY if nightly else CONCEPTS_ONLY, context)
         finally:
             store.close()

@@ -22,7 +22,7 @@ def watch_command(
     from ..daemon.watch import Watcher
 
     ws = workspace(ctx)
-    watcher = Watcher(ws, ws.embedder(), debounce=debounce, lock_wait=wait, log=log_line)
+    watcher = Watcher(ws, ws.writer_embedder(on_notice=log_line), debounce=debounce, lock_wait=wait, log=log_line)
     stop_on_signals(watcher)
     watcher.run()
 

@@ -169,12 +169,24 @@ class Indexer:
         self.now = workspace.clock.now_iso()
         self.summary = IndexSummary()
         self._embedded_hashes: set[str] = set()
+        self._written_notes: set[int] = set()
+        self._full = False
+        self._names_changed = False
         self._to_embed_total = self._embedded_so_far = 0
 
     @property
     def embedder(self) -> Embedder:
+        return self._load_embedder()
+
+    def _load_embedder(self) -> Embedder:
+        """Made once, and checked against the weights the index was built with, unless this is
+        the ``--full`` run that changes them. Making one is cheap; backends load their model on
+        first embed."""
         if self._embedder is None:
-            self._embedder = self._embedder_factory()
+            embedder = self._embedder_factory()
+            if not self._full:
+                self.store.check_fingerprint(embedder.fingerprint)
+            self._embedder = embedder
         return self._embedder
 
     # -- the run ------------------------------------------------------------------------------
@@ -183,17 +195,17 @@ class Indexer:
         """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
         notes outside it are neither read nor marked deleted."""
         started = time.perf_counter()
+        self._full = full
         config = self.ws.config
         files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir)
+        if self.store.fingerprint and not full:
+            self._load_embedder()  # a model change fails at once, even when there is nothing to embed
         if only is not None:
             files = [f for f in files if only(f.rel_path)]
             problems = [p for p in problems if only(p.path)]
         for problem in problems:
             self.summary.error(problem.path, problem.error)
         self.summary.notes_scanned = len(files)
-        if self.store.fingerprint and not full:
-            self.store.check_fingerprint(self.embedder.fingerprint)
-        self.store.load_ann()
 
         live_rows = {
             r["path"]: r
@@ -222,15 +234,18 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
+        self._names_changed = self._names_changed or bool(missing)
         if to_write or missing:
             self._resolve_links()
             self._apply_supersession()
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
-        elif self.store.ann.needs_compaction():
+        elif self.store.ann_loaded and self.store.ann.needs_compaction():
             self.store.rebuild_ann()
-        if self.store.ann.generation != self.store.generation:
+        if not self.store.ann_loaded and self.store.ann.saved_generation() != self.store.generation:
+            self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
+        if self.store.ann_loaded and self.store.ann.generation != self.store.generation:
             self.store.save_ann()
         self.summary.seconds = round(time.perf_counter() - started, 3)
         status = "partial" if self.summary.errors else "ok"
@@ -318,9 +333,9 @@ class Indexer:
                 if ann_add or ann_remove:
                     self.store.bump_generation()
             if ann_remove:
-                self.store.ann.remove(ann_remove)
+                self.store.load_ann().remove(ann_remove)
             if ann_add:
-                self.store.ann.add(np.asarray(ann_add, dtype=np.int64), self.store.vectors_for_chunks(ann_add))
+                self.store.load_ann().add(np.asarray(ann_add, dtype=np.int64), self.store.vectors_for_chunks(ann_add))
 
     def _note_values(self, item: _ReadNote) -> dict:
         parsed, file = item.parsed, item.file
@@ -406,6 +421,9 @@ class Indexer:
             self._archive(old.id, self.now)
         self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
         existing = row is not None and not row.get("deleted_at")
+        self._written_notes.add(note_pk)
+        if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
+            self._names_changed = True
         text_changed = existing and bool(plan.revise or plan.add or plan.retire)
         if text_changed or not existing or row["file_sha"] != item.file_sha:
             self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [2 if text_changed else 1, note_pk])
@@ -471,22 +489,36 @@ class Indexer:
                 self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [row["id"]])
             if removed:
                 self.store.bump_generation()
-        self.store.ann.remove(removed)
+        if removed:
+            self.store.load_ann().remove(removed)
         self.summary.notes_deleted += len(rows)
 
     def _resolve_links(self) -> None:
-        """Point every link at the note it names: by path, file name, title or alias, with aclarai's ``_`` for spaces."""
+        """Point links at the notes they name: by path, file name, title or alias, with aclarai's ``_`` for spaces.
+
+        Only the written notes' links are resolved, unless the set of names changed (a note
+        appeared, went, moved, or changed its title or aliases): then every link is.
+        """
         names: dict[str, int] = {}
-        for row in self.db.query("SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id"):
-            stem_path = str(PurePosixPath(row["path"]).with_suffix(""))
-            candidates = [stem_path, PurePosixPath(row["path"]).stem, row["title"], row["note_id"]]
-            aliases = json.loads(row["metadata"] or "{}").get("aliases") or []
-            candidates.extend(aliases if isinstance(aliases, list) else [aliases])
+        for note_pk, path, title, note_id, metadata in self.db.execute(
+            "SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id"
+        ):
+            stem_path = path[:-3] if path.lower().endswith(".md") else path
+            candidates = [stem_path, stem_path.rsplit("/", 1)[-1], title, note_id]
+            if metadata and '"aliases"' in metadata:
+                aliases = json.loads(metadata).get("aliases") or []
+                candidates.extend(aliases if isinstance(aliases, list) else [aliases])
             for name in candidates:
                 if name:
-                    names.setdefault(link_key(str(name)), row["id"])
+                    names.setdefault(link_key(str(name)), note_pk)
+        sql = "SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL"
+        params: list = []
+        if not self._names_changed:
+            written = sorted(self._written_notes)
+            sql += f" AND src_note IN ({','.join('?' * len(written))})"
+            params = written
         with self.db.atomic():
-            for edge_id, target, current in self.db.execute("SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL").fetchall():
+            for edge_id, target, current in self.db.execute(sql, params).fetchall():
                 resolved = names.get(link_key(target)) if target else None
                 if resolved != current:
                     self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [resolved, edge_id])
@@ -545,6 +577,10 @@ def refresh_windows(db, note_pks: list[int]) -> None:
     """
     for note_pk in note_pks:
         db.execute(sql, [note_pk])
+
+
+def _aliases(metadata_json: str | None):
+    return json.loads(metadata_json).get("aliases") if metadata_json and '"aliases"' in metadata_json else None
 
 
 def link_key(name: str) -> str:

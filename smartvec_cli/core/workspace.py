@@ -36,7 +36,11 @@ class Workspace:
 
         return Store.open(self.index_dir, create=create)
 
-    def embedder(self):
+    def embedder(self, prepare: bool = False, on_notice=None):
+        """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""
         from ..embed.select import select_embedder
 
-        return select_embedder(self.config, self.index_dir)
+        return select_embedder(self.config, self.index_dir, prepare=prepare, on_notice=on_notice)
+
+    def writer_embedder(self, on_notice=None):
+        return self.embedder(prepare=True, on_notice=on_notice)

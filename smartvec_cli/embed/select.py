@@ -1,5 +1,12 @@
 """Choosing the embedding backend from configuration.
 
+``auto`` (the default) uses the ONNX export of the packaged weights when the index folder
+holds a verified one (``<index>/onnx/``): it starts in a fraction of a second and never
+imports torch. Writers (``index``, ``refresh``, ``watch``) create that export once, which
+needs torch for a few seconds; if the export cannot be verified to agree with
+sentence-transformers (cosine >= 0.9999 on a probe set), the fast path is refused and
+sentence-transformers is used. Both produce the same fingerprint only when verified.
+
 Besides the built-in backends, ``[embedder] backend = "package.module:factory"`` names a
 callable that returns an :class:`Embedder`: a model of the user's own, or the tests' fake
 embedder in the daemon subprocesses they start.
@@ -8,14 +15,25 @@ embedder in the daemon subprocesses they start.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from ..config import Config, is_import_spec
 from ..errors import SmartvecError
 from . import Embedder
 
+ONNX_CACHE = "onnx"
+Notice = Callable[[str], None]
 
-def select_embedder(config: Config, index_dir: Path) -> Embedder:
+
+def select_embedder(config: Config, index_dir: Path, prepare: bool = False, on_notice: Notice | None = None) -> Embedder:
+    """The configured embedder; ``prepare`` lets a writer create the ONNX export when it is missing."""
     backend = config.embedder_backend
+    if backend in ("auto", "onnx"):
+        fast = onnx_embedder(Path(index_dir) / ONNX_CACHE, prepare, on_notice or (lambda text: None))
+        if fast is not None:
+            return fast
+        if backend == "onnx":
+            raise SmartvecError(f"no verified ONNX model in {Path(index_dir) / ONNX_CACHE}; run 'smartvec index' to create it")
     if backend in ("auto", "sentence-transformers"):
         from .sentence_transformers import SentenceTransformerEmbedder
 
@@ -23,6 +41,23 @@ def select_embedder(config: Config, index_dir: Path) -> Embedder:
     if is_import_spec(backend):
         return load_embedder(backend)
     raise SmartvecError(f"embedder backend {backend!r} is not available")
+
+
+def onnx_embedder(cache_dir: Path, prepare: bool, notice: Notice) -> Embedder | None:
+    from .onnx import export_onnx, load_onnx_embedder
+
+    embedder = load_onnx_embedder(cache_dir)
+    if embedder is not None or not prepare:
+        return embedder
+    from . import packaged_model_dir
+
+    notice("preparing the fast ONNX model (once; takes a few seconds)")
+    try:
+        export_onnx(packaged_model_dir(), cache_dir)
+    except Exception as exc:  # any failure of the export only costs speed: fall back to sentence-transformers
+        notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
+        return None
+    return load_onnx_embedder(cache_dir)
 
 
 def load_embedder(spec: str) -> Embedder:

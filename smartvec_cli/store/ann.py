@@ -90,6 +90,13 @@ class HnswIndex:
         self.generation = int(meta.get("generation", -1))
         return True
 
+    def saved_generation(self) -> int | None:
+        """The generation of the saved index, read from the sidecar alone (cheap: no index load)."""
+        try:
+            return int(json.loads(self.sidecar.read_text())["generation"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
     def _ensure_capacity(self, extra: int) -> None:
         needed = self.index.get_current_count() + extra
         capacity = self.index.get_max_elements()

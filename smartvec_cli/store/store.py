@@ -143,6 +143,11 @@ class Store:
 
     # -- the ANN cache ------------------------------------------------------------------------
 
+    @property
+    def ann_loaded(self) -> bool:
+        """Whether this run touched the ANN index (a run that changed nothing never loads it)."""
+        return self._ann_loaded
+
     def load_ann(self) -> HnswIndex:
         """The ANN index, brought in line with the database if it lags behind."""
         if not self._ann_loaded:

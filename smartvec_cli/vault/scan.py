@@ -20,9 +20,13 @@ IGNORED_SUFFIXES = (".tmp", "~", ".swp", ".swx")
 @dataclass(frozen=True)
 class NoteFile:
     rel_path: str  # POSIX path relative to the vault root, e.g. "policies/Remote Work.md"
-    abs_path: Path
+    path: str  # where it was found (through any in-vault symlinks)
     size: int
     mtime_ns: int
+
+    @property
+    def abs_path(self) -> Path:
+        return Path(self.path)
 
 
 @dataclass(frozen=True)
@@ -54,17 +58,19 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
     """Walk the vault and return its notes sorted by path, plus what could not be looked at."""
     vault = Path(vault)
     root_real = Path(os.path.realpath(vault))
-    index_real = Path(os.path.realpath(index_dir)) if index_dir else None
+    index_real = os.path.realpath(index_dir) if index_dir else None
     exclude = exclude or []
     notes: list[NoteFile] = []
     problems: list[ScanProblem] = []
-    visited_dirs: set[Path] = set()
+    visited_dirs: set[str] = set()
 
-    def inside_vault(real: Path) -> bool:
-        return real == root_real or root_real in real.parents
+    root_prefix = str(root_real) + os.sep
 
-    def walk(directory: Path, rel_dir: str) -> None:
-        real_dir = Path(os.path.realpath(directory))
+    def inside_vault(real: str) -> bool:
+        return real == str(root_real) or real.startswith(root_prefix)
+
+    def walk(directory: str, rel_dir: str) -> None:
+        real_dir = os.path.realpath(directory)
         if real_dir in visited_dirs:
             problems.append(ScanProblem(rel_dir or ".", "symlink loop: folder already visited, not followed again"))
             return
@@ -78,13 +84,12 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if _skip_name(entry.name) or entry.name in IGNORED_DIRS:
                 continue
-            if is_excluded(rel, exclude):
+            if exclude and is_excluded(rel, exclude):
                 continue
-            path = Path(entry.path)
-            is_link = entry.is_symlink()
-            if is_link:
+            path = entry.path
+            if entry.is_symlink():
                 try:
-                    real = Path(os.path.realpath(path, strict=True))
+                    real = os.path.realpath(path, strict=True)
                 except (OSError, RuntimeError):
                     problems.append(ScanProblem(rel, "broken or looping symlink, skipped"))
                     continue
@@ -92,7 +97,7 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
                     continue
             try:
                 if entry.is_dir(follow_symlinks=True):
-                    if index_real and Path(os.path.realpath(path)) == index_real:
+                    if index_real and os.path.realpath(path) == index_real:
                         continue
                     walk(path, rel)
                     continue
@@ -104,7 +109,7 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
                 continue
             notes.append(NoteFile(rel, path, stat.st_size, stat.st_mtime_ns))
 
-    walk(vault, "")
+    walk(str(vault), "")
     notes.sort(key=lambda n: n.rel_path)
     return notes, problems
 
