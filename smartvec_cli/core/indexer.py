@@ -32,6 +32,10 @@ from .workspace import Workspace
 ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
 BINARY_SNIFF_BYTES = 8192
+RELATIONS_STALE = "relations_stale"
+"""Set in the transaction that writes or deletes notes, cleared once links and supersession are
+resolved again: a run killed in between leaves it set, and the next run finishes the job even when
+it finds no note to read."""
 
 
 @dataclass
@@ -222,9 +226,11 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        if to_write or missing:
+        if to_write or missing or self.store.get_meta(RELATIONS_STALE):
             self._resolve_links()
             self._apply_supersession()
+            with self.store.write():
+                self.db.execute("DELETE FROM meta WHERE key = ?", [RELATIONS_STALE])
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -311,6 +317,7 @@ class Indexer:
             ann_remove: list[int] = []
             with self.db.atomic():
                 self._store_vectors(vectors)
+                self.store.set_meta(RELATIONS_STALE, 1)
                 for item in group:
                     added, removed = self._write_note(item)
                     ann_add.extend(added)
@@ -462,6 +469,7 @@ class Indexer:
             return
         removed: list[int] = []
         with self.db.atomic():
+            self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 removed.extend(r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [row["id"]]))
                 self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [self.now, row["id"]])
