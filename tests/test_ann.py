@@ -72,7 +72,8 @@ def test_an_unreadable_index_file_is_rebuilt_from_stored_vectors(vault, cli, fak
     hnsw.write_bytes(b"garbage")
     fake_embedder.embedded.clear()
     result = cli("query", "apples orchard", "--json")
-    assert result.exit_code == 0 and "rebuilt from the stored vectors" in result.stderr
+    assert result.exit_code == 0 and "rebuilt in memory from the stored vectors" in result.stderr
+    assert "smartvec doctor --repair" in result.stderr
     assert fake_embedder.embedded == ["apples orchard"]
     summary = cli.json("index", "--json")
     assert summary["chunks_embedded"] == 0

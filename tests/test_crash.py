@@ -37,7 +37,7 @@ def smartvec(vault, index_dir, *args, now=NOW_CRASH):
 def run(vault, index_dir, *args, now=NOW_CRASH, expect=0):
     argv, env = smartvec(vault, index_dir, *args, now=now)
     done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == expect, (args, done.returncode, done.stderr)
+    assert expect is None or done.returncode == expect, (args, done.returncode, done.stderr)
     return done
 
 
@@ -113,7 +113,15 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
         assert events_before <= events and archived_before <= archived
     assert outcomes.count("killed") >= 3, outcomes
 
+    after_crash = run(vault, index_dir, "doctor", "--json", expect=None)
+    checks = {c["name"]: c for c in json.loads(after_crash.stdout)["checks"]}
+    assert {name for name, c in checks.items() if not c["ok"]} <= {"ann_sync", "locks", "leftovers"}, checks
+    if outcomes[-1] == "killed":
+        assert "no longer running" in checks["locks"]["detail"]  # it died holding the writer lock
+
     run(vault, index_dir, "index")
+    doctor = json.loads(run(vault, index_dir, "doctor", "--json").stdout)
+    assert doctor["ok"], doctor
     assert_consistent(index_dir)
     assert preserved(index_dir) == preserved(control)
     final, expected = index_state(index_dir), index_state(control)

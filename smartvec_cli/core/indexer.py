@@ -23,8 +23,8 @@ import numpy as np
 from ..embed import Embedder
 from ..memory.confidence import base_authority
 from ..memory.temporal import earlier, later, note_time
-from ..store.store import Store, vector_to_blob
-from ..vault.chunk import Chunk
+from ..store.store import REEMBEDDING, Store, vector_to_blob
+from ..vault.chunk import Chunk, embed_text_for
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
@@ -197,6 +197,9 @@ class Indexer:
         self.summary.notes_scanned = len(files)
         if self.store.fingerprint and not full:
             self.store.check_fingerprint(self.embedder.fingerprint)
+        if full and self.store.fingerprint not in (None, self.embedder.fingerprint):
+            with self.store.write():
+                self.store.set_meta(REEMBEDDING, self.embedder.fingerprint)
         self.store.load_ann()
 
         live_rows = {
@@ -297,7 +300,7 @@ class Indexer:
         """Upsert vectors; call inside the transaction that uses them."""
         if not vectors:
             return
-        if self.store.fingerprint != self.embedder.fingerprint:
+        if not self.store.fingerprint:
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
         self.db["embeddings"].upsert_all(
             [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": self.now} for h, (t, v) in vectors.items()],
@@ -526,15 +529,27 @@ class Indexer:
     # -- --full -------------------------------------------------------------------------------
 
     def _reembed_stored(self) -> None:
-        """Re-embed every stored passage this run did not already embed, archived versions included."""
+        """Re-embed every stored passage this run did not already embed, archived versions included.
+
+        A passage whose stored vector was lost (``doctor`` reports it) is embedded again from
+        its own text, heading and its note's title: what the model saw when it was written.
+        """
         rows = self.db.execute(
             "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
         ).fetchall()
+        lost = self.db.execute(
+            """SELECT c.hash, n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"""
+        ).fetchall()
+        rows += [(h, embed_text_for(title or "", heading.split(" > ") if heading else [], text)) for h, title, heading, text in lost]
+        rows = list(dict(rows).items())
         todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
         self._to_embed_total, self._embedded_so_far = len(todo), 0
         vectors = self._embed_texts(todo)
         with self.db.atomic():
             self._store_vectors(vectors)
+            self.store.set_meta("fingerprint", self.embedder.fingerprint)
+            self.db.execute("DELETE FROM meta WHERE key = ?", [REEMBEDDING])
 
 
 def refresh_windows(db, note_pks: list[int]) -> None:

@@ -16,6 +16,7 @@ from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 
 DB_FILE = "smartvec.db"
+REEMBEDDING = "reembedding"
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -93,9 +94,19 @@ class Store:
     def fingerprint(self) -> str | None:
         return self.get_meta("fingerprint")
 
+    @property
+    def reembedding(self) -> str | None:
+        """The model an ``index --full`` was moving the index to, while (or if interrupted while) it runs."""
+        return self.get_meta(REEMBEDDING)
+
     def check_fingerprint(self, fingerprint: str) -> None:
         """Refuse to mix vectors of different weights in one index."""
         stored = self.fingerprint
+        if self.reembedding:
+            raise ModelMismatchError(
+                f"an 'index --full' that re-embeds the index with {self.reembedding} did not finish, so it holds "
+                "vectors of two models; run 'smartvec index --full' again"
+            )
         if stored and stored != fingerprint:
             raise ModelMismatchError(
                 f"index was built with {stored} but the current model is {fingerprint}; "
@@ -133,27 +144,49 @@ class Store:
             by_id.update((r[0], r[1]) for r in self.db.execute(sql, batch))
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
-            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec doctor --repair'")
+            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
         if not chunk_ids:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.vstack([blob_to_vector(by_id[i]) for i in chunk_ids])
 
     def ann_expected_labels(self) -> set[int]:
-        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+        """The passages the ANN index must hold: every stored version that is not deleted and has a vector."""
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT c.id FROM chunks c WHERE c.state != 'DELETED' AND EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"
+            )
+        }
+
+    def chunks_without_vectors(self) -> list[int]:
+        """Passages whose vector is gone (damage from outside): search cannot see them until re-embedded."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT c.id FROM chunks c WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"
+            )
+        ]
 
     # -- the ANN cache ------------------------------------------------------------------------
 
     def load_ann(self) -> HnswIndex:
-        """The ANN index, brought in line with the database if it lags behind."""
+        """The ANN index, brought in line with the database if it lags behind.
+
+        An unreadable file is rebuilt in memory so that the command still works, and said so;
+        the repair is saved by the next writer or by ``doctor --repair``.
+        """
         if not self._ann_loaded:
             try:
                 self.ann.load()
             except CorruptIndexError as exc:
-                self.notices.append(f"{exc}; rebuilt from the stored vectors")
+                self.notices.append(
+                    f"{exc}; rebuilt in memory from the stored vectors (run 'smartvec doctor --repair' to save the repair)"
+                )
                 self.rebuild_ann()
                 return self.ann
             if self.ann.generation != self.generation:
                 self.ann.reconcile(self.ann_expected_labels(), self.vectors_for_chunks)
+                self._warn_missing_vectors()
             self._ann_loaded = True
         return self.ann
 
@@ -163,7 +196,16 @@ class Store:
         self.ann.rebuild(np.asarray(labels, dtype=np.int64), self.vectors_for_chunks(labels))
         self.ann.generation = -1
         self._ann_loaded = True
+        self._warn_missing_vectors()
         return len(labels)
+
+    def _warn_missing_vectors(self) -> None:
+        missing = self.chunks_without_vectors()
+        if missing:
+            self.notices.append(
+                f"{len(missing)} passages have no stored vector and cannot be found by search; "
+                "run 'smartvec index --full' to embed them again"
+            )
 
     def save_ann(self) -> None:
         self.ann.save(self.generation)
