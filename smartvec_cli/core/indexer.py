@@ -318,7 +318,7 @@ class Indexer:
             vectors = self._embed_missing([c for item in group for c in item.parsed.chunks], force=force_embed)
             ann_add: list[int] = []
             ann_remove: list[int] = []
-            with self.db.atomic():
+            with self.store.write():
                 self._store_vectors(vectors)
                 self.store.set_meta(RELATIONS_STALE, 1)
                 for item in group:
@@ -471,7 +471,7 @@ class Indexer:
         if not rows:
             return
         removed: list[int] = []
-        with self.db.atomic():
+        with self.store.write():
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 removed.extend(r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [row["id"]]))
@@ -496,7 +496,7 @@ class Indexer:
             for name in candidates:
                 if name:
                     names.setdefault(link_key(str(name)), row["id"])
-        with self.db.atomic():
+        with self.store.write():
             for edge_id, target, current in self.db.execute("SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL").fetchall():
                 resolved = names.get(link_key(target)) if target else None
                 if resolved != current:
@@ -519,7 +519,7 @@ class Indexer:
         changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
         if not changed:
             return
-        with self.db.atomic():
+        with self.store.write():
             for note_pk in changed:
                 start, src = starts.get(note_pk, (None, None))
                 self.db["notes"].update(note_pk, {"superseded_at": start, "superseded_by": src})
@@ -546,7 +546,7 @@ class Indexer:
         todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
         self._to_embed_total, self._embedded_so_far = len(todo), 0
         vectors = self._embed_texts(todo)
-        with self.db.atomic():
+        with self.store.write():
             self._store_vectors(vectors)
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
             self.db.execute("DELETE FROM meta WHERE key = ?", [REEMBEDDING])

@@ -57,7 +57,9 @@ class Store:
 
         Readers that also write (a query counting accesses, feedback) run beside the one
         writer; a deferred transaction that read first would fail at once with "database
-        is locked" when its snapshot went stale, where this one waits its turn.
+        is locked" when its snapshot went stale, where this one waits its turn. Every
+        writer's transaction goes through here for that reason (sqlite-utils' ``atomic``
+        begins deferred).
         """
         if self.db.conn.in_transaction:
             with self.db.atomic():
@@ -213,7 +215,7 @@ class Store:
     # -- runs and events ----------------------------------------------------------------------
 
     def record_run(self, command: str, started_at: str, finished_at: str, status: str, summary: dict) -> int:
-        with self.db.atomic():
+        with self.write():
             return self.db["runs"].insert(
                 {
                     "command": command,
