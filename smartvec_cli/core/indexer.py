@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
@@ -219,7 +220,13 @@ class Indexer:
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
-            parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+            try:
+                parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+            except Exception as exc:  # one note the parser cannot handle must not stop an unattended run
+                if os.environ.get("SMARTVEC_DEBUG"):
+                    raise
+                self.summary.error(file.rel_path, f"cannot be parsed ({type(exc).__name__}: {exc}); skipped, please report it")
+                continue
             if parsed.frontmatter_error:
                 self.summary.error(file.rel_path, parsed.frontmatter_error)
             to_write.append(_ReadNote(file, parsed, file_sha, row))
