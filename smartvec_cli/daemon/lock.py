@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import SmartvecError
+from ..errors import SmartvecError, index_folder_error
 
 WRITER_LOCK_FILE = "writer.lock"
 POLL_SECONDS = 0.1
@@ -116,7 +116,7 @@ class FileLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise SmartvecError(f"cannot open lock file {self.path}: {exc.strerror or exc}") from None
+            raise index_folder_error(f"cannot open lock file {self.path}", exc) from None
         deadline = time.monotonic() + max(0.0, wait)
         told = False
         while True:

@@ -11,7 +11,7 @@ import numpy as np
 import sqlite_utils
 
 from ..embed import DIMENSIONS
-from ..errors import ModelMismatchError, SmartvecError
+from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 
@@ -45,7 +45,7 @@ class Store:
             try:
                 index_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise SmartvecError(f"cannot create index folder {index_dir}: {exc.strerror or exc}") from None
+                raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
         return cls(index_dir, open_database(db_path))
 
     def close(self) -> None:
