@@ -4,7 +4,8 @@ The run under test is a real ``python -m smartvec_cli index`` subprocess (the fa
 embedder through ``config.toml``, real SQLite, hnswlib and files), killed with SIGKILL
 at several points of a large run: while starting, early, midway, and once every note is
 written (links, deletions and the vector-index save still to do). The points are found by
-watching the database grow, with seeded jitter. After the last kill one more ``index``
+watching the database grow, with seeded jitter; once midway it is a Ctrl-C (SIGINT) instead,
+which must stop it cleanly with exit code 130. After the last kill one more ``index``
 and ``doctor`` must leave exactly what one uninterrupted run leaves on a copy.
 """
 
@@ -53,18 +54,23 @@ def written_at(index_dir, now) -> int:
         return 0
 
 
-def kill_index_when(vault, index_dir, ready, rng) -> str:
-    """Start ``index``, SIGKILL it once ``ready()`` holds (plus a little seeded jitter); how it ended."""
+def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
+    """Start ``index``, send ``sig`` once ``ready()`` holds (plus a little seeded jitter); how it ended."""
     argv, env = smartvec(vault, index_dir, "index", "--json")
-    proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while proc.poll() is None and not ready() and time.monotonic() < deadline:
         time.sleep(0.005)
     time.sleep(rng.uniform(0, 0.02))
     if proc.poll() is not None:
+        proc.communicate()
         return f"finished ({proc.returncode})"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=30)
+    if sig == signal.SIGINT:  # Ctrl-C: a clean stop, saying so in one line
+        assert proc.returncode == 130, stderr
+        assert stderr.strip().splitlines()[-1] == "error: interrupted; everything committed before the interruption is kept"
+        return "interrupted"
     return "killed"
 
 
@@ -106,12 +112,12 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
     assert total >= 300
 
     outcomes = [kill_index_when(vault, index_dir, lambda: rng.random() < 0.02, rng)]  # while starting up
-    for fraction in (0.1, 0.5, 1.0):
+    for fraction, sig in ((0.1, signal.SIGKILL), (0.3, signal.SIGINT), (0.5, signal.SIGKILL), (1.0, signal.SIGKILL)):
         target = int(total * fraction)
-        outcomes.append(kill_index_when(vault, index_dir, lambda: written_at(index_dir, NOW_CRASH) >= target, rng))
+        outcomes.append(kill_index_when(vault, index_dir, lambda: written_at(index_dir, NOW_CRASH) >= target, rng, sig))
         events, archived = preserved(index_dir)
         assert events_before <= events and archived_before <= archived
-    assert outcomes.count("killed") >= 3, outcomes
+    assert outcomes.count("killed") >= 3 and "interrupted" in outcomes, outcomes
 
     after_crash = run(vault, index_dir, "doctor", "--json", expect=None)
     checks = {c["name"]: c for c in json.loads(after_crash.stdout)["checks"]}
