@@ -254,3 +254,18 @@ def test_damage_found_in_the_middle_of_a_command_is_one_line(indexed, cli, monke
     result = cli("status")
     assert result.exit_code == 1
     assert result.stderr == "error: the index database is damaged (database disk image is malformed); run 'smartvec doctor'\n"
+
+
+def test_passages_whose_note_is_gone_are_retired_not_erased(indexed, cli, fake_embedder):
+    with Store.open(indexed) as store:
+        store.db.execute("PRAGMA foreign_keys = OFF")
+        store.db.execute("UPDATE chunks SET note = 99999 WHERE id = (SELECT min(id) FROM chunks)")
+        store.db.conn.commit()
+        chunk = store.db.execute("SELECT id FROM chunks WHERE note = 99999").fetchone()[0]
+    checks, _ = doctor(cli, expect=1)
+    assert failing(checks) == ["orphans"] and "1 passages belong to no note" in checks["orphans"]["detail"]
+    checks, _ = doctor(cli, "--repair", expect=0)
+    assert checks["orphans"]["repaired"] and checks["ann_sync"]["repaired"]  # its label leaves the vector index
+    with Store.open(indexed) as store:
+        assert store.db.execute("SELECT state FROM chunks WHERE id = ?", [chunk]).fetchone()[0] == "DELETED"
+    assert failing(doctor(cli, expect=0)[0]) == []
