@@ -24,3 +24,14 @@ class ModelMismatchError(SmartvecError):
 
 EXIT_PARTIAL = 3
 """The run finished, but some notes could not be read or parsed (they are listed in ``errors``)."""
+
+
+def index_folder_error(what: str, exc: OSError) -> SmartvecError:
+    """One line for an index folder that cannot be written, with the way out when it never will be
+    (a read-only vault holding the default ``<vault>/.smartvec``)."""
+    import errno
+
+    hint = ""
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        hint = "; the index folder must be writable: pass --index-dir DIR (or set SMARTVEC_INDEX) to keep it elsewhere"
+    return SmartvecError(f"{what}: {exc.strerror or exc}{hint}")

@@ -1,8 +1,9 @@
 """The ANN index is a cache: atomic files, catching up after a crash, rebuilt when unreadable."""
 
 import numpy as np
+import pytest
 
-from smartvec_cli.store.ann import HnswIndex
+from smartvec_cli.store.ann import CorruptIndexError, HnswIndex
 from smartvec_cli.store.store import Store
 
 from conftest import write
@@ -72,9 +73,44 @@ def test_an_unreadable_index_file_is_rebuilt_from_stored_vectors(vault, cli, fak
     hnsw.write_bytes(b"garbage")
     fake_embedder.embedded.clear()
     result = cli("query", "apples orchard", "--json")
-    assert result.exit_code == 0 and "rebuilt from the stored vectors" in result.stderr
+    assert result.exit_code == 0 and "rebuilt in memory from the stored vectors" in result.stderr
+    assert "smartvec doctor --repair" in result.stderr
     assert fake_embedder.embedded == ["apples orchard"]
     write(vault, "b.md", "# B\n\nBananas grow in bunches.\n")
     summary = cli.json("index", "--json")  # a writer that touches the index saves a good one
     assert summary["chunks_embedded"] == 1
     assert cli("query", "apples orchard").stderr == ""
+
+
+def test_a_reader_racing_a_saving_writer_loads_the_new_index(tmp_path, monkeypatch):
+    vectors = unit_vectors(10)
+    first = HnswIndex(tmp_path, 8)
+    first.add(np.arange(5), vectors[:5])
+    first.save(1)
+    writer = HnswIndex(tmp_path, 8)
+    writer.load()
+    writer.add(np.arange(5, 10), vectors[5:])
+    reader = HnswIndex(tmp_path, 8)
+    original = HnswIndex._load
+    raced = []
+
+    def racing(self, raw_sidecar):
+        if self is reader and not raced:
+            raced.append(True)
+            writer.save(2)  # after the reader read the sidecar: its vectors-1.hnsw is gone
+        return original(self, raw_sidecar)
+
+    monkeypatch.setattr(HnswIndex, "_load", racing)
+    assert reader.load()
+    assert raced and reader.generation == 2 and reader.live == set(range(10))
+
+
+def test_a_truncated_file_is_caught_before_hnswlib_reads_it(tmp_path):
+    index = HnswIndex(tmp_path, 8)
+    index.add(np.arange(50), unit_vectors(50))
+    index.save(3)
+    path = tmp_path / "vectors-3.hnsw"
+    path.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(CorruptIndexError, match="truncated"):
+        HnswIndex(tmp_path, 8).load()
+    assert HnswIndex(tmp_path, 8).verify() and "checksum" in HnswIndex(tmp_path, 8).verify()

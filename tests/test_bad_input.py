@@ -147,3 +147,32 @@ def test_bad_batch_input_is_a_usage_error(vault, cli, fake_embedder):
     result = cli("query", "--batch", "-", input='{"id": 1, "query": "roadmap"}\nnot json\n')
     assert result.exit_code == EXIT_USAGE
     assert "-:2:" in result.stderr
+
+
+def test_self_referring_frontmatter_is_reported_and_the_run_goes_on(vault, cli, fake_embedder):
+    write(vault, "good.md", GOOD)
+    write(vault, "alias.md", "---\nrelated: &x [*x]\n---\n# Alias\n\nA note whose frontmatter refers to itself.\n")
+    result, summary = run_index(cli)
+    assert result.exit_code == EXIT_PARTIAL
+    assert "refers to itself" in errors_by_path(summary)["alias.md"]
+    assert summary["notes_new"] == 2
+
+
+def test_a_note_the_parser_chokes_on_never_stops_the_run(vault, cli, fake_embedder, monkeypatch):
+    import smartvec_cli.core.indexer as indexer
+
+    write(vault, "good.md", GOOD)
+    write(vault, "cursed.md", "# Cursed\n\nThe parser has a bug this note finds.\n")
+    original = indexer.parse_note
+
+    def parse(text, rel_path, **kwargs):
+        if rel_path == "cursed.md":
+            raise IndexError("list index out of range")
+        return original(text, rel_path, **kwargs)
+
+    monkeypatch.setattr(indexer, "parse_note", parse)
+    monkeypatch.delenv("SMARTVEC_DEBUG", raising=False)
+    result, summary = run_index(cli)
+    assert result.exit_code == EXIT_PARTIAL
+    assert errors_by_path(summary)["cursed.md"].startswith("cannot be parsed (IndexError: list index out of range)")
+    assert summary["notes_new"] == 1

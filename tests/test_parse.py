@@ -117,3 +117,41 @@ def test_long_paragraphs_split_within_the_limit_and_lose_nothing():
 def test_a_lead_in_line_joins_the_list_it_introduces():
     chunks = chunk_note("T", "# Rules\n\nThe rules:\n\n- one rule here\n- another rule here\n")
     assert len(chunks) == 1 and chunks[0].text.startswith("The rules:")
+
+
+# -- found by the property tests (tests/test_properties.py) and hostile input -------------------
+
+
+def test_a_closing_hash_needs_a_space_before_it():
+    chunks = chunk_note("T", "## Learning C#\n\nNotes about the C# language and its runtime here.\n")
+    assert chunks[0].heading == "Learning C#"
+    assert parse_note("# F# ##\n\nbody text with enough words\n", "x.md").title == "F#"
+
+
+def test_aclarai_comments_never_reach_a_passage_even_in_code_or_headings():
+    body = "# Title <!-- aclarai:id=concept_t -->\n\n```\ncode line\n<!-- aclarai:id=blk_1 ver=2 -->\n```\n\nText <!-<!-- aclarai:x -->- aclarai:y --> end.\n"
+    note = parse_note(body, "x.md")
+    assert note.title == "Title"
+    for chunk in note.chunks:
+        assert "aclarai" not in chunk.text and "aclarai" not in chunk.embed_text, chunk
+
+
+def test_a_long_code_block_keeps_its_lines_when_split():
+    code = "\n".join(f"    value_{i} = compute({i})" for i in range(60))
+    chunks = chunk_note("T", f"```python\n{code}\n```\n", max_chars=300)
+    assert len(chunks) > 1
+    assert all(len(c.text) <= 300 for c in chunks)
+    assert "\n" in chunks[1].text and "value_59 = compute(59)" in chunks[-1].text.split("\n")[-2]
+
+
+def test_self_referring_or_exploding_yaml_is_reported_not_followed():
+    import time
+
+    laughs = "---\na: &a [x,x,x,x,x,x,x,x,x,x]\n" + "".join(
+        f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi")
+    ) + "---\n# Laughs\n\nThe body is still indexed without its metadata.\n"
+    for text in ("---\na: &x [*x]\n---\nbody text here\n", "---\na: &x {b: *x}\n---\nbody text\n", laughs):
+        started = time.monotonic()
+        note = parse_note(text, "x.md")
+        assert time.monotonic() - started < 2
+        assert note.metadata == {} and "refers to itself" in note.frontmatter_error and note.chunks

@@ -7,6 +7,7 @@ Set SMARTVEC_DEBUG=1 to see a traceback instead of the one-line message.
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 from typing import Optional
@@ -32,6 +33,14 @@ class SmartvecGroup(TyperGroup):
             fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted; everything committed before the interruption is kept", EXIT_INTERRUPTED)
+        except sqlite3.OperationalError as exc:
+            if os.environ.get("SMARTVEC_DEBUG"):
+                raise
+            fail(f"index database: {exc} (if this persists, run 'smartvec doctor')", EXIT_ERROR)
+        except sqlite3.DatabaseError as exc:
+            if os.environ.get("SMARTVEC_DEBUG"):
+                raise
+            fail(f"the index database is damaged ({exc}); run 'smartvec doctor'", EXIT_ERROR)
         except Exception as exc:  # the last line of defence: never a traceback for the user
             if os.environ.get("SMARTVEC_DEBUG"):
                 raise
@@ -97,6 +106,7 @@ def register_commands() -> None:
     from . import (  # noqa: F401  (each module adds its command to ``app``)
         consolidate,
         cron,
+        doctor,
         feedback,
         graph,
         history,

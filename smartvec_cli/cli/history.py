@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .output import print_json, stdout_console
+from .output import plain, print_json, stdout_console
 
 
 @app.command("history")
@@ -36,7 +36,7 @@ def history_command(
     for passage in data["passages"]:
         for version in passage["versions"]:
             table.add_row(
-                passage["chunk_id"], str(version["version"]), version["state"], (version["valid_from"] or "")[:10],
-                (version["valid_until"] or "")[:10], version["replaced_by"] or "", " ".join(version["text"].split())[:60],
+                plain(passage["chunk_id"]), str(version["version"]), version["state"], (version["valid_from"] or "")[:10],
+                (version["valid_until"] or "")[:10], plain(version["replaced_by"] or ""), plain(" ".join(version["text"].split())[:60]),
             )
     console.print(table)

@@ -23,6 +23,13 @@ def show_notices(store) -> None:
         message(f"warning: {notice}")
 
 
+def plain(value):
+    """A table cell shown as it is: note text and names may hold ``[...]`` that rich would read as markup."""
+    from rich.text import Text
+
+    return Text(str(value))
+
+
 def stdout_console():
     from rich.console import Console
 

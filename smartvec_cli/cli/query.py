@@ -10,7 +10,7 @@ import typer
 
 from ..errors import UsageError
 from .app import app, workspace
-from .output import show_notices, print_json, stdout_console
+from .output import plain, show_notices, print_json, stdout_console
 
 
 @app.command("query")
@@ -108,7 +108,7 @@ def show_answer(answer, explain: bool) -> None:
         place = hit.path + (f" › {hit.heading}" if hit.heading else "")
         state = "" if hit.state in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit.state.lower()}]"
         console.print(
-            f"[bold]{hit.rank}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit.score:.3f}  confidence {hit.confidence:.0%}{state}",
+            f"[bold]{hit.rank}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit.score:.3f}  confidence {hit.confidence:.0%}{escape(state)}",
             markup=True,
         )
         snippet = " ".join(hit.text.split())
@@ -127,7 +127,7 @@ def show_explain_table(console, hits) -> None:
         cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit.signals
         table.add_row(
-            str(hit.rank), hit.chunk_id, f"{hit.score:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
+            str(hit.rank), plain(hit.chunk_id), f"{hit.score:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
             cell(signals["confidence"]), cell(signals["relational"]), f"{hit.confidence:.0%}",
         )
     console.print(table)

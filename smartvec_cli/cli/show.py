@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .output import print_json, stdout_console
+from .output import plain, print_json, stdout_console
 
 
 @app.command("show")
@@ -37,5 +37,5 @@ def show_command(
     table = Table("chunk", "v", "state", "valid", "text")
     for chunk in data["chunks"]:
         valid = f"{(chunk['valid_from'] or '')[:10]} .. {(chunk['valid_until'] or '')[:10]}"
-        table.add_row(chunk["chunk_id"], str(chunk["version"]), chunk["state"], valid, " ".join(chunk["text"].split())[:80])
+        table.add_row(plain(chunk["chunk_id"]), str(chunk["version"]), chunk["state"], valid, plain(" ".join(chunk["text"].split())[:80]))
     console.print(table)

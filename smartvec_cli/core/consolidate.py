@@ -86,7 +86,7 @@ class Consolidator:
             )
         ]
         self.summary.notes_processed = len(pending)
-        with self.db.atomic():
+        with self.store.write():
             self._drop_stale_derived_edges()
             if queued:
                 self._relate(queued)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
@@ -23,8 +24,8 @@ import numpy as np
 from ..embed import Embedder
 from ..memory.confidence import base_authority
 from ..memory.temporal import earlier, later, note_time
-from ..store.store import Store, vector_to_blob
-from ..vault.chunk import Chunk
+from ..store.store import REEMBEDDING, Store, vector_to_blob
+from ..vault.chunk import Chunk, embed_text_for
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
@@ -32,6 +33,10 @@ from .workspace import Workspace
 ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
 BINARY_SNIFF_BYTES = 8192
+RELATIONS_STALE = "relations_stale"
+"""Set in the transaction that writes or deletes notes, cleared once links and supersession are
+resolved again: a run killed in between leaves it set, and the next run finishes the job even when
+it finds no note to read."""
 
 
 @dataclass
@@ -206,6 +211,10 @@ class Indexer:
         for problem in problems:
             self.summary.error(problem.path, problem.error)
         self.summary.notes_scanned = len(files)
+        if full and self.store.fingerprint not in (None, self.embedder.fingerprint):
+            with self.store.write():
+                self.store.set_meta(REEMBEDDING, self.embedder.fingerprint)
+        relations_left_stale = bool(self.store.get_meta(RELATIONS_STALE))  # by a run killed before it finished
 
         live_rows = {
             r["path"]: r
@@ -224,7 +233,13 @@ class Indexer:
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
-            parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+            try:
+                parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+            except Exception as exc:  # one note the parser cannot handle must not stop an unattended run
+                if os.environ.get("SMARTVEC_DEBUG"):
+                    raise
+                self.summary.error(file.rel_path, f"cannot be parsed ({type(exc).__name__}: {exc}); skipped, please report it")
+                continue
             if parsed.frontmatter_error:
                 self.summary.error(file.rel_path, parsed.frontmatter_error)
             to_write.append(_ReadNote(file, parsed, file_sha, row))
@@ -234,10 +249,12 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        self._names_changed = self._names_changed or bool(missing)
-        if to_write or missing:
+        self._names_changed = self._names_changed or bool(missing) or relations_left_stale
+        if to_write or missing or relations_left_stale:
             self._resolve_links()
             self._apply_supersession()
+            with self.store.write():
+                self.db.execute("DELETE FROM meta WHERE key = ?", [RELATIONS_STALE])
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -306,7 +323,7 @@ class Indexer:
         """Upsert vectors; call inside the transaction that uses them."""
         if not vectors:
             return
-        if self.store.fingerprint != self.embedder.fingerprint:
+        if not self.store.fingerprint:
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
         self.db["embeddings"].upsert_all(
             [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": self.now} for h, (t, v) in vectors.items()],
@@ -324,8 +341,9 @@ class Indexer:
             vectors = self._embed_missing([c for item in group for c in item.parsed.chunks], force=force_embed)
             ann_add: list[int] = []
             ann_remove: list[int] = []
-            with self.db.atomic():
+            with self.store.write():
                 self._store_vectors(vectors)
+                self.store.set_meta(RELATIONS_STALE, 1)
                 for item in group:
                     added, removed = self._write_note(item)
                     ann_add.extend(added)
@@ -479,7 +497,8 @@ class Indexer:
         if not rows:
             return
         removed: list[int] = []
-        with self.db.atomic():
+        with self.store.write():
+            self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 removed.extend(r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [row["id"]]))
                 self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [self.now, row["id"]])
@@ -517,7 +536,7 @@ class Indexer:
             written = sorted(self._written_notes)
             sql += f" AND src_note IN ({','.join('?' * len(written))})"
             params = written
-        with self.db.atomic():
+        with self.store.write():
             for edge_id, target, current in self.db.execute(sql, params).fetchall():
                 resolved = names.get(link_key(target)) if target else None
                 if resolved != current:
@@ -540,7 +559,7 @@ class Indexer:
         changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
         if not changed:
             return
-        with self.db.atomic():
+        with self.store.write():
             for note_pk in changed:
                 start, src = starts.get(note_pk, (None, None))
                 self.db["notes"].update(note_pk, {"superseded_at": start, "superseded_by": src})
@@ -550,15 +569,27 @@ class Indexer:
     # -- --full -------------------------------------------------------------------------------
 
     def _reembed_stored(self) -> None:
-        """Re-embed every stored passage this run did not already embed, archived versions included."""
+        """Re-embed every stored passage this run did not already embed, archived versions included.
+
+        A passage whose stored vector was lost (``doctor`` reports it) is embedded again from
+        its own text, heading and its note's title: what the model saw when it was written.
+        """
         rows = self.db.execute(
             "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
         ).fetchall()
+        lost = self.db.execute(
+            """SELECT c.hash, n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"""
+        ).fetchall()
+        rows += [(h, embed_text_for(title or "", heading.split(" > ") if heading else [], text)) for h, title, heading, text in lost]
+        rows = list(dict(rows).items())
         todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
         self._to_embed_total, self._embedded_so_far = len(todo), 0
         vectors = self._embed_texts(todo)
-        with self.db.atomic():
+        with self.store.write():
             self._store_vectors(vectors)
+            self.store.set_meta("fingerprint", self.embedder.fingerprint)
+            self.db.execute("DELETE FROM meta WHERE key = ?", [REEMBEDDING])
 
 
 def refresh_windows(db, note_pks: list[int]) -> None:

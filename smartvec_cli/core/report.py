@@ -46,9 +46,12 @@ def status(store: Store, vault: str) -> dict:
 
 def find_note(store: Store, name: str) -> dict:
     """A live note by path (with or without .md), note id, file name or title, in that order."""
+    exact = name[2:] if name.startswith("./") else name  # a file name may begin or end with spaces
     name = name.strip()
     rel = name[2:] if name.startswith("./") else name
     queries = [
+        ("path = ?", exact),
+        ("path = ?", exact + ".md"),
         ("path = ?", rel),
         ("path = ?", rel + ".md"),
         ("note_id = ?", name),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import SmartvecError
+from ..errors import SmartvecError, index_folder_error
 
 WRITER_LOCK_FILE = "writer.lock"
 POLL_SECONDS = 0.1
@@ -88,6 +88,26 @@ class FileLock:
         except OSError:
             return None
 
+    def probe(self) -> tuple[bool, Holder | None]:
+        """(held by a running process, what the file says about its holder), for reports.
+
+        It takes a shared lock for an instant when the lock is free: a writer starting at
+        that very moment finds it busy and simply polls again.
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False, None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True, _parse_holder(os.pread(fd, 4096, 0))
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False, _parse_holder(os.pread(fd, 4096, 0))
+        finally:
+            os.close(fd)
+
     def acquire(self, wait: float = 30.0, on_wait: Callable[[Holder | None], None] | None = None) -> "FileLock":
         """Take the lock, polling for up to ``wait`` seconds; ``on_wait`` is told once if we have to wait."""
         if self._fd is not None:
@@ -96,7 +116,7 @@ class FileLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise SmartvecError(f"cannot open lock file {self.path}: {exc.strerror or exc}") from None
+            raise index_folder_error(f"cannot open lock file {self.path}", exc) from None
         deadline = time.monotonic() + max(0.0, wait)
         told = False
         while True:

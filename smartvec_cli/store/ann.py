@@ -11,6 +11,7 @@ database: missing labels are added from the stored vectors, extra ones tombstone
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -21,6 +22,7 @@ import numpy as np
 from ..errors import SmartvecError
 
 SIDECAR_FILE = "vectors.json"
+LOAD_ATTEMPTS = 5
 M = 16
 EF_CONSTRUCTION = 200
 MIN_EF = 64
@@ -64,31 +66,77 @@ class HnswIndex:
         index.set_ef(MIN_EF)
         return index
 
+    def _read_sidecar(self) -> str | None:
+        try:
+            return self.sidecar.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({exc.strerror or exc})") from None
+
     def load(self) -> bool:
         """Load the saved index; False (leaving an empty index) when none was saved.
 
-        Raises :class:`CorruptIndexError` when the files are there but unreadable.
+        Raises :class:`CorruptIndexError` when the files are there but unreadable. A reader
+        can lose a race with a writer that saves a newer index and removes the file the
+        reader's sidecar named; the sidecar has then changed, and the load starts over.
         """
+        for attempt in range(LOAD_ATTEMPTS):
+            raw = self._read_sidecar()
+            if raw is None:
+                return False
+            try:
+                self._load(raw)
+                return True
+            except CorruptIndexError:
+                if attempt + 1 < LOAD_ATTEMPTS and self._read_sidecar() != raw:
+                    continue
+                raise
+        return False
+
+    def _load(self, raw_sidecar: str) -> None:
         import hnswlib
 
-        if not self.sidecar.is_file():
-            return False
         try:
-            meta = json.loads(self.sidecar.read_text())
+            meta = json.loads(raw_sidecar)
             path = self.folder / meta["file"]
             if meta.get("dim") != self.dim:
                 raise ValueError(f"dimension {meta.get('dim')} != {self.dim}")
+            size = path.stat().st_size
+            if "bytes" in meta and size != meta["bytes"]:
+                raise ValueError(f"{meta['file']} is {size} bytes, {meta['bytes']} were saved: truncated or overwritten")
             index = hnswlib.Index(space="cosine", dim=self.dim)
             index.load_index(str(path), max_elements=int(meta["capacity"]))
             labels = set(int(x) for x in index.get_ids_list())
-        except (OSError, ValueError, KeyError, RuntimeError, TypeError, json.JSONDecodeError) as exc:
-            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({exc})") from None
+        except FileNotFoundError as exc:
+            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({exc.filename} is missing)") from None
+        except (OSError, ValueError, KeyError, RuntimeError, TypeError, MemoryError, json.JSONDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({reason})") from None
         self.index = index
         self.index.set_ef(MIN_EF)
         self.tombstones = set(int(x) for x in meta.get("tombstones", [])) & labels
         self.live = labels - self.tombstones
         self.generation = int(meta.get("generation", -1))
-        return True
+
+    def verify(self) -> str | None:
+        """What is wrong with the saved file's bytes, or None: a full checksum, too slow for every load."""
+        raw = self._read_sidecar()
+        if raw is None:
+            return None
+        try:
+            meta = json.loads(raw)
+            expected = meta.get("sha256")
+            path = self.folder / meta["file"]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return "its sidecar vectors.json is not valid"
+        if not expected:
+            return None
+        try:
+            actual = file_sha256(path)
+        except OSError as exc:
+            return f"{path.name} cannot be read ({exc.strerror or exc})"
+        return None if actual == expected else f"{path.name} does not match the checksum it was saved with"
 
     def saved_generation(self) -> int | None:
         """The generation of the saved index, read from the sidecar alone (cheap: no index load)."""
@@ -170,6 +218,8 @@ class HnswIndex:
         }
         try:
             self.index.save_index(str(tmp_index))
+            meta["bytes"] = tmp_index.stat().st_size
+            meta["sha256"] = file_sha256(tmp_index)
             os.replace(tmp_index, target)
             tmp_meta.write_text(json.dumps(meta))
             os.replace(tmp_meta, self.sidecar)
@@ -182,3 +232,11 @@ class HnswIndex:
                 except OSError:
                     pass
         self.generation = generation
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

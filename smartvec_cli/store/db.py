@@ -165,8 +165,23 @@ def migrate(db: sqlite_utils.Database) -> None:
             db["_migrations"].insert({"name": fn.__name__, "applied_at": dt.datetime.now(dt.timezone.utc).isoformat()})
 
 
-def open_database(path: Path, busy_timeout_ms: int = 30_000) -> sqlite_utils.Database:
-    """Open (creating and migrating if needed) the index database in WAL mode."""
+def pending_migrations(db: sqlite_utils.Database) -> list[str]:
+    done = {row["name"] for row in db["_migrations"].rows} if db["_migrations"].exists() else set()
+    return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
+
+
+def unknown_migrations(db: sqlite_utils.Database) -> list[str]:
+    """Migrations recorded by a newer smartvec than this one."""
+    known = {fn.__name__ for fn in MIGRATIONS}
+    done = [row["name"] for row in db["_migrations"].rows] if db["_migrations"].exists() else []
+    return sorted(name for name in done if name not in known)
+
+
+def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True) -> sqlite_utils.Database:
+    """Open (creating and migrating if needed) the index database in WAL mode.
+
+    ``doctor`` opens without migrating: it reports what is pending and changes nothing unless asked.
+    """
     try:
         conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn)
@@ -175,7 +190,8 @@ def open_database(path: Path, busy_timeout_ms: int = 30_000) -> sqlite_utils.Dat
             db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
-        migrate(db)
+        if apply_migrations:
+            migrate(db)
     except sqlite3.DatabaseError as exc:
         raise SmartvecError(f"cannot open index database {path}: {exc} (run 'smartvec doctor')") from None
     return db

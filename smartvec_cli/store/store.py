@@ -11,11 +11,12 @@ import numpy as np
 import sqlite_utils
 
 from ..embed import DIMENSIONS
-from ..errors import ModelMismatchError, SmartvecError
+from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 
 DB_FILE = "smartvec.db"
+REEMBEDDING = "reembedding"
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -44,7 +45,7 @@ class Store:
             try:
                 index_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise SmartvecError(f"cannot create index folder {index_dir}: {exc.strerror or exc}") from None
+                raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
         return cls(index_dir, open_database(db_path))
 
     def close(self) -> None:
@@ -56,7 +57,9 @@ class Store:
 
         Readers that also write (a query counting accesses, feedback) run beside the one
         writer; a deferred transaction that read first would fail at once with "database
-        is locked" when its snapshot went stale, where this one waits its turn.
+        is locked" when its snapshot went stale, where this one waits its turn. Every
+        writer's transaction goes through here for that reason (sqlite-utils' ``atomic``
+        begins deferred).
         """
         if self.db.conn.in_transaction:
             with self.db.atomic():
@@ -93,9 +96,19 @@ class Store:
     def fingerprint(self) -> str | None:
         return self.get_meta("fingerprint")
 
+    @property
+    def reembedding(self) -> str | None:
+        """The model an ``index --full`` was moving the index to, while (or if interrupted while) it runs."""
+        return self.get_meta(REEMBEDDING)
+
     def check_fingerprint(self, fingerprint: str) -> None:
         """Refuse to mix vectors of different weights in one index."""
         stored = self.fingerprint
+        if self.reembedding:
+            raise ModelMismatchError(
+                f"an 'index --full' that re-embeds the index with {self.reembedding} did not finish, so it holds "
+                "vectors of two models; run 'smartvec index --full' again"
+            )
         if stored and stored != fingerprint:
             raise ModelMismatchError(
                 f"index was built with {stored} but the current model is {fingerprint}; "
@@ -133,13 +146,28 @@ class Store:
             by_id.update((r[0], r[1]) for r in self.db.execute(sql, batch))
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
-            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec doctor --repair'")
+            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
         if not chunk_ids:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.vstack([blob_to_vector(by_id[i]) for i in chunk_ids])
 
     def ann_expected_labels(self) -> set[int]:
-        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+        """The passages the ANN index must hold: every stored version that is not deleted and has a vector."""
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT c.id FROM chunks c WHERE c.state != 'DELETED' AND EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"
+            )
+        }
+
+    def chunks_without_vectors(self) -> list[int]:
+        """Passages whose vector is gone (damage from outside): search cannot see them until re-embedded."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT c.id FROM chunks c WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"
+            )
+        ]
 
     # -- the ANN cache ------------------------------------------------------------------------
 
@@ -149,16 +177,23 @@ class Store:
         return self._ann_loaded
 
     def load_ann(self) -> HnswIndex:
-        """The ANN index, brought in line with the database if it lags behind."""
+        """The ANN index, brought in line with the database if it lags behind.
+
+        An unreadable file is rebuilt in memory so that the command still works, and said so;
+        the repair is saved by the next writer or by ``doctor --repair``.
+        """
         if not self._ann_loaded:
             try:
                 self.ann.load()
             except CorruptIndexError as exc:
-                self.notices.append(f"{exc}; rebuilt from the stored vectors")
+                self.notices.append(
+                    f"{exc}; rebuilt in memory from the stored vectors (run 'smartvec doctor --repair' to save the repair)"
+                )
                 self.rebuild_ann()
                 return self.ann
             if self.ann.generation != self.generation:
                 self.ann.reconcile(self.ann_expected_labels(), self.vectors_for_chunks)
+                self._warn_missing_vectors()
             self._ann_loaded = True
         return self.ann
 
@@ -168,7 +203,16 @@ class Store:
         self.ann.rebuild(np.asarray(labels, dtype=np.int64), self.vectors_for_chunks(labels))
         self.ann.generation = -1
         self._ann_loaded = True
+        self._warn_missing_vectors()
         return len(labels)
+
+    def _warn_missing_vectors(self) -> None:
+        missing = self.chunks_without_vectors()
+        if missing:
+            self.notices.append(
+                f"{len(missing)} passages have no stored vector and cannot be found by search; "
+                "run 'smartvec index --full' to embed them again"
+            )
 
     def save_ann(self) -> None:
         self.ann.save(self.generation)
@@ -176,7 +220,7 @@ class Store:
     # -- runs and events ----------------------------------------------------------------------
 
     def record_run(self, command: str, started_at: str, finished_at: str, status: str, summary: dict) -> int:
-        with self.db.atomic():
+        with self.write():
             return self.db["runs"].insert(
                 {
                     "command": command,

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from .hashing import sha256_text
-from .parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id
+from .parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id, strip_aclarai_comments
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
@@ -68,19 +68,19 @@ def _clean_lines(lines: list[str]) -> tuple[list[str], list[str], bool]:
     """Remove aclarai comments and block anchors from paragraph lines; return (lines, ids, has_code)."""
     kept, ids, in_fence, has_code = [], [], False, False
     for line in lines:
-        if FENCE.match(line):
-            in_fence = not in_fence
-            has_code = True
-            kept.append(line)
-            continue
-        if in_fence:
-            kept.append(line)
+        if FENCE.match(line) or in_fence:
+            if FENCE.match(line):
+                in_fence = not in_fence
+                has_code = True
+            code = strip_aclarai_comments(line)  # metadata even in code: never hashed, never embedded
+            if code.strip() or code == line:
+                kept.append(code)
             continue
         for comment in ACLARAI_COMMENT.findall(line):
             parsed = parse_aclarai_id(comment)
             if parsed:
                 ids.append(parsed[0])
-        line = ACLARAI_COMMENT.sub("", line)
+        line = strip_aclarai_comments(line)
         anchor = ANCHOR_LINE.match(line)
         if anchor:
             ids.append(anchor.group(1))
@@ -120,7 +120,7 @@ def _paragraphs(body: str) -> list[_Paragraph]:
             level = len(heading.group(1))
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            headings.append((level, heading.group(2).strip()))
+            headings.append((level, strip_aclarai_comments(heading.group(2)).strip()))
             continue
         if not line.strip():
             flush()
@@ -170,15 +170,19 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
 
 
 def _split_long(text: str, max_chars: int) -> list[str]:
-    """Pieces of at most ``max_chars`` characters, cut at sentence ends, then line ends, then spaces."""
+    """Pieces of at most ``max_chars`` characters, cut at sentence ends, then line ends, then spaces.
+
+    Line breaks inside a piece are kept: code stays code, and two lines never run together
+    into something neither said (half a comment on one line closed on the next).
+    """
     if len(text) <= max_chars:
         return [text]
-    units: list[str] = []
+    units: list[tuple[str, str]] = []  # (what separated it from the unit before, the unit)
     for line in text.split("\n"):
-        units.extend(s for s in SENTENCE_END.split(line) if s)
+        units.extend(("\n" if k == 0 else " ", s) for k, s in enumerate(s for s in SENTENCE_END.split(line) if s))
     pieces: list[str] = []
     current = ""
-    for unit in units:
+    for separator, unit in units:
         while len(unit) > max_chars:
             cut = unit.rfind(" ", 0, max_chars)
             cut = cut if cut > max_chars // 2 else max_chars
@@ -187,7 +191,7 @@ def _split_long(text: str, max_chars: int) -> list[str]:
                 current = ""
             pieces.append(unit[:cut].strip())
             unit = unit[cut:].strip()
-        joined = f"{current} {unit}".strip() if current else unit
+        joined = f"{current}{separator}{unit}".strip() if current else unit
         if len(joined) > max_chars and current:
             pieces.append(current)
             current = unit
@@ -195,7 +199,7 @@ def _split_long(text: str, max_chars: int) -> list[str]:
             current = joined
     if current:
         pieces.append(current)
-    return [p for p in pieces if p]
+    return [p.strip() for p in pieces if p.strip()]
 
 
 def embed_text_for(title: str, headings: list[str], text: str) -> str:

@@ -26,7 +26,7 @@ TRAILING_ANCHOR = re.compile(r"[ \t]+\^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*$")
 INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z_][\w/-]*)", re.MULTILINE)
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # closing #s only after a space: "# C#" is "C#"
 
 RELATION_KEYS = ("depends_on", "supersedes", "related", "contradicts")
 NOTE_LEVEL_ACLARAI_PREFIXES = ("blk_", "clm_")
@@ -66,17 +66,40 @@ class ParsedNote:
         return self.aclarai_id
 
 
+MAX_FRONTMATTER_NODES = 20_000
+MAX_FRONTMATTER_DEPTH = 50
+
+
+class FrontmatterTooLarge(ValueError):
+    """YAML aliases can make a few lines stand for a list that refers to itself, or for a
+    billion items ("billion laughs"); either would hang or crash the run that copies it."""
+
+
 def json_safe(value: Any) -> Any:
-    """Frontmatter as JSON can store it: YAML dates become ISO strings."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
+    """Frontmatter as JSON can store it: YAML dates become ISO strings.
+
+    Raises :class:`FrontmatterTooLarge` for self-referring or enormous structures.
+    """
+    budget = [MAX_FRONTMATTER_NODES]
+
+    def convert(item: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_FRONTMATTER_DEPTH:
+            raise FrontmatterTooLarge(
+                f"frontmatter is nested deeper than {MAX_FRONTMATTER_DEPTH} levels, refers to itself, "
+                f"or expands to more than {MAX_FRONTMATTER_NODES} values"
+            )
+        if isinstance(item, dict):
+            return {str(k): convert(v, depth + 1) for k, v in item.items()}
+        if isinstance(item, (list, tuple, set)):
+            return [convert(v, depth + 1) for v in item]
+        if isinstance(item, (dt.date, dt.datetime)):
+            return item.isoformat()
+        if item is None or isinstance(item, (str, int, float, bool)):
+            return item
+        return str(item)
+
+    return convert(value, 0)
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
@@ -97,7 +120,10 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, body, None
     if not isinstance(data, dict):
         return {}, body, "frontmatter is not a mapping of keys to values; indexed without metadata"
-    return json_safe(data), body, None
+    try:
+        return json_safe(data), body, None
+    except FrontmatterTooLarge as exc:
+        return {}, body, f"{exc}; indexed without metadata"
 
 
 def strip_code(text: str) -> str:
@@ -167,6 +193,15 @@ def parse_tags(metadata: dict[str, Any], body_without_code: str) -> list[str]:
     return list(seen)
 
 
+def strip_aclarai_comments(line: str) -> str:
+    """The line without aclarai comments; repeated, since removing one can close the halves of another."""
+    while True:
+        stripped = ACLARAI_COMMENT.sub("", line)
+        if stripped == line:
+            return line
+        line = stripped
+
+
 def parse_aclarai_id(comment_body: str) -> tuple[str, int | None] | None:
     match = ACLARAI_ID.match(comment_body.strip())
     if not match:
@@ -196,14 +231,17 @@ def note_level_aclarai_id(body: str) -> tuple[str | None, int | None]:
 
 def note_title(metadata: dict[str, Any], body: str, rel_path: str) -> str:
     title = metadata.get("title")
-    if isinstance(title, str) and title.strip():
-        return title.strip()
+    if isinstance(title, str) and strip_aclarai_comments(title).strip():
+        return strip_aclarai_comments(title).strip()
     in_fence = False
     for line in body.split("\n"):
         if FENCE.match(line):
             in_fence = not in_fence
         elif not in_fence and line.startswith("# "):
-            return HEADING.match(line).group(2).strip() if HEADING.match(line) else line[2:].strip()
+            heading = HEADING.match(line)
+            text = strip_aclarai_comments(heading.group(2) if heading else line[2:]).strip()
+            if text:
+                return text
     return PurePosixPath(rel_path).stem
 
 

@@ -1,0 +1,43 @@
+"""``smartvec doctor``: check the index folder, and with ``--repair`` put right what can be put right."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import typer
+
+from .app import app, workspace
+from .lock import wait_option, writer_lock
+from .output import message, print_json, stdout_console
+
+MARKS = {(True, False): "ok", (False, False): "FAIL", (False, True): "fixed"}
+
+
+@app.command("doctor")
+def doctor_command(
+    ctx: typer.Context,
+    repair: bool = typer.Option(False, "--repair", help="Repair what can be repaired without re-embedding (takes the writer lock)."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"ok": ..., "checks": [...]} as JSON.'),
+    wait: float = wait_option(),
+) -> None:
+    """Check SQLite, the vector index, the model, orphans and locks; exit 1 while problems remain."""
+    from ..core.doctor import Doctor
+
+    ws = workspace(ctx)
+    doctor = Doctor(ws, repair=repair)
+    doctor.inspect_locks()
+    with writer_lock(ws, "smartvec doctor --repair", wait) if repair else nullcontext():
+        report = doctor.run()
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        console = stdout_console()
+        width = max(len(c.name) for c in report.checks)
+        for check in report.checks:
+            console.print(f"{MARKS[(check.ok, check.repaired)]:<6} {check.name:<{width}}  {check.detail}", markup=False)
+    if report.ok:
+        return
+    advice = " (run 'smartvec doctor --repair')" if report.repairable and not repair else ""
+    problems = sum(1 for c in report.checks if not c.ok and not c.repaired)
+    message(f"error: {problems} problem{'s' if problems != 1 else ''} found{advice}")
+    raise typer.Exit(1)

@@ -1,0 +1,350 @@
+"""``doctor``: is the index folder whole, and what can be put right without the model?
+
+SQLite is the source of truth and the ANN file a cache of its vectors, so most damage
+is repairable: a lost, truncated or corrupt vector index, one that lags the database
+or holds labels of passages that no longer exist, is rebuilt from the stored vectors
+(no re-embedding); pending migrations are applied; dangling edges (derived data) are
+dropped; temporary files a killed writer left are removed; a lock left by a dead
+writer is cleared. What needs the model (lost vectors, another model's vectors) is
+reported with the command that fixes it, ``index --full``. A damaged SQLite file is
+reported, never "repaired" by guessing.
+
+Checking changes nothing. Repairing is done under the writer lock, which the caller
+takes after :meth:`Doctor.inspect_locks` has looked at it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..daemon.lock import FileLock, Holder
+from ..errors import SmartvecError
+from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
+from ..store.db import migrate, open_database, pending_migrations, unknown_migrations
+from ..store.store import DB_FILE, Store
+from .workspace import Workspace
+
+FULL = "run 'smartvec index --full' to embed them again"
+EXAMPLES = 3
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    repaired: bool = False
+    repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data.pop("repairable")
+        return data
+
+
+@dataclass
+class DoctorReport:
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """No problem remains: every check passed or was repaired."""
+        return all(c.ok or c.repaired for c in self.checks)
+
+    @property
+    def repairable(self) -> bool:
+        return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks]}
+
+
+class Doctor:
+    def __init__(self, workspace: Workspace, repair: bool = False):
+        self.ws = workspace
+        self.index_dir = workspace.index_dir
+        self.repair = repair
+        self.report = DoctorReport()
+        self._lock_checks: list[Check] = []
+        self._running: set[str] = set()  # "writer lock", "watch lock": held by live processes
+
+    def add(self, name: str, ok: bool, detail: str, repairable: bool = False) -> Check:
+        check = Check(name, ok, detail, repairable=repairable)
+        self.report.checks.append(check)
+        return check
+
+    # -- locks (looked at before the caller takes the writer lock) ------------------------------
+
+    def inspect_locks(self) -> None:
+        from ..daemon.watch import WATCH_LOCK_FILE
+
+        problems, states = [], []
+        for lock in (FileLock.writer(self.index_dir, ""), FileLock(self.index_dir / WATCH_LOCK_FILE, "", "watch lock")):
+            held, holder = lock.probe()
+            if held:
+                states.append(f"{lock.purpose} held by {holder.describe() if holder else 'another process'}")
+                self._running.add(lock.purpose)
+            elif holder is not None:
+                problems.append(f"{lock.purpose} left by {holder.describe()}, {_fate(holder)}")
+        if problems:
+            detail = "; ".join(problems) + " (harmless: the next writer takes it over)"
+            self._lock_checks.append(Check("locks", False, detail, repairable=True))
+        else:
+            self._lock_checks.append(Check("locks", True, "; ".join(states) or "free"))
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def run(self) -> DoctorReport:
+        if not (self.index_dir / DB_FILE).is_file():
+            raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
+        if not self._lock_checks:
+            self.inspect_locks()
+        try:
+            db = open_database(self.index_dir / DB_FILE, apply_migrations=False)
+        except SmartvecError as exc:
+            self.add("database", False, f"{exc}; {_DAMAGED}")
+            self._finish_locks()
+            return self.report
+        try:
+            if self._database(db) and self._schema(db):
+                store = Store(self.index_dir, db)
+                for step in (self._model, self._vectors, self._orphans, self._ann, self._leftovers):
+                    try:
+                        step(store)
+                    except sqlite3.DatabaseError as exc:
+                        self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {_DAMAGED}")
+        finally:
+            db.close()
+        self._finish_locks()
+        return self.report
+
+    def _finish_locks(self) -> None:
+        for check in self._lock_checks:
+            if self.repair and not check.ok:
+                self._clear_stale_locks()
+                check.repaired = True
+                check.detail += "; cleared"
+        self.report.checks.extend(self._lock_checks)
+
+    def _clear_stale_locks(self) -> None:
+        """Taking and releasing a free lock empties the holder info a dead process left in it."""
+        from ..daemon.watch import WATCH_LOCK_FILE
+
+        for path in (self.index_dir / "writer.lock", self.index_dir / WATCH_LOCK_FILE):
+            lock = FileLock(path, "smartvec doctor --repair")
+            held, holder = lock.probe()
+            if holder is not None and not held:
+                try:
+                    lock.acquire(0)
+                except SmartvecError:
+                    continue
+                lock.release()
+
+    # -- SQLite -------------------------------------------------------------------------------
+
+    def _database(self, db) -> bool:
+        try:
+            problems = [r[0] for r in db.execute("PRAGMA integrity_check(20)").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            self.add("database", False, f"SQLite cannot read the index database ({exc}); {_DAMAGED}")
+            return False
+        if problems != ["ok"]:
+            self.add("database", False, f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {_DAMAGED}")
+            return False
+        size = (self.index_dir / DB_FILE).stat().st_size
+        self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
+        return True
+
+    def _schema(self, db) -> bool:
+        newer = unknown_migrations(db)
+        if newer:
+            self.add("schema", False, f"written by a newer smartvec (migrations {', '.join(newer)}); upgrade smartvec")
+            return False
+        pending = pending_migrations(db)
+        if not pending:
+            self.add("schema", True, f"all {len(_all_migrations())} migrations applied")
+            return True
+        check = self.add(
+            "schema", False, f"migrations not applied yet: {', '.join(pending)} (any writing command applies them)", repairable=True
+        )
+        if not self.repair:
+            check.detail += "; the other checks need them"
+            return False
+        migrate(db)
+        check.repaired = True
+        check.detail += "; applied"
+        return True
+
+    # -- the model and the vectors ------------------------------------------------------------
+
+    def _model(self, store: Store) -> None:
+        vectors = store.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        stored = store.fingerprint
+        if store.reembedding:
+            self.add("model", False, f"an 'index --full' re-embedding everything with {store.reembedding} did not finish; {FULL}")
+            return
+        if vectors and not stored:
+            self.add("model", False, f"{vectors} vectors but no model fingerprint; {FULL}")
+            return
+        bad = store.db.execute("SELECT COUNT(*) FROM embeddings WHERE length(vector) != ?", [store.dim * 4]).fetchone()[0]
+        if bad:
+            self.add("model", False, f"{bad} stored vectors do not have {store.dim} dimensions; {FULL}")
+            return
+        if not stored:
+            self.add("model", True, "no vectors yet")
+            return
+        try:
+            current = self.ws.embedder().fingerprint
+        except (SmartvecError, OSError, ImportError) as exc:
+            self.add("model", False, f"index built with {stored}, but the configured model cannot be loaded: {exc}")
+            return
+        if current != stored:
+            self.add("model", False, f"index built with {stored}, the configured model is {current}; run 'smartvec index --full'")
+            return
+        self.add("model", True, f"{stored}, {vectors} vectors")
+
+    def _vectors(self, store: Store) -> None:
+        missing = store.chunks_without_vectors()
+        if not missing:
+            self.add("vectors", True, "every passage has its stored vector")
+            return
+        names = _chunk_names(store, missing[:EXAMPLES])
+        self.add("vectors", False, f"{len(missing)} passages have no stored vector (e.g. {', '.join(names)}); {FULL}")
+
+    # -- orphans ------------------------------------------------------------------------------
+
+    def _orphans(self, store: Store) -> None:
+        db = store.db
+        homeless = [r[0] for r in db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
+        dangling_sql = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
+            OR (dst_note IS NOT NULL AND dst_note NOT IN (SELECT id FROM notes))
+            OR (src_chunk IS NOT NULL AND src_chunk NOT IN (SELECT id FROM chunks))
+            OR (dst_chunk IS NOT NULL AND dst_chunk NOT IN (SELECT id FROM chunks))"""
+        dangling = db.execute(f"SELECT COUNT(*) {dangling_sql}").fetchone()[0]
+        if not homeless and not dangling:
+            self.add("orphans", True, "no passages without a note, no edges to nowhere")
+            return
+        parts = []
+        if homeless:
+            parts.append(f"{len(homeless)} passages belong to no note")
+        if dangling:
+            parts.append(f"{dangling} edges point to notes or passages that do not exist")
+        check = self.add("orphans", False, "; ".join(parts), repairable=True)
+        if self.repair:
+            with store.write():
+                db.execute(f"DELETE {dangling_sql}")
+                if homeless:  # the vector index check that follows drops their labels
+                    marks = ",".join("?" * len(homeless))
+                    db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", homeless)
+            check.repaired = True
+            check.detail += "; edges dropped, passages marked DELETED (kept in history)"
+
+    # -- the vector index ---------------------------------------------------------------------
+
+    def _ann(self, store: Store) -> None:
+        saved = HnswIndex(self.index_dir, store.dim)
+        expected = store.ann_expected_labels()
+        generation = store.generation
+        file_check: Check
+        try:
+            present = saved.load()
+            damage = saved.verify() if present else None
+        except CorruptIndexError as exc:
+            present, damage = False, str(exc)
+        if damage:
+            file_check = self.add("ann_file", False, damage if damage.startswith("vector index") else f"vector index: {damage}", repairable=True)
+        elif not present and expected:
+            file_check = self.add("ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True)
+        else:
+            file_check = self.add("ann_file", True, f"{SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
+
+        problems = []
+        if present and not damage:
+            if saved.generation != generation:
+                problems.append(f"saved at generation {saved.generation}, the database is at {generation} (a writer stopped before saving)")
+            live = {r[0] for r in store.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+            missing, orphans = expected - saved.live, saved.live - live
+            if missing:
+                problems.append(f"{len(missing)} passages are missing from it (e.g. {', '.join(_chunk_names(store, sorted(missing)[:EXAMPLES]))})")
+            if orphans:
+                problems.append(f"{len(orphans)} of its labels belong to no live passage")
+        sync = (
+            self.add("ann_sync", False, "; ".join(problems), repairable=True)
+            if problems
+            else self.add("ann_sync", True, _sync_summary(saved, present, damage))
+        )
+        broken = [c for c in (file_check, sync) if not c.ok]
+        if broken and self.repair:
+            count = store.rebuild_ann()
+            store.save_ann()
+            for check in broken:
+                check.repaired = True
+                check.detail += f"; rebuilt from {count} stored vectors and saved"
+
+    # -- files --------------------------------------------------------------------------------
+
+    def _leftovers(self, store: Store) -> None:
+        if "writer lock" in self._running and not self.repair:
+            self.add("leftovers", True, "not checked while a writer is running")
+            return
+        from ..daemon.query_socket import SOCKET_FILE
+
+        named = _sidecar_file(self.index_dir)
+        found = [p for p in self.index_dir.glob("*.tmp")]
+        if named:  # without a readable sidecar no index file can be called a leftover
+            found += [p for p in self.index_dir.glob("vectors-*.hnsw") if p.name != named]
+        sock = self.index_dir / SOCKET_FILE
+        if sock.exists() and "watch lock" not in self._running:
+            found.append(sock)
+        if not found:
+            self.add("leftovers", True, "no temporary files or stale sockets")
+            return
+        names = ", ".join(sorted(p.name for p in found)[:EXAMPLES])
+        check = self.add("leftovers", False, f"{len(found)} files left by an interrupted writer or daemon ({names})", repairable=True)
+        if self.repair:
+            for path in found:
+                path.unlink(missing_ok=True)
+            check.repaired = True
+            check.detail += "; removed"
+
+
+_DAMAGED = (
+    "the database file is damaged: restore it from a backup, or try 'sqlite3 smartvec.db .recover'; "
+    "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
+)
+
+
+def _all_migrations():
+    from ..store.db import MIGRATIONS
+
+    return MIGRATIONS
+
+
+def _sync_summary(saved: HnswIndex, present: bool, damage: str | None) -> str:
+    if damage:
+        return "not compared: the saved file is unusable"
+    if not present:
+        return "nothing saved to compare"
+    return f"{len(saved.live)} live, {len(saved.tombstones)} tombstones, generation {saved.generation}"
+
+
+def _fate(holder: Holder) -> str:
+    return "which is no longer running" if not holder.alive else "which exited without releasing it"
+
+
+def _chunk_names(store: Store, ids: list[int]) -> list[str]:
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return [f"{r[0]}@{r[1]}" for r in store.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", ids)]
+
+
+def _sidecar_file(index_dir: Path) -> str | None:
+    import json
+
+    try:
+        return json.loads((index_dir / SIDECAR_FILE).read_text())["file"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
