@@ -94,7 +94,7 @@ def workspace(ctx: typer.Context):
 
 
 def register_commands() -> None:
-    from . import feedback, index, query, show, status  # noqa: F401  (each module adds its command to ``app``)
+    from . import bench, feedback, index, query, show, status  # noqa: F401  (each module adds its command to ``app``)
 
 
 def run() -> None:
