@@ -8,6 +8,7 @@ from smartvec_cli.bench.accuracy import single_word_edit
 from smartvec_cli.bench.metrics import (
     contradiction_rate, expected_calibration_error, fit_platt, judge, passage_top1, sigmoid, stale_rate, summarise, top1_accuracy,
 )
+from smartvec_cli.bench.perf import percentile
 
 
 def hit(label: str, note_id: str | None = None, confidence: float = 0.5) -> dict:
@@ -76,6 +77,13 @@ def test_platt_fit_recovers_known_parameters():
         samples.append((score, lead, rng.random() < sigmoid(8 * score + 4 * lead - 5)))
     a, b, c = fit_platt(samples, l2=0.0)
     assert a == pytest.approx(8, abs=0.6) and b == pytest.approx(4, abs=0.8) and c == pytest.approx(-5, abs=0.4)
+
+
+def test_nearest_rank_percentile():
+    values = [float(v) for v in range(20, 0, -1)]
+    assert percentile(values, 50) == 10.0
+    assert percentile(values, 95) == 19.0
+    assert percentile([7.0], 95) == 7.0
 
 
 def test_single_word_edit_changes_one_body_word_only():

@@ -129,3 +129,25 @@ def test_bench_accuracy_json_and_report_commands(tmp_path, fake_embedder, cli, m
     report = cli("bench", "report", "--out", "results")
     assert report.exit_code == 0 and "| top-1 accuracy |" in report.stdout
     assert cli("bench", "report", "--out", "nowhere").exit_code == 2
+
+
+def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
+    from smartvec_cli.bench.perf import run_perf
+    from smartvec_cli.bench.report import perf_markdown, targets_markdown
+
+    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2)
+    results = perf["results"]
+    assert results["passages"] == len(set(fake_embedder.embedded[1 : 1 + results["passages"]])) > 30
+    assert results["edit_reembed_saved"] > 0.5
+    assert results["query_p95_ms"] >= results["query_p50_ms"] > 0
+    assert perf["machine"]["cpus"] >= 1 and results["nochange_refresh_cli_s"] is None
+    table = perf_markdown(perf) + targets_markdown(perf["targets"])
+    assert "| no-change refresh, cold CLI call | - s |" in table
+
+
+def test_cold_call_reports_the_childs_own_peak_memory():
+    from smartvec_cli.bench.perf import cold_call
+
+    seconds, peak_mb, out = cold_call(["--version"])
+    assert out.startswith("smartvec ") and seconds > 0
+    assert 5 < peak_mb < 400  # a bare CLI start, not the parent's high-water mark

@@ -17,6 +17,10 @@ TYPE_LABELS = {
 }
 
 
+def num(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
 def pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
@@ -63,28 +67,33 @@ def targets_markdown(rows: list[dict]) -> str:
         shown = f"{value:.2f}x" if "/" in row["name"] else (f"{value:.3f}" if row["name"].startswith("ECE") else pct(value))
         goal = f"{target}x" if "/" in row["name"] else (f"{target}" if row["name"].startswith("ECE") else pct(target))
         if "unit" in row:
-            shown, goal = f"{value:g} {row['unit']}", f"{target:g} {row['unit']}"
-        lines.append(f"| {row['name']} {row['op']} {goal} | {shown} | {'yes' if row['met'] else '**no**'} |")
+            shown, goal = ("-" if value is None else f"{value:g} {row['unit']}"), f"{target:g} {row['unit']}"
+        met = "-" if row["met"] is None else ("yes" if row["met"] else "**no**")
+        lines.append(f"| {row['name']} {row['op']} {goal} | {shown} | {met} |")
     return "\n".join(lines) + "\n"
 
 
 def perf_markdown(perf: dict) -> str:
     m, r = perf["machine"], perf["results"]
+    load = m.get("load_average")
+    shared = f" Load average before the run: {load[0]:.1f} (1 min) on {m['cpus']} cores." if load else ""
     lines = [
-        f"{perf['notes']:,} notes, {r['passages']:,} passages; {m['cpu']} ({m['cpus']} cores), {m['memory_gb']} GB RAM, "
-        f"Python {m['python']}, {m['embedder']}.",
+        f"{perf['notes']:,} notes, {r['passages']:,} passages ({r['passages_per_note']} per note); {m['cpu']} ({m['cpus']} cores), "
+        f"{m['memory_gb']} GB RAM, {m['platform']}, Python {m['python']}, {m['embedder']}.{shared}",
         "",
         "| measure | value |",
         "|---|---:|",
         f"| first index: throughput | {r['first_index_passages_per_s']:.1f} passages/s ({r['first_index_s']:.1f} s) |",
         f"| no-change refresh, in process | {r['nochange_refresh_s']:.3f} s |",
-        f"| no-change refresh, cold CLI call | {r['nochange_refresh_cli_s']:.2f} s |",
-        f"| one-note edit refresh, warm model | {r['edit_refresh_s']:.3f} s |",
+        f"| no-change refresh, cold CLI call | {num(r['nochange_refresh_cli_s'], '.2f')} s |",
+        f"| one-note edit refresh, warm model | {r['edit_refresh_s']:.3f} s (max {r['edit_refresh_max_s']:.3f} s) |",
+        f"| re-embedding saved by those single-word edits | {r['edit_reembed_saved']:.1%} |",
         f"| query latency in process, p50 / p95 | {r['query_p50_ms']:.1f} / {r['query_p95_ms']:.1f} ms |",
         f"| of which search without embedding, p50 / p95 | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms |",
-        f"| query as a cold CLI call, p50 / p95 | {r['query_cli_p50_s']:.2f} / {r['query_cli_p95_s']:.2f} s |",
+        f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / {num(r['query_cli_p95_s'], '.2f')} s |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
-        f"| peak memory: benchmark process / cold CLI query | {r['peak_rss_mb']:.0f} / {r['query_cli_peak_rss_mb']:.0f} MB |",
+        f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
+        f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",
         f"| index folder size | {r['index_mb']:.1f} MB |",
     ]
     return "\n".join(lines) + "\n"

@@ -124,6 +124,33 @@ def accuracy_command(
         sys.stdout.write(markdown)
 
 
+@bench_app.command("perf")
+def perf_command(
+    notes: int = typer.Option(1000, "--notes", "-n", min=10, help="Notes in the synthetic vault (the targets are stated for 10,000)."),
+    seed: int = typer.Option(7, "--seed", help="Seed of the synthetic vault."),
+    queries: int = typer.Option(200, "--queries", min=10, help="In-process queries timed for p50/p95."),
+    cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no cold calls at all)."),
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result object instead of the markdown table."),
+) -> None:
+    """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
+    from ..bench.perf import run_perf
+    from ..bench.report import perf_markdown, targets_markdown, write_json
+
+    with work_folder(workdir, "perf") as folder:
+        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, log=message)
+    out_dir = Path(out)
+    markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
+    write_json(out_dir / f"perf-{notes}.json", perf)
+    (out_dir / f"perf-{notes}.md").write_text(markdown, encoding="utf-8")
+    message(f"wrote {out_dir}/perf-{notes}.json and perf-{notes}.md")
+    if as_json:
+        print_json(perf)
+    else:
+        sys.stdout.write(markdown)
+
+
 @bench_app.command("calibrate")
 def calibrate_command(
     seed: int = typer.Option(1729, "--seed", help="Seed of the vault to fit on; keep it apart from the accuracy benchmark's (2604)."),
