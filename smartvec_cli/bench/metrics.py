@@ -124,7 +124,7 @@ def sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def fit_platt(samples: Sequence[tuple[float, float, bool]], l2: float = 1e-3, iterations: int = 100) -> tuple[float, float, float]:
+def fit_platt(samples: Sequence[tuple[float, float, bool]], l2: float = 1e-5, iterations: int = 100) -> tuple[float, float, float]:
     """Logistic regression ``P(correct) = σ(a·score + b·lead + c)`` by Newton's method.
 
     ``samples`` are (score, lead, correct). A small ridge keeps the fit finite when the
