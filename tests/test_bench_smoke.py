@@ -151,3 +151,13 @@ def test_cold_call_reports_the_childs_own_peak_memory():
     seconds, peak_mb, out = cold_call(["--version"])
     assert out.startswith("smartvec ") and seconds > 0
     assert 5 < peak_mb < 400  # a bare CLI start, not the parent's high-water mark
+
+
+def test_subprocess_cli_runs_this_copy_of_the_package():
+    from smartvec_cli import __version__
+    from smartvec_cli.bench.accuracy import SubprocessCli
+    from smartvec_cli.errors import SmartvecError
+
+    assert SubprocessCli()(["--version"]).strip() == f"smartvec {__version__}"
+    with pytest.raises(SmartvecError, match="exited with 2"):
+        SubprocessCli()(["--vault", "/nonexistent/vault", "status"])
