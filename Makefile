@@ -1,11 +1,14 @@
-# make install | make demo | make test | make bench
+# make install | make demo | make test | make bench | make bench-10k
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 SMARTVEC := $(VENV)/bin/smartvec
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
+BENCH_OUT ?= bench-results
+BENCH_NOTES ?= 1000
 
-.PHONY: install demo test clean
+.PHONY: install demo test bench bench-10k clean
 
 install: $(STAMP)
 
@@ -27,6 +30,22 @@ demo: install
 
 test: install
 	$(PY) -m pytest
+
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+# Accuracy on the generated versioned-policy vault, then speed on $(BENCH_NOTES) synthetic notes;
+# JSON, markdown and plots go to $(BENCH_OUT)/, and the combined table is printed.
+bench: $(BENCH_STAMP)
+	$(SMARTVEC) bench accuracy --out $(BENCH_OUT) > /dev/null
+	$(SMARTVEC) bench perf --notes $(BENCH_NOTES) --out $(BENCH_OUT) > /dev/null
+	$(SMARTVEC) bench report --out $(BENCH_OUT) --command "make bench"
+
+# The speed benchmark at 10,000 notes (about 10 minutes of embedding), added to the same report.
+bench-10k: $(BENCH_STAMP)
+	$(SMARTVEC) bench perf --notes 10000 --out $(BENCH_OUT) > /dev/null
+	$(SMARTVEC) bench report --out $(BENCH_OUT) --command "make bench && make bench-10k"
 
 clean:
 	rm -rf $(VENV) sample_vault/.smartvec .pytest_cache

@@ -104,6 +104,7 @@ def workspace(ctx: typer.Context):
 
 def register_commands() -> None:
     from . import (  # noqa: F401  (each module adds its command to ``app``)
+        bench,
         consolidate,
         cron,
         doctor,

@@ -1,0 +1,201 @@
+"""``smartvec bench``: accuracy on a generated versioned-policy vault, speed, calibration, reports.
+
+The benchmarks build their own vaults in a work folder; the global ``--vault``,
+``--index-dir`` and ``--now`` options do not apply to them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+import typer
+
+from ..errors import SmartvecError, UsageError
+from .app import app
+from .output import message, print_json
+
+bench_app = typer.Typer(
+    help="Benchmarks: accuracy on a generated versioned-policy vault, speed, calibration of confidence.",
+    no_args_is_help=True,
+)
+app.add_typer(bench_app, name="bench")
+
+DEFAULT_OUT = "bench-results"
+
+
+class InProcessCli:
+    """The real command line, invoked in this process: the model import is paid once, not per call."""
+
+    def __init__(self):
+        from typer.testing import CliRunner
+
+        self.runner = CliRunner()
+
+    def __call__(self, args: Sequence[str], stdin: str | None = None) -> str:
+        result = self.runner.invoke(app, list(args), input=stdin)
+        if result.exit_code != 0:
+            last = (result.stderr.strip().splitlines() or [repr(result.exception)])[-1]
+            raise SmartvecError(f"smartvec {' '.join(list(args)[:8])} exited with {result.exit_code}: {last}")
+        return result.stdout
+
+
+def cli_runner(use_subprocess: bool):
+    from ..bench.accuracy import SubprocessCli
+
+    return SubprocessCli() if use_subprocess else InProcessCli()
+
+
+@contextmanager
+def work_folder(given: Optional[str], name: str) -> Iterator[Path]:
+    """The given folder (kept afterwards), or a temporary one (removed)."""
+    if given:
+        path = Path(given).expanduser().absolute()
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+        return
+    path = Path(tempfile.mkdtemp(prefix=f"smartvec-{name}-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def parse_rates(text: str) -> list[float]:
+    try:
+        rates = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"bad --rates {text!r}: use e.g. 0,0.25,0.5,0.75") from None
+    if not rates or any(not 0 <= r <= 1 for r in rates):
+        raise UsageError("--rates must be fractions between 0 and 1")
+    return rates
+
+
+def check_config(config: Optional[str]) -> Optional[Path]:
+    if config is None:
+        return None
+    path = Path(config).expanduser()
+    if not path.is_file():
+        raise UsageError(f"config file not found: {path}")
+    return path
+
+
+@bench_app.command("accuracy")
+def accuracy_command(
+    seed: int = typer.Option(2604, "--seed", help="Seed of the generated vault and questions."),
+    rate: float = typer.Option(0.25, "--contradiction-rate", min=0.0, max=1.0, help="Share of policies with an injected contradiction."),
+    rates: str = typer.Option("0,0.25,0.5,0.75", "--rates", help="Contradiction rates of the sweep."),
+    top_k: int = typer.Option(5, "--top-k", min=2, max=50, help="Hits per question (the confidence uses the lead over hit 2)."),
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for accuracy.json, accuracy.md, the per-question file and plots."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
+    config: Optional[str] = typer.Option(None, "--config", help="A config.toml to use for the generated index (to try settings)."),
+    use_subprocess: bool = typer.Option(False, "--subprocess", help="Run every smartvec call as a fresh process (slower: imports per call)."),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Do not draw PNG plots."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result object instead of the markdown table."),
+) -> None:
+    """Top-1, stale answers, calibration and a contradiction sweep on a generated versioned-policy vault, both modes."""
+    from ..bench.accuracy import run_accuracy
+    from ..bench.report import accuracy_markdown, plot_accuracy_by_type, plot_sweep, targets_markdown, write_json, write_jsonl
+
+    sweep = parse_rates(rates)
+    config_path = check_config(config)
+    out_dir = Path(out)
+    with work_folder(workdir, "accuracy") as folder:
+        report, records = run_accuracy(
+            cli_runner(use_subprocess), folder, seed=seed, rate=rate, rates=sweep, top_k=top_k, config=config_path, log=message
+        )
+    markdown = accuracy_markdown(report) + "\n" + targets_markdown(report["targets"])
+    write_json(out_dir / "accuracy.json", report)
+    write_jsonl(out_dir / "accuracy-questions.jsonl", records)
+    (out_dir / "accuracy.md").write_text(markdown, encoding="utf-8")
+    if not no_plots:
+        drawn = plot_accuracy_by_type(report, out_dir / "accuracy_by_type.png") and plot_sweep(report, out_dir / "contradiction_sweep.png")
+        if not drawn:
+            message("warning: matplotlib is not installed, so no plots were drawn (pip install 'smartvec[bench]')")
+    message(f"wrote {out_dir}/accuracy.json, accuracy.md, accuracy-questions.jsonl in {report['seconds']:.0f}s")
+    if as_json:
+        print_json(report)
+    else:
+        sys.stdout.write(markdown)
+
+
+@bench_app.command("perf")
+def perf_command(
+    notes: int = typer.Option(1000, "--notes", "-n", min=10, help="Notes in the synthetic vault (the targets are stated for 10,000)."),
+    seed: int = typer.Option(7, "--seed", help="Seed of the synthetic vault."),
+    queries: int = typer.Option(200, "--queries", min=10, help="In-process queries timed for p50/p95."),
+    cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no cold calls at all)."),
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result object instead of the markdown table."),
+) -> None:
+    """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
+    from ..bench.perf import run_perf
+    from ..bench.report import perf_markdown, targets_markdown, write_json
+
+    with work_folder(workdir, "perf") as folder:
+        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, log=message)
+    out_dir = Path(out)
+    markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
+    write_json(out_dir / f"perf-{notes}.json", perf)
+    (out_dir / f"perf-{notes}.md").write_text(markdown, encoding="utf-8")
+    message(f"wrote {out_dir}/perf-{notes}.json and perf-{notes}.md")
+    if as_json:
+        print_json(perf)
+    else:
+        sys.stdout.write(markdown)
+
+
+@bench_app.command("calibrate")
+def calibrate_command(
+    seed: int = typer.Option(1729, "--seed", help="Seed of the vault to fit on; keep it apart from the accuracy benchmark's (2604)."),
+    rates: str = typer.Option("0,0.25,0.5,0.75", "--rates", help="Contradiction rates whose answers are pooled for the fit."),
+    top_k: int = typer.Option(5, "--top-k", min=2, max=50, help="Hits per question used as samples."),
+    top1_only: bool = typer.Option(False, "--top1-only", help="Fit on first hits only (what the ECE measures)."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it."),
+    config: Optional[str] = typer.Option(None, "--config", help="A config.toml for the generated index (weights to fit under)."),
+    use_subprocess: bool = typer.Option(False, "--subprocess", help="Run every smartvec call as a fresh process."),
+    as_json: bool = typer.Option(False, "--json", help="Print the fit as JSON."),
+) -> None:
+    """Fit the Platt parameters of hit confidence by logistic regression; print them as a config.toml snippet."""
+    from ..bench.accuracy import calibration_snippet, run_calibration
+
+    with work_folder(workdir, "calibrate") as folder:
+        fit = run_calibration(
+            cli_runner(use_subprocess), folder, seed=seed, rates=parse_rates(rates), top_k=top_k,
+            config=check_config(config), log=message, top1_only=top1_only,
+        )
+    if as_json:
+        print_json(fit)
+        return
+    message(
+        f"{fit['samples']} hits ({fit['positives']} correct) from seed {fit['seed']}; top-1 ECE on this vault: "
+        f"{fit['top1_ece_previous']:.3f} with {fit['previous']} -> {fit['top1_ece_fitted']:.3f} fitted"
+    )
+    sys.stdout.write(calibration_snippet(fit["fitted"]))
+
+
+@bench_app.command("report")
+def report_command(
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder holding accuracy.json and perf-*.json."),
+    command: str = typer.Option("make bench", "--command", help="The command named as the producer of the tables."),
+) -> None:
+    """Print the combined markdown of the latest results (the README's Benchmarks tables); also writes results.md."""
+    from ..bench.report import results_markdown
+
+    out_dir = Path(out)
+    accuracy_file = out_dir / "accuracy.json"
+    accuracy = json.loads(accuracy_file.read_text(encoding="utf-8")) if accuracy_file.is_file() else None
+    perfs = sorted(
+        (json.loads(p.read_text(encoding="utf-8")) for p in out_dir.glob("perf-*.json")), key=lambda p: p["notes"]
+    )
+    if accuracy is None and not perfs:
+        raise UsageError(f"no results in {out_dir}: run `smartvec bench accuracy` or `smartvec bench perf` first")
+    markdown = results_markdown(accuracy, perfs, command)
+    (out_dir / "results.md").write_text(markdown, encoding="utf-8")
+    sys.stdout.write(markdown)
