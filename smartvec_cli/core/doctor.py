@@ -19,10 +19,10 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..daemon.lock import FileLock, Holder
+from ..daemon.lock import WRITER_LOCK_FILE, FileLock, Holder
 from ..errors import SmartvecError
 from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
-from ..store.db import migrate, open_database, pending_migrations, unknown_migrations
+from ..store.db import MIGRATIONS, migrate, open_database, pending_migrations, unknown_migrations
 from ..store.store import DB_FILE, Store
 from .workspace import Workspace
 
@@ -132,7 +132,7 @@ class Doctor:
         """Taking and releasing a free lock empties the holder info a dead process left in it."""
         from ..daemon.watch import WATCH_LOCK_FILE
 
-        for path in (self.index_dir / "writer.lock", self.index_dir / WATCH_LOCK_FILE):
+        for path in (self.index_dir / WRITER_LOCK_FILE, self.index_dir / WATCH_LOCK_FILE):
             lock = FileLock(path, "smartvec doctor --repair")
             held, holder = lock.probe()
             if holder is not None and not held:
@@ -164,7 +164,7 @@ class Doctor:
             return False
         pending = pending_migrations(db)
         if not pending:
-            self.add("schema", True, f"all {len(_all_migrations())} migrations applied")
+            self.add("schema", True, f"all {len(MIGRATIONS)} migrations applied")
             return True
         check = self.add(
             "schema", False, f"migrations not applied yet: {', '.join(pending)} (any writing command applies them)", repairable=True
@@ -314,12 +314,6 @@ _DAMAGED = (
     "the database file is damaged: restore it from a backup, or try 'sqlite3 smartvec.db .recover'; "
     "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
 )
-
-
-def _all_migrations():
-    from ..store.db import MIGRATIONS
-
-    return MIGRATIONS
 
 
 def _sync_summary(saved: HnswIndex, present: bool, damage: str | None) -> str:
