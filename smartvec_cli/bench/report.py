@@ -103,9 +103,9 @@ def results_markdown(accuracy: dict | None, perfs: list[dict], command: str) -> 
     """The README's benchmark section body: the command, then every table."""
     parts = [f"Produced by `{command}`.\n"]
     if accuracy:
-        parts += ["### Accuracy\n", accuracy_markdown(accuracy), "#### Targets\n", targets_markdown(accuracy["targets"])]
+        parts += ["#### Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]
     for perf in perfs:
-        parts += [f"### Speed, {perf['notes']:,} notes\n", perf_markdown(perf), targets_markdown(perf["targets"])]
+        parts += [f"#### Speed, {perf['notes']:,} notes\n", perf_markdown(perf), targets_markdown(perf["targets"])]
     return "\n".join(parts)
 
 
