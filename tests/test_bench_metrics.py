@@ -73,10 +73,11 @@ def test_platt_fit_recovers_known_parameters():
     rng = random.Random(3)
     samples = []
     for _ in range(20000):
-        score, lead = rng.random(), rng.uniform(-0.3, 0.3)
-        samples.append((score, lead, rng.random() < sigmoid(8 * score + 4 * lead - 5)))
-    a, b, c = fit_platt(samples, l2=0.0)
-    assert a == pytest.approx(8, abs=0.6) and b == pytest.approx(4, abs=0.8) and c == pytest.approx(-5, abs=0.4)
+        score, lead, cosine = rng.random(), rng.uniform(-0.3, 0.3), rng.random()
+        samples.append((score, lead, cosine, rng.random() < sigmoid(8 * score + 4 * lead + 3 * cosine - 6)))
+    a, b, d, c = fit_platt(samples, l2=0.0)
+    assert a == pytest.approx(8, abs=0.6) and b == pytest.approx(4, abs=0.8)
+    assert d == pytest.approx(3, abs=0.5) and c == pytest.approx(-6, abs=0.5)
 
 
 def test_nearest_rank_percentile():

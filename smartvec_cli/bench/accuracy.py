@@ -336,8 +336,8 @@ def accuracy_targets(report: dict) -> list[dict]:
 # -- calibration ---------------------------------------------------------------------------------
 
 
-def calibration_samples(bench: BenchVault, answers: dict[str, list[dict]]) -> list[tuple[float, float, bool, bool]]:
-    """(score, lead, correct, is_top) for every hit valid at its question's time.
+def calibration_samples(bench: BenchVault, answers: dict[str, list[dict]]) -> list[tuple[float, float, float, bool, bool]]:
+    """(score, lead, cosine, correct, is_top) for every hit valid at its question's time.
 
     The lead is the hit's score minus the best other hit's, exactly as ``core.search``
     computes it; hits not valid at the reference time are left out because search
@@ -350,16 +350,16 @@ def calibration_samples(bench: BenchVault, answers: dict[str, list[dict]]) -> li
             if not (hit.get("explain") or {}).get("valid_at_reference"):
                 continue
             other = hits[1]["score"] if i == 0 and len(hits) > 1 else (hits[0]["score"] if i else 0.0)
-            samples.append((hit["score"], hit["score"] - other, hit_label(hit) == q.answer.label(), i == 0))
+            samples.append((hit["score"], hit["score"] - other, hit["explain"]["cosine"], hit_label(hit) == q.answer.label(), i == 0))
     return samples
 
 
-def top1_ece_with(bench: BenchVault, answers: dict[str, list[dict]], params: tuple[float, float, float]) -> float:
+def top1_ece_with(bench: BenchVault, answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> float:
     """ECE of the first hits if their confidence came from ``params`` (not-valid hits keep the ×0.1 factor)."""
     from ..core.search import NOT_VALID_CONFIDENCE_FACTOR
     from .metrics import expected_calibration_error
 
-    a, b, c = params
+    a, b, d, c = params
     confidences, correct = [], []
     for q in bench.questions:
         hits = answers[q.id]
@@ -369,7 +369,7 @@ def top1_ece_with(bench: BenchVault, answers: dict[str, list[dict]], params: tup
             continue
         top = hits[0]
         lead = top["score"] - (hits[1]["score"] if len(hits) > 1 else 0.0)
-        p = sigmoid(a * top["score"] + b * lead + c)
+        p = sigmoid(a * top["score"] + b * lead + d * top["explain"]["cosine"] + c)
         if not (top.get("explain") or {}).get("valid_at_reference"):
             p *= NOT_VALID_CONFIDENCE_FACTOR
         confidences.append(p)
@@ -397,17 +397,22 @@ def run_calibration(
     levels = run_levels(cli, bench, paths, rates, log, modes=("smart",), top_k=top_k)
     samples = [s for level in levels for s in calibration_samples(bench, level.answers["smart"])]
     if top1_only:
-        samples = [s for s in samples if s[3]]
-    fitted = fit_platt([(score, lead, right) for score, lead, right, _ in samples])
+        samples = [s for s in samples if s[4]]
+    fitted = fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples])
     current = load_config(paths.index).scoring.calibration
-    before = (current.score_weight, current.margin_weight, current.bias)
+    before = (current.score_weight, current.margin_weight, current.cosine_weight, current.bias)
     ece = lambda params: round(sum(top1_ece_with(bench, lv.answers["smart"], params) for lv in levels) / len(levels), 4)  # noqa: E731
     return {
         "seed": seed,
         "samples": len(samples),
-        "positives": sum(1 for s in samples if s[2]),
-        "fitted": {"score_weight": round(fitted[0], 2), "margin_weight": round(fitted[1], 2), "bias": round(fitted[2], 2)},
-        "previous": {"score_weight": before[0], "margin_weight": before[1], "bias": before[2]},
+        "positives": sum(1 for s in samples if s[3]),
+        "fitted": {
+            "score_weight": round(fitted[0], 2),
+            "margin_weight": round(fitted[1], 2),
+            "cosine_weight": round(fitted[2], 2),
+            "bias": round(fitted[3], 2),
+        },
+        "previous": {"score_weight": before[0], "margin_weight": before[1], "cosine_weight": before[2], "bias": before[3]},
         "top1_ece_previous": ece(before),
         "top1_ece_fitted": ece(tuple(round(v, 2) for v in fitted)),
         "rates": list(sorted(set(rates))),
@@ -417,5 +422,6 @@ def run_calibration(
 def calibration_snippet(fitted: dict) -> str:
     return (
         "[scoring]\n"
-        f"calibration = {{ score_weight = {fitted['score_weight']}, margin_weight = {fitted['margin_weight']}, bias = {fitted['bias']} }}\n"
+        f"calibration = {{ score_weight = {fitted['score_weight']}, margin_weight = {fitted['margin_weight']}, "
+        f"cosine_weight = {fitted['cosine_weight']}, bias = {fitted['bias']} }}\n"
     )

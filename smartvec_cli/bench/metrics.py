@@ -124,26 +124,28 @@ def sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def fit_platt(samples: Sequence[tuple[float, float, bool]], l2: float = 1e-5, iterations: int = 100) -> tuple[float, float, float]:
-    """Logistic regression ``P(correct) = σ(a·score + b·lead + c)`` by Newton's method.
+def fit_platt(samples: Sequence[tuple], l2: float = 1e-5, iterations: int = 100) -> tuple[float, ...]:
+    """Logistic regression ``P(correct) = σ(w·features + c)`` by Newton's method.
 
-    ``samples`` are (score, lead, correct). A small ridge keeps the fit finite when the
-    two classes are separable, as they nearly are on an easy vault.
+    ``samples`` are (feature, ..., correct), e.g. (score, lead, cosine, correct); returns the
+    feature weights, then the bias. A small ridge keeps the fit finite when the two classes
+    are separable, as they nearly are on an easy vault.
     """
     import numpy as np
 
     if not samples:
         raise ValueError("no samples to fit")
-    x = np.array([[s, m, 1.0] for s, m, _ in samples], dtype=float)
-    y = np.array([1.0 if right else 0.0 for _, _, right in samples])
-    w = np.zeros(3)
-    ridge = np.diag([l2, l2, 0.0]) * len(samples)
+    x = np.array([[*sample[:-1], 1.0] for sample in samples], dtype=float)
+    y = np.array([1.0 if sample[-1] else 0.0 for sample in samples])
+    n = x.shape[1]
+    w = np.zeros(n)
+    ridge = np.diag([l2] * (n - 1) + [0.0]) * len(samples)
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60, 60)))
         gradient = x.T @ (p - y) + ridge @ w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge + 1e-9 * np.eye(3)
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge + 1e-9 * np.eye(n)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.max(np.abs(step)) < 1e-10:
             break
-    return float(w[0]), float(w[1]), float(w[2])
+    return tuple(float(v) for v in w)

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from ..errors import EXIT_ERROR, SmartvecError
 
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 class SmartvecGroup(TyperGroup):
@@ -33,6 +34,9 @@ class SmartvecGroup(TyperGroup):
             fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted; everything committed before the interruption is kept", EXIT_INTERRUPTED)
+        except BrokenPipeError:  # `smartvec query ... | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_BROKEN_PIPE)
         except sqlite3.OperationalError as exc:
             if os.environ.get("SMARTVEC_DEBUG"):
                 raise

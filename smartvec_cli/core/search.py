@@ -237,7 +237,7 @@ def calibrate(ranked: list[Hit], calibration) -> None:
     """P(correct and current) from a hit's score and its lead over the best other hit (negative below the top)."""
     for i, hit in enumerate(ranked):
         best_other = ranked[1].score if i == 0 and len(ranked) > 1 else (ranked[0].score if i else 0.0)
-        probability = calibration.probability(hit.score, hit.score - best_other)
+        probability = calibration.probability(hit.score, hit.score - best_other, hit.explain["cosine"])
         if not hit.explain["valid_at_reference"]:
             probability *= NOT_VALID_CONFIDENCE_FACTOR
         hit.confidence = round(probability, 4)

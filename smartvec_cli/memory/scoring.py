@@ -73,21 +73,23 @@ class Weights:
 
 @dataclass
 class Calibration:
-    """Platt scaling of the score and of the lead over the next hit into P(correct and current).
+    """Platt scaling of the score, the lead over the best other hit, and the raw cosine into
+    P(correct and current).
 
     The defaults were fitted with ``smartvec bench calibrate`` (seed 1729, every hit of
     the top 5 valid at its question's time, at contradiction rates 0-75%), a vault other
     than the accuracy benchmark's (seed 2604); a config file can override them. The lead
-    carries most of the signal: the semantic part of the score is relative to the best
-    candidate, so the first hit's score is high whether or not it answers.
+    carries most of the signal, and the raw cosine says what the relative semantic signal
+    cannot: whether the best candidate is close to the question at all.
     """
 
-    score_weight: float = 2.62
-    margin_weight: float = 14.18
-    bias: float = -2.48
+    score_weight: float = 1.32
+    margin_weight: float = 10.09
+    cosine_weight: float = 9.29
+    bias: float = -5.41
 
-    def probability(self, score: float, margin: float) -> float:
-        z = self.score_weight * score + self.margin_weight * margin + self.bias
+    def probability(self, score: float, margin: float, cosine: float = 0.0) -> float:
+        z = self.score_weight * score + self.margin_weight * margin + self.cosine_weight * cosine + self.bias
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
