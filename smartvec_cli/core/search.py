@@ -22,6 +22,7 @@ from ..clock import to_iso
 from ..config import Config
 from ..memory.confidence import retention, trust
 from ..memory.graph import relational_signal
+from ..memory.temporal import later
 from ..memory.scoring import Weights, combine, days_between, is_valid_at, parse_time, relevance, temporal_signal
 from ..store.store import Store
 
@@ -150,9 +151,10 @@ class Ranker:
         self.importance_range = (low or 0.0, high or 0.0)
 
     def age_days(self, row: dict) -> float | None:
-        """Days since the passage was last known to change: its note's date or its version's start."""
-        reference = max(filter(None, (row["doc_date"], row["observed_from"], None if row["doc_date"] else row["created_at"])), default=None)
-        return days_between(parse_time(reference), self.moment)
+        """Days since the passage was last known to change: the later of its note's date and the
+        edit that made this version; an undated note counts from when it was first indexed."""
+        written = row["doc_date"] or row["created_at"]
+        return days_between(parse_time(later(written, row["observed_from"])), self.moment)
 
     def retained(self, row: dict) -> float:
         """How much of its trust an undated passage keeps at the reference time; 1 for declared validity."""
