@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 
-import numpy as np
 
 from smartvec_cli.core.search import SearchOptions, search
 from smartvec_cli.core.workspace import Workspace

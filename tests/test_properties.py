@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from smartvec_cli.core.indexer import StoredChunk, align_chunks
-from smartvec_cli.vault.chunk import chunk_note
 from smartvec_cli.vault.hashing import sha256_text
 from smartvec_cli.vault.parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, normalise_text, parse_note
 

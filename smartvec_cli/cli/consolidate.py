@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .lock import wait_option, writer_lock
-from .output import message, print_json, show_notices
+from .lock import wait_option, writing_store
+from .output import message, print_json
 
 
 @app.command("consolidate")
@@ -19,13 +19,8 @@ def consolidate_command(
     from ..core.consolidate import Consolidator
 
     ws = workspace(ctx)
-    with writer_lock(ws, "smartvec consolidate", wait):
-        store = ws.open_store()
-        try:
-            summary = Consolidator(ws, store).run()
-        finally:
-            store.close()
-    show_notices(store)
+    with writing_store(ws, "smartvec consolidate", wait) as store:
+        summary = Consolidator(ws, store).run()
     if as_json:
         print_json(summary.to_dict())
         return

@@ -8,8 +8,8 @@ import typer
 
 from ..errors import UsageError
 from .app import app, workspace
-from .lock import wait_option, writer_lock
-from .output import message, print_json, show_notices
+from .lock import wait_option, writing_store
+from .output import message, print_json
 
 
 @app.command("feedback")
@@ -30,14 +30,9 @@ def feedback_command(
     if len(chosen) != 1:
         raise UsageError("give exactly one of --up, --down, --correct TEXT")
     ws = workspace(ctx)
-    with writer_lock(ws, "smartvec feedback", wait):
-        store = ws.open_store()
-        try:
-            target = resolve_target(store, chunk_id, rank)
-            result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
-        finally:
-            store.close()
-    show_notices(store)
+    with writing_store(ws, "smartvec feedback", wait) as store:
+        target = resolve_target(store, chunk_id, rank)
+        result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
     if as_json:
         print_json(result.to_dict())
         return

@@ -8,8 +8,8 @@ import typer
 
 from ..errors import EXIT_PARTIAL
 from .app import app, workspace
-from .lock import wait_option, writer_lock
-from .output import show_notices, message, print_json, progress_bar
+from .lock import wait_option, writing_store
+from .output import message, print_json, progress_bar
 
 
 @app.command("index")
@@ -26,14 +26,9 @@ def index_command(
     ws = workspace(ctx)
     if exclude:
         ws.config.exclude.extend(exclude)
-    with writer_lock(ws, "smartvec index --full" if full else "smartvec index", wait):
-        store = ws.open_store(create=True)
-        try:
-            with progress_bar("embedding") as progress:
-                summary = Indexer(ws, store, lambda: ws.writer_embedder(on_notice=message), progress=progress).run(full=full)
-        finally:
-            store.close()
-    show_notices(store)
+    with writing_store(ws, "smartvec index --full" if full else "smartvec index", wait, create=True) as store:
+        with progress_bar("embedding") as progress:
+            summary = Indexer(ws, store, lambda: ws.writer_embedder(on_notice=message), progress=progress).run(full=full)
     data = summary.to_dict()
     if as_json:
         print_json(data)

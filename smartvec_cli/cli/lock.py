@@ -42,3 +42,18 @@ def writer_lock(ws, command: str, wait: float) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+@contextmanager
+def writing_store(ws, command: str, wait: float, create: bool = False):
+    """The index store opened under the writer lock and closed after the block; once the block
+    succeeded, whatever the store has to tell the user goes to stderr."""
+    from .output import show_notices
+
+    with writer_lock(ws, command, wait):
+        store = ws.open_store(create=create)
+        try:
+            yield store
+        finally:
+            store.close()
+    show_notices(store)

@@ -6,8 +6,8 @@ import typer
 
 from ..errors import EXIT_PARTIAL, UsageError
 from .app import app, workspace
-from .lock import wait_option, writer_lock
-from .output import message, print_json, progress_bar, show_notices
+from .lock import wait_option, writing_store
+from .output import message, print_json, progress_bar
 
 
 @app.command("refresh")
@@ -28,15 +28,10 @@ def refresh_command(
         raise UsageError("give either --nightly or --concepts-only")
     command = "refresh --nightly" if nightly else "refresh --concepts-only"
     ws = workspace(ctx)
-    with writer_lock(ws, f"smartvec {command}", wait):
-        store = ws.open_store(create=True)
-        try:
-            with progress_bar("embedding") as progress:
-                context = RefreshContext(ws, store, ws.writer_embedder, progress, concepts_folder)
-                report = run_refresh(command, NIGHTLY if nightly else CONCEPTS_ONLY, context)
-        finally:
-            store.close()
-    show_notices(store)
+    with writing_store(ws, f"smartvec {command}", wait, create=True) as store:
+        with progress_bar("embedding") as progress:
+            context = RefreshContext(ws, store, ws.writer_embedder, progress, concepts_folder)
+            report = run_refresh(command, NIGHTLY if nightly else CONCEPTS_ONLY, context)
     data = report.to_dict()
     if as_json:
         print_json(data)

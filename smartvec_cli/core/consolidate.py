@@ -174,17 +174,18 @@ class Consolidator:
         vectors = self.store.vectors_for_chunks(queued)
         neighbour_sets = {chunk: ann.search(vector, settings.neighbours + 1) for chunk, vector in zip(queued, vectors)}
         rows = self._rows(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
-        notes_of = {chunk: row["note_id"] for chunk, row in rows.items()}
-        note_pk = {r[0]: r[1] for r in self.db.execute("SELECT note_id, id FROM notes")}
         versions = self._superseding_pairs()
         ranker = Ranker(self.store, self.ws.config, self.now, self.ws.config.scoring.weights)
 
         touched = set(queued)
         marks = ",".join("?" * len(queued))
         before = {
-            r[0] for r in self.db.execute(f"SELECT src_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))", queued + queued)
-        } | {
-            r[0] for r in self.db.execute(f"SELECT dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))", queued + queued)
+            chunk
+            for pair in self.db.execute(
+                f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                queued + queued,
+            )
+            for chunk in pair
         }
         removed = self.db.execute(
             f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
@@ -202,7 +203,7 @@ class Consolidator:
                 if other is None or other_id == chunk or pair in seen or cosine < settings.duplicate_cosine:
                     continue
                 seen.add(pair)
-                if notes_of[chunk] == notes_of[other_id] or not self._comparable(mine, other, note_pk, versions):
+                if mine["note_pk"] == other["note_pk"] or not self._comparable(mine, other, versions):
                     continue
                 found_disagreement = disagreement(mine["text"], other["text"], check_negation=cosine >= settings.restate_cosine)
                 winner, loser = self._resolve(mine, other, ranker)
@@ -219,9 +220,9 @@ class Consolidator:
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
 
-    def _comparable(self, a: dict, b: dict, note_pk: dict, versions: set) -> bool:
+    def _comparable(self, a: dict, b: dict, versions: set) -> bool:
         """Two passages can contradict only if they are not versions of one another and overlap in time."""
-        if frozenset((note_pk[a["note_id"]], note_pk[b["note_id"]])) in versions:
+        if frozenset((a["note_pk"], b["note_pk"])) in versions:
             return False
         start = max(filter(None, (a["valid_from"], b["valid_from"])), default=None)
         end = min(filter(None, (a["valid_until"], b["valid_until"])), default=None)
@@ -237,10 +238,9 @@ class Consolidator:
         return (a, b) if strength(a) >= strength(b) else (b, a)
 
     def _edge(self, src: dict, dst: dict, kind: str, detail: dict) -> dict:
-        note_ids = {r[0]: r[1] for r in self.db.execute("SELECT note_id, id FROM notes WHERE note_id IN (?, ?)", [src["note_id"], dst["note_id"]])}
         return {
-            "src_note": note_ids[src["note_id"]],
-            "dst_note": note_ids[dst["note_id"]],
+            "src_note": src["note_pk"],
+            "dst_note": dst["note_pk"],
             "src_chunk": src["id"],
             "dst_chunk": dst["id"],
             "type": kind,

@@ -299,10 +299,10 @@ class Indexer:
         if group:
             yield group
 
-    def _embed_missing(self, chunks: list[Chunk], force: bool = False) -> dict[str, tuple[str, np.ndarray]]:
-        """(text, vector) by hash for the passages not yet in the store (every one when ``force``)."""
+    def _embed_missing(self, chunks: list[Chunk], stored: set[str]) -> dict[str, tuple[str, np.ndarray]]:
+        """(text, vector) by hash for the passages whose vector is neither ``stored`` nor made by this run."""
         wanted = {c.hash: c.embed_text for c in chunks}
-        known = set() if force else self.store.known_hashes(wanted)
+        known = stored | self._embedded_hashes
         self.summary.chunks_reused += sum(1 for c in chunks if c.hash in known)
         return self._embed_texts([(h, t) for h, t in wanted.items() if h not in known])
 
@@ -330,15 +330,13 @@ class Indexer:
             pk="hash",
         )
 
-    def _count_to_embed(self, items: list[_ReadNote], force: bool) -> int:
-        hashes = {c.hash for item in items for c in item.parsed.chunks}
-        return len(hashes) if force else len(hashes - self.store.known_hashes(hashes))
-
     def _write_notes(self, items: list[_ReadNote], force_embed: bool = False) -> None:
-        self._to_embed_total = self._count_to_embed(items, force_embed)
+        hashes = {c.hash for item in items for c in item.parsed.chunks}
+        stored = set() if force_embed else self.store.known_hashes(hashes)
+        self._to_embed_total = len(hashes - stored)
         self._embedded_so_far = 0
         for group in self._groups(items):
-            vectors = self._embed_missing([c for item in group for c in item.parsed.chunks], force=force_embed)
+            vectors = self._embed_missing([c for item in group for c in item.parsed.chunks], stored)
             ann_add: list[int] = []
             ann_remove: list[int] = []
             with self.store.write():

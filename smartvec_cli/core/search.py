@@ -86,7 +86,7 @@ class SearchOptions:
 
 
 CANDIDATE_SQL = """
-    SELECT c.id, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
+    SELECT c.id, c.note AS note_pk, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
            c.created_at, c.observed_from, c.feedback, c.access_count, c.superseded_by, c.last_accessed,
            c.contradiction_penalty, c.ripple_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
