@@ -36,8 +36,9 @@ def to_iso(moment: dt.datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def from_iso(text: str) -> dt.datetime:
-    return parse_when(text)
+def parse_optional(value: str | dt.date | dt.datetime | None) -> dt.datetime | None:
+    """``parse_when`` for stored values where None (or empty) means "no such time"."""
+    return parse_when(value) if value else None
 
 
 class Clock:

@@ -356,7 +356,7 @@ def calibration_samples(bench: BenchVault, answers: dict[str, list[dict]]) -> li
 
 def top1_ece_with(bench: BenchVault, answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> float:
     """ECE of the first hits if their confidence came from ``params`` (not-valid hits keep the ×0.1 factor)."""
-    from ..core.search import NOT_VALID_CONFIDENCE_FACTOR
+    from ..memory.ranking import NOT_VALID_CONFIDENCE_FACTOR
     from .metrics import expected_calibration_error
 
     a, b, d, c = params

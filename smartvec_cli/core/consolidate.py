@@ -34,10 +34,11 @@ from dataclasses import asdict, dataclass, field
 
 from ..memory.contradiction import disagreement
 from ..memory.graph import pagerank
-from ..memory.scoring import parse_time
+from ..clock import parse_optional
+from ..memory.passage import Passage
+from ..memory.ranking import authority, passage_trust
 from ..store.store import Store
 from .consolidate_settings import ConsolidationSettings
-from .search import CANDIDATE_SQL, Ranker
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -155,13 +156,6 @@ class Consolidator:
         )
         self.summary.edges_removed += cursor.rowcount
 
-    def _rows(self, ids: list[int]) -> dict[int, dict]:
-        rows: dict[int, dict] = {}
-        for start in range(0, len(ids), 500):
-            batch = ids[start : start + 500]
-            rows.update((r["id"], r) for r in self.db.query(CANDIDATE_SQL.format(marks=",".join("?" * len(batch))), batch))
-        return rows
-
     def _superseding_pairs(self) -> set[frozenset[int]]:
         return {
             frozenset((a, b))
@@ -173,9 +167,8 @@ class Consolidator:
         settings = self.settings
         vectors = self.store.vectors_for_chunks(queued)
         neighbour_sets = {chunk: ann.search(vector, settings.neighbours + 1) for chunk, vector in zip(queued, vectors)}
-        rows = self._rows(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
+        rows = self.store.passages(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
         versions = self._superseding_pairs()
-        ranker = Ranker(self.store, self.ws.config, self.now, self.ws.config.scoring.weights)
 
         touched = set(queued)
         marks = ",".join("?" * len(queued))
@@ -203,10 +196,10 @@ class Consolidator:
                 if other is None or other_id == chunk or pair in seen or cosine < settings.duplicate_cosine:
                     continue
                 seen.add(pair)
-                if mine["note_pk"] == other["note_pk"] or not self._comparable(mine, other, versions):
+                if mine.note == other.note or not self._comparable(mine, other, versions):
                     continue
-                found_disagreement = disagreement(mine["text"], other["text"], check_negation=cosine >= settings.restate_cosine)
-                winner, loser = self._resolve(mine, other, ranker)
+                found_disagreement = disagreement(mine.text, other.text, check_negation=cosine >= settings.restate_cosine)
+                winner, loser = self._resolve(mine, other)
                 if found_disagreement:
                     new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
                     touched.update((chunk, other_id))
@@ -220,29 +213,30 @@ class Consolidator:
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
 
-    def _comparable(self, a: dict, b: dict, versions: set) -> bool:
+    def _comparable(self, a: Passage, b: Passage, versions: set) -> bool:
         """Two passages can contradict only if they are not versions of one another and overlap in time."""
-        if frozenset((a["note_pk"], b["note_pk"])) in versions:
+        if frozenset((a.note, b.note)) in versions:
             return False
-        start = max(filter(None, (a["valid_from"], b["valid_from"])), default=None)
-        end = min(filter(None, (a["valid_until"], b["valid_until"])), default=None)
+        start = max(filter(None, (a.valid_from, b.valid_from)), default=None)
+        end = min(filter(None, (a.valid_until, b.valid_until)), default=None)
         return start is None or end is None or start < end
 
-    def _resolve(self, a: dict, b: dict, ranker: Ranker) -> tuple[dict, dict]:
+    def _resolve(self, a: Passage, b: Passage) -> tuple[Passage, Passage]:
         """(winner, loser): authority, then declared validity, then the more recent, then feedback."""
+        settings = self.ws.config.confidence
 
-        def strength(row: dict) -> tuple:
-            recency = row["valid_from"] or row["doc_date"] or row["created_at"] or ""
-            return (round(ranker.authority(row), 6), bool(row["declared"]), recency, row["feedback"] or 0.0, -row["id"])
+        def strength(p: Passage) -> tuple:
+            recency = p.valid_from or p.doc_date or p.created_at or ""
+            return (round(authority(p, settings), 6), p.declared, recency, p.feedback, -p.id)
 
         return (a, b) if strength(a) >= strength(b) else (b, a)
 
-    def _edge(self, src: dict, dst: dict, kind: str, detail: dict) -> dict:
+    def _edge(self, src: Passage, dst: Passage, kind: str, detail: dict) -> dict:
         return {
-            "src_note": src["note_pk"],
-            "dst_note": dst["note_pk"],
-            "src_chunk": src["id"],
-            "dst_chunk": dst["id"],
+            "src_note": src.note,
+            "dst_note": dst.note,
+            "src_chunk": src.id,
+            "dst_chunk": dst.id,
             "type": kind,
             "detail": json.dumps(detail),
             "created_at": self.now_iso,
@@ -308,15 +302,14 @@ class Consolidator:
         ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")]
         if not ids:
             return
-        ranker = Ranker(self.store, self.ws.config, self.now, self.ws.config.scoring.weights)
         to_sleep, to_wake = [], []
-        for chunk, row in self._rows(ids).items():
-            low = ranker.trust_of(row) < threshold
-            last_used = parse_time(row["last_accessed"])
+        for chunk, passage in self.store.passages(ids).items():
+            low = passage_trust(passage, self.now, self.ws.config.confidence) < threshold
+            last_used = parse_optional(passage.last_accessed)
             unused = last_used is None or last_used < stale_before
-            if row["state"] == "ACTIVE" and low and unused:
+            if passage.state == "ACTIVE" and low and unused:
                 to_sleep.append(chunk)
-            elif row["state"] == "DORMANT" and not low:
+            elif passage.state == "DORMANT" and not low:
                 to_wake.append(chunk)
         self._move(to_sleep, "ACTIVE", "DORMANT")
         self._move(to_wake, "DORMANT", "ACTIVE")

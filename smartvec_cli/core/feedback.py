@@ -17,10 +17,11 @@ import numpy as np
 
 from ..errors import SmartvecError, UsageError
 from ..memory.confidence import SOURCE_AUTHORITY, reconsolidate
+from ..memory.passage import Passage
+from ..memory.ranking import passage_trust
 from ..store.store import Store, vector_to_blob
 from ..vault.chunk import embed_text_for
 from ..vault.hashing import sha256_text
-from .search import CANDIDATE_SQL, Ranker
 from .workspace import Workspace
 
 SIGNALS = ("up", "down", "correct")
@@ -81,15 +82,14 @@ def give_feedback(
         raise UsageError("--correct needs the corrected text")
     now = ws.clock.now()
     now_iso = ws.clock.now_iso()
-    row = next(store.db.query(CANDIDATE_SQL.format(marks="?"), [target]))
-    ranker = Ranker(store, ws.config, now, ws.config.scoring.weights)
-    before = ranker.trust_of(row)
+    row = store.passages([target])[target]
+    before = passage_trust(row, now, ws.config.confidence)
     after = reconsolidate(before, signal, ws.config.confidence)
     correction_row = None
     if signal == "correct":
         embedder = embedder_factory()
         store.check_fingerprint(embedder.fingerprint)
-        context = embed_text_for(row["title"], row["heading"].split(" > ") if row["heading"] else [], correction.strip())
+        context = embed_text_for(row.title, row.heading_path, correction.strip())
         vector = embedder.embed([context])[0]
     with store.write():
         store.db.execute(
@@ -107,8 +107,8 @@ def give_feedback(
                 "data": json.dumps(
                     {
                         "signal": signal,
-                        "chunk_id": row["chunk_id"],
-                        "version": row["version"],
+                        "chunk_id": row.chunk_id,
+                        "version": row.version,
                         "before": before,
                         "after": after,
                         "correction": correction,
@@ -122,11 +122,11 @@ def give_feedback(
         ann.add(np.asarray([correction_row["id"]], dtype=np.int64), vector.reshape(1, -1))
         store.save_ann()
     return FeedbackResult(
-        row["chunk_id"], row["version"], signal, round(before, 4), round(after, 4), correction_row["chunk_id"] if correction_row else None
+        row.chunk_id, row.version, signal, round(before, 4), round(after, 4), correction_row["chunk_id"] if correction_row else None
     )
 
 
-def _record_correction(store: Store, corrected: dict, text: str, embed_text: str, vector: np.ndarray, now_iso: str) -> dict:
+def _record_correction(store: Store, corrected: Passage, text: str, embed_text: str, vector: np.ndarray, now_iso: str) -> dict:
     """A note of kind 'correction' holding the user's text, valid from now, linked to what it corrects."""
     number = store.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0] + 1
     note_id = f"correction-{number}"
@@ -134,14 +134,14 @@ def _record_correction(store: Store, corrected: dict, text: str, embed_text: str
         {
             "note_id": note_id,
             "path": f"{CORRECTIONS_PREFIX}{number}",
-            "title": f"Correction of {corrected['chunk_id']}",
+            "title": f"Correction of {corrected.chunk_id}",
             "kind": "correction",
             "source_type": "correction",
             "authority": SOURCE_AUTHORITY["correction"],
             "valid_from": now_iso,
             "declared": 1,
             "doc_date": now_iso,
-            "metadata": json.dumps({"corrects": corrected["chunk_id"]}),
+            "metadata": json.dumps({"corrects": corrected.chunk_id}),
             "tags": "[]",
             "created_at": now_iso,
             "updated_at": now_iso,
@@ -157,7 +157,7 @@ def _record_correction(store: Store, corrected: dict, text: str, embed_text: str
         "key": "correction",
         "version": 1,
         "ordinal": 0,
-        "heading": corrected["heading"],
+        "heading": corrected.heading,
         "text": text,
         "hash": text_hash,
         "block_ids": "[]",
@@ -168,7 +168,7 @@ def _record_correction(store: Store, corrected: dict, text: str, embed_text: str
     }
     chunk["id"] = store.db["chunks"].insert(chunk).last_pk
     store.db["edges"].insert(
-        {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrected["id"], "type": "corrects", "created_at": now_iso}
+        {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrected.id, "type": "corrects", "created_at": now_iso}
     )
     store.bump_generation()
     return chunk

@@ -27,6 +27,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
+from ..clock import parse_optional
 from ..errors import UsageError
 
 SIGNALS = ("semantic", "temporal", "confidence", "relational")
@@ -100,12 +101,6 @@ class ScoringSettings:
     calibration: Calibration = field(default_factory=Calibration)
 
 
-def parse_time(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
 def days_between(earlier: dt.datetime | None, later: dt.datetime) -> float | None:
     if earlier is None:
         return None
@@ -113,7 +108,7 @@ def days_between(earlier: dt.datetime | None, later: dt.datetime) -> float | Non
 
 
 def is_valid_at(valid_from: str | None, valid_until: str | None, moment: dt.datetime) -> bool:
-    start, end = parse_time(valid_from), parse_time(valid_until)
+    start, end = parse_optional(valid_from), parse_optional(valid_until)
     return (start is None or start <= moment) and (end is None or moment < end)
 
 

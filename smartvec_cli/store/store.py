@@ -14,6 +14,10 @@ from ..embed import DIMENSIONS
 from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
+from .graph import GraphQueries
+from .notes import NoteQueries
+from .passages import PassageQueries
+from .reports import ReportQueries
 
 DB_FILE = "smartvec.db"
 REEMBEDDING = "reembedding"
@@ -27,7 +31,10 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
-class Store:
+class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
+    """Owns every SQL statement and every file of the index folder; the statements are grouped by who
+    needs them (``notes``, ``graph``, ``passages``, ``reports``) and mixed in here."""
+
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)
         self.db = db

@@ -1,0 +1,79 @@
+"""Every file and folder inside the index folder, named in one place.
+
+The index folder is smartvec's and only smartvec's: the user's notes are never written.
+Everything here can be rebuilt from the database except the database itself, which
+holds the vectors too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+INDEX_DIR_NAME = ".smartvec"  # the default index folder, inside the vault
+
+DB_FILE = "smartvec.db"
+CONFIG_FILE = "config.toml"
+ANN_SIDECAR_FILE = "vectors.json"  # names the current ANN file; renamed last, so it is the commit point
+ANN_FILE_GLOB = "vectors-*.hnsw*"
+WRITER_LOCK_FILE = "writer.lock"
+WATCH_LOCK_FILE = "watch.lock"
+SOCKET_FILE = "query.sock"
+REFRESH_LOG_FILE = "refresh.log"
+CRON_LOG_FILE = "cron.log"
+ONNX_DIR = "onnx"
+TEMP_SUFFIX = ".tmp"
+
+
+def ann_file_name(generation: int) -> str:
+    return f"vectors-{generation}.hnsw"
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """The paths of one index folder."""
+
+    root: Path
+
+    @property
+    def db(self) -> Path:
+        return self.root / DB_FILE
+
+    @property
+    def config(self) -> Path:
+        return self.root / CONFIG_FILE
+
+    @property
+    def ann_sidecar(self) -> Path:
+        return self.root / ANN_SIDECAR_FILE
+
+    def ann_file(self, generation: int) -> Path:
+        return self.root / ann_file_name(generation)
+
+    @property
+    def writer_lock(self) -> Path:
+        return self.root / WRITER_LOCK_FILE
+
+    @property
+    def watch_lock(self) -> Path:
+        return self.root / WATCH_LOCK_FILE
+
+    @property
+    def socket(self) -> Path:
+        return self.root / SOCKET_FILE
+
+    @property
+    def refresh_log(self) -> Path:
+        return self.root / REFRESH_LOG_FILE
+
+    @property
+    def cron_log(self) -> Path:
+        return self.root / CRON_LOG_FILE
+
+    @property
+    def onnx_dir(self) -> Path:
+        return self.root / ONNX_DIR
+
+    def leftover_temp_files(self) -> list[Path]:
+        """Temporary files a killed writer left behind (never the ones a live writer is using: callers hold the lock)."""
+        return sorted(self.root.glob(f"*{TEMP_SUFFIX}"))
