@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from smartvec_cli.core.workspace import Workspace
-from smartvec_cli.daemon.refresh import NIGHTLY, RefreshContext, Stage, StageResult, run_refresh
+from smartvec_cli.core.refresh import NIGHTLY, RefreshContext, Stage, StageResult, run_refresh
 from smartvec_cli.errors import EXIT_PARTIAL, EXIT_USAGE
 from smartvec_cli.vault.hashing import aclarai_embedding_hash
 

@@ -6,13 +6,13 @@ import typer
 
 from .app import app, workspace
 from .lock import wait_option, writing_store
-from .output import message, print_json
+from .output import JsonOutput, message, print_json
 
 
 @app.command("consolidate")
 def consolidate_command(
     ctx: typer.Context,
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Relations, contradictions, supersession, ripple, dormancy and importance; incremental and idempotent."""

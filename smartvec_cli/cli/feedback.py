@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from .app import app, workspace
 from .lock import wait_option, writing_store
-from .output import message, print_json
+from .output import JsonOutput, message, print_json
 
 
 @app.command("feedback")
@@ -20,7 +20,7 @@ def feedback_command(
     up: bool = typer.Option(False, "--up", help="The passage was right."),
     down: bool = typer.Option(False, "--down", help="The passage was wrong or stale."),
     correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a new high-authority passage."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Reconsolidate a passage's confidence; every feedback is kept as an event."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .output import plain, print_json, stdout_console
+from .output import JsonOutput, plain, print_json, stdout_console
 
 
 @app.command("history")
 def history_command(
     ctx: typer.Context,
     note: str = typer.Argument(..., help="Path (with or without .md), note id, file name or title."),
-    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+    as_json: JsonOutput = False,
 ) -> None:
     """Every version of every passage of a note, what replaced what, and when."""
     from ..core.report import history

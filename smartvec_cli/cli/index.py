@@ -9,7 +9,7 @@ import typer
 from ..errors import EXIT_PARTIAL
 from .app import app, workspace
 from .lock import wait_option, writing_store
-from .output import message, print_json, progress_bar
+from .output import JsonOutput, message, print_json, progress_bar
 
 
 @app.command("index")
@@ -17,7 +17,7 @@ def index_command(
     ctx: typer.Context,
     full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Annotated, Any, Iterator
+
+import typer
+
+JsonOutput = Annotated[
+    bool, typer.Option("--json", help="Print the result as JSON on stdout, the same data the Python API returns.")
+]
+"""The one ``--json`` option every command shares: ``as_json: JsonOutput = False``."""
 
 
 def print_json(value: Any) -> None:

@@ -10,7 +10,7 @@ import typer
 
 from ..errors import UsageError
 from .app import app, workspace
-from .output import plain, show_notices, print_json, stdout_console
+from .output import JsonOutput, plain, print_json, show_notices, stdout_console
 
 
 @app.command("query")
@@ -26,13 +26,13 @@ def query_command(
     weights: Optional[str] = typer.Option(None, "--weights", help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1."),
     no_track: bool = typer.Option(False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."),
     batch: Optional[str] = typer.Option(None, "--batch", help='JSON-lines file of {"id", "query"} ("-" for stdin); one JSON line out per query.'),
-    as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
+    as_json: JsonOutput = False,
 ) -> None:
     """Rank the vault's passages for a question (answered by 'watch' when it runs)."""
     from ..clock import parse_when
-    from ..core.query import Question
+    from ..core.query import Question, QuerySession
     from ..core.search import MODES, SearchOptions
-    from ..daemon.query_socket import QueryClient
+    from ..daemon.query_socket import daemon_answerer
     from ..memory.scoring import Weights
 
     if mode not in MODES:
@@ -49,7 +49,7 @@ def query_command(
         record_access=not no_track,
     )
     ws = workspace(ctx)
-    client = QueryClient(ws, options)
+    client = QuerySession(ws, options, remote=daemon_answerer(ws))
     try:
         if batch is not None:
             for question in read_batch(batch):

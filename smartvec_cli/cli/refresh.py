@@ -7,7 +7,7 @@ import typer
 from ..errors import EXIT_PARTIAL, UsageError
 from .app import app, workspace
 from .lock import wait_option, writing_store
-from .output import message, print_json, progress_bar
+from .output import JsonOutput, message, print_json, progress_bar
 
 
 @app.command("refresh")
@@ -18,11 +18,11 @@ def refresh_command(
         False, "--concepts-only", help="aclarai's nightly job: re-embed only concept notes whose embedding_hash changed."
     ),
     concepts_folder: str = typer.Option("concepts", "--concepts-folder", metavar="FOLDER", help="Where the concept notes are (--concepts-only)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON (always, even when nothing changed)."),
+    as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Bring the index up to date in one run; prints nothing when nothing changed, exits non-zero only on failure."""
-    from ..daemon.refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
+    from ..core.refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
 
     if nightly == concepts_only:
         raise UsageError("give either --nightly or --concepts-only")

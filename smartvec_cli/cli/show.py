@@ -5,14 +5,14 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .output import plain, print_json, stdout_console
+from .output import JsonOutput, plain, print_json, stdout_console
 
 
 @app.command("show")
 def show_command(
     ctx: typer.Context,
     note: str = typer.Argument(..., help="Path (with or without .md), note id, file name or title."),
-    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+    as_json: JsonOutput = False,
 ) -> None:
     """Hashes, dates, links and passages (with their states) of one note."""
     from ..core.report import show_note

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from .app import app, workspace
-from .output import show_notices, print_json, stdout_console
+from .output import JsonOutput, print_json, show_notices, stdout_console
 
 
 @app.command("status")
-def status_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     """Counts of notes and passages by state, the model, and the last run."""
     from ..core.report import status
 

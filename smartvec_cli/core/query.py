@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, replace
+from typing import Callable
 
-from ..clock import to_iso
+from ..clock import parse_when, to_iso
 from ..embed import Embedder
 from ..memory.asof import parse_as_of
 from ..store.store import Store
@@ -26,6 +27,25 @@ class Answer:
     hits: list[Hit]
     as_of: dt.datetime | None  # the moment the answer is about; None means now
     as_of_phrase: str | None  # the words of the question that named it
+
+    def to_json(self) -> dict:
+        """The answer as the daemon's socket carries it (hits with their explanation)."""
+        return {
+            "hits": [hit.to_dict(explain=True) for hit in self.hits],
+            "as_of": to_iso(self.as_of) if self.as_of else None,
+            "as_of_phrase": self.as_of_phrase,
+        }
+
+    @classmethod
+    def from_json(cls, question: Question, data: dict) -> "Answer":
+        """Raises TypeError, KeyError or SmartvecError when ``data`` is not an answer this version understands."""
+        hits = [Hit(**hit) for hit in data["hits"]]
+        moment = parse_when(data["as_of"]) if data.get("as_of") else None
+        return cls(question, hits, moment, data.get("as_of_phrase"))
+
+
+RemoteAnswerer = Callable[[Question, SearchOptions], "Answer | None"]
+"""Asks a process that already has the model loaded (the watch daemon); None when there is none to ask."""
 
 
 class QueryEngine:
@@ -56,3 +76,30 @@ class QueryEngine:
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
         return Answer(question, hits, as_of, phrase)
+
+
+class QuerySession:
+    """``query``'s way to an answer: a ``remote`` answerer (a running daemon) while it answers, else the
+    index itself, opened (and the model loaded) once, on the first question the remote cannot take."""
+
+    def __init__(self, workspace: Workspace, options: SearchOptions, remote: RemoteAnswerer | None = None):
+        self.ws = workspace
+        self.options = options
+        self.remote = remote
+        self.store: Store | None = None
+        self._engine: QueryEngine | None = None
+
+    def ask(self, question: Question) -> Answer:
+        if self.remote is not None:
+            answer = self.remote(question, self.options)
+            if answer is not None:
+                return answer
+            self.remote = None
+        if self._engine is None:
+            self.store = self.ws.open_store()
+            self._engine = QueryEngine(self.ws, self.store)
+        return self._engine.ask(question, self.options)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()

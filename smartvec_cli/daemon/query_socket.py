@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from ..clock import to_iso
 from ..errors import SmartvecError
 
 SOCKET_FILE = "query.sock"
@@ -158,7 +159,7 @@ class QueryService:
         return fresh
 
     def answer(self, request: dict) -> dict:
-        from ..clock import Clock, parse_when, to_iso
+        from ..clock import Clock, parse_when
         from ..core.query import Question, QueryEngine
         from ..core.search import SearchOptions
 
@@ -180,11 +181,7 @@ class QueryService:
         except Exception as exc:  # one bad question must not take the daemon down
             self.log(f"error: query failed: {type(exc).__name__}: {exc}")
             return {"error": f"{type(exc).__name__}: {exc}", "exit_code": 1}
-        return {
-            "hits": [hit.to_dict(explain=True) for hit in answer.hits],
-            "as_of": to_iso(answer.as_of) if answer.as_of else None,
-            "as_of_phrase": answer.as_of_phrase,
-        }
+        return answer.to_json()
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -261,40 +258,21 @@ class QueryServer:
             pass
 
 
-class QueryClient:
-    """``query``'s way to an answer: the watch daemon when one serves this index, else the index
-    itself, opened (and the model loaded) once, on the first question the daemon cannot take."""
+def daemon_answerer(workspace):
+    """A ``RemoteAnswerer`` for ``core.query.QuerySession``: the watch daemon serving this index, if any."""
+    from ..core.query import Answer
 
-    def __init__(self, workspace, options):
-        self.ws = workspace
-        self.options = options
-        self.store = None
-        self._engine = None
-        self._use_daemon = True
+    clock = workspace.clock
+    now = clock.now().isoformat() if clock.is_fixed else None
 
-    def ask(self, question):
-        from ..clock import parse_when, to_iso
-        from ..core.query import Answer, QueryEngine
-        from ..core.search import Hit
+    def ask(question, options):
+        as_of = to_iso(question.as_of) if question.as_of else None
+        response = ask_daemon(workspace.index_dir, question.text, options.to_json(), now, question.id, as_of)
+        if response is None:
+            return None
+        try:
+            return Answer.from_json(question, response)
+        except (TypeError, KeyError, SmartvecError):
+            return None  # a daemon of another version; the session answers by itself
 
-        if self._use_daemon:
-            clock = self.ws.clock
-            now = clock.now().isoformat() if clock.is_fixed else None
-            as_of = to_iso(question.as_of) if question.as_of else None
-            response = ask_daemon(self.ws.index_dir, question.text, self.options.to_json(), now, question.id, as_of)
-            if response is not None:
-                try:
-                    hits = [Hit(**hit) for hit in response["hits"]]
-                    moment = parse_when(response["as_of"]) if response.get("as_of") else None
-                    return Answer(question, hits, moment, response.get("as_of_phrase"))
-                except (TypeError, KeyError, SmartvecError):
-                    pass  # a daemon of another version; answer here
-            self._use_daemon = False
-        if self._engine is None:
-            self.store = self.ws.open_store()
-            self._engine = QueryEngine(self.ws, self.store)
-        return self._engine.ask(question, self.options)
-
-    def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
+    return ask

@@ -15,6 +15,7 @@ from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
+from .layout import IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .reports import ReportQueries
@@ -237,3 +238,18 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
                     "summary": json.dumps(summary),
                 }
             ).last_pk
+
+    def append_refresh_log(self, record: dict) -> None:
+        """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""
+        path = IndexLayout(self.index_dir).refresh_log
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            raise SmartvecError(f"cannot append to {path}: {exc.strerror or exc}") from None
+
+    # -- notes --------------------------------------------------------------------------------
+
+    def live_note_hashes(self) -> list[tuple[str, str, str | None]]:
+        """(note_id, path, aclarai embedding_hash) of every note not deleted."""
+        return self.db.execute("SELECT note_id, path, embedding_hash FROM notes WHERE deleted_at IS NULL").fetchall()

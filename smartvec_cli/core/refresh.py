@@ -14,19 +14,17 @@ embedded again, which is aclarai's rule at a finer grain.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Callable
 
-from ..core.indexer import Indexer, ProgressCallback
-from ..core.workspace import Workspace
 from ..embed import Embedder
-from ..errors import SmartvecError
 from ..store.store import Store
+from .consolidate import Consolidator
+from .indexer import Indexer, ProgressCallback
+from .workspace import Workspace
 
-LOG_FILE = "refresh.log"
 NIGHTLY_COMPACTION_RATIO = 0.05
 """Tombstones per live item above which the nightly run compacts the ANN index. Daytime runs wait for 20%
 and 1,000 (a rebuild of a large index takes a minute); at night any noticeable share is worth dropping."""
@@ -67,8 +65,7 @@ class Stage:
 
 
 def _note_states(store: Store, only: Callable[[str], bool] | None) -> dict[str, tuple[str, str | None]]:
-    rows = store.db.execute("SELECT note_id, path, embedding_hash FROM notes WHERE deleted_at IS NULL")
-    return {note_id: (path, digest) for note_id, path, digest in rows if only is None or only(path)}
+    return {note_id: (path, digest) for note_id, path, digest in store.live_note_hashes() if only is None or only(path)}
 
 
 def _encode(ctx: RefreshContext, only: Callable[[str], bool] | None) -> StageResult:
@@ -118,8 +115,6 @@ def compact_stage(ctx: RefreshContext) -> StageResult:
 
 def consolidate_stage(ctx: RefreshContext) -> StageResult:
     """The sleep cycle: relations, contradictions, archival, ripple, the decay and dormancy sweep."""
-    from ..core.consolidate import Consolidator
-
     summary = Consolidator(ctx.ws, ctx.store).run()
     moves = ", ".join(f"{k} {v}" for k, v in summary.transitions.items())
     return StageResult(changed=summary.changed_anything, details=summary.to_dict(), note=moves or "no state changes")
@@ -202,17 +197,9 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
     report.seconds = _since(started)
     report.finished_at = ctx.ws.clock.now_iso()
     data = report.to_dict()
-    append_log(ctx.ws.index_dir / LOG_FILE, data)
+    ctx.store.append_refresh_log(data)
     ctx.store.record_run(command, report.started_at, report.finished_at, report.status, data)
     return report
-
-
-def append_log(path: Path, record: dict) -> None:
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        raise SmartvecError(f"cannot append to {path}: {exc.strerror or exc}") from None
 
 
 def _since(started: float) -> float:
