@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
-from .core.consolidate_settings import ConsolidationSettings
 from .memory.confidence import ConfidenceSettings
+from .memory.consolidation import ConsolidationSettings
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
-CONFIG_FILE = "config.toml"
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 
 
@@ -63,9 +62,9 @@ class Config:
         return int(self.max_note_mb * 1024 * 1024)
 
 
-def load_config(index_dir: Path) -> Config:
-    """Read ``<index_dir>/config.toml`` if present; a malformed file is a usage error, not a traceback."""
-    path = Path(index_dir) / CONFIG_FILE
+def load_config(path: Path) -> Config:
+    """Read the index folder's ``config.toml`` at ``path`` if present; a malformed file is a usage error, not a traceback."""
+    path = Path(path)
     config = Config()
     if not path.is_file():
         return config

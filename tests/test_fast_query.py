@@ -43,7 +43,7 @@ def test_both_backends_give_the_same_top5_on_the_sample_vault(sample_index, monk
     from smartvec_cli.embed.select import select_embedder
     from smartvec_cli.config import Config
 
-    assert type(select_embedder(Config(), index)).__name__ == "OnnxEmbedder"  # auto picks the verified export
+    assert type(select_embedder(Config(), index / "onnx")).__name__ == "OnnxEmbedder"  # auto picks the verified export
     fast = {q: top5(vault, index, q) for q in QUESTIONS}
     monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
     reference = {q: top5(vault, index, q) for q in QUESTIONS}

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from smartvec_cli.core.indexer import StoredChunk, align_chunks
 from smartvec_cli.vault.hashing import sha256_text
-from smartvec_cli.vault.parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, normalise_text, parse_note
+from smartvec_cli.vault.markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR
+from smartvec_cli.vault.parse import normalise_text, parse_note
 
 PROPERTIES = settings(max_examples=int(__import__("os").environ.get("PROPERTY_EXAMPLES", 200)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -378,11 +378,11 @@ def test_embedder_backend_from_config(tmp_path):
     from smartvec_cli.config import load_config
 
     use_fake_backend(tmp_path)
-    embedder = select_embedder(load_config(tmp_path), tmp_path)
+    embedder = select_embedder(load_config(tmp_path / "config.toml"), tmp_path / "onnx")
     assert isinstance(embedder, FakeEmbedder) and embedder.fingerprint == "fake@1"
     (tmp_path / "config.toml").write_text('[embedder]\nbackend = "no_such_module:make"\n')
     with pytest.raises(SmartvecError, match="cannot be loaded"):
-        select_embedder(load_config(tmp_path), tmp_path)
+        select_embedder(load_config(tmp_path / "config.toml"), tmp_path / "onnx")
     (tmp_path / "config.toml").write_text('[embedder]\nbackend = "not a spec"\n')
     with pytest.raises(UsageError):
-        load_config(tmp_path)
+        load_config(tmp_path / "config.toml")

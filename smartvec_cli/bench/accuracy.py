@@ -399,7 +399,7 @@ def run_calibration(
     if top1_only:
         samples = [s for s in samples if s[4]]
     fitted = fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples])
-    current = load_config(paths.index).scoring.calibration
+    current = load_config(paths.index / "config.toml").scoring.calibration
     before = (current.score_weight, current.margin_weight, current.cosine_weight, current.bias)
     ece = lambda params: round(sum(top1_ece_with(bench, lv.answers["smart"], params) for lv in levels) / len(levels), 4)  # noqa: E731
     return {

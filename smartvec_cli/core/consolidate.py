@@ -32,13 +32,13 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from ..memory.consolidation import ConsolidationSettings
 from ..memory.contradiction import disagreement
 from ..memory.graph import pagerank
 from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.store import Store
-from .consolidate_settings import ConsolidationSettings
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")

@@ -9,8 +9,7 @@ from pathlib import Path
 from ..clock import Clock
 from ..config import Config, load_config
 from ..errors import UsageError
-
-INDEX_DIR_NAME = ".smartvec"
+from ..store.layout import INDEX_DIR_NAME, IndexLayout
 
 
 @dataclass
@@ -29,7 +28,11 @@ class Workspace:
         index_value = index_dir or os.environ.get("SMARTVEC_INDEX")
         index_path = Path(index_value).expanduser() if index_value else vault_path / INDEX_DIR_NAME
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
-        return cls(vault_path.resolve(), index_path.absolute(), clock, load_config(index_path))
+        return cls(vault_path.resolve(), index_path.absolute(), clock, load_config(IndexLayout(index_path).config))
+
+    @property
+    def layout(self) -> IndexLayout:
+        return IndexLayout(self.index_dir)
 
     def open_store(self, create: bool = False):
         from ..store.store import Store
@@ -40,7 +43,7 @@ class Workspace:
         """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""
         from ..embed.select import select_embedder
 
-        return select_embedder(self.config, self.index_dir, prepare=prepare, on_notice=on_notice)
+        return select_embedder(self.config, self.layout.onnx_dir, prepare=prepare, on_notice=on_notice)
 
     def writer_embedder(self, on_notice=None):
         return self.embedder(prepare=True, on_notice=on_notice)

@@ -1,7 +1,7 @@
 """Choosing the embedding backend from configuration.
 
 ``auto`` (the default) uses the ONNX export of the packaged weights when the index folder
-holds a verified one (``<index>/onnx/``): it starts in a fraction of a second and never
+holds a verified one (``<index>/onnx/``, named by ``store.layout``): it starts in a fraction of a second and never
 imports torch. Writers (``index``, ``refresh``, ``watch``) create that export once, which
 needs torch for a few seconds; if the export cannot be verified to agree with
 sentence-transformers (cosine >= 0.9999 on a probe set), the fast path is refused and
@@ -21,19 +21,18 @@ from ..config import Config, is_import_spec
 from ..errors import SmartvecError
 from . import Embedder
 
-ONNX_CACHE = "onnx"
 Notice = Callable[[str], None]
 
 
-def select_embedder(config: Config, index_dir: Path, prepare: bool = False, on_notice: Notice | None = None) -> Embedder:
-    """The configured embedder; ``prepare`` lets a writer create the ONNX export when it is missing."""
+def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None) -> Embedder:
+    """The configured embedder; ``prepare`` lets a writer create the ONNX export in ``onnx_dir`` when it is missing."""
     backend = config.embedder_backend
     if backend in ("auto", "onnx"):
-        fast = onnx_embedder(Path(index_dir) / ONNX_CACHE, prepare, on_notice or (lambda text: None))
+        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or (lambda text: None))
         if fast is not None:
             return fast
         if backend == "onnx":
-            raise SmartvecError(f"no verified ONNX model in {Path(index_dir) / ONNX_CACHE}; run 'smartvec index' to create it")
+            raise SmartvecError(f"no verified ONNX model in {onnx_dir}; run 'smartvec index' to create it")
     if backend in ("auto", "sentence-transformers"):
         from .sentence_transformers import SentenceTransformerEmbedder
 

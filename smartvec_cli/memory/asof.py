@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..clock import UTC
+from .words import ARTICLES, NUMBER_WORDS
 
 MONTHS = {
     name: number
@@ -30,7 +31,7 @@ MONTHS = {
 MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 YEAR = r"(?P<year>(?:19|20)\d{2})"
 LEAD = r"(?:\b(?:back\s+in|as\s+of|as\s+at|in|during|on|at|by|around|from|of)\s+(?:the\s+)?)"
-NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+COUNT = r"(?P<n>\d+|" + "|".join((*ARTICLES, *NUMBER_WORDS)) + r")"
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ def _patterns(now: dt.datetime):
         return _point(int(m["year"]))
 
     def ago(m):
-        count = NUMBER_WORDS.get(m["n"].lower()) or int(m["n"])
+        word = m["n"].lower()
+        count = 1 if word in ARTICLES else NUMBER_WORDS.get(word) or int(word)
         unit = m["unit"].lower()
         if unit.startswith("year"):
             return now.replace(year=now.year - count) if not (now.month == 2 and now.day == 29) else now - dt.timedelta(days=365 * count)
@@ -105,7 +107,7 @@ def _patterns(now: dt.datetime):
         (LEAD + r"?\b(?:early\s+|mid\s+|late\s+)?" + MONTH + r",?\s+(?:of\s+)?" + YEAR + r"\b", month_year),
         (LEAD + r"?\bQ(?P<q>[1-4])\s+" + YEAR + r"\b", quarter),
         (LEAD + r"(?:early\s+|mid\s+|late\s+)?" + YEAR + r"\b", year),
-        (r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|ten)\s+(?P<unit>years?|months?|weeks?|days?)\s+ago\b", ago),
+        (r"\b" + COUNT + r"\s+(?P<unit>years?|months?|weeks?|days?)\s+ago\b", ago),
         (r"\b(?:last|previous)\s+(?P<unit>year|month|quarter|week)\b", last),
         (r"\byesterday\b", yesterday),
     ]

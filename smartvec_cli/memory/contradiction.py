@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .words import NUMBER_WORDS
+
 STOPWORDS = set(
     """a an the of for to in on at by with from and or is are was were be been being it its this that these those
     per up our we you your they their there here as into than then so such can may must will would should shall
@@ -36,7 +38,6 @@ UNIT_ALIASES = {
     "gb": "gb", "mb": "mb", "tb": "tb",
     "km": "km",
 }
-NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12}
 TOKEN = re.compile(r"€|\$|%|\d+(?:[.,]\d+)*|[a-z][a-z'-]*", re.IGNORECASE)
 CONTEXT_WINDOW = 4
 

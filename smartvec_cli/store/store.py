@@ -10,7 +10,6 @@ from typing import Iterable, Iterator
 import numpy as np
 import sqlite_utils
 
-from ..embed import DIMENSIONS
 from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
@@ -22,6 +21,8 @@ from .reports import ReportQueries
 
 DB_FILE = "smartvec.db"
 REEMBEDDING = "reembedding"
+DEFAULT_DIM = 384
+"""Vector size of an index that has not recorded its own (``meta.dim``): that of the packaged MiniLM model."""
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -98,7 +99,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
 
     @property
     def dim(self) -> int:
-        return int(self.get_meta("dim", str(DIMENSIONS)))
+        return int(self.get_meta("dim", str(DEFAULT_DIM)))
 
     @property
     def fingerprint(self) -> str | None:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from .hashing import sha256_text
-from .parse import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id, strip_aclarai_comments
+from .markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id, strip_aclarai_comments
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4

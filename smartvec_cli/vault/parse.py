@@ -16,17 +16,19 @@ from typing import Any
 
 import frontmatter
 
+from .chunk import chunk_note
 from .hashing import aclarai_embedding_hash
-
-WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:#\^([^\[\]|]+)|#([^\[\]|]+))?(?:\|([^\[\]]*))?\]\]")
-ACLARAI_COMMENT = re.compile(r"[ \t]*<!--\s*aclarai:(.*?)-->")
-ACLARAI_ID = re.compile(r"^id=(\S+?)(?:\s+ver=(\d+))?\s*$")
-ANCHOR_LINE = re.compile(r"^\s*\^([A-Za-z0-9][A-Za-z0-9_-]*)\s*$")
-TRAILING_ANCHOR = re.compile(r"[ \t]+\^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*$")
-INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z_][\w/-]*)", re.MULTILINE)
-FENCE = re.compile(r"^\s*(```|~~~)")
-INLINE_CODE = re.compile(r"`[^`\n]*`")
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # closing #s only after a space: "# C#" is "C#"
+from .markdown import (
+    ACLARAI_COMMENT,
+    ANCHOR_LINE,
+    FENCE,
+    HEADING,
+    INLINE_CODE,
+    INLINE_TAG,
+    WIKILINK,
+    parse_aclarai_id,
+    strip_aclarai_comments,
+)
 
 RELATION_KEYS = ("depends_on", "supersedes", "related", "contradicts")
 NOTE_LEVEL_ACLARAI_PREFIXES = ("blk_", "clm_")
@@ -193,22 +195,6 @@ def parse_tags(metadata: dict[str, Any], body_without_code: str) -> list[str]:
     return list(seen)
 
 
-def strip_aclarai_comments(line: str) -> str:
-    """The line without aclarai comments; repeated, since removing one can close the halves of another."""
-    while True:
-        stripped = ACLARAI_COMMENT.sub("", line)
-        if stripped == line:
-            return line
-        line = stripped
-
-
-def parse_aclarai_id(comment_body: str) -> tuple[str, int | None] | None:
-    match = ACLARAI_ID.match(comment_body.strip())
-    if not match:
-        return None
-    return match.group(1), int(match.group(2)) if match.group(2) else None
-
-
 def note_level_aclarai_id(body: str) -> tuple[str | None, int | None]:
     """The file-level aclarai id: a whole-line ``aclarai:id`` comment closing the note.
 
@@ -252,8 +238,6 @@ def normalise_text(raw: str) -> str:
 
 def parse_note(raw_text: str, rel_path: str, max_chars: int = 900) -> ParsedNote:
     """Parse a note's text; never raises on odd markdown."""
-    from .chunk import chunk_note
-
     embedding_hash = aclarai_embedding_hash(raw_text)
     text = normalise_text(raw_text)
     metadata, body, fm_error = split_frontmatter(text)

@@ -1,4 +1,4 @@
-"""Settings of the consolidation pass (kept apart so that the config loader need not import the pass)."""
+"""The parameters of consolidation: how close is a near-duplicate, what a contradiction and a ripple cost, when to sleep."""
 
 from __future__ import annotations
 
