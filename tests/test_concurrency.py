@@ -121,7 +121,7 @@ class Readers:
         while not self.stop.is_set():
             try:
                 with Store.open(self.index_dir) as store:
-                    answer = QueryEngine(ws, store, FakeEmbedder()).ask(Question(f"mark n{rng.randrange(NOTES)}"), SearchOptions(top_k=3))
+                    answer = QueryEngine(ws, store, FakeEmbedder).ask(Question(f"mark n{rng.randrange(NOTES)}"), SearchOptions(top_k=3))
                     if store.notices:
                         self.failures.append(f"notices: {store.notices}")
                 self.answered["tracked"] += len(answer.hits) > 0

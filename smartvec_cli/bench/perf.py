@@ -231,7 +231,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     texts = perf_questions(seed, queries)
     store = ws.open_store()
     try:
-        engine = QueryEngine(ws, store, embedder)
+        engine = QueryEngine(ws, store, lambda: embedder)
         options = SearchOptions(top_k=5, record_access=False)
         for text in texts[:5]:
             engine.ask(Question(text), options)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 import click
 import typer
@@ -104,6 +105,25 @@ def main(
 
 def workspace(ctx: typer.Context):
     return ctx.find_root().obj.workspace()
+
+
+@contextmanager
+def open_vault(ctx: typer.Context, wait: float = 30.0, remote_for=None) -> Iterator:
+    """The Python API's ``Vault`` for this command line; what it has to tell the user goes to stderr
+    once the command succeeded. ``remote_for(workspace)`` gives the answerer to ask first (the daemon)."""
+    from ..core.api import Vault
+    from .lock import waiting_note
+    from .output import message
+
+    ws = workspace(ctx)
+    remote = remote_for(ws) if remote_for else None
+    vault = Vault(ws, wait=wait, remote=remote, on_wait=waiting_note(wait), on_message=message)
+    try:
+        yield vault
+    finally:
+        vault.close()
+    for notice in vault.notices:
+        message(f"warning: {notice}")
 
 
 def register_commands() -> None:

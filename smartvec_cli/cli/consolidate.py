@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from .app import app, workspace
-from .lock import wait_option, writing_store
+from .app import app, open_vault
+from .lock import wait_option
 from .output import JsonOutput, message, print_json
 
 
@@ -16,17 +16,14 @@ def consolidate_command(
     wait: float = wait_option(),
 ) -> None:
     """Relations, contradictions, supersession, ripple, dormancy and importance; incremental and idempotent."""
-    from ..core.consolidate import Consolidator
-
-    ws = workspace(ctx)
-    with writing_store(ws, "smartvec consolidate", wait) as store:
-        summary = Consolidator(ws, store).run()
+    with open_vault(ctx, wait) as vault:
+        data = vault.consolidate()
     if as_json:
-        print_json(summary.to_dict())
+        print_json(data)
         return
-    moves = ", ".join(f"{k} {v}" for k, v in summary.transitions.items()) or "no state changes"
+    moves = ", ".join(f"{k} {v}" for k, v in data["transitions"].items()) or "no state changes"
     message(
-        f"{summary.notes_processed} notes consolidated: {moves}; {summary.edges_added} edges added, "
-        f"{summary.contradictions_found} contradictions, {summary.passages_rippled} passages rippled, "
-        f"{summary.notes_needing_review} notes need review; {summary.seconds:.2f}s"
+        f"{data['notes_processed']} notes consolidated: {moves}; {data['edges_added']} edges added, "
+        f"{data['contradictions_found']} contradictions, {data['passages_rippled']} passages rippled, "
+        f"{data['notes_needing_review']} notes need review; {data['seconds']:.2f}s"
     )

@@ -7,8 +7,8 @@ from contextlib import nullcontext
 import typer
 
 from .app import app, workspace
-from .lock import wait_option, writer_lock
-from .output import message, print_json, stdout_console
+from .lock import wait_option, waiting_note
+from .output import JsonOutput, message, print_json, stdout_console
 
 MARKS = {(True, False): "ok", (False, False): "FAIL", (False, True): "fixed"}
 
@@ -17,16 +17,18 @@ MARKS = {(True, False): "ok", (False, False): "FAIL", (False, True): "fixed"}
 def doctor_command(
     ctx: typer.Context,
     repair: bool = typer.Option(False, "--repair", help="Repair what can be repaired without re-embedding (takes the writer lock)."),
-    as_json: bool = typer.Option(False, "--json", help='Print {"ok": ..., "checks": [...]} as JSON.'),
+    as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Check SQLite, the vector index, the model, orphans and locks; exit 1 while problems remain."""
     from ..core.doctor import Doctor
+    from ..core.writing import writer_lock
 
     ws = workspace(ctx)
     doctor = Doctor(ws, repair=repair)
     doctor.inspect_locks()
-    with writer_lock(ws, "smartvec doctor --repair", wait) if repair else nullcontext():
+    lock = writer_lock(ws, "smartvec doctor --repair", wait, waiting_note(wait), lambda notice: message(f"warning: {notice}"))
+    with lock if repair else nullcontext():
         report = doctor.run()
     if as_json:
         print_json(report.to_dict())

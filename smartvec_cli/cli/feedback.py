@@ -7,8 +7,8 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .app import app, workspace
-from .lock import wait_option, writing_store
+from .app import app, open_vault
+from .lock import wait_option
 from .output import JsonOutput, message, print_json
 
 
@@ -24,19 +24,15 @@ def feedback_command(
     wait: float = wait_option(),
 ) -> None:
     """Reconsolidate a passage's confidence; every feedback is kept as an event."""
-    from ..core.feedback import give_feedback, resolve_target
-
     chosen = [name for name, given in (("up", up), ("down", down), ("correct", correct is not None)) if given]
     if len(chosen) != 1:
         raise UsageError("give exactly one of --up, --down, --correct TEXT")
-    ws = workspace(ctx)
-    with writing_store(ws, "smartvec feedback", wait) as store:
-        target = resolve_target(store, chunk_id, rank)
-        result = give_feedback(ws, store, target, chosen[0], correct, embedder_factory=ws.embedder)
+    with open_vault(ctx, wait) as vault:
+        data = vault.feedback(chunk_id, chosen[0], correct, rank=rank)
     if as_json:
-        print_json(result.to_dict())
+        print_json(data)
         return
-    line = f"{result.chunk_id} v{result.version}: confidence {result.confidence_before:.2f} -> {result.confidence_after:.2f}"
-    if result.correction_chunk_id:
-        line += f"; correction stored as {result.correction_chunk_id}"
+    line = f"{data['chunk_id']} v{data['version']}: confidence {data['confidence_before']:.2f} -> {data['confidence_after']:.2f}"
+    if data["correction_chunk_id"]:
+        line += f"; correction stored as {data['correction_chunk_id']}"
     message(line)

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .app import app, workspace
+from .app import app, open_vault
 from .output import print_json
 
 FORMATS = ("mermaid", "dot", "json")
@@ -21,12 +21,12 @@ def graph_command(
     fmt: str = typer.Option("mermaid", "--format", help="mermaid, dot or json."),
 ) -> None:
     """Export notes and typed edges (links, dependencies, supersession, contradictions)."""
-    from ..core.report import graph, graph_as_dot, graph_as_mermaid
+    from ..core.report import graph_as_dot, graph_as_mermaid
 
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
-    with workspace(ctx).open_store() as store:
-        data = graph(store, note, depth)
+    with open_vault(ctx) as vault:
+        data = vault.graph(note, depth)
     if fmt == "json":
         print_json(data)
     else:

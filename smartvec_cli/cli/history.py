@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .app import app, workspace
+from .app import app, open_vault
 from .output import JsonOutput, plain, print_json, stdout_console
 
 
@@ -15,10 +15,8 @@ def history_command(
     as_json: JsonOutput = False,
 ) -> None:
     """Every version of every passage of a note, what replaced what, and when."""
-    from ..core.report import history
-
-    with workspace(ctx).open_store() as store:
-        data = history(store, note)
+    with open_vault(ctx) as vault:
+        data = vault.history(note)
     if as_json:
         print_json(data)
         return

@@ -7,8 +7,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import EXIT_PARTIAL
-from .app import app, workspace
-from .lock import wait_option, writing_store
+from .app import app, open_vault
+from .lock import wait_option
 from .output import JsonOutput, message, print_json, progress_bar
 
 
@@ -21,24 +21,17 @@ def index_command(
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    from ..core.indexer import Indexer
-
-    ws = workspace(ctx)
-    if exclude:
-        ws.config.exclude.extend(exclude)
-    with writing_store(ws, "smartvec index --full" if full else "smartvec index", wait, create=True) as store:
-        with progress_bar("embedding") as progress:
-            summary = Indexer(ws, store, lambda: ws.writer_embedder(on_notice=message), progress=progress).run(full=full)
-    data = summary.to_dict()
+    with open_vault(ctx, wait) as vault, progress_bar("embedding") as progress:
+        data = vault.index(full=full, exclude=exclude or (), progress=progress)
     if as_json:
         print_json(data)
     else:
         message(
-            f"{summary.notes_scanned} notes: {summary.notes_new} new, {summary.notes_changed} changed, "
-            f"{summary.notes_unchanged} unchanged, {summary.notes_deleted} deleted, {summary.notes_renamed} renamed; "
-            f"{summary.chunks_embedded} passages embedded, {summary.chunks_reused} reused; {summary.seconds:.2f}s"
+            f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
+            f"{data['notes_unchanged']} unchanged, {data['notes_deleted']} deleted, {data['notes_renamed']} renamed; "
+            f"{data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
         )
-    for problem in summary.errors:
+    for problem in data["errors"]:
         message(f"warning: {problem['path']}: {problem['error']}")
-    if summary.errors:
+    if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)

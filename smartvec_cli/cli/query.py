@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .app import app, workspace
-from .output import JsonOutput, plain, print_json, show_notices, stdout_console
+from .app import app, open_vault
+from .output import JsonOutput, plain, print_json, stdout_console
 
 
 @app.command("query")
@@ -30,37 +30,20 @@ def query_command(
 ) -> None:
     """Rank the vault's passages for a question (answered by 'watch' when it runs)."""
     from ..clock import parse_when
-    from ..core.query import Question, QuerySession
-    from ..core.search import MODES, SearchOptions
+    from ..core.api import search_options
+    from ..core.query import Question
     from ..daemon.query_socket import daemon_answerer
-    from ..memory.scoring import Weights
 
-    if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
-    options = SearchOptions(
-        top_k=top_k,
-        mode=mode,
-        as_of=parse_when(as_of) if as_of else None,
-        include_archived=include_archived,
-        include_dormant=include_dormant,
-        weights=Weights.parse(weights) if weights else None,
-        record_access=not no_track,
-    )
-    ws = workspace(ctx)
-    client = QuerySession(ws, options, remote=daemon_answerer(ws))
-    try:
+    options = search_options(top_k, mode, parse_when(as_of) if as_of else None, include_archived, include_dormant, weights, not no_track)
+    with open_vault(ctx, remote_for=daemon_answerer) as vault:
         if batch is not None:
             for question in read_batch(batch):
-                answer = client.ask(question)
+                answer = vault.ask(question, options)
                 print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits]})
             return
-        answer = client.ask(Question(text))
-    finally:
-        client.close()
-        if client.store is not None:
-            show_notices(client.store)
+        answer = vault.ask(Question(text), options)
     if as_json:
         print_json([h.to_dict(explain) for h in answer.hits])
     else:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from ..errors import EXIT_PARTIAL, UsageError
-from .app import app, workspace
-from .lock import wait_option, writing_store
+from .app import app, open_vault
+from .lock import wait_option
 from .output import JsonOutput, message, print_json, progress_bar
 
 
@@ -22,20 +22,20 @@ def refresh_command(
     wait: float = wait_option(),
 ) -> None:
     """Bring the index up to date in one run; prints nothing when nothing changed, exits non-zero only on failure."""
-    from ..core.refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
+    from ..core.refresh import RefreshFailed
 
     if nightly == concepts_only:
         raise UsageError("give either --nightly or --concepts-only")
     command = "refresh --nightly" if nightly else "refresh --concepts-only"
-    ws = workspace(ctx)
-    with writing_store(ws, f"smartvec {command}", wait, create=True) as store:
-        with progress_bar("embedding") as progress:
-            context = RefreshContext(ws, store, ws.writer_embedder, progress, concepts_folder)
-            report = run_refresh(command, NIGHTLY if nightly else CONCEPTS_ONLY, context)
-    data = report.to_dict()
+    failure = None
+    with open_vault(ctx, wait) as vault, progress_bar("embedding") as progress:
+        try:
+            data = vault.refresh(concepts_only=concepts_only, concepts_folder=concepts_folder, progress=progress)
+        except RefreshFailed as exc:
+            failure, data = exc, exc.record
     if as_json:
         print_json(data)
-    elif report.changed or report.failure:
+    elif data["changed"] or failure:
         stages = ", ".join(
             f"{s['name']} {s['seconds']:.2f}s" + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
             for s in data["stages"]
@@ -44,9 +44,9 @@ def refresh_command(
             f"{command}: {data['processed']} notes, {data['updated']} updated, {data['skipped']} skipped, "
             f"{len(data['errors'])} errors in {data['seconds']:.2f}s: {stages}"
         )
-    for problem in report.errors:
+    for problem in data["errors"]:
         message(f"warning: {problem['path']}: {problem['error']}")
-    if report.failure is not None:
-        raise report.failure
-    if report.errors:
+    if failure is not None:
+        raise failure
+    if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)

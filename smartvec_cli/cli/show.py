@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .app import app, workspace
+from .app import app, open_vault
 from .output import JsonOutput, plain, print_json, stdout_console
 
 
@@ -15,13 +15,8 @@ def show_command(
     as_json: JsonOutput = False,
 ) -> None:
     """Hashes, dates, links and passages (with their states) of one note."""
-    from ..core.report import show_note
-
-    store = workspace(ctx).open_store()
-    try:
-        data = show_note(store, note)
-    finally:
-        store.close()
+    with open_vault(ctx) as vault:
+        data = vault.show(note)
     if as_json:
         print_json(data)
         return

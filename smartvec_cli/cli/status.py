@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from .app import app, workspace
-from .output import JsonOutput, print_json, show_notices, stdout_console
+from .app import app, open_vault
+from .output import JsonOutput, print_json, stdout_console
 
 
 @app.command("status")
 def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     """Counts of notes and passages by state, the model, and the last run."""
-    from ..core.report import status
-
-    ws = workspace(ctx)
-    store = ws.open_store()
-    try:
-        data = status(store, str(ws.vault))
-    finally:
-        store.close()
-    show_notices(store)
+    with open_vault(ctx) as vault:
+        data = vault.status()
     if as_json:
         print_json(data)
         return

@@ -51,16 +51,19 @@ RemoteAnswerer = Callable[[Question, SearchOptions], "Answer | None"]
 class QueryEngine:
     """Keeps the store open and the model loaded across questions (``query --batch``)."""
 
-    def __init__(self, workspace: Workspace, store: Store, embedder: Embedder | None = None):
+    def __init__(self, workspace: Workspace, store: Store, embedder_factory: Callable[[], Embedder] | None = None):
         self.ws = workspace
         self.store = store
-        self._embedder = embedder
+        self._embedder_factory = embedder_factory or workspace.embedder
+        self._embedder: Embedder | None = None
 
     @property
     def embedder(self) -> Embedder:
+        """Loaded on the first question, and checked against the model the index was built with."""
         if self._embedder is None:
-            self._embedder = self.ws.embedder()
-            self.store.check_fingerprint(self._embedder.fingerprint)
+            embedder = self._embedder_factory()
+            self.store.check_fingerprint(embedder.fingerprint)
+            self._embedder = embedder
         return self._embedder
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
@@ -77,29 +80,3 @@ class QueryEngine:
             record_retrieval(self.store, question.text, hits, to_iso(now))
         return Answer(question, hits, as_of, phrase)
 
-
-class QuerySession:
-    """``query``'s way to an answer: a ``remote`` answerer (a running daemon) while it answers, else the
-    index itself, opened (and the model loaded) once, on the first question the remote cannot take."""
-
-    def __init__(self, workspace: Workspace, options: SearchOptions, remote: RemoteAnswerer | None = None):
-        self.ws = workspace
-        self.options = options
-        self.remote = remote
-        self.store: Store | None = None
-        self._engine: QueryEngine | None = None
-
-    def ask(self, question: Question) -> Answer:
-        if self.remote is not None:
-            answer = self.remote(question, self.options)
-            if answer is not None:
-                return answer
-            self.remote = None
-        if self._engine is None:
-            self.store = self.ws.open_store()
-            self._engine = QueryEngine(self.ws, self.store)
-        return self._engine.ask(question, self.options)
-
-    def close(self) -> None:
-        if self.store is not None:
-            self.store.close()

@@ -174,7 +174,7 @@ class QueryService:
             return {"error": f"bad request: {exc}", "exit_code": None}
         try:
             with self._lock:
-                engine = QueryEngine(workspace, self._current_store(), self.embedder)
+                engine = QueryEngine(workspace, self._current_store(), lambda: self.embedder)
                 answer = engine.ask(Question(text, request.get("id"), as_of), options)
         except SmartvecError as exc:
             return {"error": str(exc), "exit_code": exc.exit_code}

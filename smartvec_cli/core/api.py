@@ -1,0 +1,262 @@
+"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints.
+
+    import smartvec_cli
+
+    with smartvec_cli.open_vault("~/notes") as vault:
+        vault.index()
+        vault.consolidate()
+        for hit in vault.query("How many days can I work remotely?", as_of="2023-03-01", top_k=3):
+            print(hit["path"], hit["confidence"], hit["warnings"])
+
+The model is loaded once per ``Vault`` (on the first call that embeds) and shared by
+``vault.at(now)``, a view of the same vault with its clock set to another moment (for
+replaying history). Writers take the index's writer lock like the commands do, waiting
+up to ``wait`` seconds for another writer. Messages the commands would print on stderr
+(a rebuilt cache, a taken-over lock) collect in ``vault.notices``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from ..clock import Clock, parse_when
+from ..embed import Embedder
+from ..errors import UsageError
+from ..memory.scoring import Weights
+from ..store.store import Store
+from .query import Answer, Question, QueryEngine, RemoteAnswerer
+from .search import MODES, SearchOptions
+from .workspace import Workspace
+from .writing import DEFAULT_WAIT, OnWait, writing_store
+
+Progress = Callable[[int, int], None]
+FEEDBACK_VERDICTS = ("up", "down", "correct")
+
+
+class _Models:
+    """The embedders one vault (and its ``at`` views) share: loaded on first use, once."""
+
+    def __init__(self, workspace: Workspace, given: Embedder | None, on_message: Callable[[str], None]):
+        self.ws = workspace
+        self.given = given
+        self.on_message = on_message
+        self._reader: Embedder | None = None
+        self._writer: Embedder | None = None
+
+    def reader(self) -> Embedder:
+        """For questions: the fast path when the index has a verified export."""
+        if self.given is not None:
+            return self.given
+        if self._reader is None:
+            self._reader = self._writer or self.ws.embedder()
+        return self._reader
+
+    def writer(self) -> Embedder:
+        """For indexing: may create the fast path's export once."""
+        if self.given is not None:
+            return self.given
+        if self._writer is None:
+            self._writer = self.ws.writer_embedder(on_notice=self.on_message)
+            self._reader = self._writer
+        return self._writer
+
+
+class Vault:
+    """smartvec over one vault. ``remote`` is asked first for answers (the CLI passes the watch daemon);
+    ``on_wait`` hears whom a writer waits for; ``on_message`` hears progress worth telling at once
+    (the one-time export of the fast model)."""
+
+    def __init__(self, workspace: Workspace, embedder: Embedder | None = None, wait: float = DEFAULT_WAIT,
+                 remote: RemoteAnswerer | None = None, on_wait: OnWait | None = None,
+                 on_message: Callable[[str], None] | None = None, _models: _Models | None = None):
+        self.ws = workspace
+        self.wait = wait
+        self.remote = remote
+        self.on_wait = on_wait
+        self.notices: list[str] = []
+        self._models = _models or _Models(workspace, embedder, on_message or (lambda text: None))
+        self._store: Store | None = None
+        self._store_generation: int | None = None
+        self._engine: QueryEngine | None = None
+
+    @classmethod
+    def open(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
+             embedder: Embedder | None = None, wait: float = DEFAULT_WAIT) -> "Vault":
+        """Options win over SMARTVEC_VAULT / SMARTVEC_INDEX / SMARTVEC_NOW, then the defaults (as on the command line)."""
+        return cls(Workspace.resolve(vault, index_dir, now), embedder, wait)
+
+    def at(self, now: str | dt.date | dt.datetime | None) -> "Vault":
+        """The same vault and loaded model with the clock fixed at ``now`` (None: the wall clock)."""
+        view = Vault(replace(self.ws, clock=Clock(now)), wait=self.wait, remote=self.remote, on_wait=self.on_wait, _models=self._models)
+        view.notices = self.notices
+        return view
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._models.reader()
+
+    # -- writers ------------------------------------------------------------------------------
+
+    def _writing(self, command: str, create: bool = False):
+        self._close_reader()  # a writer changes what a reader has cached
+        return writing_store(self.ws, command, self.wait, create=create, on_wait=self.on_wait, on_notice=self.notices.append)
+
+    def _keep_notices(self, store: Store) -> None:
+        self.notices.extend(store.notices)
+
+    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None) -> dict:
+        """Encode what changed (everything with ``full``); the summary ``index --json`` prints."""
+        from .indexer import Indexer
+
+        ws = self.ws
+        if exclude:
+            ws = replace(ws, config=copy.deepcopy(ws.config))
+            ws.config.exclude.extend(exclude)
+        with self._writing("smartvec index --full" if full else "smartvec index", create=True) as store:
+            summary = Indexer(ws, store, self._models.writer, progress=progress).run(full=full)
+        self._keep_notices(store)
+        return summary.to_dict()
+
+    def consolidate(self) -> dict:
+        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
+        from .consolidate import Consolidator
+
+        with self._writing("smartvec consolidate") as store:
+            summary = Consolidator(self.ws, store).run()
+        self._keep_notices(store)
+        return summary.to_dict()
+
+    def refresh(self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: Progress | None = None) -> dict:
+        """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
+
+        A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
+        from .refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, RefreshFailed, run_refresh
+
+        command = "refresh --concepts-only" if concepts_only else "refresh --nightly"
+        with self._writing(f"smartvec {command}", create=True) as store:
+            context = RefreshContext(self.ws, store, self._models.writer, progress, concepts_folder)
+            report = run_refresh(command, CONCEPTS_ONLY if concepts_only else NIGHTLY, context)
+        self._keep_notices(store)
+        if report.failure is not None:
+            raise RefreshFailed(report.failure, report.to_dict())
+        return report.to_dict()
+
+    def feedback(self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None) -> dict:
+        """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is right."""
+        from .feedback import give_feedback, resolve_target
+
+        if verdict not in FEEDBACK_VERDICTS:
+            raise UsageError(f"verdict must be one of {', '.join(FEEDBACK_VERDICTS)}")
+        with self._writing("smartvec feedback") as store:
+            target = resolve_target(store, chunk_id, rank)
+            result = give_feedback(self.ws, store, target, verdict, correction, embedder_factory=self._models.reader)
+        self._keep_notices(store)
+        return result.to_dict()
+
+    # -- readers ------------------------------------------------------------------------------
+
+    def _reader_store(self) -> Store:
+        """One store kept open for questions, opened again when a writer has moved the vector index on."""
+        store = self._store
+        if store is not None and store.generation != self._store_generation:
+            self._close_reader()
+        if self._store is None:
+            self._store = self.ws.open_store()
+            self._store_generation = self._store.generation
+            self._engine = QueryEngine(self.ws, self._store, self._models.reader)
+        return self._store
+
+    def _close_reader(self) -> None:
+        if self._store is not None:
+            self._keep_notices(self._store)
+            self._store.close()
+        self._store, self._store_generation, self._engine = None, None, None
+
+    def ask(self, question: Question, options: SearchOptions) -> Answer:
+        """The answer as objects (hits, and the moment it is about): ``query``'s own path.
+
+        A ``remote`` answerer (the watch daemon) is asked first while it answers."""
+        if self.remote is not None:
+            answer = self.remote(question, options)
+            if answer is not None:
+                return answer
+            self.remote = None
+        self._reader_store()
+        return self._engine.ask(question, options)
+
+    def query(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
+              include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
+              track: bool = True, explain: bool = False) -> list[dict]:
+        """The hits ``query --json`` prints (``explain`` adds each hit's signal details)."""
+        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
+        question = Question(text, as_of=parse_when(as_of) if as_of is not None else None)
+        return [hit.to_dict(explain) for hit in self.ask(question, options).hits]
+
+    def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
+                    include_dormant: bool = False, weights: dict | None = None, track: bool = True,
+                    explain: bool = False) -> Iterator[dict]:
+        """``query --batch``: ``{"id", "query", "as_of"?}`` in, ``{"id", "hits"}`` out, one model load."""
+        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
+        for item in questions:
+            as_of = item.get("as_of")
+            question = Question(item["query"], item.get("id"), parse_when(as_of) if as_of else None)
+            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in self.ask(question, options).hits]}
+
+    def _report(self, read: Callable[[Store], dict]) -> dict:
+        with self.ws.open_store() as store:
+            data = read(store)
+        self._keep_notices(store)
+        return data
+
+    def status(self) -> dict:
+        from .report import status
+
+        return self._report(lambda store: status(store, str(self.ws.vault)))
+
+    def show(self, note: str) -> dict:
+        from .report import show_note
+
+        return self._report(lambda store: show_note(store, note))
+
+    def history(self, note: str) -> dict:
+        from .report import history
+
+        return self._report(lambda store: history(store, note))
+
+    def graph(self, note: str | None = None, depth: int = 1) -> dict:
+        from .report import graph
+
+        return self._report(lambda store: graph(store, note, depth))
+
+    def close(self) -> None:
+        self._close_reader()
+
+    def __enter__(self) -> "Vault":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | None = None, include_archived: bool = False,
+                   include_dormant: bool = False, weights: dict | str | None = None, track: bool = True) -> SearchOptions:
+    """Checked search options: one clear usage error for each value a caller can get wrong."""
+    if mode not in MODES:
+        raise UsageError(f"mode must be one of {', '.join(MODES)}")
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 1000:
+        raise UsageError("top_k must be a whole number from 1 to 1000")
+    if isinstance(weights, str):
+        weights = Weights.parse(weights)
+    elif weights is not None:
+        weights = Weights.from_mapping(weights)
+    return SearchOptions(top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track)
+
+
+def open_vault(vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
+               embedder: Embedder | None = None, wait: float = DEFAULT_WAIT) -> Vault:
+    """smartvec over ``vault`` (default: SMARTVEC_VAULT, else the current folder); see the module docstring."""
+    return Vault.open(vault, index_dir, now, embedder, wait)

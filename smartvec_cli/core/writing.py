@@ -1,0 +1,48 @@
+"""One writer at a time, for every caller: the CLI's writer commands, the Python API, the MCP server."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from ..errors import SmartvecError
+from ..store.lock import FileLock, Holder, LockBusyError
+from ..store.store import Store
+from .workspace import Workspace
+
+DEFAULT_WAIT = 30.0
+OnWait = Callable[["Holder | None"], None]
+OnNotice = Callable[[str], None]
+
+
+@contextmanager
+def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait: OnWait | None = None,
+                on_notice: OnNotice | None = None) -> Iterator[None]:
+    """Hold the index's writer lock for the block, waiting up to ``wait`` seconds for another writer.
+
+    ``on_wait`` hears whom it waits for; ``on_notice`` hears that a dead writer's lock was taken over.
+    """
+    lock = FileLock.writer(ws.index_dir, command)
+    try:
+        lock.acquire(wait, on_wait=on_wait)
+    except LockBusyError as exc:
+        raise SmartvecError(f"{exc} (try again later, or pass --wait SECONDS)") from None
+    try:
+        notice = lock.takeover_notice()
+        if notice and on_notice is not None:
+            on_notice(notice)
+        yield
+    finally:
+        lock.release()
+
+
+@contextmanager
+def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, create: bool = False,
+                  on_wait: OnWait | None = None, on_notice: OnNotice | None = None) -> Iterator[Store]:
+    """The index store, opened under the writer lock and closed after the block."""
+    with writer_lock(ws, command, wait, on_wait, on_notice):
+        store = ws.open_store(create=create)
+        try:
+            yield store
+        finally:
+            store.close()
