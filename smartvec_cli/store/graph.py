@@ -169,6 +169,47 @@ class GraphQueries:
         """Stores each note's graph importance, keyed by note row id."""
         self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(score, note) for note, score in scores.items()])
 
+    # -- feedback -----------------------------------------------------------------------------
+
+    def passage_row_id(self, chunk_id: str, version: int | None = None) -> int | None:
+        """The row of a passage by its chunk id: that version, or else the current one (a live version
+        before an archived one, the newest first); None if there is none."""
+        params: list = [chunk_id]
+        sql = "SELECT id FROM chunks WHERE chunk_id = ? AND state != 'DELETED'"
+        if version is not None:
+            sql += " AND version = ?"
+            params.append(version)
+        sql += " ORDER BY state = 'ARCHIVED', version DESC LIMIT 1"
+        row = self.db.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    def add_feedback(self, passage_id: int, delta: float, now_iso: str) -> None:
+        """Moves the passage's feedback adjustment by ``delta``; feedback wakes a dormant passage."""
+        self.db.execute(
+            "UPDATE chunks SET feedback = COALESCE(feedback, 0) + ?, updated_at = ?, "
+            "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id = ?",
+            [delta, now_iso, passage_id],
+        )
+
+    def count_corrections(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0]
+
+    def insert_correction(self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str) -> dict:
+        """Stores a correction: its note, its vector, its one passage and the ``corrects`` edge to passage
+        ``corrects``. Returns the passage row as stored, with its ``note`` and ``id``."""
+        from .store import vector_to_blob  # store.py imports this module first
+
+        note_pk = self.db["notes"].insert(note).last_pk
+        self.db["embeddings"].upsert(
+            {"hash": passage["hash"], "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso}, pk="hash"
+        )
+        chunk = {"note": note_pk, **passage}
+        chunk["id"] = self.db["chunks"].insert(chunk).last_pk
+        self.db["edges"].insert(
+            {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrects, "type": "corrects", "created_at": now_iso}
+        )
+        return chunk
+
     # -- events -------------------------------------------------------------------------------
 
     def record_event(self, kind: str, at: str, data: dict, note: int | None = None, chunk: int | None = None) -> None:
