@@ -68,7 +68,6 @@ class Consolidator:
     def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
         self.ws = workspace
         self.store = store
-        self.db = store.db
         self.settings = settings or workspace.config.consolidation
         self.now = workspace.clock.now()
         self.now_iso = workspace.clock.now_iso()
@@ -77,15 +76,8 @@ class Consolidator:
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
-        pending = {r[0]: r[1] for r in self.db.execute("SELECT id, pending FROM notes WHERE pending > 0 AND deleted_at IS NULL")}
-        queued = [
-            r[0]
-            for r in self.db.execute(
-                f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND "
-                f"(state = 'UNCONSOLIDATED' OR note IN ({','.join('?' * len(pending))}))",
-                list(pending),
-            )
-        ]
+        pending = self.store.pending_notes()
+        queued = self.store.queued_passages(list(pending))
         self.summary.notes_processed = len(pending)
         with self.store.write():
             self._drop_stale_derived_edges()
@@ -99,11 +91,9 @@ class Consolidator:
             if pending:
                 self._importance()
             if pending:
-                self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({','.join('?' * len(pending))})", list(pending))
+                self.store.mark_consolidated(list(pending))
         self.summary.transitions = dict(sorted(self._transitions.items()))
-        self.summary.notes_needing_review = self.db.execute(
-            "SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL"
-        ).fetchone()[0]
+        self.summary.notes_needing_review = self.store.count_notes_needing_review()
         self.summary.seconds = round(time.perf_counter() - started, 3)
         self.store.record_run("consolidate", self.now_iso, self.ws.clock.now_iso(), "ok", self.summary.to_dict())
         return self.summary
@@ -111,56 +101,28 @@ class Consolidator:
     # -- state changes ------------------------------------------------------------------------
 
     def _move(self, chunk_ids: list[int], old: str, new: str) -> None:
-        if not chunk_ids:
-            return
-        marks = ",".join("?" * len(chunk_ids))
-        cursor = self.db.execute(
-            f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, self.now_iso, old, *chunk_ids]
-        )
-        if cursor.rowcount:
-            self._transitions[f"{old}->{new}"] += cursor.rowcount
+        moved = self.store.move_states(chunk_ids, old, new, self.now_iso)
+        if moved:
+            self._transitions[f"{old}->{new}"] += moved
 
     def _activate(self, queued: list[int]) -> None:
         self._move(queued, "UNCONSOLIDATED", "ACTIVE")
 
     def _archive_by_time(self) -> None:
         """Current passages whose window has closed are archived; reopened ones come back."""
-        closed = [
-            r[0]
-            for r in self.db.execute(
-                "SELECT id FROM chunks WHERE current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') "
-                "AND valid_until IS NOT NULL AND valid_until <= ?",
-                [self.now_iso],
-            )
-        ]
+        closed = self.store.passages_with_closed_window(self.now_iso)
         for state in LIVE_STATES:
             self._move(closed, state, "ARCHIVED")
-        reopened = [
-            r[0]
-            for r in self.db.execute(
-                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' AND (valid_until IS NULL OR valid_until > ?)",
-                [self.now_iso],
-            )
-        ]
-        self._move(reopened, "ARCHIVED", "ACTIVE")
+        self._move(self.store.archived_passages_reopened(self.now_iso), "ARCHIVED", "ACTIVE")
 
     # -- relations and contradictions ---------------------------------------------------------
 
     def _drop_stale_derived_edges(self) -> None:
         """Derived edges whose passages are no longer current (edited away, deleted) go."""
-        cursor = self.db.execute(
-            f"""DELETE FROM edges WHERE type IN ({','.join('?' * len(DERIVED_EDGES))}) AND (
-                  src_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED') OR
-                  dst_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED'))""",
-            list(DERIVED_EDGES),
-        )
-        self.summary.edges_removed += cursor.rowcount
+        self.summary.edges_removed += self.store.drop_stale_derived_edges(DERIVED_EDGES)
 
     def _superseding_pairs(self) -> set[frozenset[int]]:
-        return {
-            frozenset((a, b))
-            for a, b in self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL")
-        }
+        return {frozenset(pair) for pair in self.store.supersedes_note_pairs()}
 
     def _relate(self, queued: list[int]) -> None:
         ann = self.store.load_ann()
@@ -171,19 +133,8 @@ class Consolidator:
         versions = self._superseding_pairs()
 
         touched = set(queued)
-        marks = ",".join("?" * len(queued))
-        before = {
-            chunk
-            for pair in self.db.execute(
-                f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
-                queued + queued,
-            )
-            for chunk in pair
-        }
-        removed = self.db.execute(
-            f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
-            queued + queued,
-        ).rowcount
+        before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
+        removed = self.store.drop_derived_edges(queued)
         seen: set[frozenset[int]] = set()
         new_edges: list[dict] = []
         for chunk, found in neighbour_sets.items():
@@ -206,7 +157,7 @@ class Consolidator:
                 elif cosine >= settings.restate_cosine:
                     new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
         if new_edges:
-            self.db["edges"].insert_all(new_edges)
+            self.store.insert_edges(new_edges)
         added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")
         self.summary.contradictions_found += added_contradictions
         self.summary.edges_added += len(new_edges)
@@ -243,29 +194,16 @@ class Consolidator:
         }
 
     def _reset_contradiction_penalties(self, chunk_ids: set[int]) -> None:
-        if not chunk_ids:
-            return
-        ids = sorted(chunk_ids)
-        marks = ",".join("?" * len(ids))
-        self.db.execute(
-            f"""UPDATE chunks SET contradiction_penalty = CASE
-                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'contradicts') THEN ? ELSE 0 END
-                WHERE id IN ({marks})""",
-            [self.settings.contradiction_penalty, *ids],
-        )
+        self.store.reset_contradiction_penalties(sorted(chunk_ids), self.settings.contradiction_penalty)
 
     # -- ripple -------------------------------------------------------------------------------
 
     def _ripple(self, changed_notes: list[int]) -> None:
         """Breadth-first along depended-by edges; a note edited itself counts as reviewed."""
-        marks = ",".join("?" * len(changed_notes))
-        self.db.execute(
-            f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", changed_notes
-        )
-        self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", changed_notes)
-        paths = {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes WHERE deleted_at IS NULL")}
+        self.store.clear_ripple(changed_notes)
+        paths = self.store.live_note_paths()
         dependents: dict[int, list[int]] = {}
-        for src, dst in self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'depends_on' AND dst_note IS NOT NULL"):
+        for src, dst in self.store.depends_on_edges():
             dependents.setdefault(dst, []).append(src)
         visited = set(changed_notes)
         frontier = list(changed_notes)
@@ -283,23 +221,16 @@ class Consolidator:
             frontier = next_frontier
 
     def _penalise(self, note: int, penalty: float, hop: int, source_path: str) -> None:
-        cursor = self.db.execute(
-            "UPDATE chunks SET ripple_penalty = max(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
-            [penalty, note],
-        )
-        self.summary.passages_rippled += cursor.rowcount
         reason = f"{source_path} changed on {self.now_iso[:10]} (hop {hop})"
-        self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, self.now_iso, note])
-        self.db["events"].insert(
-            {"at": self.now_iso, "kind": "ripple", "note": note, "data": json.dumps({"source": source_path, "hop": hop, "penalty": penalty})}
-        )
+        self.summary.passages_rippled += self.store.set_ripple(note, penalty, reason, self.now_iso)
+        self.store.record_event("ripple", self.now_iso, {"source": source_path, "hop": hop, "penalty": penalty}, note=note)
 
     # -- dormancy and importance --------------------------------------------------------------
 
     def _sweep_dormancy(self) -> None:
         threshold = self.ws.config.confidence.dormant_below
         stale_before = self.now - dt.timedelta(days=self.settings.dormant_after_days)
-        ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")]
+        ids = self.store.active_or_dormant_passages()
         if not ids:
             return
         to_sleep, to_wake = [], []
@@ -316,10 +247,4 @@ class Consolidator:
 
     def _importance(self) -> None:
         """PageRank over the note graph (links, embeds, dependencies): the relational signal."""
-        ids = [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
-        edges = self.db.execute(
-            "SELECT src_note, dst_note FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note "
-            "AND type IN ('link', 'embed', 'depends_on', 'related')"
-        ).fetchall()
-        scores = pagerank(ids, edges)
-        self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(scores[i], i) for i in ids])
+        self.store.set_importance(pagerank(self.store.live_note_ids(), self.store.note_graph_edges()))

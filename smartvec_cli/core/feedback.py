@@ -19,7 +19,7 @@ from ..errors import SmartvecError, UsageError
 from ..memory.confidence import SOURCE_AUTHORITY, reconsolidate
 from ..memory.passage import Passage
 from ..memory.ranking import passage_trust
-from ..store.store import Store, vector_to_blob
+from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from ..vault.hashing import sha256_text
 from .workspace import Workspace
@@ -54,18 +54,12 @@ def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
                 return hit["id"]
         raise UsageError(f"the last query ({last['query']!r}) has no hit ranked {rank}")
     name, _, version = chunk_id.partition("@")
-    params: list = [name]
-    sql = "SELECT id FROM chunks WHERE chunk_id = ? AND state != 'DELETED'"
-    if version:
-        if not version.lstrip("v").isdigit():
-            raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
-        sql += " AND version = ?"
-        params.append(int(version.lstrip("v")))
-    sql += " ORDER BY state = 'ARCHIVED', version DESC LIMIT 1"
-    row = store.db.execute(sql, params).fetchone()
-    if not row:
+    if version and not version.lstrip("v").isdigit():
+        raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
+    found = store.passage_row_id(name, int(version.lstrip("v")) if version else None)
+    if found is None:
         raise SmartvecError(f"no passage {chunk_id!r} in the index (see 'smartvec show NOTE' for chunk ids)")
-    return row[0]
+    return found
 
 
 def give_feedback(
@@ -92,30 +86,22 @@ def give_feedback(
         context = embed_text_for(row.title, row.heading_path, correction.strip())
         vector = embedder.embed([context])[0]
     with store.write():
-        store.db.execute(
-            "UPDATE chunks SET feedback = COALESCE(feedback, 0) + ?, updated_at = ?, "
-            "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id = ?",
-            [after - before, now_iso, target],
-        )
+        store.add_feedback(target, after - before, now_iso)
         if signal == "correct":
             correction_row = _record_correction(store, row, correction.strip(), context, vector, now_iso)
-        store.db["events"].insert(
+        store.record_event(
+            "feedback",
+            now_iso,
             {
-                "at": now_iso,
-                "kind": "feedback",
-                "chunk": target,
-                "data": json.dumps(
-                    {
-                        "signal": signal,
-                        "chunk_id": row.chunk_id,
-                        "version": row.version,
-                        "before": before,
-                        "after": after,
-                        "correction": correction,
-                        "correction_chunk_id": correction_row["chunk_id"] if correction_row else None,
-                    }
-                ),
-            }
+                "signal": signal,
+                "chunk_id": row.chunk_id,
+                "version": row.version,
+                "before": before,
+                "after": after,
+                "correction": correction,
+                "correction_chunk_id": correction_row["chunk_id"] if correction_row else None,
+            },
+            chunk=target,
         )
     if correction_row:
         ann = store.load_ann()
@@ -128,47 +114,37 @@ def give_feedback(
 
 def _record_correction(store: Store, corrected: Passage, text: str, embed_text: str, vector: np.ndarray, now_iso: str) -> dict:
     """A note of kind 'correction' holding the user's text, valid from now, linked to what it corrects."""
-    number = store.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0] + 1
+    number = store.count_corrections() + 1
     note_id = f"correction-{number}"
-    note_pk = store.db["notes"].insert(
-        {
-            "note_id": note_id,
-            "path": f"{CORRECTIONS_PREFIX}{number}",
-            "title": f"Correction of {corrected.chunk_id}",
-            "kind": "correction",
-            "source_type": "correction",
-            "authority": SOURCE_AUTHORITY["correction"],
-            "valid_from": now_iso,
-            "declared": 1,
-            "doc_date": now_iso,
-            "metadata": json.dumps({"corrects": corrected.chunk_id}),
-            "tags": "[]",
-            "created_at": now_iso,
-            "updated_at": now_iso,
-        }
-    ).last_pk
-    text_hash = sha256_text(embed_text)
-    store.db["embeddings"].upsert(
-        {"hash": text_hash, "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso}, pk="hash"
-    )
-    chunk = {
-        "note": note_pk,
+    note = {
+        "note_id": note_id,
+        "path": f"{CORRECTIONS_PREFIX}{number}",
+        "title": f"Correction of {corrected.chunk_id}",
+        "kind": "correction",
+        "source_type": "correction",
+        "authority": SOURCE_AUTHORITY["correction"],
+        "valid_from": now_iso,
+        "declared": 1,
+        "doc_date": now_iso,
+        "metadata": json.dumps({"corrects": corrected.chunk_id}),
+        "tags": "[]",
+        "created_at": now_iso,
+        "updated_at": now_iso,
+    }
+    passage = {
         "chunk_id": f"{note_id}#correction",
         "key": "correction",
         "version": 1,
         "ordinal": 0,
         "heading": corrected.heading,
         "text": text,
-        "hash": text_hash,
+        "hash": sha256_text(embed_text),
         "block_ids": "[]",
         "state": "ACTIVE",
         "created_at": now_iso,
         "updated_at": now_iso,
         "valid_from": now_iso,
     }
-    chunk["id"] = store.db["chunks"].insert(chunk).last_pk
-    store.db["edges"].insert(
-        {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrected.id, "type": "corrects", "created_at": now_iso}
-    )
+    chunk = store.insert_correction(note, passage, embed_text, vector, corrected.id, now_iso)
     store.bump_generation()
     return chunk

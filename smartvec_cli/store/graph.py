@@ -2,6 +2,222 @@
 
 from __future__ import annotations
 
+import json
+from typing import Sequence
+
+import numpy as np
+
 
 class GraphQueries:
     """Mixed into ``Store``: what consolidation and feedback read and change."""
+
+    # -- the work queue -----------------------------------------------------------------------
+
+    def pending_notes(self) -> dict[int, int]:
+        """Live notes the indexer queued for consolidation, with why (1 new or re-described, 2 text changed)."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT id, pending FROM notes WHERE pending > 0 AND deleted_at IS NULL")}
+
+    def queued_passages(self, note_pks: Sequence[int]) -> list[int]:
+        """Current passages to consolidate: every unconsolidated one, and every one of these notes."""
+        note_pks = list(note_pks)
+        return [
+            r[0]
+            for r in self.db.execute(
+                f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND "
+                f"(state = 'UNCONSOLIDATED' OR note IN ({','.join('?' * len(note_pks))}))",
+                note_pks,
+            )
+        ]
+
+    def mark_consolidated(self, note_pks: Sequence[int]) -> None:
+        """Takes these notes off the work queue."""
+        note_pks = list(note_pks)
+        self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({','.join('?' * len(note_pks))})", note_pks)
+
+    def count_notes_needing_review(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL").fetchone()[0]
+
+    # -- passage states -----------------------------------------------------------------------
+
+    def move_states(self, ids: Sequence[int], old: str, new: str, now_iso: str) -> int:
+        """Moves those of these passages that are in state ``old`` to ``new``; how many moved."""
+        ids = list(ids)
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        cursor = self.db.execute(
+            f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, now_iso, old, *ids]
+        )
+        return cursor.rowcount
+
+    def passages_with_closed_window(self, now_iso: str) -> list[int]:
+        """Current live passages whose validity ended by ``now_iso``: to be archived."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') "
+                "AND valid_until IS NOT NULL AND valid_until <= ?",
+                [now_iso],
+            )
+        ]
+
+    def archived_passages_reopened(self, now_iso: str) -> list[int]:
+        """Current archived passages whose validity is open again at ``now_iso``: to come back."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' AND (valid_until IS NULL OR valid_until > ?)",
+                [now_iso],
+            )
+        ]
+
+    def active_or_dormant_passages(self) -> list[int]:
+        """Current passages that dormancy may put to sleep or wake up."""
+        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")]
+
+    # -- derived edges and contradiction penalties --------------------------------------------
+
+    def drop_stale_derived_edges(self, kinds: Sequence[str]) -> int:
+        """Deletes edges of these kinds whose passages are no longer current (edited away, deleted); how many."""
+        kinds = list(kinds)
+        cursor = self.db.execute(
+            f"""DELETE FROM edges WHERE type IN ({','.join('?' * len(kinds))}) AND (
+                  src_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED') OR
+                  dst_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED'))""",
+            kinds,
+        )
+        return cursor.rowcount
+
+    def supersedes_note_pairs(self) -> list[tuple[int, int]]:
+        """(newer note, older note) for every resolved ``supersedes`` edge."""
+        return self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL").fetchall()
+
+    def contradiction_edges_touching(self, ids: Sequence[int]) -> list[tuple[int, int]]:
+        """(src, dst) of the ``contradicts`` edges with either end among these passages."""
+        ids = list(ids)
+        marks = ",".join("?" * len(ids))
+        return self.db.execute(
+            f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+            ids + ids,
+        ).fetchall()
+
+    def drop_derived_edges(self, ids: Sequence[int]) -> int:
+        """Deletes the ``contradicts`` and ``restates`` edges touching these passages, to be found afresh; how many."""
+        ids = list(ids)
+        marks = ",".join("?" * len(ids))
+        return self.db.execute(
+            f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+            ids + ids,
+        ).rowcount
+
+    def insert_edges(self, rows: Sequence[dict]) -> None:
+        self.db["edges"].insert_all(rows)
+
+    def reset_contradiction_penalties(self, ids: Sequence[int], penalty: float) -> None:
+        """Each of these passages gets ``penalty`` if it loses a contradiction (is the source of a
+        ``contradicts`` edge), else none."""
+        ids = list(ids)
+        if not ids:
+            return
+        marks = ",".join("?" * len(ids))
+        self.db.execute(
+            f"""UPDATE chunks SET contradiction_penalty = CASE
+                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'contradicts') THEN ? ELSE 0 END
+                WHERE id IN ({marks})""",
+            [penalty, *ids],
+        )
+
+    # -- ripple -------------------------------------------------------------------------------
+
+    def clear_ripple(self, note_pks: Sequence[int]) -> None:
+        """These notes were edited themselves: their ripple penalty and review request go."""
+        note_pks = list(note_pks)
+        marks = ",".join("?" * len(note_pks))
+        self.db.execute(f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", note_pks)
+        self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", note_pks)
+
+    def live_note_paths(self) -> dict[int, str]:
+        return {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes WHERE deleted_at IS NULL")}
+
+    def depends_on_edges(self) -> list[tuple[int, int]]:
+        """(dependent note, note it depends on) for every resolved ``depends_on`` edge."""
+        return self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'depends_on' AND dst_note IS NOT NULL").fetchall()
+
+    def set_ripple(self, note_pk: int, penalty: float, reason: str, now_iso: str) -> int:
+        """Raises the ripple penalty of the note's current passages to at least ``penalty`` and asks for
+        its review; how many passages it touched."""
+        cursor = self.db.execute(
+            "UPDATE chunks SET ripple_penalty = max(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
+            [penalty, note_pk],
+        )
+        self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, now_iso, note_pk])
+        return cursor.rowcount
+
+    # -- importance ---------------------------------------------------------------------------
+
+    def live_note_ids(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
+
+    def note_graph_edges(self) -> list[tuple[int, int]]:
+        """(src, dst) of the links, embeds, dependencies and relations between two different notes."""
+        return self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note "
+            "AND type IN ('link', 'embed', 'depends_on', 'related')"
+        ).fetchall()
+
+    def set_importance(self, scores: dict[int, float]) -> None:
+        """Stores each note's graph importance, keyed by note row id."""
+        self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(score, note) for note, score in scores.items()])
+
+    # -- feedback -----------------------------------------------------------------------------
+
+    def passage_row_id(self, chunk_id: str, version: int | None = None) -> int | None:
+        """The row of a passage by its chunk id: that version, or else the current one (a live version
+        before an archived one, the newest first); None if there is none."""
+        params: list = [chunk_id]
+        sql = "SELECT id FROM chunks WHERE chunk_id = ? AND state != 'DELETED'"
+        if version is not None:
+            sql += " AND version = ?"
+            params.append(version)
+        sql += " ORDER BY state = 'ARCHIVED', version DESC LIMIT 1"
+        row = self.db.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    def add_feedback(self, passage_id: int, delta: float, now_iso: str) -> None:
+        """Moves the passage's feedback adjustment by ``delta``; feedback wakes a dormant passage."""
+        self.db.execute(
+            "UPDATE chunks SET feedback = COALESCE(feedback, 0) + ?, updated_at = ?, "
+            "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id = ?",
+            [delta, now_iso, passage_id],
+        )
+
+    def count_corrections(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0]
+
+    def insert_correction(self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str) -> dict:
+        """Stores a correction: its note, its vector, its one passage and the ``corrects`` edge to passage
+        ``corrects``. Returns the passage row as stored, with its ``note`` and ``id``."""
+        from .store import vector_to_blob  # store.py imports this module first
+
+        note_pk = self.db["notes"].insert(note).last_pk
+        self.db["embeddings"].upsert(
+            {"hash": passage["hash"], "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso}, pk="hash"
+        )
+        chunk = {"note": note_pk, **passage}
+        chunk["id"] = self.db["chunks"].insert(chunk).last_pk
+        self.db["edges"].insert(
+            {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrects, "type": "corrects", "created_at": now_iso}
+        )
+        return chunk
+
+    # -- events -------------------------------------------------------------------------------
+
+    def record_event(self, kind: str, at: str, data: dict, note: int | None = None, chunk: int | None = None) -> None:
+        """Appends to the event log, which keeps what happened to a note or passage for ``history``."""
+        event: dict = {"at": at, "kind": kind}
+        if chunk is not None:
+            event["chunk"] = chunk
+        if note is not None:
+            event["note"] = note
+        event["data"] = json.dumps(data)
+        self.db["events"].insert(event)
