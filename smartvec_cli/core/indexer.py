@@ -24,7 +24,7 @@ import numpy as np
 from ..embed import Embedder
 from ..memory.confidence import base_authority
 from ..memory.temporal import earlier, later, note_time
-from ..store.store import REEMBEDDING, Store, vector_to_blob
+from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
@@ -167,7 +167,6 @@ class Indexer:
     ):
         self.ws = workspace
         self.store = store
-        self.db = store.db
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self.progress = progress or (lambda done, total: None)
@@ -216,11 +215,7 @@ class Indexer:
                 self.store.set_meta(REEMBEDDING, self.embedder.fingerprint)
         relations_left_stale = bool(self.store.get_meta(RELATIONS_STALE))  # by a run killed before it finished
 
-        live_rows = {
-            r["path"]: r
-            for r in self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'")
-            if only is None or only(r["path"])
-        }
+        live_rows = {r["path"]: r for r in self.store.live_vault_notes() if only is None or only(r["path"])}
         seen_paths = {f.rel_path for f in files}
         to_write: list[_ReadNote] = []
         for file in files:
@@ -254,7 +249,7 @@ class Indexer:
             self._resolve_links()
             self._apply_supersession()
             with self.store.write():
-                self.db.execute("DELETE FROM meta WHERE key = ?", [RELATIONS_STALE])
+                self.store.delete_meta(RELATIONS_STALE)
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -325,10 +320,7 @@ class Indexer:
             return
         if not self.store.fingerprint:
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
-        self.db["embeddings"].upsert_all(
-            [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": self.now} for h, (t, v) in vectors.items()],
-            pk="hash",
-        )
+        self.store.store_vectors(vectors, self.now)
 
     def _write_notes(self, items: list[_ReadNote], force_embed: bool = False) -> None:
         hashes = {c.hash for item in items for c in item.parsed.chunks}
@@ -386,7 +378,7 @@ class Indexer:
         explicit = item.parsed.explicit_id
         base = explicit or str(PurePosixPath(item.file.rel_path).with_suffix(""))
         candidate, n = base, 2
-        while self.db.execute("SELECT 1 FROM notes WHERE note_id = ?", [candidate]).fetchone():
+        while self.store.note_id_taken(candidate):
             if explicit and n == 2:
                 self.summary.error(item.file.rel_path, f"id {explicit!r} is already used by another note; using {base}-{n}")
             candidate, n = f"{base}-{n}", n + 1
@@ -395,7 +387,7 @@ class Indexer:
     def _write_note(self, item: _ReadNote) -> tuple[list[int], list[int]]:
         """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
         values = self._note_values(item)
-        row = item.row or self._deleted_row_at(item.file.rel_path)
+        row = item.row or self.store.deleted_note_at(item.file.rel_path)
         if row is None or row.get("deleted_at"):
             observed = None  # first sight of this note: its declared window is all we know
         elif values["valid_from"] and values["valid_from"] != row.get("valid_from"):
@@ -404,35 +396,30 @@ class Indexer:
             observed = self.now
         if row is None:
             note_id = self._new_note_id(item)
-            note_pk = self.db["notes"].insert({**values, "note_id": note_id, "created_at": self.now}).last_pk
+            note_pk = self.store.insert_note({**values, "note_id": note_id, "created_at": self.now})
             self.summary.notes_new += 1
         else:
             note_id, note_pk = row["note_id"], row["id"]
-            self.db["notes"].update(note_pk, values)
+            self.store.update_note(note_pk, values)
             if row.get("deleted_at"):
                 self.summary.notes_new += 1
             elif row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [
-            StoredChunk(r["id"], r["key"], r["hash"], r["version"])
-            for r in self.db.query(
-                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
-                [note_pk],
-            )
-        ]
+        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"]) for r in self.store.current_chunks(note_pk)]
         plan = align_chunks(stored, item.parsed.chunks)
         added: list[int] = []
-        chunks = self.db["chunks"]
         for old, chunk in plan.keep:
-            chunks.update(old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)})
+            self.store.update_chunk(
+                old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)}
+            )
         for old, chunk in plan.revise:
-            new_id = chunks.insert(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed)).last_pk
+            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed))
             self._archive(old.id, later(values["valid_from"], observed) or self.now, superseded_by=new_id)
             added.append(new_id)
         for chunk in plan.add:
-            added.append(chunks.insert(self._chunk_row(note_pk, note_id, chunk, 1, observed)).last_pk)
+            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed)))
         for old in plan.retire:
             self._archive(old.id, self.now)
         self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
@@ -442,22 +429,15 @@ class Indexer:
             self._names_changed = True
         text_changed = existing and bool(plan.revise or plan.add or plan.retire)
         if text_changed or not existing or row["file_sha"] != item.file_sha:
-            self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [2 if text_changed else 1, note_pk])
+            self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)
-        refresh_windows(self.db, [note_pk])
+        self.store.refresh_windows([note_pk])
         return added, []
 
     def _archive(self, chunk_pk: int, ended: str, superseded_by: int | None = None) -> None:
         """Close a passage version's window (never later than it already ended) and archive it."""
-        current = self.db["chunks"].get(chunk_pk)["valid_until"]
-        self.db["chunks"].update(
-            chunk_pk,
-            {"state": "ARCHIVED", "current": 0, "valid_until": earlier(current, ended), "superseded_by": superseded_by, "updated_at": self.now},
-        )
-
-    def _deleted_row_at(self, path: str) -> dict | None:
-        rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
-        return rows[0] if rows else None
+        current = self.store.chunk_valid_until(chunk_pk)
+        self.store.archive_chunk(chunk_pk, earlier(current, ended), superseded_by, self.now)
 
     def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None) -> dict:
         return {
@@ -477,7 +457,6 @@ class Indexer:
         }
 
     def _write_links(self, note_pk: int, parsed: ParsedNote) -> None:
-        self.db.execute("DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL", [note_pk])
         rows = [
             {
                 "src_note": note_pk,
@@ -488,8 +467,7 @@ class Indexer:
             }
             for link in parsed.links
         ]
-        if rows:
-            self.db["edges"].insert_all(rows)
+        self.store.replace_links(note_pk, rows)
 
     def _delete_notes(self, rows: list[dict]) -> None:
         if not rows:
@@ -498,12 +476,7 @@ class Indexer:
         with self.store.write():
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
-                removed.extend(r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [row["id"]]))
-                self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [self.now, row["id"]])
-                self.db.execute("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?", [self.now, self.now, row["id"]])
-                self.db.execute("DELETE FROM edges WHERE src_note = ?", [row["id"]])
-                self.db.execute("DELETE FROM edges WHERE dst_chunk IN (SELECT id FROM chunks WHERE note = ?)", [row["id"]])
-                self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [row["id"]])
+                removed.extend(self.store.delete_note(row["id"], self.now))
             if removed:
                 self.store.bump_generation()
         if removed:
@@ -517,9 +490,7 @@ class Indexer:
         appeared, went, moved, or changed its title or aliases): then every link is.
         """
         names: dict[str, int] = {}
-        for note_pk, path, title, note_id, metadata in self.db.execute(
-            "SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id"
-        ):
+        for note_pk, path, title, note_id, metadata in self.store.live_note_names():
             stem_path = path[:-3] if path.lower().endswith(".md") else path
             candidates = [stem_path, stem_path.rsplit("/", 1)[-1], title, note_id]
             if metadata and '"aliases"' in metadata:
@@ -528,41 +499,29 @@ class Indexer:
             for name in candidates:
                 if name:
                     names.setdefault(link_key(str(name)), note_pk)
-        sql = "SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL"
-        params: list = []
-        if not self._names_changed:
-            written = sorted(self._written_notes)
-            sql += f" AND src_note IN ({','.join('?' * len(written))})"
-            params = written
+        src_notes = None if self._names_changed else sorted(self._written_notes)
         with self.store.write():
-            for edge_id, target, current in self.db.execute(sql, params).fetchall():
+            for edge_id, target, current in self.store.note_links(src_notes):
                 resolved = names.get(link_key(target)) if target else None
                 if resolved != current:
-                    self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [resolved, edge_id])
+                    self.store.resolve_link(edge_id, resolved)
 
     def _apply_supersession(self) -> None:
         """A note that another note ``supersedes`` stops being valid when its successor starts."""
         starts: dict[int, tuple[str, int]] = {}
-        sql = """
-            SELECT e.dst_note, COALESCE(n.valid_from, n.created_at) AS start, n.id
-            FROM edges e JOIN notes n ON n.id = e.src_note
-            WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
-        """
-        for dst, start, src in self.db.execute(sql).fetchall():
+        for dst, start, src in self.store.supersession_links():
             if dst not in starts or start < starts[dst][0]:
                 starts[dst] = (start, src)
-        current = {
-            r[0]: (r[1], r[2]) for r in self.db.execute("SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL")
-        }
+        current = self.store.superseded_notes()
         changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
         if not changed:
             return
         with self.store.write():
             for note_pk in changed:
                 start, src = starts.get(note_pk, (None, None))
-                self.db["notes"].update(note_pk, {"superseded_at": start, "superseded_by": src})
-            refresh_windows(self.db, changed)
-            self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({','.join('?' * len(changed))})", changed)
+                self.store.set_superseded(note_pk, start, src)
+            self.store.refresh_windows(changed)
+            self.store.mark_notes_pending(changed)
 
     # -- --full -------------------------------------------------------------------------------
 
@@ -572,13 +531,8 @@ class Indexer:
         A passage whose stored vector was lost (``doctor`` reports it) is embedded again from
         its own text, heading and its note's title: what the model saw when it was written.
         """
-        rows = self.db.execute(
-            "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
-        ).fetchall()
-        lost = self.db.execute(
-            """SELECT c.hash, n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note
-               WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"""
-        ).fetchall()
+        rows = self.store.embedded_texts_in_use()
+        lost = self.store.chunk_texts_without_vectors()
         rows += [(h, embed_text_for(title or "", heading.split(" > ") if heading else [], text)) for h, title, heading, text in lost]
         rows = list(dict(rows).items())
         todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
@@ -587,25 +541,7 @@ class Indexer:
         with self.store.write():
             self._store_vectors(vectors)
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
-            self.db.execute("DELETE FROM meta WHERE key = ?", [REEMBEDDING])
-
-
-def refresh_windows(db, note_pks: list[int]) -> None:
-    """Recompute the validity window of the live passages of these notes from note and observation."""
-    sql = """
-        UPDATE chunks SET
-          valid_from = CASE
-            WHEN observed_from IS NULL THEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note)
-            WHEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note) IS NULL THEN observed_from
-            ELSE max(observed_from, (SELECT valid_from FROM notes WHERE notes.id = chunks.note)) END,
-          valid_until = (SELECT CASE
-            WHEN n.valid_until IS NULL THEN n.superseded_at
-            WHEN n.superseded_at IS NULL THEN n.valid_until
-            ELSE min(n.valid_until, n.superseded_at) END FROM notes n WHERE n.id = chunks.note)
-        WHERE note = ? AND current = 1 AND state != 'DELETED'
-    """
-    for note_pk in note_pks:
-        db.execute(sql, [note_pk])
+            self.store.delete_meta(REEMBEDDING)
 
 
 def _aliases(metadata_json: str | None):

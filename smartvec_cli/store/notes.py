@@ -2,6 +2,153 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
+REFRESH_WINDOWS_SQL = """
+    UPDATE chunks SET
+      valid_from = CASE
+        WHEN observed_from IS NULL THEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note)
+        WHEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note) IS NULL THEN observed_from
+        ELSE max(observed_from, (SELECT valid_from FROM notes WHERE notes.id = chunks.note)) END,
+      valid_until = (SELECT CASE
+        WHEN n.valid_until IS NULL THEN n.superseded_at
+        WHEN n.superseded_at IS NULL THEN n.valid_until
+        ELSE min(n.valid_until, n.superseded_at) END FROM notes n WHERE n.id = chunks.note)
+    WHERE note = ? AND current = 1 AND state != 'DELETED'
+"""
+
+SUPERSESSION_SQL = """
+    SELECT e.dst_note, COALESCE(n.valid_from, n.created_at) AS start, n.id
+    FROM edges e JOIN notes n ON n.id = e.src_note
+    WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
+"""
+
 
 class NoteQueries:
     """Mixed into ``Store``: reading and writing notes, passage rows, links and versions while indexing."""
+
+    # -- notes --------------------------------------------------------------------------------
+
+    def live_vault_notes(self) -> list[dict]:
+        """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
+
+    def deleted_note_at(self, path: str) -> dict | None:
+        """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
+        rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
+        return rows[0] if rows else None
+
+    def note_id_taken(self, note_id: str) -> bool:
+        """Whether a note row, deleted ones included, has this id: the column is unique over all of them."""
+        return self.db.execute("SELECT 1 FROM notes WHERE note_id = ?", [note_id]).fetchone() is not None
+
+    def insert_note(self, values: dict) -> int:
+        """A new note row; returns its primary key."""
+        return self.db["notes"].insert(values).last_pk
+
+    def update_note(self, note_pk: int, values: dict) -> None:
+        self.db["notes"].update(note_pk, values)
+
+    def mark_note_pending(self, note_pk: int, level: int) -> None:
+        """Queue the note for consolidation: 1 new or re-described, 2 text changed (never lowered)."""
+        self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [level, note_pk])
+
+    def delete_note(self, note_pk: int, now: str) -> list[int]:
+        """Mark a note and its passages deleted, drop its links and the edges into its passages, and
+        unresolve links that named it; returns the passages that leave the ANN index."""
+        removed = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [note_pk])]
+        self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [now, note_pk])
+        self.db.execute("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?", [now, now, note_pk])
+        self.db.execute("DELETE FROM edges WHERE src_note = ?", [note_pk])
+        self.db.execute("DELETE FROM edges WHERE dst_chunk IN (SELECT id FROM chunks WHERE note = ?)", [note_pk])
+        self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [note_pk])
+        return removed
+
+    # -- passages -----------------------------------------------------------------------------
+
+    def current_chunks(self, note_pk: int) -> list[dict]:
+        """The note's current passage versions (id, key, hash, version) in reading order."""
+        return list(
+            self.db.query(
+                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
+                [note_pk],
+            )
+        )
+
+    def insert_chunk(self, values: dict) -> int:
+        """A new passage version; returns its primary key (its ANN label)."""
+        return self.db["chunks"].insert(values).last_pk
+
+    def update_chunk(self, chunk_pk: int, values: dict) -> None:
+        self.db["chunks"].update(chunk_pk, values)
+
+    def chunk_valid_until(self, chunk_pk: int) -> str | None:
+        return self.db["chunks"].get(chunk_pk)["valid_until"]
+
+    def archive_chunk(self, chunk_pk: int, valid_until: str | None, superseded_by: int | None, now: str) -> None:
+        """Keep a passage version as history: no longer current, its window closed at ``valid_until``."""
+        self.db["chunks"].update(
+            chunk_pk,
+            {"state": "ARCHIVED", "current": 0, "valid_until": valid_until, "superseded_by": superseded_by, "updated_at": now},
+        )
+
+    def refresh_windows(self, note_pks: Sequence[int]) -> None:
+        """Recompute the validity window of the live passages of these notes from note and observation."""
+        for note_pk in note_pks:
+            self.db.execute(REFRESH_WINDOWS_SQL, [note_pk])
+
+    def embedded_texts_in_use(self) -> list[tuple[str, str]]:
+        """(hash, embedded text) of every stored vector a passage not deleted still uses."""
+        return self.db.execute(
+            "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
+        ).fetchall()
+
+    def chunk_texts_without_vectors(self) -> list[tuple[str, str | None, str | None, str]]:
+        """(hash, note title, heading, text) of the passages not deleted whose vector is gone."""
+        return self.db.execute(
+            """SELECT c.hash, n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE c.state != 'DELETED' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = c.hash)"""
+        ).fetchall()
+
+    # -- links --------------------------------------------------------------------------------
+
+    def replace_links(self, note_pk: int, links: list[dict]) -> None:
+        """The note's own links (not passage edges) become exactly ``links``, unresolved."""
+        self.db.execute("DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL", [note_pk])
+        if links:
+            self.db["edges"].insert_all(links)
+
+    def live_note_names(self) -> list[tuple[int, str, str | None, str, str | None]]:
+        """(id, path, title, note_id, metadata JSON) of every live note, oldest first: what links can name."""
+        return self.db.execute("SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id").fetchall()
+
+    def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
+        """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
+        sql = "SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL"
+        params: list = []
+        if src_notes is not None:
+            src_notes = list(src_notes)
+            sql += f" AND src_note IN ({','.join('?' * len(src_notes))})"
+            params = src_notes
+        return self.db.execute(sql, params).fetchall()
+
+    def resolve_link(self, edge_id: int, dst_note: int | None) -> None:
+        self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [dst_note, edge_id])
+
+    # -- supersession -------------------------------------------------------------------------
+
+    def supersession_links(self) -> list[tuple[int, str, int]]:
+        """(superseded note, start of its successor, successor) for every resolved ``supersedes`` link of a live note."""
+        return self.db.execute(SUPERSESSION_SQL).fetchall()
+
+    def superseded_notes(self) -> dict[int, tuple[str, int | None]]:
+        """note id -> (superseded_at, superseded_by) as stored now."""
+        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL")}
+
+    def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
+        self.db["notes"].update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
+
+    def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
+        """Queue these notes for consolidation as re-described (pending at least 1)."""
+        note_pks = list(note_pks)
+        self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({','.join('?' * len(note_pks))})", note_pks)

@@ -97,6 +97,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     def set_meta(self, key: str, value) -> None:
         self.db["meta"].upsert({"key": key, "value": str(value)}, pk="key")
 
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key = ?", [key])
+
     @property
     def dim(self) -> int:
         return int(self.get_meta("dim", str(DEFAULT_DIM)))
@@ -144,6 +147,13 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
             marks = ",".join("?" * len(batch))
             found.update(r[0] for r in self.db.execute(f"SELECT hash FROM embeddings WHERE hash IN ({marks})", batch))
         return found
+
+    def store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]], created_at: str) -> None:
+        """Upsert (embedded text, vector) by passage hash; call inside the transaction that uses them."""
+        self.db["embeddings"].upsert_all(
+            [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": created_at} for h, (t, v) in vectors.items()],
+            pk="hash",
+        )
 
     def vectors_for_chunks(self, chunk_ids: list[int]) -> np.ndarray:
         """Stored vectors of these chunk rows, in the order given."""
