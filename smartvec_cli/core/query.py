@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..clock import parse_when, to_iso
 from ..embed import Embedder
+from ..errors import UsageError
 from ..memory.asof import parse_as_of
 from ..store.store import Store
 from .search import Hit, SearchOptions, record_retrieval, search
@@ -74,8 +75,10 @@ class QueryEngine:
             found = parse_as_of(question.text, now)
             if found:
                 as_of, phrase, text = found.moment, found.phrase, found.remainder
-        vector = self.embedder.embed([text])[0]
-        hits = search(self.store, self.ws.config, vector, replace(options, as_of=as_of), now)
+        if not question.text.strip():
+            raise UsageError("the question is empty")
+        vector = None if options.mode == "lexical" else self.embedder.embed([text])[0]
+        hits = search(self.store, self.ws.config, vector, text, replace(options, as_of=as_of), now)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
         return Answer(question, hits, as_of, phrase)

@@ -19,13 +19,16 @@ import numpy as np
 from ..clock import parse_when, to_iso
 from ..config import Config
 from ..memory.passage import Passage
-from ..memory.ranking import Ask, Ranked, rank
+from ..memory.answer import about_words, asked_units, states_value
+from ..memory.lexical import coverage, match_expression, query_terms, specific_terms
+from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.store import Store
 
-MODES = ("smart", "cosine")
+MODES = ("smart", "cosine", "lexical")
 CANDIDATE_FACTOR = 10
 MIN_CANDIDATES = 100
+LEXICAL_CANDIDATES = 50  # the best full-text matches join the ANN's candidates, so rare words are never lost
 
 
 @dataclass
@@ -79,30 +82,72 @@ class SearchOptions:
         return cls(**data)
 
 
-def search(store: Store, config: Config, query_vector: np.ndarray, options: SearchOptions, now: dt.datetime) -> list[Hit]:
-    """Rank stored passages for one embedded question."""
+def search(store: Store, config: Config, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
+           now: dt.datetime) -> list[Hit]:
+    """Rank stored passages for one question (its text, and its embedding unless the mode is lexical)."""
+    if options.mode == "lexical":
+        return _numbered(_lexical_hits(store, query_text, options.top_k))
     ann = store.load_ann()
-    candidates = ann.search(query_vector, max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR))
-    passages = store.passages([label for label, _ in candidates])
-    found = [(passages[label], similarity) for label, similarity in candidates if label in passages]
+    similar = dict(ann.search(query_vector, max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR)))
     if options.mode == "cosine":
-        hits = [_cosine_hit(passage, similarity) for passage, similarity in found]
+        passages = store.passages(list(similar))
+        hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
-    else:
-        ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
-        ranked = rank(
-            found,
-            ask,
-            options.weights or config.scoring.weights,
-            config.scoring,
-            config.confidence,
-            store.importance_range(),
-            store.relations_of([passage.id for passage, _ in found]),
-        )
-        hits = [_smart_hit(item) for item in ranked]
-    hits = hits[: options.top_k]
+        return _numbered(hits[: options.top_k])
+    expression = match_expression(query_text)
+    if expression:
+        missing = [label for label, _ in store.lexical_matches(expression, LEXICAL_CANDIDATES) if label not in similar]
+        if missing:
+            similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
+    passages = store.passages(list(similar))
+    ids = [label for label in similar if label in passages]
+    terms = query_terms(query_text)
+    shares, specific_shares = {}, {}
+    if terms:
+        total, frequency, holders = store.lexical_term_stats(terms, ids)
+        shares = coverage(total, frequency, holders, ids)
+        specific = specific_terms(query_text)
+        if specific:
+            specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
+    units, about = asked_units(query_text), about_words(query_text)
+    found = [
+        Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(states_value(units, about, passages[i].text)))
+        for i in ids
+    ]
+    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
+    ranked = rank(
+        found,
+        ask,
+        options.weights or config.scoring.weights,
+        config.scoring,
+        config.confidence,
+        store.importance_range(),
+        store.relations_of(ids),
+    )
+    return _numbered([_smart_hit(item) for item in ranked[: options.top_k]])
+
+
+def _numbered(hits: list[Hit]) -> list[Hit]:
     for number, hit in enumerate(hits, start=1):
         hit.rank = number
+    return hits
+
+
+def _lexical_hits(store: Store, query_text: str, top_k: int) -> list[Hit]:
+    """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``)."""
+    expression = match_expression(query_text)
+    if not expression:
+        return []
+    matches = store.lexical_matches(expression, top_k)
+    passages = store.passages([label for label, _ in matches])
+    best = matches[0][1] if matches else 0.0
+    hits = []
+    for label, bm25 in matches:
+        if label in passages:
+            hit = _hit(passages[label], bm25, {"semantic": None, "temporal": None, "confidence": None, "relational": None})
+            hit.confidence = round(bm25 / best, 4) if best > 0 else 0.0
+            hit.explain = {"bm25": round(bm25, 6), "valid_at_reference": None}
+            hits.append(hit)
     return hits
 
 

@@ -7,8 +7,11 @@ page over years, a policy not at all). The published method decays every passage
 its creation, so an old policy that is still in force loses to yesterday's chat
 message. Here a passage whose validity is *declared* (an effective date, an expiry, a
 version that supersedes another) does not decay while it is valid: its validity is an
-assertion, not a memory. Only undated passages fade, from their own date or the last
-time they changed. Feedback is the paper's reconsolidation step
+assertion, not a memory. Only undated passages of a kind that goes stale (chat, email,
+meeting notes, daily notes; a half-life in the table or in ``config.toml``) fade, from
+their own date or the last time they changed: age alone does not make a note of unknown
+kind untrustworthy, and among versions of one thing validity windows already let the
+newest win. Feedback is the paper's reconsolidation step
 ``c ← c + lr·(f − c)`` stored as the adjustment it made, so it survives re-indexing;
 a correction uses a larger rate than a vote.
 """
@@ -44,12 +47,13 @@ SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
     "meeting_notes": 90.0,
     "chat": 30.0,
     "slack": 30.0,
+    "daily_note": 90.0,
 }
 
 
 @dataclass
 class ConfidenceSettings:
-    half_life_days: float = 365.0  # for source types the table does not name
+    half_life_days: float = 0.0  # for source types the table does not name; 0: they do not fade
     floor: float = 0.05
     dormant_below: float = 0.10
     default_authority: float = 0.50
@@ -65,7 +69,9 @@ class ConfidenceSettings:
         if key in self.half_lives:
             value = self.half_lives[key]
             return None if value <= 0 else value
-        return SOURCE_HALF_LIFE_DAYS.get(key, self.half_life_days)
+        if key in SOURCE_HALF_LIFE_DAYS:
+            return SOURCE_HALF_LIFE_DAYS[key]
+        return self.half_life_days if self.half_life_days > 0 else None
 
     def authority_of(self, source_type: str | None) -> float | None:
         if not source_type:

@@ -15,16 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import words
 from .words import NUMBER_WORDS
 
-STOPWORDS = set(
-    """a an the of for to in on at by with from and or is are was were be been being it its this that these those
-    per up our we you your they their there here as into than then so such can may must will would should shall
-    has have had do does did not no only also any each every all more most less least over under about after before
-    between during within without upon""".split()
-)
 NEGATIONS = {"not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden"}
-STOPWORDS -= NEGATIONS
+STOPWORDS = words.STOPWORDS - NEGATIONS
 UNIT_ALIASES = {
     "eur": "eur", "euro": "eur", "euros": "eur", "€": "eur",
     "usd": "usd", "$": "usd", "dollar": "usd", "dollars": "usd",
@@ -55,7 +50,7 @@ class Disagreement:
     detail: str
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """Plural and verb endings off, so that 'hotels' meets 'hotel' and 'capped' meets 'cap'."""
     for suffix, keep in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -92,7 +87,7 @@ def quantities(text: str) -> list[Quantity]:
             continue
         window = tokens[max(0, i - CONTEXT_WINDOW) : i] + tokens[i + 1 : i + 1 + CONTEXT_WINDOW]
         context = frozenset(
-            _stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNIT_ALIASES and w not in NUMBER_WORDS
+            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNIT_ALIASES and w not in NUMBER_WORDS
         )
         found.append(Quantity(value, unit, context))
     return found

@@ -1,14 +1,25 @@
-"""Ranking passages for one question at one reference time: trust, the four signals, warnings, calibration.
+"""Ranking passages for one question at one reference time: relevance first, then time, trust and relations.
 
 Pure functions over ``Passage`` values: the store supplies the candidates with their
-cosine similarity, this module decides which may answer, how each scores, what the
-user must be warned about, and how sure the answer is.
+cosine similarity and their share of the question's rare words; this module decides
+which may answer, how each scores, what the user must be warned about, and how sure
+the answer is.
+
+Relevance gates, SmartVector chooses. A candidate's relevance is its cosine plus
+``lexical_weight`` times its word coverage. Below ``relevance_floor`` it is no answer
+at all. Those within ``relevance_margin`` of the most relevant one are about the
+question: among them the four-signal score decides (the right version, the trusted
+source, the valid one). Every other candidate comes after them, by relevance alone, so
+time, trust and the graph never lift a passage that is clearly less relevant above one
+that is. A question about a named time is answered from the relevant passages valid
+then; when none is, the most relevant ones come back with their "expired" or "not yet
+valid" warnings rather than an unrelated passage that happens to be valid.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..clock import parse_optional, to_iso
 from .confidence import ConfidenceSettings, retention, trust
@@ -31,13 +42,35 @@ class Ask:
     include_dormant: bool = False
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A passage that may answer, with what the question and the passage share."""
+
+    passage: Passage
+    cosine: float
+    coverage: float = 0.0  # its share of the question's words (memory.lexical.coverage)
+    specific: float = 0.0  # its share of the question's specific words: identifiers, numbers, names
+    states_value: float = 0.0  # 1 when it states a value of the kind asked about (memory.answer)
+
+    def match(self, scoring: ScoringSettings) -> float:
+        """How well the passage matches the question as a source: meaning, plus the specific words the
+        model cannot weigh (an identifier found in one passage decides)."""
+        return self.cosine + scoring.specific_weight * self.specific
+
+    def answer(self, scoring: ScoringSettings) -> float:
+        """How well it states the answer, to choose among the passages of one note: meaning, the
+        question's words, and a value of the kind asked for."""
+        return self.cosine + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value
+
+
 @dataclass
 class Ranked:
     passage: Passage
-    cosine: float
+    relevance: float  # the topical relevance the ranking compared (see ``topical_relevance``)
     score: float
     signals: dict
     explain: dict
+    relevant: bool = True  # within the relevance margin of the most relevant candidate
     warnings: list[str] = field(default_factory=list)
     confidence: float = 0.0
 
@@ -70,45 +103,87 @@ def valid_at(passage: Passage, moment: dt.datetime) -> bool:
     return is_valid_at(passage.valid_from, passage.valid_until, moment)
 
 
-def eligible(candidates: list[tuple[Passage, float]], ask: Ask) -> list[tuple[Passage, float]]:
-    """The candidates that may answer: live or archived-but-valid passages (dormant and archived ones on
-    request); for a question about a named time, only those valid then when any is."""
+def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
+    """The candidates that may answer: live or archived-but-valid passages (dormant and archived ones on request)."""
     allowed = SEARCHABLE_STATES | ({"DORMANT"} if ask.include_dormant else set())
-    kept: list[tuple[Passage, float, bool]] = []
-    for passage, cosine in candidates:
+    kept = []
+    for candidate in candidates:
+        passage = candidate.passage
         if passage.state not in allowed:
             continue
-        valid = valid_at(passage, ask.moment)
-        if passage.state == "ARCHIVED" and not valid and not ask.include_archived:
+        if passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment):
             continue
-        kept.append((passage, max(0.0, min(1.0, cosine)), valid))
-    if ask.as_of and any(valid for _, _, valid in kept):
-        kept = [item for item in kept if item[2]]
-    return [(passage, cosine) for passage, cosine, _ in kept]
+        kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
+    return kept
+
+
+def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring: ScoringSettings) -> dict[int, float]:
+    """Each passage's relevance as a source and as an answer in one number.
+
+    A note is as relevant as its best match; each of its passages shares that relevance, less how much
+    worse it states the answer than its best-answering sibling (the note's passages valid, or not, at
+    the same reference time: one version of a note is not compared with another). So which *source*
+    answers is decided by meaning and specific words (a chat that repeats the question's words is no
+    more relevant than the policy that states the rule in other words: trust and time choose between
+    them), and which *paragraph* of that source answers is decided by the words and values it states.
+    """
+
+    def siblings(c: Candidate) -> tuple[int, bool]:
+        return c.passage.note, valid_at(c.passage, moment)
+
+    best_match: dict[tuple[int, bool], float] = {}
+    best_answer: dict[tuple[int, bool], float] = {}
+    for c in candidates:
+        group = siblings(c)
+        best_match[group] = max(best_match.get(group, 0.0), c.match(scoring))
+        best_answer[group] = max(best_answer.get(group, 0.0), c.answer(scoring))
+    return {c.passage.id: best_match[siblings(c)] - (best_answer[siblings(c)] - c.answer(scoring)) for c in candidates}
+
+
+def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings) -> tuple[list[Candidate], dict[int, float]]:
+    """The candidates above the relevance floor with their topical relevance; for a question about a named
+    time, only those valid then when one of the relevant passages is."""
+    topical = topical_relevance(candidates, ask.moment, scoring)
+    kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
+    if ask.as_of and kept:
+        best = max(topical[c.passage.id] for c in kept)
+        relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
+        if relevant_valid:
+            kept = [c for c in kept if valid_at(c.passage, ask.moment)]
+            topical = topical_relevance(kept, ask.moment, scoring)
+    return kept, topical
 
 
 def score(
-    passage: Passage,
-    cosine: float,
-    best_cosine: float,
+    candidate: Candidate,
+    topical: float,
+    best_topical: float,
     moment: dt.datetime,
     weights: Weights,
     scoring: ScoringSettings,
     confidence: ConfidenceSettings,
     importance_range: tuple[float, float],
 ) -> Ranked:
-    """The four signals of one passage and their weighted sum; ``explain`` says where each came from."""
+    """The four signals of one passage and their weighted sum; ``explain`` says where each came from.
+
+    Its semantic signal is its topical relevance relative to the most relevant candidate's: 1 for the
+    best, 0 at ``relevance_spread`` below it."""
+    passage = candidate.passage
     valid = valid_at(passage, moment)
     keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
     signals = {
-        "semantic": relevance(cosine, best_cosine, scoring.relevance_spread),
+        "semantic": relevance(topical, best_topical, scoring.relevance_spread),
         "temporal": temporal_signal(valid, passage.declared, keeps),
         "confidence": passage_trust(passage, moment, confidence),
         "relational": relational_signal(passage.importance, *importance_range),
     }
     explain = {
-        "cosine": round(cosine, 6),
+        "cosine": round(candidate.cosine, 6),
+        "lexical_coverage": round(candidate.coverage, 4),
+        "specific_coverage": round(candidate.specific, 4),
+        "states_value": candidate.states_value,
+        "relevance": round(topical, 6),
         "valid_at_reference": valid,
         "reference_time": to_iso(moment),
         "declared_validity": passage.declared,
@@ -121,11 +196,11 @@ def score(
         "access_count": passage.access_count,
         "weights": weights.as_dict(),
     }
-    return Ranked(passage, cosine, combine(signals, weights), signals, explain)
+    return Ranked(passage, topical, combine(signals, weights), signals, explain)
 
 
 def rank(
-    candidates: list[tuple[Passage, float]],
+    candidates: list[Candidate],
     ask: Ask,
     weights: Weights,
     scoring: ScoringSettings,
@@ -133,16 +208,17 @@ def rank(
     importance_range: tuple[float, float],
     relations: list[Relation] = (),
 ) -> list[Ranked]:
-    """Every eligible candidate scored, warned about and calibrated, best first."""
-    kept = eligible(candidates, ask)
-    best = max((cosine for _, cosine in kept), default=0.0)
-    related = relation_warnings(relations, {p.id for p, _ in kept})
+    """Every relevant, eligible candidate scored, warned about and calibrated, best first (see the module)."""
+    kept, topical = about_the_question(eligible(candidates, ask), ask, scoring)
+    best = max(topical.values(), default=0.0)
+    related = relation_warnings(relations, {c.passage.id for c in kept})
     ranked = []
-    for passage, cosine in kept:
-        item = score(passage, cosine, best, ask.moment, weights, scoring, confidence, importance_range)
-        item.warnings = time_warnings(passage, ask.moment) + related.get(passage.id, [])
+    for c in kept:
+        item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range)
+        item.relevant = item.relevance >= best - scoring.relevance_margin
+        item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, [])
         ranked.append(item)
-    ranked.sort(key=lambda r: r.score, reverse=True)
+    ranked.sort(key=lambda r: (r.relevant, r.score if r.relevant else r.relevance), reverse=True)
     calibrate(ranked, scoring.calibration)
     return ranked
 

@@ -96,8 +96,23 @@ class Calibration:
 
 @dataclass
 class ScoringSettings:
+    """How relevance is judged before time, trust and relations may choose.
+
+    ``specific_weight``: how much a passage's share of the question's specific words (identifiers,
+    numbers, names; ``memory.lexical``) adds to its cosine when sources are compared;
+    ``lexical_weight`` and ``value_weight``: how much its share of all the question's words, and stating
+    a value of the kind asked for (``memory.answer``), count when the passages of one note are compared. ``relevance_margin``: the passages within this much of the most
+    relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
+    alone. ``relevance_floor``: below it a passage is not an answer at all.
+    """
+
     weights: Weights = field(default_factory=Weights)
     relevance_spread: float = 0.15
+    specific_weight: float = 0.30
+    lexical_weight: float = 0.30
+    value_weight: float = 0.10
+    relevance_margin: float = 0.15
+    relevance_floor: float = 0.35
     calibration: Calibration = field(default_factory=Calibration)
 
 

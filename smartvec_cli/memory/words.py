@@ -1,4 +1,4 @@
-"""Words that stand for numbers, shared by the date reader and the value extractor."""
+"""Small word lists shared by the date reader, the value extractor and the lexical search."""
 
 from __future__ import annotations
 
@@ -7,3 +7,11 @@ NUMBER_WORDS = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }
 ARTICLES = ("a", "an")  # "a year ago": one, where a count is expected
+
+STOPWORDS = frozenset(
+    """a an the of for to in on at by with from and or is are was were be been being it its this that these those
+    per up our we you your they their there here as into than then so such can may must will would should shall
+    has have had do does did not no only also any each every all more most less least over under about after before
+    between during within without upon""".split()
+)
+QUESTION_WORDS = frozenset("what which who whom whose when where why how many much i me my is does do tell please".split())

@@ -153,6 +153,44 @@ def m003_consolidation(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_edges_dst_chunk ON edges(dst_chunk)")
 
 
+FTS_TABLE = "passages_fts"
+FTS_FILL = f"""INSERT INTO {FTS_TABLE}(rowid, text, heading, title)
+               SELECT c.id, c.text, c.heading, n.title FROM chunks c JOIN notes n ON n.id = c.note"""
+
+
+@migration
+def m004_lexical(db: sqlite_utils.Database) -> None:
+    """A full-text index (FTS5, BM25) over every stored passage version with its note title and heading.
+
+    Triggers keep it in step with the passage rows inside the very transaction that writes them, so no
+    crash can leave the two apart; ``doctor --repair`` can rebuild it from the stored text all the same.
+    Identifiers, numbers and rare names are found here when the embedding model blurs them.
+    """
+    db.execute(
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, heading, title, tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    row = "new.id, new.text, new.heading, (SELECT title FROM notes WHERE id = new.note)"
+    db.execute(
+        f"""CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+              INSERT INTO {FTS_TABLE}(rowid, text, heading, title) VALUES ({row});
+            END"""
+    )
+    db.execute(
+        f"""CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text, heading, note ON chunks BEGIN
+              DELETE FROM {FTS_TABLE} WHERE rowid = old.id;
+              INSERT INTO {FTS_TABLE}(rowid, text, heading, title) VALUES ({row});
+            END"""
+    )
+    db.execute(f"CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM {FTS_TABLE} WHERE rowid = old.id; END")
+    db.execute(
+        f"""CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes BEGIN
+              DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT id FROM chunks WHERE note = new.id);
+              INSERT INTO {FTS_TABLE}(rowid, text, heading, title) SELECT id, text, heading, new.title FROM chunks WHERE note = new.id;
+            END"""
+    )
+    db.execute(FTS_FILL)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

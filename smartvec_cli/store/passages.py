@@ -6,6 +6,7 @@ import json
 from typing import Sequence
 
 from ..memory.passage import Passage, Relation
+from .db import FTS_TABLE
 
 BATCH = 500
 
@@ -109,3 +110,32 @@ class PassageQueries:
                     [now_iso, *ids],
                 )
             self.set_meta("last_query", json.dumps(last_query))
+
+    def lexical_matches(self, expression: str, limit: int) -> list[tuple[int, float]]:
+        """(passage id, BM25 score; higher is better) of the passages matching an FTS5 expression, best first."""
+        rows = self.db.execute(
+            f"""SELECT f.rowid, -bm25({FTS_TABLE}, 1.0, 0.75, 0.75) AS score
+                FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
+                WHERE {FTS_TABLE} MATCH ? AND c.state != 'DELETED'
+                ORDER BY score DESC LIMIT ?""",
+            [expression, limit],
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def lexical_term_stats(self, terms: list[str], ids: list[int]) -> tuple[int, dict[str, int], dict[str, set[int]]]:
+        """For each query term: in how many stored passages' own words (their text: not the note
+        title or heading path, which the passages of a note share) it occurs, and which of ``ids`` hold it; with the
+        number of passages, that is what the term's rarity (IDF) is computed from."""
+        total = self.db.execute("SELECT count(*) FROM chunks WHERE state != 'DELETED'").fetchone()[0]
+        frequency: dict[str, int] = {}
+        holders: dict[str, set[int]] = {}
+        marks = ",".join("?" * len(ids))
+        for term in terms:
+            expression = f'text : "{term}"'
+            frequency[term] = self.db.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [expression]).fetchone()[0]
+            if frequency[term] and ids:
+                sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({marks})"
+                holders[term] = {row[0] for row in self.db.execute(sql, [expression, *ids])}
+            else:
+                holders[term] = set()
+        return total, frequency, holders

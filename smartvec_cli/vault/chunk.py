@@ -20,6 +20,7 @@ from .markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANC
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
+EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 TAG_TOKEN = re.compile(r"(?:^|\s)#[\w/-]+")
 WORD = re.compile(r"[^\W\d_]{2,}")
 
@@ -142,30 +143,46 @@ def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
 
 
 def _is_slight(text: str) -> bool:
-    """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label."""
+    """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label, a rule
+    (``***``), an image."""
     if text.endswith(":"):
         return True
-    words = WORD.findall(TAG_TOKEN.sub(" ", words_of_links(text)))
-    return len(words) < MIN_STANDALONE_WORDS
+    return len(WORD.findall(TAG_TOKEN.sub(" ", words_of_links(EMBED.sub(" ", text))))) < MIN_STANDALONE_WORDS
+
+
+def _joined(first: _Paragraph, second: _Paragraph, headings: list[str]) -> _Paragraph:
+    return _Paragraph(first.lines + second.lines, headings, first.block_ids + second.block_ids, first.has_code or second.has_code)
 
 
 def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
-    """Fold a slight paragraph into the next paragraph of its section."""
-    result: list[_Paragraph] = []
-    pending: _Paragraph | None = None
-    for para in paragraphs:
-        if pending is not None:
-            if pending.headings == para.headings and not para.block_ids:
-                para = _Paragraph(pending.lines + para.lines, para.headings, pending.block_ids, pending.has_code or para.has_code)
-            else:
-                result.append(pending)
-            pending = None
-        if not para.block_ids and not para.has_code and _is_slight(para.text):
-            pending = para
+    """Fold each slight paragraph into a neighbour, so that no passage is a lone label or announcement:
+    into the next paragraph of its section, else the previous one, else the next paragraph of the note
+    (as its lead-in), else the previous one. Paragraphs with block ids or code keep their own passage."""
+    result = list(paragraphs)
+
+    def mergeable(para: _Paragraph) -> bool:
+        return not para.block_ids and not para.has_code
+
+    i = 0
+    while i < len(result):
+        para = result[i]
+        if not (mergeable(para) and _is_slight(para.text)) or len(result) == 1:
+            i += 1
+            continue
+        before = result[i - 1] if i > 0 else None
+        after = result[i + 1] if i + 1 < len(result) else None
+        if after is not None and after.headings == para.headings and mergeable(after):
+            result[i : i + 2] = [_joined(para, after, after.headings)]
+        elif before is not None and before.headings == para.headings and mergeable(before):
+            result[i - 1 : i + 1] = [_joined(before, para, before.headings)]
+            i -= 1
+        elif after is not None and mergeable(after):
+            result[i : i + 2] = [_joined(para, after, after.headings)]
+        elif before is not None and mergeable(before):
+            result[i - 1 : i + 1] = [_joined(before, para, before.headings)]
+            i -= 1
         else:
-            result.append(para)
-    if pending is not None:
-        result.append(pending)
+            i += 1
     return result
 
 

@@ -1,0 +1,78 @@
+"""The lexical side of relevance: a question as a full-text query, and how much of it a passage holds.
+
+Embeddings blur what people often search for: an error code, a ticket id, a host name,
+a product name the model never saw, an exact number. A full-text match on such a word
+is evidence no cosine can give. Each question is asked of the full-text index as the OR
+of its content words (each quoted: a question is never FTS syntax), which brings in
+candidates the vector index missed; then each candidate's *coverage* says how much of
+the question's rare-word weight it holds, for all content words and, separately, for the
+*specific* ones: words with digits, inner capitals or joining punctuation, and names
+(capitalised inside the question), the words a sentence model cannot embed faithfully.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .words import QUESTION_WORDS, STOPWORDS
+
+TERM = re.compile(r"[^\W_]+", re.UNICODE)
+TOKEN = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*", re.UNICODE)  # as written: "ERR-4012", "tw-ingest", "v2.1"
+MAX_TERMS = 32
+
+
+def query_terms(question: str) -> list[str]:
+    """The content words of a question, in order, each once: no stopwords, no question words."""
+    seen: dict[str, None] = {}
+    for term in TERM.findall(question.lower()):
+        if term in STOPWORDS or term in QUESTION_WORDS or (len(term) == 1 and not term.isdigit()):
+            continue
+        seen.setdefault(term, None)
+    return list(seen)[:MAX_TERMS]
+
+
+def _is_specific(token: str, first: bool) -> bool:
+    if any(ch.isdigit() for ch in token) or any(ch in "-_./:" for ch in token):
+        return True
+    if any(ch.isupper() for ch in token[1:]):
+        return True  # NATS, JetStream, iOS
+    return token[:1].isupper() and not first  # a name inside the question: Berlin, Lena
+
+
+def specific_terms(question: str) -> set[str]:
+    """The query terms (as ``query_terms`` spells them) that come from specific words of the question."""
+    found: set[str] = set()
+    for number, match in enumerate(TOKEN.finditer(question)):
+        token = match.group(0)
+        if _is_specific(token, first=number == 0):
+            found.update(query_terms(token))
+    return found & set(query_terms(question))
+
+
+def match_expression(question: str) -> str | None:
+    """An FTS5 MATCH expression for ``question`` (any content word may match), or None when it has none."""
+    terms = query_terms(question)
+    if not terms:
+        return None
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def idf(frequency: int, total: int) -> float:
+    """BM25's inverse document frequency: near 0 for a word in every passage, large for a rare one."""
+    return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+def coverage(total: int, frequency: dict[str, int], holders: dict[str, set[int]], ids: list[int]) -> dict[int, float]:
+    """The share of the question's rare-word weight that each passage holds: 1 when it holds every query
+    word found in the vault, 0 when none. Words found nowhere are left out, so a typo or a word the vault
+    never uses does not count against every passage alike.
+
+    Unlike BM25 scaled to its best match, this is absolute: a question whose only matches are common
+    words gives every passage a small share, and an identifier found in one passage gives it all.
+    """
+    weights = {term: idf(count, total) for term, count in frequency.items() if count > 0}
+    whole = sum(weights.values())
+    if whole <= 0:
+        return {i: 0.0 for i in ids}
+    return {i: sum(w for term, w in weights.items() if i in holders.get(term, ())) / whole for i in ids}
