@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from smartvec_cli.daemon.lock import FileLock, LockBusyError
+from smartvec_cli.store.lock import FileLock, LockBusyError
 
 from conftest import REPO, write
 from fake_backend import subprocess_env
 
 HOLD = """
 import sys, time
-from smartvec_cli.daemon.lock import FileLock
+from smartvec_cli.store.lock import FileLock
 FileLock.writer(sys.argv[1], sys.argv[2]).acquire(0)
 print("held", flush=True)
 time.sleep(60)

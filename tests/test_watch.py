@@ -15,12 +15,13 @@ import pytest
 
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
-from smartvec_cli.daemon.lock import FileLock
 from smartvec_cli.daemon.query_socket import QueryServer, QueryService, SharedEmbedder, ask_daemon, socket_path
-from smartvec_cli.daemon.watch import WATCH_LOCK_FILE, Debouncer, Watcher, vault_path_of
+from smartvec_cli.daemon.watch import Debouncer, Watcher, vault_path_of
 from smartvec_cli.embed.select import select_embedder
 from smartvec_cli.errors import ModelMismatchError, SmartvecError, UsageError
 from smartvec_cli.store.ann import HnswIndex
+from smartvec_cli.store.layout import WATCH_LOCK_FILE
+from smartvec_cli.store.lock import FileLock
 from smartvec_cli.store.store import Store
 
 from conftest import REPO, FakeEmbedder, write

@@ -23,7 +23,7 @@ def wait_option():
 @contextmanager
 def writer_lock(ws, command: str, wait: float) -> Iterator[None]:
     """Hold the index's writer lock for the block; the waiting note appears only on a terminal."""
-    from ..daemon.lock import FileLock, LockBusyError
+    from ..store.lock import FileLock, LockBusyError
 
     def waiting(holder) -> None:
         if sys.stderr.isatty():

@@ -19,10 +19,10 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..daemon.lock import WRITER_LOCK_FILE, FileLock, Holder
 from ..errors import SmartvecError
 from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
 from ..store.db import MIGRATIONS, migrate, open_database, pending_migrations, unknown_migrations
+from ..store.lock import FileLock, Holder
 from ..store.store import DB_FILE, Store
 from .workspace import Workspace
 
@@ -78,10 +78,8 @@ class Doctor:
     # -- locks (looked at before the caller takes the writer lock) ------------------------------
 
     def inspect_locks(self) -> None:
-        from ..daemon.watch import WATCH_LOCK_FILE
-
         problems, states = [], []
-        for lock in (FileLock.writer(self.index_dir, ""), FileLock(self.index_dir / WATCH_LOCK_FILE, "", "watch lock")):
+        for lock in (FileLock.writer(self.index_dir, ""), FileLock.watch(self.index_dir, "")):
             held, holder = lock.probe()
             if held:
                 states.append(f"{lock.purpose} held by {holder.describe() if holder else 'another process'}")
@@ -130,10 +128,8 @@ class Doctor:
 
     def _clear_stale_locks(self) -> None:
         """Taking and releasing a free lock empties the holder info a dead process left in it."""
-        from ..daemon.watch import WATCH_LOCK_FILE
-
-        for path in (self.index_dir / WRITER_LOCK_FILE, self.index_dir / WATCH_LOCK_FILE):
-            lock = FileLock(path, "smartvec doctor --repair")
+        command = "smartvec doctor --repair"
+        for lock in (FileLock.writer(self.index_dir, command), FileLock.watch(self.index_dir, command)):
             held, holder = lock.probe()
             if holder is not None and not held:
                 try:

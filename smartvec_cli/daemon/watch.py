@@ -27,11 +27,10 @@ from typing import Callable, Iterator
 from watchdog.events import FileSystemEventHandler
 
 from ..errors import SmartvecError
+from ..store.lock import FileLock, LockBusyError
 from ..vault.scan import is_ignored
-from .lock import FileLock, LockBusyError
 from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
 
-WATCH_LOCK_FILE = "watch.lock"
 POLL_SECONDS = 0.2
 MAX_DELAY_FACTOR = 5
 RETRY_FIRST_SECONDS = 5.0
@@ -126,7 +125,7 @@ class Watcher:
     def run(self) -> None:
         """Serve until ``request_stop``; one daemon per index folder."""
         index_dir = self.ws.index_dir
-        lock = FileLock(Path(index_dir) / WATCH_LOCK_FILE, "smartvec watch", purpose="watch lock")
+        lock = FileLock.watch(index_dir, "smartvec watch")
         try:
             lock.acquire(0)
         except LockBusyError as exc:

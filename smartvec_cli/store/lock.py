@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SmartvecError, index_folder_error
+from .layout import IndexLayout
 
-WRITER_LOCK_FILE = "writer.lock"
 POLL_SECONDS = 0.1
 
 
@@ -74,7 +74,12 @@ class FileLock:
 
     @classmethod
     def writer(cls, index_dir: Path, command: str) -> "FileLock":
-        return cls(Path(index_dir) / WRITER_LOCK_FILE, command)
+        return cls(IndexLayout(Path(index_dir)).writer_lock, command)
+
+    @classmethod
+    def watch(cls, index_dir: Path, command: str) -> "FileLock":
+        """One watch daemon per index folder: it holds this lock for as long as it runs."""
+        return cls(IndexLayout(Path(index_dir)).watch_lock, command, purpose="watch lock")
 
     @property
     def held(self) -> bool:
