@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from ..errors import SmartvecError
-from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
+from ..store.ann import CorruptIndexError, HnswIndex
 from ..store.db import MIGRATIONS, migrate, open_database, pending_migrations, unknown_migrations
+from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout
 from ..store.lock import FileLock, Holder
-from ..store.store import DB_FILE, Store
+from ..store.store import Store
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
@@ -65,6 +65,7 @@ class Doctor:
     def __init__(self, workspace: Workspace, repair: bool = False):
         self.ws = workspace
         self.index_dir = workspace.index_dir
+        self.layout = IndexLayout(workspace.index_dir)
         self.repair = repair
         self.report = DoctorReport()
         self._lock_checks: list[Check] = []
@@ -95,12 +96,12 @@ class Doctor:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> DoctorReport:
-        if not (self.index_dir / DB_FILE).is_file():
+        if not self.layout.db.is_file():
             raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
         if not self._lock_checks:
             self.inspect_locks()
         try:
-            db = open_database(self.index_dir / DB_FILE, apply_migrations=False)
+            db = open_database(self.layout.db, apply_migrations=False)
         except SmartvecError as exc:
             self.add("database", False, f"{exc}; {_DAMAGED}")
             self._finish_locks()
@@ -149,7 +150,7 @@ class Doctor:
         if problems != ["ok"]:
             self.add("database", False, f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {_DAMAGED}")
             return False
-        size = (self.index_dir / DB_FILE).stat().st_size
+        size = self.layout.db.stat().st_size
         self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
         return True
 
@@ -254,7 +255,7 @@ class Doctor:
         elif not present and expected:
             file_check = self.add("ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True)
         else:
-            file_check = self.add("ann_file", True, f"{SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
+            file_check = self.add("ann_file", True, f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
 
         problems = []
         if present and not damage:
@@ -285,13 +286,11 @@ class Doctor:
         if "writer lock" in self._running and not self.repair:
             self.add("leftovers", True, "not checked while a writer is running")
             return
-        from ..daemon.query_socket import SOCKET_FILE
-
-        named = _sidecar_file(self.index_dir)
-        found = [p for p in self.index_dir.glob("*.tmp")]
+        named = store.ann.saved_file_name()
+        found = self.layout.leftover_temp_files()
         if named:  # without a readable sidecar no index file can be called a leftover
-            found += [p for p in self.index_dir.glob("vectors-*.hnsw") if p.name != named]
-        sock = self.index_dir / SOCKET_FILE
+            found += [p for p in self.layout.saved_ann_files() if p.name != named]
+        sock = self.layout.socket
         if sock.exists() and "watch lock" not in self._running:
             found.append(sock)
         if not found:
@@ -307,7 +306,7 @@ class Doctor:
 
 
 _DAMAGED = (
-    "the database file is damaged: restore it from a backup, or try 'sqlite3 smartvec.db .recover'; "
+    f"the database file is damaged: restore it from a backup, or try 'sqlite3 {DB_FILE} .recover'; "
     "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
 )
 
@@ -329,12 +328,3 @@ def _chunk_names(store: Store, ids: list[int]) -> list[str]:
         return []
     marks = ",".join("?" * len(ids))
     return [f"{r[0]}@{r[1]}" for r in store.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", ids)]
-
-
-def _sidecar_file(index_dir: Path) -> str | None:
-    import json
-
-    try:
-        return json.loads((index_dir / SIDECAR_FILE).read_text())["file"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None

@@ -15,11 +15,11 @@ from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
+from .layout import IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .reports import ReportQueries
 
-DB_FILE = "smartvec.db"
 REEMBEDDING = "reembedding"
 
 
@@ -45,7 +45,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     @classmethod
     def open(cls, index_dir: Path, create: bool = False) -> "Store":
         index_dir = Path(index_dir)
-        db_path = index_dir / DB_FILE
+        db_path = IndexLayout(index_dir).db
         if not db_path.is_file():
             if not create:
                 raise SmartvecError(f"no index in {index_dir}; run 'smartvec index' first")
