@@ -13,6 +13,7 @@ import sqlite_utils
 from ..embed import DIMENSIONS
 from ..errors import ModelMismatchError, SmartvecError, index_folder_error
 from .ann import CorruptIndexError, HnswIndex
+from . import db as schema
 from .db import open_database
 from .graph import GraphQueries
 from .layout import IndexLayout
@@ -21,6 +22,10 @@ from .passages import PassageQueries
 from .reports import ReportQueries
 
 REEMBEDDING = "reembedding"
+DANGLING_EDGES = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
+            OR (dst_note IS NOT NULL AND dst_note NOT IN (SELECT id FROM notes))
+            OR (src_chunk IS NOT NULL AND src_chunk NOT IN (SELECT id FROM chunks))
+            OR (dst_chunk IS NOT NULL AND dst_chunk NOT IN (SELECT id FROM chunks))"""
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -38,7 +43,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)
         self.db = db
-        self.ann = HnswIndex(self.index_dir, self.dim)
+        self._ann: HnswIndex | None = None
         self._ann_loaded = False
         self.notices: list[str] = []  # things the user should hear about, e.g. a rebuilt cache
 
@@ -54,6 +59,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
             except OSError as exc:
                 raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
         return cls(index_dir, open_database(db_path))
+
+    @classmethod
+    def open_unmigrated(cls, index_dir: Path) -> "Store":
+        """The index database as it is, for ``doctor``: it reports pending migrations and applies them
+        only when asked, and reads nothing before its integrity check."""
+        return cls(index_dir, open_database(IndexLayout(Path(index_dir)).db, apply_migrations=False))
 
     def close(self) -> None:
         self.db.close()
@@ -179,6 +190,14 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     # -- the ANN cache ------------------------------------------------------------------------
 
     @property
+    def ann(self) -> HnswIndex:
+        """The ANN index object, not yet loaded (see ``load_ann``). Made on first use, because its
+        dimension is read from the database, which ``open_unmigrated`` must not touch yet."""
+        if self._ann is None:
+            self._ann = HnswIndex(self.index_dir, self.dim)
+        return self._ann
+
+    @property
     def ann_loaded(self) -> bool:
         """Whether this run touched the ANN index (a run that changed nothing never loads it)."""
         return self._ann_loaded
@@ -237,3 +256,41 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
                     "summary": json.dumps(summary),
                 }
             ).last_pk
+
+    # -- health (doctor) ----------------------------------------------------------------------
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of the file, ``["ok"]`` when whole; raises ``sqlite3.DatabaseError``
+        when the file cannot even be read that far."""
+        return [r[0] for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
+
+    def newer_migrations(self) -> list[str]:
+        """Migrations recorded by a newer smartvec than this one."""
+        return schema.unknown_migrations(self.db)
+
+    def known_migration_count(self) -> int:
+        """How many migrations this smartvec knows: all of them are applied once none is pending."""
+        return len(schema.MIGRATIONS)
+
+    def pending_migrations(self) -> list[str]:
+        return schema.pending_migrations(self.db)
+
+    def apply_migrations(self) -> None:
+        schema.migrate(self.db)
+
+    def passages_without_note(self) -> list[int]:
+        """Live passage rows whose note row is gone (damage from outside: the indexer never leaves them)."""
+        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
+
+    def dangling_edge_count(self) -> int:
+        """Edges from or to a note or passage row that does not exist."""
+        return self.db.execute(f"SELECT COUNT(*) {DANGLING_EDGES}").fetchone()[0]
+
+    def repair_orphans(self, homeless: list[int]) -> None:
+        """Drop the dangling edges (derived data, rebuilt by the next index) and mark ``homeless``
+        passages DELETED rather than erasing them, so that history still shows them."""
+        with self.write():
+            self.db.execute(f"DELETE {DANGLING_EDGES}")
+            if homeless:
+                marks = ",".join("?" * len(homeless))
+                self.db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", homeless)
