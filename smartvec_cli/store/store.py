@@ -12,8 +12,8 @@ import sqlite_utils
 
 from ..embed import DIMENSIONS
 from ..errors import ModelMismatchError, SmartvecError, index_folder_error
-from .ann import CorruptIndexError, HnswIndex
 from . import db as schema
+from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
 from .layout import IndexLayout
@@ -279,7 +279,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
         schema.migrate(self.db)
 
     def passages_without_note(self) -> list[int]:
-        """Live passage rows whose note row is gone (damage from outside: the indexer never leaves them)."""
+        """Live passage rows whose note row is gone (damage from outside)."""
         return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
 
     def dangling_edge_count(self) -> int:
@@ -287,8 +287,8 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
         return self.db.execute(f"SELECT COUNT(*) {DANGLING_EDGES}").fetchone()[0]
 
     def repair_orphans(self, homeless: list[int]) -> None:
-        """Drop the dangling edges (derived data, rebuilt by the next index) and mark ``homeless``
-        passages DELETED rather than erasing them, so that history still shows them."""
+        """Drop the dangling edges (derived data) and mark the ``homeless`` passages DELETED rather
+        than erasing them, so that history still shows them."""
         with self.write():
             self.db.execute(f"DELETE {DANGLING_EDGES}")
             if homeless:
