@@ -13,7 +13,7 @@ from smartvec_cli.store.store import Store
 
 from conftest import write
 
-CHECKS = ["database", "schema", "model", "vectors", "orphans", "ann_file", "ann_sync", "leftovers", "locks"]
+CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "locks"]
 
 
 @pytest.fixture
@@ -145,6 +145,20 @@ def test_dangling_edges_are_dropped(indexed, cli, fake_embedder):
     checks, _ = doctor(cli, expect=1)
     assert failing(checks) == ["orphans"] and "1 edges point to" in checks["orphans"]["detail"]
     repaired_cleanly(cli, fake_embedder, "orphans")
+
+
+def test_a_full_text_index_out_of_step_is_rebuilt_from_the_stored_text(indexed, cli, fake_embedder):
+    with Store.open(indexed) as store:
+        store.db.execute("DELETE FROM passages_fts WHERE rowid IN (SELECT id FROM chunks LIMIT 2)")
+        store.db.execute("UPDATE passages_fts SET text = 'words nobody wrote' WHERE rowid = (SELECT max(id) FROM chunks)")
+        store.db.execute("INSERT INTO passages_fts(rowid, text, heading, title) VALUES (99999, 'ghost', '', '')")
+        store.db.conn.commit()
+    checks, _ = doctor(cli, expect=1)
+    assert failing(checks) == ["lexical"]
+    assert "2 passages missing, 1 entries for no passage, 1 entries with old text" in checks["lexical"]["detail"]
+    repaired_cleanly(cli, fake_embedder, "lexical")
+    hits = cli.json("query", "plums", "--mode", "lexical", "--json")
+    assert hits and "plums" in hits[0]["text"]
 
 
 def test_leftover_files_of_a_killed_writer_and_daemon(indexed, cli, fake_embedder):

@@ -83,7 +83,7 @@ def show_answer(answer, explain: bool) -> None:
         said = f' ("{answer.as_of_phrase}")' if answer.as_of_phrase else ""
         console.print(f"[dim]as of {answer.as_of.date().isoformat()}{escape(said)}[/dim]")
     if not hits:
-        console.print("no results")
+        console.print("no relevant passage: nothing in the vault is close enough to the question")
         return
     if explain:
         show_explain_table(console, hits)

@@ -108,7 +108,7 @@ class Doctor:
             return self.report
         try:
             if self._database(store) and self._schema(store):
-                for step in (self._model, self._vectors, self._orphans, self._ann, self._leftovers):
+                for step in (self._model, self._vectors, self._orphans, self._lexical, self._ann, self._leftovers):
                     try:
                         step(store)
                     except sqlite3.DatabaseError as exc:
@@ -227,6 +227,19 @@ class Doctor:
             store.repair_orphans(homeless)  # the vector index check that follows drops their labels
             check.repaired = True
             check.detail += "; edges dropped, passages marked DELETED (kept in history)"
+
+    def _lexical(self, store: Store) -> None:
+        """The full-text index holds exactly one entry per stored passage, with the passage's own text."""
+        missing, extra, stale = store.lexical_index_drift()
+        if not (missing or extra or stale):
+            self.add("lexical", True, "the full-text index matches every stored passage")
+            return
+        parts = [f"{n} {what}" for n, what in ((missing, "passages missing"), (extra, "entries for no passage"), (stale, "entries with old text")) if n]
+        check = self.add("lexical", False, f"full-text index out of step: {', '.join(parts)}", repairable=True)
+        if self.repair:
+            store.rebuild_lexical_index()
+            check.repaired = True
+            check.detail += "; rebuilt from the stored text"
 
     # -- the vector index ---------------------------------------------------------------------
 

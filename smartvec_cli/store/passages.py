@@ -6,7 +6,7 @@ import json
 from typing import Sequence
 
 from ..memory.passage import Passage, Relation
-from .db import FTS_TABLE
+from .db import FTS_FILL, FTS_TABLE
 
 BATCH = 500
 
@@ -139,3 +139,19 @@ class PassageQueries:
             else:
                 holders[term] = set()
         return total, frequency, holders
+
+    def lexical_index_drift(self) -> tuple[int, int, int]:
+        """(passages with no full-text entry, entries with no passage, entries whose text differs)."""
+        missing = self.db.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {FTS_TABLE})").fetchone()[0]
+        extra = self.db.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0]
+        stale = self.db.execute(
+            f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid JOIN notes n ON n.id = c.note
+                WHERE f.text IS NOT c.text OR f.heading IS NOT c.heading OR f.title IS NOT n.title"""
+        ).fetchone()[0]
+        return missing, extra, stale
+
+    def rebuild_lexical_index(self) -> None:
+        """The full-text index anew from the stored passages (no re-embedding; one transaction)."""
+        with self.write():
+            self.db.execute(f"DELETE FROM {FTS_TABLE}")
+            self.db.execute(FTS_FILL)

@@ -150,37 +150,45 @@ def _is_slight(text: str) -> bool:
     return len(WORD.findall(TAG_TOKEN.sub(" ", words_of_links(EMBED.sub(" ", text))))) < MIN_STANDALONE_WORDS
 
 
-def _joined(first: _Paragraph, second: _Paragraph, headings: list[str]) -> _Paragraph:
-    return _Paragraph(first.lines + second.lines, headings, first.block_ids + second.block_ids, first.has_code or second.has_code)
+def _joined(slight: _Paragraph, host: _Paragraph, slight_first: bool) -> _Paragraph:
+    """``slight`` folded into ``host``, in reading order; the host's heading and block ids come first,
+    so the joined passage keeps the host's key."""
+    lines = slight.lines + host.lines if slight_first else host.lines + slight.lines
+    return _Paragraph(lines, host.headings, host.block_ids + slight.block_ids, slight.has_code or host.has_code)
 
 
 def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
     """Fold each slight paragraph into a neighbour, so that no passage is a lone label or announcement:
-    into the next paragraph of its section, else the previous one, else the next paragraph of the note
-    (as its lead-in), else the previous one. Paragraphs with block ids or code keep their own passage."""
+    into the next paragraph of its section, else the previous one, else the first paragraph of the
+    subsections that follow (as their lead-in, its heading still in their path). A code block is never
+    slight but takes its lead-in. Two paragraphs that both carry block ids are joined only when nothing
+    else is near (the host's id stays first, so its passage keeps its key). A slight paragraph alone in
+    its section with nothing nested under it keeps its own passage: its heading says what it is."""
     result = list(paragraphs)
-
-    def mergeable(para: _Paragraph) -> bool:
-        return not para.block_ids and not para.has_code
-
     i = 0
     while i < len(result):
         para = result[i]
-        if not (mergeable(para) and _is_slight(para.text)) or len(result) == 1:
+        if para.has_code or not _is_slight(para.text) or len(result) == 1:
             i += 1
             continue
         before = result[i - 1] if i > 0 else None
         after = result[i + 1] if i + 1 < len(result) else None
-        if after is not None and after.headings == para.headings and mergeable(after):
-            result[i : i + 2] = [_joined(para, after, after.headings)]
-        elif before is not None and before.headings == para.headings and mergeable(before):
-            result[i - 1 : i + 1] = [_joined(before, para, before.headings)]
-            i -= 1
-        elif after is not None and mergeable(after):
-            result[i : i + 2] = [_joined(para, after, after.headings)]
-        elif before is not None and mergeable(before):
-            result[i - 1 : i + 1] = [_joined(before, para, before.headings)]
-            i -= 1
+
+        def fits(other: _Paragraph | None, nested: bool, both_ids: bool) -> bool:
+            if other is None or (other.block_ids and para.block_ids and not both_ids):
+                return False
+            if nested:  # a lead-in of the subsections that follow keeps its own heading in their path
+                return other.headings[: len(para.headings)] == para.headings
+            return other.headings == para.headings
+
+        for nested, both_ids in ((False, False), (True, False), (False, True), (True, True)):
+            if fits(after, nested, both_ids):
+                result[i : i + 2] = [_joined(para, after, slight_first=True)]
+                break
+            if not nested and fits(before, nested, both_ids):
+                result[i - 1 : i + 1] = [_joined(para, before, slight_first=False)]
+                i -= 1
+                break
         else:
             i += 1
     return result

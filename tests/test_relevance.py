@@ -1,0 +1,94 @@
+"""Relevance first (real model): the passage that answers is found, and time, trust and the graph only
+choose among passages that answer."""
+
+import json
+import re
+
+import pytest
+
+from conftest import write
+
+pytestmark = pytest.mark.slow
+
+WORDS = "alpha river stone garden window paper orange music winter forest silver yellow camera".split()
+
+
+def top(cli, *args):
+    hits = cli.json("query", *args, "--json", "--no-track")
+    return hits[0] if hits else None
+
+
+def test_the_readme_parental_leave_question_gets_the_paragraph_that_states_it(sample_vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-29")
+    cli.json("index", "--json")
+    hit = top(cli, "How many weeks of parental leave back in 2023?", "--top-k", "1")
+    assert "16 weeks of paid parental leave" in hit["text"]
+    assert hit["path"] == "policies/Parental Leave Policy v2.md"
+
+
+MARKUP = re.compile(r"#[\w/-]+|!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|^\s*(\*\*\*|---|___)\s*$|\bTags:", re.MULTILINE)
+
+
+def test_no_passage_is_markup_or_a_lead_in_alone(sample_vault, cli, real_embedder):
+    from smartvec_cli.store.store import Store
+
+    cli.json("index", "--json")
+    with Store.open(sample_vault.parent / "index") as store:
+        texts = [row[0] for row in store.db.execute("SELECT text FROM chunks WHERE state != 'DELETED'")]
+    assert len(texts) > 100
+    assert [t for t in texts if not re.search(r"[^\W\d_]{2,}", MARKUP.sub(" ", t))] == []  # tags, rules, images
+    assert [t for t in texts if t.rstrip().endswith(":")] == []  # "The rules:" travels with the rules
+    assert all(len(t) >= 20 for t in texts), [t for t in texts if len(t) < 20]
+
+
+def test_an_identifier_is_found_among_1500_notes_of_common_words(vault, cli, real_embedder):
+    for n in range(1500):
+        words = " ".join(WORDS[(n * 7 + k) % len(WORDS)] for k in range(12))
+        write(vault, f"notes/n{n:04d}.md", f"# Note {n}\n\nThe {words} notes mention token{n} once.\n")
+    cli.json("index", "--json")
+    hits = cli.json("query", "token777", "--json", "--no-track", "--top-k", "3")
+    assert hits[0]["path"] == "notes/n0777.md"
+    lexical = cli.json("query", "token777", "--mode", "lexical", "--json", "--top-k", "1")
+    assert lexical[0]["path"] == "notes/n0777.md"
+
+
+def test_an_unlabelled_stable_fact_beats_an_unrelated_authoritative_policy(vault, cli, real_embedder, monkeypatch):
+    write(vault, "facts/lockers.md", "# Lockers\n\nThe lockers on the second floor are emptied every Friday evening by facilities.\n")
+    write(
+        vault,
+        "policies/travel.md",
+        "---\nsource_type: policy\nvalid_from: 2024-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n",
+    )
+    monkeypatch.setenv("SMARTVEC_NOW", "2019-06-01")
+    cli.json("index", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    cli.json("consolidate", "--json")
+    hit = top(cli, "How often are lockers emptied?")
+    assert hit["path"] == "facts/lockers.md" and hit["state"] != "DORMANT"
+    assert hit["signals"]["confidence"] >= 0.4  # seven years without metadata is not a reason to distrust it
+
+
+def test_an_expired_answer_comes_back_with_its_warning_not_an_unrelated_valid_one(vault, cli, real_embedder, monkeypatch):
+    write(
+        vault,
+        "policies/bikes.md",
+        "---\nsource_type: policy\nvalid_from: 2022-01-01\nvalid_until: 2024-01-01\n---\n# Bike leasing\n\n"
+        "Employees can lease one bicycle through the company bike leasing programme, up to EUR 3,000.\n",
+    )
+    write(vault, "policies/parking.md", "---\nsource_type: policy\n---\n# Parking\n\nThe car park opens at 6 am and closes at 10 pm.\n")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
+    cli.json("index", "--json")
+    hit = top(cli, "Can I lease a bicycle through the company?")
+    assert hit["path"] == "policies/bikes.md"
+    assert any(w.startswith("expired on 2024-01-01") for w in hit["warnings"])
+    assert hit["confidence"] < 0.5
+
+
+def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
+    cli.json("index", "--json")
+    assert cli.json("query", "zebra quantum pasta recipe banjo", "--json", "--no-track") == []
+    result = cli("query", "zebra quantum pasta recipe banjo", "--no-track")
+    assert result.exit_code == 0 and "no relevant passage" in result.stdout
+    assert cli("query", "", "--json").exit_code == 2
+    batch = cli("query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n")
+    assert json.loads(batch.stdout) == {"id": 1, "hits": []}
