@@ -368,7 +368,7 @@ def run_accuracy(
     realistic = realistic_reembedding(cli, workdir, eval_config, bench.seed, bench.now)
     log(f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the benchmark's short notes")
     shipped = config_params(config_text, workdir)
-    report = build_report(bench, calibration_bench, runs, fit, shipped, short, realistic, rate, top_k)
+    report = build_report(bench, calibration_bench, runs, fit, shipped, short, realistic, rate, rates, top_k)
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["targets"] = accuracy_targets(report)
     return report, question_records(bench, runs)
@@ -385,7 +385,7 @@ def _by_type(report: dict, kind: str) -> dict:
 
 def build_report(
     bench: BenchVault, calibration_bench: BenchVault, runs: dict[str, StyleRun], fit: dict, shipped: tuple, short: dict, realistic: dict,
-    rate: float, top_k: int,
+    rate: float, rates: Sequence[float], top_k: int,
 ) -> dict:
     labelled, plain = runs["labelled"], runs["plain"]
     report = {**_blocks(labelled), "plain": _blocks(plain)}
@@ -404,6 +404,7 @@ def build_report(
             "plain_smart_top1_is_rumour": round(sum(o.contradicted for o in b.outcomes["smart"]) / len(bench.questions), 4),
         }
         for a, b in zip(labelled.levels, plain.levels)
+        if a.rate in rates
     ]
     report["reembed_saved"] = realistic["saved"]
     report["reembed"] = {"realistic": realistic, "short_notes": short}

@@ -148,7 +148,7 @@ EVAL_POLICIES: tuple[PolicySpec, ...] = (
         unrelated="Meeting-room screens switch off automatically after {v} of inactivity.",
     ),
     PolicySpec(
-        "home-office", "Home Office Equipment Policy", 0, "the equipment employees may buy for working at home", "Equipment Budget",
+        "home-office", "Home Office Equipment Policy", 0, "the equipment employees may buy for their workplace at home", "Equipment Budget",
         ("EUR 300", "EUR 400", "EUR 500", "EUR 600", "EUR 750", "EUR 900", "EUR 1,000"), True,
         "Every employee may claim a one-off equipment budget of {v} for a desk, a chair and a monitor at home.",
         ("How much can I spend on furniture for working at home?", "What is the budget for setting up a home workspace?",
@@ -180,7 +180,7 @@ EVAL_POLICIES: tuple[PolicySpec, ...] = (
         ("What rate was paid per km for driving your own car for work {when}?", "How much did people get back for each kilometre in a personal vehicle {when}?",
          "{when}, what was the refund for using your own automobile on company business?"),
         "mileage is paid at {v} per km",
-        reworded="Driving your own car for work is paid back at {v} for every kilometre.",
+        reworded="Taking a private car on company errands is paid back at {v} for every kilometre.",
         unrelated="Company pool cars cost the department {v} per kilometre in fuel and maintenance.",
     ),
     PolicySpec(
@@ -228,7 +228,7 @@ EVAL_POLICIES: tuple[PolicySpec, ...] = (
         ("How long did staff have to file a reimbursement request {when}?", "What was the cut-off for handing in receipts {when}?",
          "{when}, how many days after spending money could you still claim it?"),
         "you have {v} to submit expenses",
-        reworded="Receipts for money you spent have to be handed in no later than {v} after buying.",
+        reworded="Receipts for money you spent must reach finance no later than {v} after buying.",
         unrelated="Expense claims are paid out within {v} after approval by the manager.",
     ),
     PolicySpec(
