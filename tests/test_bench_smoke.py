@@ -216,7 +216,7 @@ def test_driver_reads_contradiction_edges(tmp_path, fake_embedder):
     (vault / "Other.md").write_text("# Other\n\nThe office plants are watered every Monday morning.\n")
     driver = Driver(InProcessCli(), vault, tmp_path / "index")
     day = dt.date(2026, 6, 1)
-    assert driver.index(day)["notes_changed"] == 3
+    assert driver.index(day)["notes_new"] == 3
     assert driver.consolidate(day)["contradictions_found"] == 1
     assert driver.contradiction_edges(day) == {frozenset(("Travel.md", "chat/today.md"))}
 
@@ -258,3 +258,11 @@ def test_subprocess_cli_runs_this_copy_of_the_package():
     assert SubprocessCli()(["--version"]).strip() == f"smartvec {__version__}"
     with pytest.raises(SmartvecError, match="exited with 2"):
         SubprocessCli()(["--vault", "/nonexistent/vault", "status"])
+
+
+def test_bench_calibrate_fits_on_the_calibration_catalogue(tmp_path, fake_embedder, cli, monkeypatch):
+    monkeypatch.setattr("smartvec_cli.bench.accuracy.generate", partial(generate, **TINY))
+    fit = cli.json("bench", "calibrate", "--json", "--rates", "0", "--workdir", str(tmp_path), "--seed", "8")
+    assert fit["seed"] == 8 and fit["styles"] == list(STYLES) and fit["samples"] > fit["positives"] > 0
+    assert set(fit["fitted"]) == {"score_weight", "margin_weight", "cosine_weight", "bias"}
+    assert (tmp_path / "plain" / "vault" / "policies").is_dir()
