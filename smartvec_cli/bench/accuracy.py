@@ -24,13 +24,13 @@ import random
 import shutil
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..config import load_config
 from ..errors import SmartvecError
-from .catalogue import CALIBRATION, EVALUATION, overlap
+from .catalogue import CALIBRATION, overlap
 from .driver import CliCall, Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
 from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, sigmoid, states, summarise, top1_accuracy
@@ -109,7 +109,6 @@ class StyleRun:
     paths: BenchPaths | None = None
     index_runs: int = 0
     notes: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 def run_style(

@@ -564,6 +564,10 @@ CALIBRATION_FACT_FAMILIES: tuple[FactFamily, ...] = (
 class IdentifierFamily:
     """Notes named by an identifier (an error code, a ticket, a host, a made-up product) that only the id tells apart.
 
+    Each note is one passage (the fact, then ``context`` in the same paragraph), so a first hit
+    on the right note is the answer: these questions measure finding the identifier, while
+    near misses inside a note are the long notes' part.
+
     ``id_pattern`` has ``{d4}`` (four digits, never a year), ``{d2}`` (two digits) and
     ``{word}`` (one of ``words``); ``values`` are the answers, one per note.
     """
@@ -573,7 +577,7 @@ class IdentifierFamily:
     title: str  # with {id}
     id_pattern: str
     fact: str  # with {id} and {v}
-    context: str  # a second passage, with {id}
+    context: str  # a second sentence, with {id}
     values: tuple[str, ...]
     asks: tuple[str, ...]  # with {id}
     words: tuple[str, ...] = ()

@@ -46,7 +46,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from .catalogue import (
-    CHANNELS, EVALUATION, FIRST_NAMES, LAST_NAMES, STREETS, Catalogue, FactFamily, IdentifierFamily, LongNoteSpec, NearMiss,
+    CHANNELS, EVALUATION, FIRST_NAMES, LAST_NAMES, STREETS, Catalogue, FactFamily, IdentifierFamily, LongNoteSpec,
     PolicySpec, RuleSpec,
 )
 
@@ -743,7 +743,7 @@ class Renderer:
             fields = {"title": title, "id": item.doc, "source_type": "technical_doc", "date": item.created, "tags": [family.key]}
         else:
             fields = {"date": item.created}
-        body = f"# {title}\n\n{item.expected.needle}\n\n{family.context.format(id=item.ident)}\n"
+        body = f"# {title}\n\n{item.expected.needle} {family.context.format(id=item.ident)}\n"
         return self.file(item.doc, f"{family.folder}/{title}.md", frontmatter(fields) + body)
 
     def long_note(self, note: LongNote) -> NoteFile:
