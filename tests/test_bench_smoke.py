@@ -218,7 +218,7 @@ def test_driver_reads_contradiction_edges(tmp_path, fake_embedder):
     day = dt.date(2026, 6, 1)
     assert driver.index(day)["notes_new"] == 3
     assert driver.consolidate(day)["contradictions_found"] == 1
-    assert driver.contradiction_edges(day) == {frozenset(("Travel.md", "chat/today.md"))}
+    assert driver.contradiction_edges() == {frozenset(("Travel.md", "chat/today.md"))}
 
 
 def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
@@ -266,3 +266,14 @@ def test_bench_calibrate_fits_on_the_calibration_catalogue(tmp_path, fake_embedd
     assert fit["seed"] == 8 and fit["styles"] == list(STYLES) and fit["samples"] > fit["positives"] > 0
     assert set(fit["fitted"]) == {"score_weight", "margin_weight", "cosine_weight", "bias"}
     assert (tmp_path / "plain" / "vault" / "policies").is_dir()
+
+
+def test_bench_accuracy_refuses_a_bad_config_in_one_line(tmp_path, fake_embedder, cli):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[scoring\n")
+    result = cli("bench", "accuracy", "--config", str(bad), "--workdir", str(tmp_path / "work"), "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0 and "not valid TOML" in result.stderr and "Traceback" not in result.stderr
+    fixed = tmp_path / "fixed.toml"
+    fixed.write_text("[scoring]\ncalibration = { score_weight = 1, margin_weight = 1, cosine_weight = 1, bias = 0 }\n")
+    result = cli("bench", "accuracy", "--config", str(fixed), "--workdir", str(tmp_path / "work"), "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0 and "fits its own" in result.stderr

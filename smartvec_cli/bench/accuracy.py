@@ -175,7 +175,7 @@ def measure_contradictions(driver: Driver, bench: BenchVault, style: str, rumour
     write_files(driver.vault, rendering.probe_files, bench.now)
     driver.index(bench.now)
     driver.consolidate(bench.now)
-    flagged = {frozenset(rendering.doc_of.get(path, path) for path in pair) for pair in driver.contradiction_edges(bench.now)}
+    flagged = {frozenset(rendering.doc_of.get(path, path) for path in pair) for pair in driver.contradiction_edges()}
     scores = contradiction_scores(flagged, bench.expected_contradictions(rumours, probes=True), bench.unflagged_kind)
     scores["rumours"], scores["probes"] = rumours, len(rendering.probe_files)
     return scores
@@ -322,11 +322,20 @@ def calibration_snippet(fitted: dict) -> str:
     )
 
 
-def with_calibration(config_text: str | None, fitted: dict) -> str:
-    """The given config with the fitted calibration added; a config that sets its own calibration is an error."""
-    base = config_text or ""
-    if tomllib.loads(base).get("scoring", {}).get("calibration") is not None:
+def check_config_text(config_text: str | None) -> None:
+    """A config for the generated indexes must be TOML and leave the calibration to the benchmark's own fit."""
+    try:
+        given = tomllib.loads(config_text or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise SmartvecError(f"--config is not valid TOML: {exc}") from None
+    if given.get("scoring", {}).get("calibration") is not None:
         raise SmartvecError("the --config sets [scoring] calibration itself; the benchmark fits its own (leave it out)")
+
+
+def with_calibration(config_text: str | None, fitted: dict) -> str:
+    """The given config with the fitted calibration added."""
+    check_config_text(config_text)
+    base = config_text or ""
     table = "\n[scoring.calibration]\n" + "".join(f"{key} = {value}\n" for key, value in fitted.items())
     combined = base + table
     try:
@@ -355,6 +364,7 @@ def run_accuracy(
     """(the report, one record per question at the chosen rate with every baseline's first hit)."""
     started = time.perf_counter()
     config_text = config.read_text(encoding="utf-8") if config else None
+    check_config_text(config_text)
     bench = bench or generate(seed)
     calibration_bench = calibration_bench or generate(fit_seed, catalogue=CALIBRATION)
     log(f"evaluation vault seed {bench.seed}: {len(bench.questions)} questions")

@@ -50,8 +50,9 @@ class Driver:
     def __init__(self, cli: CliCall, vault: Path, index_dir: Path):
         self.cli, self.vault, self.index_dir = cli, vault, index_dir
 
-    def _args(self, now: dt.date | str) -> list[str]:
-        return ["--vault", str(self.vault), "--index-dir", str(self.index_dir), "--now", str(now)]
+    def _args(self, now: dt.date | None = None) -> list[str]:
+        clock = ["--now", str(now)] if now is not None else []
+        return ["--vault", str(self.vault), "--index-dir", str(self.index_dir), *clock]
 
     def index(self, when: dt.date) -> dict:
         """``index --json`` with the clock at ``when``; a note that failed to index is an error here."""
@@ -80,9 +81,9 @@ class Driver:
             raise SmartvecError(f"query --batch returned no answer for {len(missing)} questions, e.g. {missing[0]}")
         return answers
 
-    def contradiction_edges(self, now: dt.date) -> set[frozenset[str]]:
+    def contradiction_edges(self) -> set[frozenset[str]]:
         """Pairs of notes (by vault path) joined by a ``contradicts`` edge, from ``graph --format json``."""
-        graph = json.loads(self.cli([*self._args(now), "graph", "--format", "json"]))
+        graph = json.loads(self.cli([*self._args(), "graph", "--format", "json"]))
         paths = {node["id"]: node["path"] for node in graph["nodes"]}
         return {
             frozenset((paths[edge["source"]], paths[edge["target"]]))
