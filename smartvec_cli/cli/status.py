@@ -20,6 +20,7 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"vault      {data['vault']}", markup=False)
     console.print(f"index      {data['index_dir']}", markup=False)
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
+    console.print(f"onnx       {data['onnx_export'] or '(none)'}", markup=False)
     console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)

@@ -215,7 +215,9 @@ class Vault:
     def status(self) -> dict:
         from .report import status
 
-        return self._report(lambda store: status(store, str(self.ws.vault)))
+        data = self._report(lambda store: status(store, str(self.ws.vault)))
+        data["onnx_export"] = self.ws.onnx_export()
+        return data
 
     def show(self, note: str) -> dict:
         from .report import show_note
