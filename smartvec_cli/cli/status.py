@@ -26,6 +26,9 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"passages   {states or 'none'}", markup=False)
     ann = data["ann"]
     console.print(f"ann        {ann['live']} live, {ann['tombstones']} tombstones{'' if ann['in_sync'] else ' (catching up)'}", markup=False)
+    if data["notes_with_problems"]:
+        count = data["notes_with_problems"]
+        console.print(f"problems   {count} note{'s' if count != 1 else ''} skipped or read without metadata ('smartvec doctor' lists them)", markup=False)
     for review in data["needs_review"]:
         console.print(f"review     {review['path']}: {review['reason']}", markup=False)
     if data["last_run"]:

@@ -31,7 +31,7 @@ from ..store.store import Store
 from .query import Answer, Question, QueryEngine, RemoteAnswerer
 from .search import MODES, SearchOptions
 from .workspace import Workspace
-from .writing import DEFAULT_WAIT, OnWait, writing_store
+from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
 
 Progress = Callable[[int, int], None]
 FEEDBACK_VERDICTS = ("up", "down", "correct")
@@ -117,7 +117,9 @@ class Vault:
             ws = replace(ws, config=copy.deepcopy(ws.config))
             ws.config.exclude.extend(exclude)
         with self._writing("smartvec index --full" if full else "smartvec index", create=True) as store:
-            summary = Indexer(ws, store, self._models.writer, progress=progress).run(full=full)
+            indexer = Indexer(ws, store, self._models.writer, progress=progress)
+            with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
+                summary = indexer.run(full=full)
         self._keep_notices(store)
         return summary.to_dict()
 
@@ -126,7 +128,9 @@ class Vault:
         from .consolidate import Consolidator
 
         with self._writing("smartvec consolidate") as store:
-            summary = Consolidator(self.ws, store).run()
+            consolidator = Consolidator(self.ws, store)
+            with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
+                summary = consolidator.run()
         self._keep_notices(store)
         return summary.to_dict()
 
@@ -215,7 +219,12 @@ class Vault:
     def status(self) -> dict:
         from .report import status
 
-        data = self._report(lambda store: status(store, str(self.ws.vault)))
+        def read(store: Store) -> dict:
+            data = status(store, str(self.ws.vault))
+            data["notes_with_problems"] = store.count_note_problems()
+            return data
+
+        data = self._report(read)
         data["onnx_export"] = self.ws.onnx_export()
         return data
 
