@@ -59,3 +59,43 @@ def test_help_shows_flags_without_a_value_type(cli):
         text = cli(*words, "--help").stdout
         assert "--json" in text or "--top-k" in text
         assert "<bool>" not in text, words
+
+
+def test_progress_lines_for_a_log_every_few_seconds_and_none_for_a_short_run():
+    from smartvec_cli.cli.output import ProgressLines
+
+    now = [0.0]
+    lines: list[str] = []
+    progress = ProgressLines("embedding", every=5.0, clock=lambda: now[0], write=lines.append)
+    for done, at in ((32, 1.0), (64, 4.9), (96, 5.0), (128, 7.0), (160, 10.5)):
+        now[0] = at
+        progress(done, 320)
+    assert lines == [
+        "embedding: 96/320 passages (30%), 19.2/s, about 12 s left",
+        "embedding: 160/320 passages (50%), 15.2/s, about 10 s left",
+    ]
+    now[0] = 11.0
+    progress(320, 320)
+    assert lines[-1] == "embedding: 320/320 passages (100%), 29.1/s"
+
+    short: list[str] = []
+    quick = ProgressLines("embedding", every=5.0, clock=lambda: 1.0, write=short.append)
+    quick(10, 10)
+    assert short == []
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(vault, cli, fake_embedder, monkeypatch, quiet):
+    from conftest import write
+
+    monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
+    for n in range(40):
+        write(vault, f"n{n}.md", f"# Note {n}\n\nParagraph number {n} about the roadmap.\n")
+    result = cli("index", *(["--quiet"] if quiet else []))
+    assert result.exit_code == 0
+    progress = [line for line in result.stderr.splitlines() if line.startswith("embedding: ")]
+    if quiet:
+        assert result.stderr == ""
+    else:
+        assert progress and progress[-1].startswith("embedding: 40/40 passages (100%)")
+        assert "40 notes: 40 new" in result.stderr

@@ -9,7 +9,7 @@ import typer
 from ..errors import EXIT_PARTIAL
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, print_json, progress_bar
+from .output import JsonOutput, QuietOutput, message, print_json, progress_bar
 
 
 @app.command("index")
@@ -18,14 +18,15 @@ def index_command(
     full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
     as_json: JsonOutput = False,
+    quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    with open_vault(ctx, wait) as vault, progress_bar("embedding") as progress:
+    with open_vault(ctx, wait) as vault, progress_bar("embedding", quiet) as progress:
         data = vault.index(full=full, exclude=exclude or (), progress=progress)
     if as_json:
         print_json(data)
-    else:
+    elif not quiet:
         message(
             f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
             f"{data['notes_unchanged']} unchanged, {data['notes_deleted']} deleted, {data['notes_renamed']} renamed; "
