@@ -117,3 +117,19 @@ def test_an_interrupted_refresh_is_recorded(vault, cli, fake_embedder, monkeypat
     last = cli.json("status", "--json")["last_run"]
     assert (last["command"], last["status"]) == ("refresh --nightly", "interrupted")
     assert [s["status"] for s in last["summary"]["stages"]] == ["ok", "interrupted"]
+
+
+def test_index_on_a_terminal_says_to_consolidate_next(vault, cli, fake_embedder, monkeypatch):
+    write(vault, "good.md", GOOD)
+    assert cli.json("index", "--json")["notes_to_consolidate"] == 1
+    write(vault, "other.md", "# Other\n\nAnother note.\n")
+    assert "next: run" not in cli("index").stderr  # not a terminal: a log needs no advice
+    monkeypatch.setattr("smartvec_cli.cli.index.stderr_is_terminal", lambda: True)
+    write(vault, "third.md", "# Third\n\nA third note.\n")
+    lines = cli("index").stderr.splitlines()
+    assert lines[1].startswith("next: run 'smartvec consolidate' (3 notes not consolidated yet")
+    assert "next       run 'smartvec consolidate'" in cli("status").stdout
+    cli.json("consolidate", "--json")
+    assert "next " not in cli("status").stdout
+    assert cli.json("index", "--json")["notes_to_consolidate"] == 0
+    assert "next: run" not in cli("index").stderr

@@ -9,7 +9,7 @@ import typer
 from ..errors import EXIT_PARTIAL
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, QuietOutput, message, print_json, progress_bar
+from .output import JsonOutput, QuietOutput, message, print_json, progress_bar, stderr_is_terminal
 
 
 @app.command("index")
@@ -32,7 +32,18 @@ def index_command(
             f"{data['notes_unchanged']} unchanged, {data['notes_deleted']} deleted, {data['notes_renamed']} renamed; "
             f"{data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
         )
+        if data["notes_to_consolidate"] and stderr_is_terminal():
+            message(next_step(data["notes_to_consolidate"]))
     for problem in data["errors"]:
         message(f"warning: {problem['path']}: {problem['error']}")
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def next_step(notes: int) -> str:
+    """What to run after an ``index`` on a terminal: until ``consolidate``, new passages have no relations,
+    contradictions or supersession, so rankings differ from what they will be."""
+    return (
+        f"next: run 'smartvec consolidate' ({notes} note{'s' if notes != 1 else ''} not consolidated yet: until then "
+        "relations, contradictions and supersession leave them out; 'watch' and 'refresh --nightly' consolidate for you)"
+    )

@@ -28,6 +28,10 @@ def print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
 def message(text: str) -> None:
     """A note for the human at the terminal; goes to stderr so stdout stays data."""
     sys.stderr.write(text + "\n")
@@ -90,7 +94,7 @@ def progress_bar(description: str, quiet: bool = False) -> Iterator:
     if quiet:
         yield lambda done, total: None
         return
-    if not sys.stderr.isatty():
+    if not stderr_is_terminal():
         yield ProgressLines(description)
         return
     from rich.console import Console

@@ -24,6 +24,9 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
+    if data["chunks"]["UNCONSOLIDATED"]:
+        console.print("next       run 'smartvec consolidate': unconsolidated passages have no relations, contradictions "
+                      "or supersession yet", markup=False)
     ann = data["ann"]
     console.print(f"ann        {ann['live']} live, {ann['tombstones']} tombstones{'' if ann['in_sync'] else ' (catching up)'}", markup=False)
     if data["notes_with_problems"]:

@@ -109,7 +109,8 @@ class Vault:
         self.notices.extend(store.notices)
 
     def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None) -> dict:
-        """Encode what changed (everything with ``full``); the summary ``index --json`` prints."""
+        """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
+        notes wait for ``consolidate``."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -120,8 +121,10 @@ class Vault:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
+            data = summary.to_dict()
+            data["notes_to_consolidate"] = len(store.pending_notes())
         self._keep_notices(store)
-        return summary.to_dict()
+        return data
 
     def consolidate(self) -> dict:
         """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
