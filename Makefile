@@ -29,6 +29,7 @@ demo: install
 	$(SMARTVEC) --vault sample_vault query "Which language is the ingestion service written in?" --top-k 2 --explain
 
 test: install
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 $(BENCH_STAMP): $(STAMP)

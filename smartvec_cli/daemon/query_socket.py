@@ -29,8 +29,8 @@ from typing import Callable
 
 from ..clock import to_iso
 from ..errors import SmartvecError
+from ..store.layout import IndexLayout
 
-SOCKET_FILE = "query.sock"
 CONNECT_TIMEOUT = 0.5
 ANSWER_TIMEOUT = 15.0
 REQUEST_TIMEOUT = 5.0
@@ -41,7 +41,7 @@ Log = Callable[[str], None]
 
 
 def socket_path(index_dir: Path) -> Path:
-    return Path(index_dir) / SOCKET_FILE
+    return IndexLayout(Path(index_dir)).socket
 
 
 def usable_path(path: Path) -> bool:

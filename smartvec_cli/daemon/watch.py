@@ -20,12 +20,12 @@ from __future__ import annotations
 import os
 import queue
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from watchdog.events import FileSystemEventHandler
 
+from ..core.writing import writer_lock
 from ..errors import SmartvecError
 from ..store.lock import FileLock, LockBusyError
 from ..vault.scan import is_ignored
@@ -224,17 +224,12 @@ class Watcher:
         self.batches += 1
         self._report(reason, summary, time.monotonic() - started, paths)
 
-    @contextmanager
-    def _writer_lock(self) -> Iterator[None]:
+    def _writer_lock(self):
         def waiting(holder) -> None:
             who = holder.describe() if holder else "another process"
             self.log(f"waiting up to {self.lock_wait:g}s for {who} to release the writer lock")
 
-        with FileLock.writer(self.ws.index_dir, "smartvec watch").acquire(self.lock_wait, on_wait=waiting) as lock:
-            notice = lock.takeover_notice()
-            if notice:
-                self.log(f"warning: {notice}")
-            yield
+        return writer_lock(self.ws, "smartvec watch", self.lock_wait, on_wait=waiting, on_notice=lambda notice: self.log(f"warning: {notice}"))
 
     def _report(self, reason: str, s, seconds: float, paths: set[str] = frozenset()) -> None:
         """One line per batch that changed something, naming the changed files; a failing file is reported
