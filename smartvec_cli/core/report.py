@@ -71,7 +71,7 @@ def show_note(store: Store, name: str) -> dict:
         }
         for c in store.note_passages(note["id"])
     ]
-    links = [{"type": e["type"], "target": e["target"], "resolved": e["path"]} for e in store.note_links(note["id"])]
+    links = [{"type": e["type"], "target": e["target"], "resolved": e["path"]} for e in store.links_of_note(note["id"])]
     return {
         "note_id": note["note_id"],
         "path": note["path"],
@@ -126,7 +126,7 @@ GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "con
 
 def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops."""
-    notes = {r["id"]: r for r in store.live_note_names()}
+    notes = {r["id"]: r for r in store.graph_nodes()}
     pairs: dict[tuple[int, int, str], int] = {}
     for src, dst, kind in store.note_to_note_edges(GRAPH_EDGE_TYPES):
         if src in notes and dst in notes:

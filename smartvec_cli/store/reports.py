@@ -82,7 +82,7 @@ class ReportQueries:
             self.db.query("SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version", [note])
         )
 
-    def note_links(self, note: int) -> list[dict]:
+    def links_of_note(self, note: int) -> list[dict]:
         """The edges out of a note (type, target as written, path of the note it resolved to), in the order found."""
         return list(
             self.db.query(
@@ -119,7 +119,7 @@ class ReportQueries:
 
     # -- the graph ----------------------------------------------------------------------------
 
-    def live_note_names(self) -> list[dict]:
+    def graph_nodes(self) -> list[dict]:
         """id, note_id, path and title of every live note."""
         return list(self.db.query("SELECT id, note_id, path, title FROM notes WHERE deleted_at IS NULL"))
 
