@@ -99,3 +99,16 @@ def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(
     else:
         assert progress and progress[-1].startswith("embedding: 40/40 passages (100%)")
         assert "40 notes: 40 new" in result.stderr
+
+
+def test_show_prints_no_empty_version_each_link_once_and_named_validity_columns(vault, cli, fake_embedder):
+    from conftest import write
+
+    write(vault, "target.md", "# Target\n\nThe note everyone links to.\n")
+    write(vault, "source.md", "# Source\n\nSee [[Target]] first.\n\nThen [[Target]] again, and [[Nowhere]].\n")
+    cli.json("index", "--json")
+    text = cli("show", "source.md").stdout
+    assert "version" not in text.split("┏")[0]  # no 'version None' above the table
+    assert text.count("link           Target -> target.md (x2)") == 1
+    assert "link           Nowhere -> (unresolved)" in text
+    assert "valid from" in text and "valid until" in text and "always" in text and "open" in text
