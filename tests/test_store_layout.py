@@ -4,11 +4,11 @@ or one silently shadows the other (it happened once: the indexer and the reports
 
 import inspect
 
-from smartvec_cli.store import graph, notes, passages, reports, store
+from smartvec_cli.store import graph, notes, passages, problems, reports, store
 
 
 def test_no_two_store_mixins_define_the_same_method():
-    classes = [notes.NoteQueries, graph.GraphQueries, passages.PassageQueries, reports.ReportQueries, store.Store]
+    classes = [notes.NoteQueries, graph.GraphQueries, passages.PassageQueries, reports.ReportQueries, problems.ProblemQueries, store.Store]
     seen: dict[str, str] = {}
     clashes = []
     for cls in classes:

@@ -13,9 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from ..errors import EXIT_ERROR, SmartvecError
 
@@ -23,13 +22,33 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-class SmartvecGroup(TyperGroup):
-    """Turns every failure into one clear line on stderr and a documented exit code."""
+class FlagsWithoutType:
+    """Help lists a flag without a value type (``--json``, not ``--json <bool>``): it takes no value."""
 
-    def invoke(self, ctx: click.Context):
+    def get_params(self, ctx: typer.Context):
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_bool_flag", False) and param.metavar is None:
+                param.metavar = ""
+        return params
+
+
+class SmartvecCommand(FlagsWithoutType, TyperCommand):
+    """Every command's class (``register_commands`` sets it)."""
+
+
+class SmartvecGroup(FlagsWithoutType, TyperGroup):
+    """Turns every failure into one clear line on stderr and a documented exit code.
+
+    Typer's own exceptions pass through untouched: a usage error (an unknown command or
+    option, a bad value) is printed by Click as Click prints it, with the usage line and
+    a suggestion, and exits 2.
+    """
+
+    def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except SmartvecError as exc:
             fail(str(exc), exc.exit_code)
@@ -53,7 +72,7 @@ class SmartvecGroup(TyperGroup):
 
 
 def fail(message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -91,12 +110,14 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def main(
     ctx: typer.Context,
-    vault: Optional[str] = typer.Option(None, "--vault", envvar="SMARTVEC_VAULT", help="Vault folder (default: current directory)."),
+    vault: Optional[str] = typer.Option(
+        None, "--vault", envvar="SMARTVEC_VAULT", metavar="DIR", help="Vault folder (default: current directory)."
+    ),
     index_dir: Optional[str] = typer.Option(
-        None, "--index-dir", envvar="SMARTVEC_INDEX", help="Index folder (default: <vault>/.smartvec)."
+        None, "--index-dir", envvar="SMARTVEC_INDEX", metavar="DIR", help="Index folder (default: <vault>/.smartvec)."
     ),
     now: Optional[str] = typer.Option(
-        None, "--now", envvar="SMARTVEC_NOW", help="Clock for every time computation (ISO date), for replays and tests."
+        None, "--now", envvar="SMARTVEC_NOW", metavar="ISO-DATE", help="Clock for every time computation (ISO date), for replays and tests."
     ),
     version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
 ) -> None:
@@ -142,6 +163,19 @@ def register_commands() -> None:
         status,
         watch,
     )
+
+    _use_smartvec_classes(app)
+
+
+def _use_smartvec_classes(typer_app: typer.Typer) -> None:
+    """Every command and sub-group gets the help and error handling of the main group."""
+    for command in typer_app.registered_commands:
+        if not isinstance(command.cls, type) or command.cls is TyperCommand:  # None or Typer's default
+            command.cls = SmartvecCommand
+    for group in typer_app.registered_groups:
+        if not isinstance(group.cls, type) or group.cls is TyperGroup:
+            group.cls = SmartvecGroup
+        _use_smartvec_classes(group.typer_instance)
 
 
 def run() -> None:

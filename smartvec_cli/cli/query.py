@@ -77,11 +77,13 @@ def read_batch(source: str):
 def show_answer(answer, explain: bool) -> None:
     from rich.markup import escape
 
+    from ..clock import to_iso
+
     console = stdout_console()
     hits = answer.hits
-    if answer.as_of is not None:
+    if answer.as_of is not None:  # the moment itself: a date in words means noon of that day
         said = f' ("{answer.as_of_phrase}")' if answer.as_of_phrase else ""
-        console.print(f"[dim]as of {answer.as_of.date().isoformat()}{escape(said)}[/dim]")
+        console.print(f"[dim]as of {to_iso(answer.as_of)}{escape(said)}[/dim]")
     if not hits:
         console.print("no relevant passage: nothing in the vault is close enough to the question")
         return

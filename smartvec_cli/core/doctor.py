@@ -36,16 +36,19 @@ class Check:
     detail: str
     repaired: bool = False
     repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
+    warning: bool = False  # the index is sound, but the user should hear of it (not part of the JSON report)
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data.pop("repairable")
+        data.pop("warning")
         return data
 
 
 @dataclass
 class DoctorReport:
     checks: list[Check] = field(default_factory=list)
+    note_problems: list[dict] = field(default_factory=list)  # {path, error, seen_at}: notes to fix in the vault
 
     @property
     def ok(self) -> bool:
@@ -57,7 +60,7 @@ class DoctorReport:
         return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks]}
+        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks], "note_problems": self.note_problems}
 
 
 class Doctor:
@@ -108,7 +111,7 @@ class Doctor:
             return self.report
         try:
             if self._database(store) and self._schema(store):
-                for step in (self._model, self._vectors, self._orphans, self._lexical, self._ann, self._leftovers):
+                for step in (self._model, self._vectors, self._orphans, self._lexical, self._ann, self._leftovers, self._notes):
                     try:
                         step(store)
                     except sqlite3.DatabaseError as exc:
@@ -306,6 +309,21 @@ class Doctor:
                 path.unlink(missing_ok=True)
             check.repaired = True
             check.detail += "; removed"
+
+
+    # -- the vault ----------------------------------------------------------------------------
+
+    def _notes(self, store: Store) -> None:
+        """Notes the last runs skipped or read without their metadata: not damage to the index (``--repair``
+        cannot help, and the exit code ignores them), but each is named until it is read without a problem."""
+        self.report.note_problems = store.note_problems()
+        count = len(self.report.note_problems)
+        if not count:
+            self.add("notes", True, "every note was read whole")
+            return
+        check = self.add("notes", True, f"{count} note{'s' if count != 1 else ''} skipped or read without metadata; "
+                         "fix them in the vault and run 'smartvec index'")
+        check.warning = True
 
 
 _DAMAGED = (

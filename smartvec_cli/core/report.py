@@ -81,6 +81,7 @@ def show_note(store: Store, name: str) -> dict:
         "version": metadata.get("version", note["aclarai_ver"]),
         "aclarai_id": note["aclarai_id"],
         "aclarai_ver": note["aclarai_ver"],
+        "encoding": note["encoding"],
         "tags": json.loads(note["tags"] or "[]"),
         "metadata": metadata,
         "links": links,

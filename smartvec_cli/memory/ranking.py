@@ -149,9 +149,16 @@ def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSe
         best = max(topical[c.passage.id] for c in kept)
         relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
         if relevant_valid:
-            kept = [c for c in kept if valid_at(c.passage, ask.moment)]
+            kept = [c for c in kept if valid_at(c.passage, ask.moment) or asked_for_archived(c.passage, ask)]
             topical = topical_relevance(kept, ask.moment, scoring)
     return kept, topical
+
+
+def asked_for_archived(passage: Passage, ask: Ask) -> bool:
+    """An archived version the question asked for (``--include-archived``): it competes on what it said,
+    its time signal taken as while it was valid (else a current passage that does not even match the
+    question outranks it); its confidence and warnings still say it is not current."""
+    return ask.include_archived and passage.state == "ARCHIVED"
 
 
 def score(
@@ -163,18 +170,20 @@ def score(
     scoring: ScoringSettings,
     confidence: ConfidenceSettings,
     importance_range: tuple[float, float],
+    time_as_valid: bool = False,
 ) -> Ranked:
     """The four signals of one passage and their weighted sum; ``explain`` says where each came from.
 
     Its semantic signal is its topical relevance relative to the most relevant candidate's: 1 for the
-    best, 0 at ``relevance_spread`` below it."""
+    best, 0 at ``relevance_spread`` below it. ``time_as_valid``: the time signal as if valid at ``moment``
+    (see ``asked_for_archived``)."""
     passage = candidate.passage
     valid = valid_at(passage, moment)
     keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
-        "temporal": temporal_signal(valid, passage.declared, keeps),
+        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps),
         "confidence": passage_trust(passage, moment, confidence),
         "relational": relational_signal(passage.importance, *importance_range),
     }
@@ -214,7 +223,7 @@ def rank(
     related = relation_warnings(relations, {c.passage.id for c in kept})
     ranked = []
     for c in kept:
-        item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range)
+        item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(c.passage, ask))
         item.relevant = item.relevance >= best - scoring.relevance_margin
         item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, [])
         ranked.append(item)

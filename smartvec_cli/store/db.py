@@ -153,13 +153,21 @@ def m003_consolidation(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_edges_dst_chunk ON edges(dst_chunk)")
 
 
+@migration
+def m004_note_problems(db: sqlite_utils.Database) -> None:
+    """The last problem of each vault path (kept until the file is read without one), and each note's encoding."""
+    db["note_problems"].create({"path": str, "error": str, "seen_at": str}, pk="path")
+    db["notes"].add_column("encoding", str)
+    db.execute("UPDATE notes SET encoding = 'utf-8'")  # before this migration only UTF-8 notes could be read
+
+
 FTS_TABLE = "passages_fts"
 FTS_FILL = f"""INSERT INTO {FTS_TABLE}(rowid, text, heading, title)
                SELECT c.id, c.text, c.heading, n.title FROM chunks c JOIN notes n ON n.id = c.note"""
 
 
 @migration
-def m004_lexical(db: sqlite_utils.Database) -> None:
+def m005_lexical(db: sqlite_utils.Database) -> None:
     """A full-text index (FTS5, BM25) over every stored passage version with its note title and heading.
 
     Triggers keep it in step with the passage rows inside the very transaction that writes them, so no

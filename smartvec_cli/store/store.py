@@ -18,6 +18,7 @@ from .graph import GraphQueries
 from .layout import IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
+from .problems import ProblemQueries
 from .reports import ReportQueries
 
 REEMBEDDING = "reembedding"
@@ -38,9 +39,9 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
-class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
+class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
     """Owns every SQL statement and every file of the index folder; the statements are grouped by who
-    needs them (``notes``, ``graph``, ``passages``, ``reports``) and mixed in here."""
+    needs them (``notes``, ``graph``, ``passages``, ``reports``, ``problems``) and mixed in here."""
 
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)
