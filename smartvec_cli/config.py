@@ -4,6 +4,7 @@ The file is optional; every key has a default. Example::
 
     exclude = ["drafts/**", "*.excalidraw.md"]
     max_note_mb = 10
+    max_passages_per_note = 2000
 
     [embedder]
     backend = "auto"        # auto | onnx | sentence-transformers | module:factory
@@ -11,6 +12,11 @@ The file is optional; every key has a default. Example::
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
     relevance_spread = 0.15 # semantic falls from 1 (best match) to 0 this far below it
+    relevance_margin = 0.15 # only candidates this close to the most relevant are ranked by all four signals
+    relevance_floor = 0.30  # below this a passage is no answer at all
+    specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
+    value_weight = 0.15     # a passage stating a value of the kind asked for ("16 weeks") leads its note
+    lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
 
     [confidence]
     half_life_days = 365    # forgetting of undated passages whose source type has no half-life below
@@ -53,6 +59,7 @@ class Config:
     embedder_backend: str = "auto"
     batch_size: int = 32
     chunk_max_chars: int = 900
+    max_passages_per_note: int = 2000  # a log or an export pasted into one note would drown every search
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
@@ -80,6 +87,8 @@ def load_config(path: Path) -> Config:
     config.exclude = list(exclude)
     if "max_note_mb" in data:
         config.max_note_mb = float(data["max_note_mb"])
+    if "max_passages_per_note" in data:
+        config.max_passages_per_note = int(data["max_passages_per_note"])
     embedder = data.get("embedder", {})
     backend = embedder.get("backend", config.embedder_backend)
     if backend not in EMBEDDER_BACKENDS and not is_import_spec(backend):
@@ -99,8 +108,9 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     scoring = data.get("scoring", {})
     if "weights" in scoring:
         config.scoring.weights = Weights.from_mapping(scoring["weights"])
-    if "relevance_spread" in scoring:
-        config.scoring.relevance_spread = float(scoring["relevance_spread"])
+    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "relevance_floor"):
+        if key in scoring:
+            setattr(config.scoring, key, float(scoring[key]))
     if "calibration" in scoring:
         config.scoring.calibration = Calibration(**{k: float(v) for k, v in scoring["calibration"].items()})
     confidence = data.get("confidence", {})
@@ -111,6 +121,8 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     settings.source_types = {str(k).lower(): float(v) for k, v in confidence.get("source_types", {}).items()}
     settings.half_lives = {str(k).lower(): float(v) for k, v in confidence.get("half_lives", {}).items()}
     settings.folders = {str(k): str(v) for k, v in confidence.get("folders", {}).items()}
+    if "infer_kinds" in confidence:
+        settings.infer_kinds = bool(confidence["infer_kinds"])
     consolidation = data.get("consolidation", {})
     for key in ("neighbours", "duplicate_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days"):
         if key in consolidation:

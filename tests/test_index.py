@@ -1,7 +1,7 @@
 """Incremental encoding: only what changed is read and embedded; identities survive edits and renames."""
 
+import json
 from pathlib import Path
-
 
 from conftest import write
 
@@ -189,3 +189,15 @@ def test_env_and_options_choose_vault_index_and_clock(tmp_path, cli, fake_embedd
     cli.json("index", "--json")
     assert (tmp_path / "elsewhere" / "smartvec.db").is_file()
     assert cli.json("show", "n", "--json")["last_updated"] == "2025-01-02T03:04:05Z"
+
+
+def test_a_note_of_thousands_of_passages_is_capped_and_reported(vault, cli, fake_embedder):
+    (vault.parent / "index").mkdir(exist_ok=True)
+    (vault.parent / "index" / "config.toml").write_text("max_passages_per_note = 50\n")
+    write(vault, "log.md", "# Log\n\n" + "\n\n".join(f"Line {i} of a very repetitive pasted log output." for i in range(300)))
+    write(vault, "ok.md", "# Ok\n\nA normal note with a single paragraph of text.\n")
+    result = cli("index", "--json")
+    summary = json.loads(result.stdout)
+    assert result.exit_code == 3
+    assert [e["path"] for e in summary["errors"]] == ["log.md"] and "only the first 50" in summary["errors"][0]["error"]
+    assert summary["chunks_embedded"] == 51

@@ -26,7 +26,8 @@ def test_the_readme_parental_leave_question_gets_the_paragraph_that_states_it(sa
     assert hit["path"] == "policies/Parental Leave Policy v2.md"
 
 
-MARKUP = re.compile(r"#[\w/-]+|!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|^\s*(\*\*\*|---|___)\s*$|\bTags:", re.MULTILINE)
+IMAGE = r"!\[\[[^\]]*\.(?:png|jpe?g|gif|svg|webp)\]\]|!\[[^\]]*\]\([^)]*\)"  # a note's embed (![[Note#Part]]) is content
+MARKUP = re.compile(IMAGE + r"|#[\w/-]+|^\s*(\*\*\*|---|___)\s*$|\bTags:", re.MULTILINE)
 
 
 def test_no_passage_is_markup_or_a_lead_in_alone(sample_vault, cli, real_embedder):
@@ -91,4 +92,4 @@ def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
     assert result.exit_code == 0 and "no relevant passage" in result.stdout
     assert cli("query", "", "--json").exit_code == 2
     batch = cli("query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n")
-    assert json.loads(batch.stdout) == {"id": 1, "hits": []}
+    assert json.loads(batch.stdout) == {"id": 1, "hits": [], "relevant": 0}

@@ -33,7 +33,7 @@ from ..errors import SmartvecError
 from .catalogue import CALIBRATION, overlap
 from .driver import Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
-from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, sigmoid, states, summarise, top1_accuracy
+from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, states, summarise, top1_accuracy
 
 SWEEP_RATES = (0.0, 0.25, 0.5, 0.75)
 FIT_RATES = (0.0, 0.5)
@@ -248,18 +248,20 @@ def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, l
 
 
 def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> list[float]:
-    """The first hits' confidence had it come from ``params`` (not-valid hits keep the ×0.1 factor)."""
-    from ..memory.ranking import NOT_VALID_CONFIDENCE_FACTOR
+    """The first hits' confidence had it come from ``params`` (the ranking's own formula, other parameters)."""
+    from ..memory.ranking import hit_confidence
+    from ..memory.scoring import Calibration
 
-    a, b, d, c = params
+    calibration = Calibration(*params)
     found = []
     for q in questions:
         hits = answers[q.id]
         if not hits:
             found.append(0.0)
             continue
-        p = sigmoid(a * hits[0]["score"] + b * top_lead(hits, 0) + d * hits[0]["explain"]["cosine"] + c)
-        found.append(p if (hits[0].get("explain") or {}).get("valid_at_reference") else p * NOT_VALID_CONFIDENCE_FACTOR)
+        explain = hits[0].get("explain") or {}
+        valid = bool(explain.get("valid_at_reference"))
+        found.append(hit_confidence(hits[0]["score"], top_lead(hits, 0), explain["cosine"], valid, explain.get("standing", 1.0), calibration))
     return found
 
 

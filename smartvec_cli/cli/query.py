@@ -41,7 +41,7 @@ def query_command(
         if batch is not None:
             for question in read_batch(batch):
                 answer = vault.ask(question, options)
-                print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits]})
+                print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits], "relevant": answer.relevant})
             return
         answer = vault.ask(Question(text), options)
     if as_json:

@@ -206,12 +206,14 @@ class Vault:
     def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
                     include_dormant: bool = False, weights: dict | None = None, track: bool = True,
                     explain: bool = False) -> Iterator[dict]:
-        """``query --batch``: ``{"id", "query", "as_of"?}`` in, ``{"id", "hits"}`` out, one model load."""
+        """``query --batch``: ``{"id", "query", "as_of"?}`` in, ``{"id", "hits", "relevant"}`` out, one model load
+        (``relevant``: how many passages passed the relevance floor; null in the baseline modes)."""
         options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
         for item in questions:
             as_of = item.get("as_of")
             question = Question(item["query"], item.get("id"), parse_when(as_of) if as_of else None)
-            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in self.ask(question, options).hits]}
+            answer = self.ask(question, options)
+            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in answer.hits], "relevant": answer.relevant}
 
     def _report(self, read: Callable[[Store], dict]) -> dict:
         with self.ws.open_store() as store:

@@ -238,6 +238,13 @@ class Indexer:
                 continue
             if parsed.frontmatter_error:
                 self.summary.error(file.rel_path, parsed.frontmatter_error)
+            if len(parsed.chunks) > config.max_passages_per_note:
+                self.summary.error(
+                    file.rel_path,
+                    f"{len(parsed.chunks)} passages; only the first {config.max_passages_per_note} are indexed "
+                    "(max_passages_per_note in config.toml)",
+                )
+                parsed.chunks = parsed.chunks[: config.max_passages_per_note]
             to_write.append(_ReadNote(file, parsed, file_sha, row, encoding))
 
         missing = {p: r for p, r in live_rows.items() if p not in seen_paths}

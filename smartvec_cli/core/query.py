@@ -28,6 +28,7 @@ class Answer:
     hits: list[Hit]
     as_of: dt.datetime | None  # the moment the answer is about; None means now
     as_of_phrase: str | None  # the words of the question that named it
+    relevant: int | None = None  # how many passages passed the relevance floor (None: a baseline mode)
 
     def to_json(self) -> dict:
         """The answer as the daemon's socket carries it (hits with their explanation)."""
@@ -35,6 +36,7 @@ class Answer:
             "hits": [hit.to_dict(explain=True) for hit in self.hits],
             "as_of": to_iso(self.as_of) if self.as_of else None,
             "as_of_phrase": self.as_of_phrase,
+            "relevant": self.relevant,
         }
 
     @classmethod
@@ -42,7 +44,7 @@ class Answer:
         """Raises TypeError, KeyError or SmartvecError when ``data`` is not an answer this version understands."""
         hits = [Hit(**hit) for hit in data["hits"]]
         moment = parse_when(data["as_of"]) if data.get("as_of") else None
-        return cls(question, hits, moment, data.get("as_of_phrase"))
+        return cls(question, hits, moment, data.get("as_of_phrase"), data.get("relevant"))
 
 
 RemoteAnswerer = Callable[[Question, SearchOptions], "Answer | None"]
@@ -78,8 +80,8 @@ class QueryEngine:
         if not question.text.strip():
             raise UsageError("the question is empty")
         vector = None if options.mode == "lexical" else self.embedder.embed([text])[0]
-        hits = search(self.store, self.ws.config, vector, text, replace(options, as_of=as_of), now)
+        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=as_of), now)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
-        return Answer(question, hits, as_of, phrase)
+        return Answer(question, hits, as_of, phrase, relevant)
 

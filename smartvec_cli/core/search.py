@@ -83,17 +83,18 @@ class SearchOptions:
 
 
 def search(store: Store, config: Config, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
-           now: dt.datetime) -> list[Hit]:
-    """Rank stored passages for one question (its text, and its embedding unless the mode is lexical)."""
+           now: dt.datetime) -> tuple[list[Hit], int | None]:
+    """Rank stored passages for one question (its text, and its embedding unless the mode is lexical):
+    the best ``top_k`` hits, and in smart mode how many passages passed the relevance floor."""
     if options.mode == "lexical":
-        return _numbered(_lexical_hits(store, query_text, options.top_k))
+        return _numbered(_lexical_hits(store, query_text, options.top_k)), None
     ann = store.load_ann()
     similar = dict(ann.search(query_vector, max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR)))
     if options.mode == "cosine":
         passages = store.passages(list(similar))
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
-        return _numbered(hits[: options.top_k])
+        return _numbered(hits[: options.top_k]), None
     expression = match_expression(query_text)
     if expression:
         missing = [label for label, _ in store.lexical_matches(expression, LEXICAL_CANDIDATES) if label not in similar]
@@ -124,7 +125,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         store.importance_range(),
         store.relations_of(ids),
     )
-    return _numbered([_smart_hit(item) for item in ranked[: options.top_k]])
+    return _numbered([_smart_hit(item) for item in ranked[: options.top_k]]), len(ranked)
 
 
 def _numbered(hits: list[Hit]) -> list[Hit]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .contradiction import STOPWORDS, UNIT_ALIASES, quantities, stem
+from .contradiction import BARE, STOPWORDS, UNIT_ALIASES, quantities, stem
 from .words import QUESTION_WORDS
 
 TIME_UNITS = frozenset({"day", "week", "month", "year", "hour", "minute"})
@@ -46,7 +46,9 @@ def about_words(question: str) -> frozenset[str]:
 
 
 def states_value(units: frozenset[str], about: frozenset[str], text: str) -> bool:
-    """Whether ``text`` holds a quantity in one of ``units`` next to a word the question is about."""
+    """Whether ``text`` holds a quantity in one of ``units`` next to a word the question is about; for
+    "how many/much" with no unit named, any number counts ("199 spaces")."""
     if not units or not about:
         return False
-    return any(q.unit in units and q.context & about for q in quantities(text))
+    found = quantities(text, bare=units == ALL_UNITS)
+    return any((q.unit in units or q.unit == BARE) and q.context & about for q in found)

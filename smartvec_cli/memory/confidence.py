@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import re
+from pathlib import PurePosixPath
 from dataclasses import dataclass, field
 
 SOURCE_AUTHORITY = {
@@ -51,6 +53,31 @@ SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
 }
 
 
+# Kinds of source people keep in folders named for them; a folder (not file) name holding one of these
+# words gives its notes that kind when they declare none. Checked in this order; `config.toml` globs win.
+FOLDER_KIND_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("chat", frozenset("slack chat chats teams discord whatsapp telegram mattermost messages".split())),
+    ("meeting_notes", frozenset("meeting meetings minutes 1-1 1-1s one-on-one one-on-ones standup standups sync syncs retro retros".split())),
+    ("email", frozenset("email emails mail mails".split())),
+    ("daily_note", frozenset("daily dailies journal journals".split())),
+)
+DAILY_NOTE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:\s.*)?$")  # a daily note named by its date
+FOLDER_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def inferred_kind(rel_path: str) -> str | None:
+    """The kind of source a note's place says it is (``chat`` for ``Slack/...``), or None."""
+    path = PurePosixPath(rel_path)
+    for folder in path.parts[:-1]:
+        words = set(FOLDER_WORD.findall(folder.lower()))
+        for kind, keys in FOLDER_KIND_WORDS:
+            if words & keys:
+                return kind
+    if DAILY_NOTE_NAME.match(path.stem) and len(path.parts) == 1:
+        return "daily_note"
+    return None
+
+
 @dataclass
 class ConfidenceSettings:
     half_life_days: float = 0.0  # for source types the table does not name; 0: they do not fade
@@ -63,6 +90,7 @@ class ConfidenceSettings:
     source_types: dict[str, float] = field(default_factory=dict)
     half_lives: dict[str, float] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)
+    infer_kinds: bool = True  # read a kind from folder names when a note declares none (FOLDER_KIND_WORDS)
 
     def half_life_for(self, source_type: str | None) -> float | None:
         key = _type_key(source_type)
@@ -85,7 +113,8 @@ def _type_key(source_type: str | None) -> str:
 
 
 def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) -> tuple[float, str | None]:
-    """(C0, source type): frontmatter ``authority`` wins, then ``source_type``, then folder rules."""
+    """(C0, source type): frontmatter ``authority`` wins, then ``source_type``, then the folder rules of
+    ``config.toml``, then the kind the note's folder names (``inferred_kind``)."""
     explicit = metadata.get("authority")
     source_type = metadata.get("source_type") or metadata.get("source")
     if not isinstance(source_type, str):
@@ -95,6 +124,8 @@ def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) 
             if fnmatch.fnmatchcase(rel_path, pattern):
                 source_type = folder_type
                 break
+    if source_type is None and settings.infer_kinds:
+        source_type = inferred_kind(rel_path)
     if isinstance(explicit, (int, float)) and not isinstance(explicit, bool) and 0 <= explicit <= 1:
         return float(explicit), source_type
     if isinstance(explicit, str):

@@ -35,6 +35,7 @@ UNIT_ALIASES = {
 }
 TOKEN = re.compile(r"€|\$|%|\d+(?:[.,]\d+)*|[a-z][a-z'-]*", re.IGNORECASE)
 CONTEXT_WINDOW = 4
+BARE = ""  # the unit of a number given without one ("199 spaces")
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ def _number(token: str) -> float | None:
     return None
 
 
-def quantities(text: str) -> list[Quantity]:
-    """Numbers with a unit next to them and the content words around them."""
+def quantities(text: str, bare: bool = False) -> list[Quantity]:
+    """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
+    without a unit too (their unit is ``BARE``)."""
     tokens = [t.lower() for t in TOKEN.findall(text)]
     found = []
     for i, token in enumerate(tokens):
@@ -84,7 +86,9 @@ def quantities(text: str) -> list[Quantity]:
                 unit = UNIT_ALIASES[tokens[j]]
                 break
         if unit is None:
-            continue
+            if not bare:
+                continue
+            unit = BARE
         window = tokens[max(0, i - CONTEXT_WINDOW) : i] + tokens[i + 1 : i + 1 + CONTEXT_WINDOW]
         context = frozenset(
             stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNIT_ALIASES and w not in NUMBER_WORDS

@@ -199,6 +199,7 @@ def score(
         "authority": round(authority(passage, confidence), 4),
         "age_days": None if age is None else round(age, 1),
         "retention": round(keeps, 4),
+        "standing": round(standing(passage, moment, confidence), 4),
         "feedback": round(passage.feedback, 4),
         "contradiction_penalty": passage.contradiction_penalty,
         "ripple_penalty": passage.ripple_penalty,
@@ -232,14 +233,27 @@ def rank(
     return ranked
 
 
+def standing(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
+    """The share of its source's authority a passage keeps: 1 unless feedback, a lost contradiction, a
+    ripple or forgetting took some away (a downvoted policy paragraph keeps a tenth)."""
+    return max(0.0, min(1.0, passage_trust(passage, moment, settings) / max(authority(passage, settings), 1e-9)))
+
+
+def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration) -> float:
+    """P(a correct, current answer): Platt scaling of the score, the lead over the best other hit and the
+    raw cosine, a tenth when the hit is not valid at the reference time, times the standing it kept."""
+    probability = calibration.probability(score, lead, cosine) * kept_standing
+    return probability if valid else probability * NOT_VALID_CONFIDENCE_FACTOR
+
+
 def calibrate(ranked: list[Ranked], calibration: Calibration) -> None:
-    """P(correct and current) from a hit's score and its lead over the best other hit (negative below the top)."""
+    """Each hit's confidence (``hit_confidence``); the lead is over the best other hit (negative below the top)."""
     for i, item in enumerate(ranked):
         best_other = ranked[1].score if i == 0 and len(ranked) > 1 else (ranked[0].score if i else 0.0)
-        probability = calibration.probability(item.score, item.score - best_other, item.explain["cosine"])
-        if not item.explain["valid_at_reference"]:
-            probability *= NOT_VALID_CONFIDENCE_FACTOR
-        item.confidence = probability
+        explain = item.explain
+        item.confidence = hit_confidence(
+            item.score, item.score - best_other, explain["cosine"], explain["valid_at_reference"], explain["standing"], calibration
+        )
 
 
 def _day(value: str | None) -> str:

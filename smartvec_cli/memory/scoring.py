@@ -108,11 +108,11 @@ class ScoringSettings:
 
     weights: Weights = field(default_factory=Weights)
     relevance_spread: float = 0.15
-    specific_weight: float = 0.30
-    lexical_weight: float = 0.30
-    value_weight: float = 0.10
+    specific_weight: float = 0.50
+    lexical_weight: float = 0.0
+    value_weight: float = 0.15
     relevance_margin: float = 0.15
-    relevance_floor: float = 0.35
+    relevance_floor: float = 0.30
     calibration: Calibration = field(default_factory=Calibration)
 
 

@@ -25,6 +25,7 @@ from .layout import ANN_FILE_GLOB, ANN_SIDECAR_FILE, IndexLayout, ann_file_name,
 LOAD_ATTEMPTS = 5
 M = 16
 EF_CONSTRUCTION = 200
+EF_PER_RESULT = 2  # a search list twice the results asked for: recall near 1 at the candidate depth ranking uses
 MIN_EF = 64
 
 
@@ -184,7 +185,7 @@ class HnswIndex:
         if not self.live or k <= 0:
             return []
         k = min(k, len(self.live))
-        self.index.set_ef(max(MIN_EF, k))
+        self.index.set_ef(max(MIN_EF, EF_PER_RESULT * k))
         labels, distances = self.index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
         return [(int(l), float(1.0 - d)) for l, d in zip(labels[0], distances[0])]
 
