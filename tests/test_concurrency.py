@@ -140,8 +140,9 @@ class Readers:
             expected = store.ann_expected_labels()
             if ann.live != expected:
                 problems.append(f"vector index holds {len(ann.live - expected)} extra, misses {len(expected - ann.live)}")
-            vector = embedder.embed([f"mark n{i} part"])[0]
-            hits = search(store, ws.config, vector, SearchOptions(top_k=30, record_access=False, include_archived=True), ws.clock.now())
+            text = f"mark n{i} part"
+            vector = embedder.embed([text])[0]
+            hits, _ = search(store, ws.config, vector, text, SearchOptions(top_k=30, record_access=False, include_archived=True), ws.clock.now())
             live = {r[0] for r in store.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
             problems += [f"hit {h.chunk_id} is not live" for h in hits if h.row_id not in live]
             for note_id in {h.note_id for h in hits}:

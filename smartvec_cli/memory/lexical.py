@@ -40,8 +40,17 @@ def _is_specific(token: str, first: bool) -> bool:
     return token[:1].isupper() and not first  # a name inside the question: Berlin, Lena
 
 
+KEYWORD_QUERY_TERMS = 2
+
+
 def specific_terms(question: str) -> set[str]:
-    """The query terms (as ``query_terms`` spells them) that come from specific words of the question."""
+    """The query terms (as ``query_terms`` spells them) that come from specific words of the question.
+
+    A question of one or two words and no question word is a keyword lookup ("zqmarkup", "ingest lag"):
+    all its words are specific."""
+    terms = query_terms(question)
+    if len(terms) <= KEYWORD_QUERY_TERMS and not any(w in QUESTION_WORDS for w in TERM.findall(question.lower())):
+        return set(terms)
     found: set[str] = set()
     for number, match in enumerate(TOKEN.finditer(question)):
         token = match.group(0)
