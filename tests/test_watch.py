@@ -24,7 +24,7 @@ from smartvec_cli.store.layout import WATCH_LOCK_FILE
 from smartvec_cli.store.lock import FileLock
 from smartvec_cli.store.store import Store
 
-from conftest import REPO, FakeEmbedder, write
+from conftest import REPO, FakeEmbedder, cli_process, write
 from fake_backend import use_fake_backend, subprocess_env
 
 
@@ -290,6 +290,30 @@ def test_query_via_socket_returns_what_the_direct_path_returns(vault, cli, fake_
         "weights": None, "record_access": False,
     }
     assert requests[0]["now"] is None and requests[3]["now"] == "2024-05-01T00:00:00+00:00"
+
+
+def test_a_query_answered_by_the_daemon_imports_nothing_heavy(vault, cli, fake_embedder, served):
+    """The warm path, through the console-script entry point in fresh processes: the same output as the
+    direct path, and neither numpy, onnxruntime, hnswlib nor sqlite_utils imported."""
+    for rel, text in NOTES.items():
+        write(vault, rel, text)
+    cli("index")
+    batch = '{"id": 1, "query": "travel per diem"}\n{"id": "b", "query": "office weekdays", "as_of": "2024-01-01"}\n'
+    asks = [
+        (("query", "how many remote days per week", "--json", "--no-track"), None),
+        (("query", "how many remote days per week", "--no-track", "--explain"), None),
+        (("--now", "2024-05-01", "query", "office", "--as-of", "2023-01-01", "--weights", "semantic=1,temporal=0,confidence=0,relational=0", "--json", "--no-track"), None),
+        (("query", "--batch", "-", "--no-track"), batch),
+        (("query", "office", "--mode", "psychic"), None),
+    ]
+    direct = [cli(*args, input=stdin) for args, stdin in asks]
+    requests = served()
+    for (args, stdin), before in zip(asks, direct):
+        after = cli_process(*args, input=stdin)
+        assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
+        assert after.heavy == [], args
+    assert len(requests) == len(asks) + 1  # every question went to the daemon (the batch has two)
+    assert direct[-1].exit_code == 2 and direct[-1].stderr == "error: mode must be one of smart, cosine\n"
 
 
 def test_the_daemon_follows_other_writers(vault, cli, fake_embedder, served):

@@ -108,16 +108,14 @@ def workspace(ctx: typer.Context):
 
 
 @contextmanager
-def open_vault(ctx: typer.Context, wait: float = 30.0, remote_for=None) -> Iterator:
+def open_vault(ctx: typer.Context, wait: float = 30.0) -> Iterator:
     """The Python API's ``Vault`` for this command line; what it has to tell the user goes to stderr
-    once the command succeeded. ``remote_for(workspace)`` gives the answerer to ask first (the daemon)."""
+    once the command succeeded."""
     from ..core.api import Vault
     from .lock import waiting_note
     from .output import message
 
-    ws = workspace(ctx)
-    remote = remote_for(ws) if remote_for else None
-    vault = Vault(ws, wait=wait, remote=remote, on_wait=waiting_note(wait), on_message=message)
+    vault = Vault(workspace(ctx), wait=wait, on_wait=waiting_note(wait), on_message=message)
     try:
         yield vault
     finally:

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import SmartvecError
 from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
 from ..store.db import MIGRATIONS, migrate, open_database, pending_migrations, unknown_migrations
+from ..store.layout import IndexLayout
 from ..store.lock import FileLock, Holder
 from ..store.store import DB_FILE, Store
 from .workspace import Workspace
@@ -285,13 +286,11 @@ class Doctor:
         if "writer lock" in self._running and not self.repair:
             self.add("leftovers", True, "not checked while a writer is running")
             return
-        from ..daemon.query_socket import SOCKET_FILE
-
         named = _sidecar_file(self.index_dir)
         found = [p for p in self.index_dir.glob("*.tmp")]
         if named:  # without a readable sidecar no index file can be called a leftover
             found += [p for p in self.index_dir.glob("vectors-*.hnsw") if p.name != named]
-        sock = self.index_dir / SOCKET_FILE
+        sock = IndexLayout(self.index_dir).socket
         if sock.exists() and "watch lock" not in self._running:
             found.append(sock)
         if not found:
