@@ -134,6 +134,7 @@ def register_commands() -> None:
         graph,
         history,
         index,
+        mcp,
         query,
         refresh,
         show,
