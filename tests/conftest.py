@@ -143,7 +143,7 @@ HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch")
 
 _CLI_PROCESS = (
     "import json, sys\n"
-    "from smartvec_cli.cli.app import run\n"
+    "from smartvec_cli.cli.main import run\n"
     "sys.argv = ['smartvec', *sys.argv[1:]]\n"
     "code = 0\n"
     "try:\n"
@@ -163,7 +163,7 @@ class CliProcess:
 
 
 def cli_process(*args: str, input: str | None = None, env: dict | None = None) -> CliProcess:
-    """The command line through its console-script entry point, in a fresh Python process of this worktree."""
+    """The command line through its console-script entry point (``cli.main.run``), in a fresh Python process of this worktree."""
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **(env or {}))
     done = subprocess.run(
         [sys.executable, "-c", _CLI_PROCESS, *args], cwd=REPO, env=environment, input=input, capture_output=True, text=True, timeout=120

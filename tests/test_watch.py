@@ -316,6 +316,32 @@ def test_a_query_answered_by_the_daemon_imports_nothing_heavy(vault, cli, fake_e
     assert direct[-1].exit_code == 2 and direct[-1].stderr == "error: mode must be one of smart, cosine\n"
 
 
+def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(monkeypatch):
+    import typer
+
+    from smartvec_cli.cli.app import app
+    from smartvec_cli.cli.warm import QUERY_DEFAULTS, QUERY_FLAGS, QUERY_VALUES, parse_query_line
+
+    command = typer.main.get_command(app).commands["query"]
+    params = {param.name: param for param in command.params}
+    assert {name: params[name].default for name in QUERY_DEFAULTS} == QUERY_DEFAULTS
+    flags = {opt: param.name for param in command.params for opt in param.opts if param.name in QUERY_DEFAULTS}
+    assert flags == {**QUERY_FLAGS, **QUERY_VALUES}
+
+    monkeypatch.setenv("SMARTVEC_VAULT", "/from/env")
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    line = parse_query_line(["--index-dir", "/i", "query", "per diem", "-k", "3", "--json", "--as-of", "2023-01-01"])
+    assert line["vault"] == "/from/env" and line["index_dir"] == "/i" and line["now"] is None
+    assert (line["text"], line["top_k"], line["as_json"], line["as_of"], line["mode"]) == ("per diem", 3, True, "2023-01-01", "smart")
+    for declined in (
+        ["query"], ["query", "a", "b"], ["query", "--batch", "-"], ["query", "x", "--help"], ["--help"], ["status"],
+        ["query", "x", "--top-k=3"], ["query", "x", "--top-k", "0"], ["query", "x", "--top-k", "1001"], ["query", "x", "-k"],
+        ["query", "x", "--mode", "--json"], ["query", "x", "--vault", "v"], ["--verbose", "query", "x"], ["--now", "query", "x"],
+        ["query", "--", "-x"],
+    ):
+        assert parse_query_line(declined) is None, declined
+
+
 def test_the_daemon_follows_other_writers(vault, cli, fake_embedder, served):
     write(vault, "a.md", NOTES["travel.md"])
     cli("index")

@@ -21,6 +21,7 @@ from ..errors import EXIT_ERROR, SmartvecError
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+INTERRUPTED = "interrupted; everything committed before the interruption is kept"
 
 
 class SmartvecGroup(TyperGroup):
@@ -34,10 +35,9 @@ class SmartvecGroup(TyperGroup):
         except SmartvecError as exc:
             fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
-            fail("interrupted; everything committed before the interruption is kept", EXIT_INTERRUPTED)
-        except BrokenPipeError:  # `smartvec query ... | head`: the reader has what it wanted
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(EXIT_BROKEN_PIPE)
+            fail(INTERRUPTED, EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            raise typer.Exit(silence_broken_pipe())
         except sqlite3.OperationalError as exc:
             if os.environ.get("SMARTVEC_DEBUG"):
                 raise
@@ -53,8 +53,18 @@ class SmartvecGroup(TyperGroup):
 
 
 def fail(message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    error_line(message)
     raise typer.Exit(code)
+
+
+def error_line(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+
+
+def silence_broken_pipe() -> int:
+    """`smartvec query ... | head`: the reader has what it wanted; the exit code says the pipe closed."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 app = typer.Typer(
@@ -64,6 +74,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rendering it with rich would double the time `--help` takes
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -144,7 +155,7 @@ def register_commands() -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """The whole command line (the console script, ``main.run``, comes here unless a daemon answered)."""
     register_commands()
     app(prog_name="smartvec")
 

@@ -8,7 +8,6 @@ from typing import Optional
 import typer
 
 from .app import app, workspace
-from .watch import log_line
 
 
 @app.command("mcp")
@@ -23,6 +22,7 @@ def mcp_command(
 ) -> None:
     """Run an MCP server (stdio by default) with the tools search, feedback, note, history and status."""
     from ..daemon.mcp import parse_http_address, serve
+    from .watch import log_line
 
     address = parse_http_address(http) if http is not None else None
     ws = workspace(ctx)
