@@ -292,9 +292,11 @@ def test_query_via_socket_returns_what_the_direct_path_returns(vault, cli, fake_
     assert requests[0]["now"] is None and requests[3]["now"] == "2024-05-01T00:00:00+00:00"
 
 
-def test_a_query_answered_by_the_daemon_imports_nothing_heavy(vault, cli, fake_embedder, served):
-    """The warm path, through the console-script entry point in fresh processes: the same output as the
-    direct path, and neither numpy, onnxruntime, hnswlib nor sqlite_utils imported."""
+def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without(vault, tmp_path, cli, fake_embedder, served):
+    """Fresh processes through the console script (plain lines take the shortcut, the batch the Typer
+    command): the same output, errors and exit codes as the command run in process; answered by the
+    daemon, they import neither numpy, onnxruntime, hnswlib nor sqlite_utils."""
+    use_fake_backend(tmp_path / "index")  # the processes that answer by themselves embed with the fake too
     for rel, text in NOTES.items():
         write(vault, rel, text)
     cli("index")
@@ -305,22 +307,28 @@ def test_a_query_answered_by_the_daemon_imports_nothing_heavy(vault, cli, fake_e
         (("--now", "2024-05-01", "query", "office", "--as-of", "2023-01-01", "--weights", "semantic=1,temporal=0,confidence=0,relational=0", "--json", "--no-track"), None),
         (("query", "--batch", "-", "--no-track"), batch),
         (("query", "office", "--mode", "psychic"), None),
+        (("query", "office", "--as-of", "someday"), None),
+        (("--vault", str(tmp_path / "nowhere"), "query", "office"), None),
     ]
     direct = [cli(*args, input=stdin) for args, stdin in asks]
+    assert [r.exit_code for r in direct] == [0, 0, 0, 0, 2, 2, 2]
+    assert direct[4].stderr == "error: mode must be one of smart, cosine\n"
+    for number in (0, 1, 5, 6):  # no daemon: the process answers by itself
+        alone = cli_process(*asks[number][0], input=asks[number][1])
+        assert (alone.exit_code, alone.stdout, alone.stderr) == (direct[number].exit_code, direct[number].stdout, direct[number].stderr)
     requests = served()
-    for (args, stdin), before in zip(asks, direct):
+    for number, ((args, stdin), before) in enumerate(zip(asks, direct)):
         after = cli_process(*args, input=stdin)
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
-        assert after.heavy == [], args
-    assert len(requests) == len(asks) + 1  # every question went to the daemon (the batch has two)
-    assert direct[-1].exit_code == 2 and direct[-1].stderr == "error: mode must be one of smart, cosine\n"
+        assert after.heavy == [] or number == 6, args  # a missing vault is found missing by the core
+    assert len(requests) == 4 + 1 + 1  # every question with a vault went to the daemon (the batch has two)
 
 
 def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(monkeypatch):
     import typer
 
     from smartvec_cli.cli.app import app
-    from smartvec_cli.cli.warm import QUERY_DEFAULTS, QUERY_FLAGS, QUERY_VALUES, parse_query_line
+    from smartvec_cli.cli.query_line import QUERY_DEFAULTS, QUERY_FLAGS, QUERY_VALUES, parse_query_line
 
     command = typer.main.get_command(app).commands["query"]
     params = {param.name: param for param in command.params}

@@ -1,7 +1,7 @@
 """Printing shared by the commands: data on stdout, messages and progress on stderr.
 
 Free of the command-line framework, so that a question answered by a daemon
-(``warm``) prints without importing it.
+(``query_line``) prints without importing it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 While a daemon (``watch`` or ``mcp``) serves this index, each question goes to it over the
 query socket, and the core (numpy, SQLite, the vector index, the model) is imported only
 when no daemon answers. Both paths print from the same JSON, so their output is the same.
-A plain command line never even gets here when a daemon answers it (``warm.answer_warm``).
+A plain command line never even gets here when a daemon answers it (``query_line.answer_query_line``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import typer
 from ..errors import UsageError
 from .app import app, open_vault
 from .output import JsonOutput, print_json
-from .warm import Answerer, hits_for_output, print_answer, read_batch, search_request
+from .query_line import Answerer, hits_for_output, print_answer, read_batch, search_request
 
 
 @app.command("query")

@@ -1,17 +1,20 @@
-"""``smartvec query`` answered by a running daemon (``watch`` or ``mcp``), and how answers are printed.
+"""``smartvec query`` without the command-line framework, and how answers are printed.
 
-A question for an index that a daemon serves should cost what the daemon's answer costs,
-not the imports of the command-line framework and the core. ``answer_warm`` runs before
-Typer is even imported (``main.run``, the console script): it reads the plainest forms of ``query`` (the global options, a
-question, and the command's own options written as ``--name value`` or ``--flag``), finds
-the socket by path arithmetic, and prints the daemon's JSON. Anything else (``--batch``,
-``--help``, ``--name=value``, an unknown option, a bad value, no daemon) is declined, and
-the ordinary command runs, which asks the daemon first too (``Answerer``) and otherwise
-answers by itself. Declining is always safe: the Typer command stays the definition of
-``query``, its errors and its help; this is only a shortcut for the lines it recognises.
+A question should cost what answering it costs: the daemon's answer when ``watch`` or
+``mcp`` serves the index, else loading the core and the model; not also the imports of
+Typer (which coerces every parameter through pydantic). The console script (``main.run``)
+hands its arguments to ``answer_query_line`` first. It reads only the plainest ``query``
+lines: the global options, one question, and the command's own options written as
+``--name value`` or ``--flag``. For such a line it asks the daemon (finding the socket by
+path arithmetic, importing nothing heavy), else the vault itself, prints as the command
+would, and reports failures as the command would (``session``). Any other line
+(``--batch``, ``--help``, ``--name=value``, an unknown option, a value that looks like an
+option) is declined and the Typer app runs it: the Typer command stays the definition
+of ``query``, its help and its errors; this is a shortcut for the lines it recognises,
+and declining is always safe. The Typer command asks the daemon first too (``Answerer``).
 
-Only the standard library, ``clock``, ``errors``, ``store.layout`` and the socket client
-are imported here; rich only for terminal output.
+Until the core is needed, only the standard library, ``clock``, ``errors``,
+``store.layout`` and the socket client are imported; rich only for terminal output.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import json
 import os
 import sys
 from contextlib import AbstractContextManager, ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..errors import SmartvecError, UsageError
+from ..errors import UsageError
 
 GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now"}
 GLOBAL_ENV = {"vault": "SMARTVEC_VAULT", "index_dir": "SMARTVEC_INDEX", "now": "SMARTVEC_NOW"}
@@ -80,38 +84,30 @@ def plain_value(token: str | None) -> bool:
     return bool(token) and not token.startswith("-")
 
 
-def answer_warm(argv: list[str]) -> int | None:
-    """The exit code after printing a daemon's answer to this command line, or None to run the ordinary command."""
+def answer_query_line(argv: list[str]) -> int | None:
+    """Answer a plain ``query`` line as the command would (the daemon's answer, else the vault's own) and
+    return the exit code; None for any other line, which the Typer app then runs."""
     line = parse_query_line(argv)
     if line is None:
         return None
-    from ..daemon.query_socket import DaemonError
-
     try:
         options = search_request(line["top_k"], line["mode"], line["as_of"], line["include_archived"],
                                  line["include_dormant"], line["weights"], line["no_track"])
-    except SmartvecError:
-        return None  # a bad value: the ordinary command says so
-    try:
-        answer = Answerer(line["vault"], line["index_dir"], line["now"], options).ask_daemon(line["text"])
-        if answer is None:
-            return None
+        with Answerer(line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)) as answerer:
+            answer = answerer.ask(line["text"])
         print_answer(answer, line["explain"], line["as_json"])
-    except DaemonError as exc:
-        from .app import error_line
+    except (Exception, KeyboardInterrupt) as exc:
+        from .session import report_failure
 
-        error_line(str(exc))
-        return exc.exit_code
-    except BrokenPipeError:
-        from .app import silence_broken_pipe
-
-        return silence_broken_pipe()
-    except KeyboardInterrupt:
-        from .app import EXIT_INTERRUPTED, INTERRUPTED, error_line
-
-        error_line(INTERRUPTED)
-        return EXIT_INTERRUPTED
+        return report_failure(exc)
     return 0
+
+
+def direct_session(line: dict):
+    from ..core.workspace import Workspace
+    from .session import open_session
+
+    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"]))
 
 
 def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
@@ -132,13 +128,11 @@ class Answerer:
 
     def __init__(self, vault: str | None, index_dir: str | None, now: str | None, options: dict,
                  open_direct: Callable[[], AbstractContextManager] | None = None):
-        from ..clock import Clock
         from ..store.layout import index_dir_for
 
         vault_dir = Path(vault or ".").expanduser()
         self.index_dir = index_dir_for(vault_dir, index_dir) if vault_dir.is_dir() else None  # None: ask no daemon
-        clock = Clock(now)
-        self.now = clock.now().isoformat() if clock.is_fixed else None
+        self.now = now
         self.options = options
         self.open_direct = open_direct
         self._stack = ExitStack()
@@ -149,9 +143,11 @@ class Answerer:
         """The daemon's answer, or None (and no more asking) when there is none."""
         if self.index_dir is None:
             return None
+        from ..clock import Clock
         from ..daemon.query_socket import ask_daemon
 
-        answer = ask_daemon(self.index_dir, text, self.options, self.now, question_id, as_of)
+        clock = Clock(self.now)  # the daemon answers at the client's --now, or at its own wall clock
+        answer = ask_daemon(self.index_dir, text, self.options, clock.now().isoformat() if clock.is_fixed else None, question_id, as_of)
         if answer is None:
             self.index_dir = None
         return answer
