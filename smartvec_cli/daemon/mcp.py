@@ -231,7 +231,8 @@ def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float 
                     host, port = http
                     if not is_loopback(host):
                         log(f"warning: {host} is not a loopback address: anyone who can reach it can read this vault")
-                    log(f"serving MCP on http://{host}:{port}/mcp for {workspace.vault}{where}")
+                    netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                    log(f"serving MCP on http://{netloc}/mcp for {workspace.vault}{where}")
                     server.run("streamable-http", host=host, port=port)
             except KeyboardInterrupt:
                 pass
