@@ -29,13 +29,15 @@ demo: install
 	$(SMARTVEC) --vault sample_vault query "Which language is the ingestion service written in?" --top-k 2 --explain
 
 test: install
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 $(BENCH_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
-# Accuracy on the generated versioned-policy vault, then speed on $(BENCH_NOTES) synthetic notes;
+# Accuracy on the generated vault in both styles (labelled and plain, against plain RAG; the confidence
+# fitted first on the calibration catalogue), then speed on $(BENCH_NOTES) synthetic notes;
 # JSON, markdown and plots go to $(BENCH_OUT)/, and the combined table is printed.
 bench: $(BENCH_STAMP)
 	$(SMARTVEC) bench accuracy --out $(BENCH_OUT) > /dev/null

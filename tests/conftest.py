@@ -75,15 +75,34 @@ def real_embedder_session():
     return embedder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory) -> Path:
+    """XDG_CACHE_HOME for the whole session (this process and the CLI subprocesses it starts):
+    no test writes into the real user cache, where the ONNX export is shared."""
+    import os
+
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 @pytest.fixture(scope="session")
-def onnx_export(tmp_path_factory) -> Path:
-    """The packaged weights exported to ONNX and verified once per test session."""
-    from smartvec_cli.embed import packaged_model_dir
+def onnx_export(user_cache) -> Path:
+    """The packaged weights exported to ONNX and verified once per test session, into the session's
+    user cache, where every index run with the default backend finds it (no test exports again)."""
+    from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
+    from smartvec_cli.embed.cache import user_export_dir
     from smartvec_cli.embed.onnx import export_onnx
 
-    cache = tmp_path_factory.mktemp("onnx-cache")
-    export_onnx(packaged_model_dir(), cache)
-    return cache
+    model_dir = packaged_model_dir()
+    folder = user_export_dir(weights_fingerprint(model_dir))
+    export_onnx(model_dir, folder)
+    return folder
 
 
 @pytest.fixture

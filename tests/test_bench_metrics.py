@@ -4,48 +4,71 @@ import random
 
 import pytest
 
-from smartvec_cli.bench.accuracy import single_word_edit
-from smartvec_cli.bench.metrics import (
-    contradiction_rate, expected_calibration_error, fit_platt, judge, passage_top1, sigmoid, stale_rate, summarise, top1_accuracy,
-)
+from smartvec_cli.bench.generator import BenchQuestion, Expected, single_word_edit
+from smartvec_cli.bench.metrics import contradiction_scores, expected_calibration_error, fit_platt, judge, share, sigmoid, summarise
 from smartvec_cli.bench.perf import percentile
 
+TYPES = ("current", "time_point", "as_of", "stable")
+V1 = Expected("pol-a", "The rate is 1 day.")
+V2 = Expected("pol-a", "The rate is 2 days.")
+FACT = Expected("fact-b", "The office is at 3 Mill Lane.")
+DOC_OF = {"policies/A.md": "pol-a", "facts/B.md": "fact-b", "chat/rumour.md": "rumour-1", "policies/C.md": "pol-c"}
 
-def hit(label: str, note_id: str | None = None, confidence: float = 0.5) -> dict:
-    chunk_id, version = label.split("@")
-    return {"chunk_id": chunk_id, "version": int(version), "note_id": note_id or chunk_id.split("#")[0], "confidence": confidence}
+
+def hit(path: str, text: str, confidence: float = 0.5) -> dict:
+    return {"path": path, "text": text, "confidence": confidence}
+
+
+def question(qid: str, kind: str, answer: Expected, stale=(), versions=None, phrase_kind=None) -> BenchQuestion:
+    return BenchQuestion(qid, kind, "?", None, ("2026-06-01", "2026-06-01"), answer, list(stale), "t", versions or [answer], phrase_kind=phrase_kind)
 
 
 @pytest.fixture
 def outcomes():
-    """Four questions: right, stale, a contradiction on top, and no hits at all."""
+    """Five questions: right, stale, a rumour on top, no hits at all, and a near miss in the right note."""
+    current = question("q1", "current", V2, [V1], [V1, V2])
     return [
-        judge("q1", "current", "pol-a#x@2", ["pol-a#x@1"], [hit("pol-a#x@2", confidence=0.9), hit("pol-a#x@1")], versions=["pol-a#x@1", "pol-a#x@2"]),
-        judge("q2", "current", "pol-a#x@2", ["pol-a#x@1"], [hit("pol-a#x@1", confidence=0.8)], versions=["pol-a#x@1", "pol-a#x@2"]),
-        judge("q3", "stable", "fact-b#fact@1", [], [hit("rumour-1#chat@1", confidence=0.3)], contradiction_notes={"rumour-1"}),
-        judge("q4", "time_point", "pol-c#y@1", [], []),
+        judge(current, [hit("policies/A.md", "Intro. The rate is 2 days. More.", 0.9), hit("policies/A.md", "The rate is 1 day.")], DOC_OF),
+        judge(question("q2", "current", V2, [V1], [V1, V2]), [hit("policies/A.md", "The rate is 1 day.", 0.8), hit("policies/A.md", "The rate is 2 days.")], DOC_OF),
+        judge(question("q3", "stable", FACT), [hit("chat/rumour.md", "The office is at 3 Mill Lane.", 0.3)], DOC_OF, {"rumour-1"}),
+        judge(question("q4", "time_point", Expected("pol-c", "x"), phrase_kind="season"), [], DOC_OF),
+        judge(question("q5", "stable", FACT), [hit("facts/B.md", "Visitors sign in at reception.", 0.6)], DOC_OF),
     ]
 
 
-def test_judge_reads_the_first_hit(outcomes):
-    right, stale, rumour, empty = outcomes
-    assert (right.correct, right.stale, right.right_passage, right.confidence, right.top) == (True, False, True, 0.9, "pol-a#x@2")
-    assert (stale.correct, stale.stale, stale.right_passage) == (False, True, True)
-    assert (rumour.correct, rumour.contradicted, rumour.right_passage) == (False, True, False)
-    assert (empty.correct, empty.confidence, empty.top) == (False, 0.0, None)
+def test_judge_reads_the_statement_not_just_the_note(outcomes):
+    right, stale, rumour, empty, near = outcomes
+    assert (right.correct, right.top3, right.stale, right.right_passage, right.right_note, right.confidence) == (True, True, False, True, True, 0.9)
+    assert (stale.correct, stale.top3, stale.stale, stale.right_passage) == (False, True, True, True)
+    assert (rumour.correct, rumour.contradicted, rumour.right_passage, rumour.right_note) == (False, True, False, False)
+    assert (empty.correct, empty.confidence, empty.top, empty.phrase_kind) == (False, 0.0, None, "season")
+    assert (near.correct, near.right_passage, near.right_note) == (False, False, True)
 
 
 def test_rates_on_the_fixed_example(outcomes):
-    assert top1_accuracy(outcomes) == 0.25
-    assert stale_rate(outcomes) == 0.25
-    assert contradiction_rate(outcomes) == 0.25
-    assert passage_top1(outcomes) == 0.5
-    summary = summarise(outcomes, ("current", "time_point", "as_of", "stable"))
+    assert share(outcomes, "correct") == 0.2
+    assert share(outcomes, "top3") == 0.4
+    assert share(outcomes, "stale") == 0.2
+    assert share(outcomes, "contradicted") == 0.2
+    assert share(outcomes, "right_passage") == 0.4
+    summary = summarise(outcomes, TYPES)
     assert summary["by_type"] == {"current": 0.5, "time_point": 0.0, "as_of": 0.0, "stable": 0.0}
+    assert summary["top3_by_type"]["current"] == 1.0 and summary["note_by_type"]["stable"] == 0.5
     assert summary["stale_by_type"]["current"] == 0.5
-    assert summary["n_by_type"] == {"current": 2, "time_point": 1, "as_of": 0, "stable": 1}
-    # ECE over the four first hits: bins 9 (0.9, right), 8 (0.8, wrong), 3 (0.3, wrong), 0 (0.0, wrong)
-    assert summary["ece"] == pytest.approx((0.1 + 0.8 + 0.3 + 0.0) / 4, abs=1e-4)
+    assert summary["n_by_type"] == {"current": 2, "time_point": 1, "as_of": 0, "stable": 2}
+    assert summary["time_point_by_phrase"] == {"documented": 0.0, "colloquial": 0.0, "season": 0.0}
+    # ECE over the five first hits: bins 9 (0.9, right), 8 (0.8, wrong), 3 (0.3, wrong), 0 (0.0, wrong), 6 (0.6, wrong)
+    assert summary["ece"] == pytest.approx((0.1 + 0.8 + 0.3 + 0.0 + 0.6) / 5, abs=1e-4)
+
+
+def test_contradiction_scores_by_hand():
+    expected = {frozenset("ab"): "rumour", frozenset("cd"): "negated", frozenset("ef"): "negated"}
+    found = {frozenset("ab"), frozenset("cd"), frozenset("xy")}
+    scores = contradiction_scores(found, expected, lambda pair: "agreeing")
+    assert (scores["precision"], scores["recall"], scores["found"], scores["expected"]) == (round(2 / 3, 4), round(2 / 3, 4), 3, 3)
+    assert scores["recall_by_kind"] == {"negated": {"expected": 2, "found": 1}, "rumour": {"expected": 1, "found": 1}}
+    assert scores["false_positives_by_kind"] == {"agreeing": 1}
+    assert contradiction_scores(set(), expected, str)["precision"] is None
 
 
 def test_ece_one_item_per_bin():

@@ -6,17 +6,23 @@ No real model here: retrieval quality is measured by ``make bench``, not by the 
 import datetime as dt
 import json
 import re
-import sqlite3
+from functools import partial
 
 import pytest
 
 from smartvec_cli.bench.accuracy import run_accuracy
-from smartvec_cli.bench.generator import QUESTION_TYPES, generate
-from smartvec_cli.cli.bench import InProcessCli
+from smartvec_cli.bench.catalogue import CALIBRATION, EVALUATION, overlap
+from smartvec_cli.bench.generator import (
+    COLLOQUIAL_PHRASES, DOCUMENTED_PHRASES, MARGIN, PLAIN_CHAT_FOLDERS, PLAIN_MEETING_FOLDERS, QUESTION_TYPES, STYLES, generate,
+)
 from smartvec_cli.memory.asof import parse_as_of
-from smartvec_cli.vault.parse import parse_note
+from smartvec_cli.vault.parse import parse_note, split_frontmatter
 
-TINY = dict(policies=4, entities_per_family=1, counts={"current": 4, "time_point": 4, "as_of": 3, "stable": 3})
+TINY = dict(
+    policies=4, entities_per_family=1, identifiers_per_family=2, long_notes=1, rules=1,
+    counts={"current": 4, "time_point": 4, "as_of": 3, "stable": 3, "lexical": 3, "long_note": 3},
+)
+LABELLED_KEYS = ("source_type", "valid_from", "valid_until", "supersedes", "version")
 
 
 @pytest.fixture(scope="module")
@@ -24,111 +30,194 @@ def bench():
     return generate(2604)
 
 
-def test_default_vault_is_the_papers_size(bench):
-    files = bench.final_files()
+def all_files(bench, style):
+    rendering = bench.styles[style]
+    files = dict(rendering.final_files())
+    files.update((f.path, f.text) for f in rendering.rumour_files + rendering.probe_files)
+    return files
+
+
+def test_default_vault_size(bench):
+    files = bench.styles["labelled"].final_files()
     passages = sum(len(parse_note(text, path).chunks) for path, text in files.items())
-    assert 200 <= passages <= 300
-    assert len(bench.questions) == 140
+    assert 300 <= passages <= 450
+    assert len(bench.questions) == 188
     assert {q.type for q in bench.questions} == set(QUESTION_TYPES)
-    assert len(bench.contradictions_at(0.25)) == 6 and len(bench.contradictions_at(0.75)) == 17
-    assert bench.contradictions_at(0.25) == bench.contradictions_at(0.5)[:6]
+    assert bench.rumour_count(0.25) == 6 and bench.rumour_count(0.75) == 17
+    assert {q.phrase_kind for q in bench.questions if q.type == "time_point"} & set(COLLOQUIAL_PHRASES)
+
+
+def test_calibration_and_evaluation_share_no_topic_and_no_template():
+    assert overlap(CALIBRATION, EVALUATION) == {"shared_topics": 0, "shared_templates": 0}
+    evaluation, calibration = generate(2604), generate(1729, catalogue=CALIBRATION)
+    assert not {q.topic for q in evaluation.questions} & {q.topic for q in calibration.questions}
+    assert not {q.template for q in evaluation.questions} & {q.template for q in calibration.questions}
+    assert not {q.text for q in evaluation.questions} & {q.text for q in calibration.questions}
+    assert {q.template.lower() for q in evaluation.questions} <= EVALUATION.templates()
+
+
+@pytest.mark.parametrize("seed", [2604, 5, 77])
+def test_no_two_evaluation_questions_are_identical(seed):
+    questions = generate(seed).questions
+    texts = [q.text for q in questions]
+    assert len(set(texts)) == len(texts)
+    assert len({q.id for q in questions}) == len(questions)
 
 
 def test_same_seed_same_vault_other_seed_other_vault():
-    assert generate(5).final_files() == generate(5).final_files()
-    assert generate(5).final_files() != generate(6).final_files()
+    for style in STYLES:
+        assert generate(5).styles[style].final_files() == generate(5).styles[style].final_files()
+        assert generate(5).styles[style].final_files() != generate(6).styles[style].final_files()
 
 
-def test_every_answer_is_a_passage_of_the_vault_at_that_version(bench):
-    """Version notes answer with version 1 of their own passage; an in-place note with the edit count."""
-    files = bench.final_files()
-    ids = {}
-    for path, text in files.items():
-        note = parse_note(text, path)
-        for chunk in note.chunks:
-            ids.setdefault(f"{note.explicit_id}#{chunk.key}", []).append(chunk.text)
-    edits = {}
-    for step in bench.steps:
-        for f in step.files:
-            edits[f.path] = edits.get(f.path, 0) + 1
-    for q in bench.questions:
-        assert q.answer.chunk_id in ids, q.answer
-        assert q.answer not in q.stale
-        assert q.answer in q.versions and set(q.stale) <= set(q.versions)
-        assert 1 <= q.answer.version <= max(edits.values())
+def test_both_styles_state_the_same_facts(bench):
+    """Every answer's sentence is in its note in both styles, at the version the question asks about."""
+    for style in STYLES:
+        rendering = bench.styles[style]
+        texts: dict[str, list[str]] = {}
+        for step in rendering.steps:
+            for f in step.files:
+                texts.setdefault(rendering.doc_of[f.path], []).append(f.text)
+        for q in bench.questions:
+            assert any(q.answer.needle in text for text in texts[q.answer.doc]), (style, q.id)
+            if q.type in ("current", "stable", "lexical", "long_note"):
+                assert q.answer.needle in texts[q.answer.doc][-1], (style, q.id)
+            assert q.answer not in q.stale and q.answer in q.versions and set(q.stale) <= set(q.versions)
+            if q.near_miss:
+                assert q.near_miss.doc == q.answer.doc and q.near_miss.needle in texts[q.answer.doc][-1]
 
 
-def test_time_points_fall_inside_their_version_window_whatever_the_reading(bench):
+def test_plain_style_has_no_labels_anywhere(bench):
+    labelled, plain = all_files(bench, "labelled"), all_files(bench, "plain")
+    assert any(re.search(r"^source_type:", text, re.M) for text in labelled.values())
+    for path, text in plain.items():
+        metadata = split_frontmatter(text)[0]
+        assert not set(metadata) & set(LABELLED_KEYS), path
+        assert set(metadata) <= {"date"}, path
+        assert not re.search(r" \^[\w-]+$", text, re.M), path
+    copy_names = (r" v\d\.md$", r" \(\d{4}\)\.md$", r" - updated\.md$", r" \(new\)\.md$", r"/Copy of ", r" \d{4}-\d\d-\d\d\.md$")
+    assert sum(any(re.search(name, p) for p in plain if p.startswith("policies/")) for name in copy_names) >= 4
+    remark_folders = {f.path.rsplit("/", 1)[0] for f in bench.styles["plain"].rumour_files + bench.styles["plain"].probe_files}
+    assert remark_folders <= set(PLAIN_CHAT_FOLDERS) | set(PLAIN_MEETING_FOLDERS)
+
+
+def test_time_points_fall_inside_their_version_window(bench):
     now = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
     for q in bench.questions:
         start, end = (dt.date.fromisoformat(d) for d in q.period)
-        if q.type == "time_point":
+        if q.type in ("time_point", "as_of"):
+            history = next(h for h in bench.world.histories if h.spec.key == q.topic)
+            k = next(k for k in range(len(history.starts)) if history.expected(k) == q.answer)
+            lo, hi = history.window(k)
+            assert lo + MARGIN <= start <= end <= hi - MARGIN, (q.text, q.period)
+        if q.type == "time_point" and q.phrase_kind in DOCUMENTED_PHRASES:
             found = parse_as_of(q.text, now)
             assert found is not None, q.text
             assert start <= found.moment.date() <= end, (q.text, found.moment, q.period)
         elif q.type == "as_of":
             assert q.as_of == q.period[0] and parse_as_of(q.text, now) is None
-        else:
+        elif q.type != "time_point":
             assert parse_as_of(q.text, now) is None, q.text
 
 
 def test_questions_paraphrase_rather_than_copy(bench):
-    """No question shares five words in a row with any note."""
+    """No question shares five words in a row with any note, in either style (an identifier's own parts aside)."""
     words = lambda text: re.findall(r"[a-z0-9]+", text.lower())  # noqa: E731
     grams = set()
-    for text in bench.final_files().values():
-        w = words(text)
-        grams.update(tuple(w[i : i + 5]) for i in range(len(w) - 4))
+    for style in STYLES:
+        for text in all_files(bench, style).values():
+            w = words(text)
+            grams.update(tuple(w[i : i + 5]) for i in range(len(w) - 4))
     for q in bench.questions:
-        w = words(q.text)
+        w = words(re.sub(r"\S*\d\S*", " ", q.text) if q.type == "lexical" else q.text)
         assert not any(tuple(w[i : i + 5]) in grams for i in range(len(w) - 4)), q.text
 
 
-def test_contradictions_restate_an_outdated_value_from_a_low_authority_source(bench):
-    for c in bench.contradictions:
-        says = re.compile(r"(?<![\w.,])" + re.escape(c.claimed) + r"(?!\w)")
-        assert says.search(c.file.text)
-        assert re.search(r'source_type: "(chat|meeting_notes)"', c.file.text)
-        assert (bench.now - dt.date.fromisoformat(re.search(r"date: (\S+)", c.file.text).group(1))).days <= 45
-        history = [f.text for step in bench.steps for f in step.files if f'id: "pol-{c.topic}' in f.text]
-        assert any(says.search(text) for text in history[:-1]), c.topic  # once true...
-        assert not says.search(history[-1]), c.topic  # ...but no longer
+def test_rumours_restate_an_outdated_value_from_a_low_authority_source(bench):
+    labelled = bench.styles["labelled"]
+    for rumour, file in zip(bench.world.rumours, labelled.rumour_files):
+        says = re.compile(r"(?<![\w.,])" + re.escape(rumour.claimed) + r"(?!\w)")
+        assert says.search(file.text)
+        assert re.search(r'source_type: "(chat|meeting_notes)"', file.text)
+        assert (bench.now - rumour.day).days <= 45
+        history = next(h for h in bench.world.histories if h.spec.key == rumour.topic)
+        assert rumour.claimed in history.values[:-1] and rumour.claimed != history.values[-1]
+
+
+def test_contradiction_ground_truth(bench):
+    expected = bench.expected_contradictions(bench.rumour_count(0.75))
+    currents = {h.spec.key: h.doc(h.current) for h in bench.world.histories}
+    for rumour in bench.world.rumours[: bench.rumour_count(0.75)]:
+        assert expected[frozenset((rumour.doc, currents[rumour.topic]))] == "rumour"
+    kinds = {probe.kind for probe in bench.world.probes}
+    assert kinds == {"reworded_value", "agreeing", "shared_words", "negated", "denied", "agreeing_rule"}
+    for probe in bench.world.probes:
+        target = currents.get(probe.topic) or next(r.doc for r in bench.world.rules if r.topic == probe.topic)
+        assert (frozenset((probe.doc, target)) in expected) == (probe.kind in ("reworded_value", "negated", "denied")), probe.doc
+    for h in bench.world.histories:  # versions of one policy never hold at the same time
+        assert not any(frozenset((h.doc(a), h.doc(b))) in expected for a in range(len(h.starts)) for b in range(a))
+    assert bench.unflagged_kind(frozenset(("pol-remote-work-v1", "pol-remote-work-v3"))) == "version_copies"
 
 
 def test_accuracy_benchmark_end_to_end(tmp_path, fake_embedder, monkeypatch):
+    """The whole benchmark (calibration fit, both styles, every baseline, probes, re-embedding) on a tiny vault."""
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
-    tiny = generate(11, **TINY)
-    report, records = run_accuracy(InProcessCli(), tmp_path, rates=(0.0, 0.5), rate=0.5, bench=tiny)
-    for mode in ("smart", "cosine"):
-        block = report[mode]
-        assert set(block) >= {"top1", "stale_rate", "ece", "by_type"}
-        assert set(block["by_type"]) == set(QUESTION_TYPES)
-        assert all(0.0 <= v <= 1.0 for v in (block["top1"], block["stale_rate"], block["ece"]))
+    tiny, calibration = generate(11, **TINY), generate(12, catalogue=CALIBRATION, **TINY)
+    report, records = run_accuracy(tmp_path, rates=(0.0, 0.5), rate=0.5, bench=tiny, calibration_bench=calibration)
+    for blocks in (report, report["plain"]):
+        for mode in ("smart", "cosine", "cosine_current"):
+            block = blocks[mode]
+            assert set(block) >= {"top1", "top3", "passage_top1", "stale_rate", "ece", "by_type"}
+            assert set(block["by_type"]) == set(QUESTION_TYPES)
+            assert all(0.0 <= block[k] <= 1.0 for k in ("top1", "top3", "passage_top1", "stale_rate", "ece"))
+            assert block["top1"] <= block["top3"]
+    for key in ("no_conflict", "lexical"):
+        assert set(report[key]) >= {"smart", "cosine"} and set(report[key]["plain"]) >= {"smart", "cosine"}
+    for scores in (report["contradictions"], report["contradictions"]["plain"]):
+        assert set(scores) >= {"precision", "recall", "found", "expected"}
+        assert scores["expected"] == len(tiny.expected_contradictions(tiny.rumour_count(0.5)))
     assert [s["rate"] for s in report["sweep"]] == [0.0, 0.5]
-    assert all(set(s) >= {"rate", "smart", "cosine"} for s in report["sweep"])
-    assert 0.0 <= report["reembed_saved"] < 1.0
-    assert report["reembed"]["chunks_embedded"] == report["reembed"]["notes_edited"]  # one passage per single-word edit
-    assert len(records) == len(tiny.questions)
+    assert all(set(s) >= {"rate", "smart", "cosine", "plain_smart", "plain_cosine"} for s in report["sweep"])
+    assert 0.0 < report["reembed_saved"] < 1.0 and report["reembed"]["realistic"]["chunks_embedded"] == 40
+    assert report["reembed"]["short_notes"]["chunks_embedded"] == report["reembed"]["short_notes"]["notes_edited"]
+    calibration_block = report["calibration"]
+    assert (calibration_block["fit_seed"], calibration_block["eval_seed"]) == (12, 11)
+    assert calibration_block["shared_topics"] == calibration_block["shared_templates"] == calibration_block["shared_question_texts"] == 0
+    fitted = tmp_path / "labelled" / "index" / "config.toml"
+    assert f"bias = {calibration_block['fitted']['bias']}" in fitted.read_text()
+    assert len(records) == len(tiny.questions) and set(records[0]) >= {"labelled", "plain"}
     json.dumps(report)
-
-    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
-    stored = {f"{c}@{v}" for c, v in db.execute("SELECT chunk_id, version FROM chunks")}
-    assert {q.answer.label() for q in tiny.questions} <= stored
-    assert {s.label() for q in tiny.questions for s in q.stale} <= stored
 
 
 def test_bench_accuracy_json_and_report_commands(tmp_path, fake_embedder, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = cli("bench", "accuracy", "--json", "--no-plots", "--out", "results", "--rates", "0,0.75")
+    monkeypatch.setattr("smartvec_cli.bench.accuracy.generate", partial(generate, **TINY))
+    result = cli("bench", "accuracy", "--json", "--no-plots", "--out", "results", "--rates", "0,0.75", "--seed", "3", "--fit-seed", "4")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert set(data) >= {"smart", "cosine", "sweep", "reembed_saved"}
-    assert set(data["smart"]) >= {"top1", "stale_rate", "ece", "by_type"}
+    assert set(data) >= {"smart", "cosine", "cosine_current", "plain", "no_conflict", "lexical", "contradictions", "sweep", "reembed_saved", "calibration"}
+    assert set(data["plain"]) >= {"smart", "cosine", "cosine_current"}
     assert [s["rate"] for s in data["sweep"]] == [0.0, 0.75]
+    assert (data["calibration"]["fit_seed"], data["calibration"]["eval_seed"]) == (4, 3)
     assert (tmp_path / "results" / "accuracy.md").is_file() and (tmp_path / "results" / "accuracy-questions.jsonl").is_file()
     report = cli("bench", "report", "--out", "results")
-    assert report.exit_code == 0 and "| top-1 accuracy |" in report.stdout
+    assert report.exit_code == 0 and "| top-1 accuracy |" in report.stdout and "| precision |" in report.stdout
     assert cli("bench", "report", "--out", "nowhere").exit_code == 2
+
+
+def test_driver_reads_contradiction_edges(tmp_path, fake_embedder):
+    from smartvec_cli.bench.driver import Driver
+
+    vault = tmp_path / "vault"
+    (vault / "chat").mkdir(parents=True)
+    (vault / "Travel.md").write_text("# Travel\n\nOn business trips the per diem is EUR 60 per day for meals.\n")
+    (vault / "chat" / "today.md").write_text("# Chat\n\nOn business trips the per diem is EUR 45 per day for meals.\n")
+    (vault / "Other.md").write_text("# Other\n\nThe office plants are watered every Monday morning.\n")
+    driver = Driver(vault, tmp_path / "index")
+    day = dt.date(2026, 6, 1)
+    assert driver.index(day)["notes_new"] == 3
+    assert driver.consolidate(day)["contradictions_found"] == 1
+    assert driver.contradiction_edges() == {frozenset(("Travel.md", "chat/today.md"))}
 
 
 def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
@@ -162,19 +251,16 @@ def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, t
     assert not socket_path(index_dir).exists()  # and the daemon was stopped
 
 
+def test_realistic_notes_span_one_to_forty_passages():
+    from smartvec_cli.bench.perf import realistic_notes
+
+    counts = [len(parse_note(f.text, f.path).chunks) for f in realistic_notes(2604, 200)]
+    assert min(counts) == 1 and 30 <= max(counts) <= 40 and 4 <= sorted(counts)[100] <= 10
+
+
 def test_cold_call_reports_the_childs_own_peak_memory():
     from smartvec_cli.bench.perf import cold_call
 
     seconds, peak_mb, out = cold_call(["--version"])
     assert out.startswith("smartvec ") and seconds > 0
     assert 5 < peak_mb < 400  # a bare CLI start, not the parent's high-water mark
-
-
-def test_subprocess_cli_runs_this_copy_of_the_package():
-    from smartvec_cli import __version__
-    from smartvec_cli.bench.accuracy import SubprocessCli
-    from smartvec_cli.errors import SmartvecError
-
-    assert SubprocessCli()(["--version"]).strip() == f"smartvec {__version__}"
-    with pytest.raises(SmartvecError, match="exited with 2"):
-        SubprocessCli()(["--vault", "/nonexistent/vault", "status"])

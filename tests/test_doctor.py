@@ -13,7 +13,7 @@ from smartvec_cli.store.store import Store
 
 from conftest import write
 
-CHECKS = ["database", "schema", "model", "vectors", "orphans", "ann_file", "ann_sync", "leftovers", "locks"]
+CHECKS = ["database", "schema", "model", "vectors", "orphans", "ann_file", "ann_sync", "leftovers", "notes", "locks"]
 
 
 @pytest.fixture

@@ -22,14 +22,13 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def sample_index(tmp_path_factory, real_embedder_session, onnx_export):
-    """The sample vault indexed with sentence-transformers, with a verified ONNX export beside it."""
+    """The sample vault indexed with sentence-transformers; the verified ONNX export is in the session's user cache."""
     root = tmp_path_factory.mktemp("fast")
     vault, index = root / "vault", root / "index"
     shutil.copytree(SAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".smartvec"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
         Cli().json("--vault", str(vault), "--index-dir", str(index), "--now", "2026-11-29", "index", "--json")
-    shutil.copytree(onnx_export, index / "onnx")
     return vault, index
 
 

@@ -178,7 +178,15 @@ def test_a_burst_of_writes_is_one_batch(vault, fake_embedder):
         eventually(lambda: daemon.watcher.batches == 2, what="one batch")
         time.sleep(0.5)
         assert daemon.watcher.batches == 2
-        assert any(line.startswith("changes: 5 new") for line in daemon.lines), daemon.lines
+        assert any(line.startswith("changes (n0.md, n1.md, n2.md, n3.md, n4.md): 5 new") for line in daemon.lines), daemon.lines
+
+
+def test_a_batch_log_line_names_at_most_five_files():
+    from smartvec_cli.daemon.watch import named
+
+    assert named(set()) == ""
+    assert named({"b.md", "a.md"}) == " (a.md, b.md)"
+    assert named({f"n{i}.md" for i in range(8)}) == " (n0.md, n1.md, n2.md, n3.md, n4.md and 3 more)"
 
 
 def test_a_failing_batch_is_logged_and_retried(vault, fake_embedder, monkeypatch):

@@ -1,63 +1,50 @@
-"""The accuracy benchmark: build the generated vault through the command line, ask, judge.
+"""The accuracy benchmark: build the generated vaults through smartvec, ask, judge.
 
-The vault's history is replayed with the clock (``index --json --now DAY`` once per edit
-day), the questions go through ``query --batch`` in both modes with ``--no-track`` (the
-benchmark must not reinforce what it measures), and contradictions are added rate by
-rate with one more ``index`` each, so the sweep re-embeds only the new notes. Every
-call goes through a ``CliCall``: the real command line, either in this process or as a
-subprocess. Nothing here imports Typer.
+For each style (``labelled``, ``plain``) the vault's history is replayed with the clock:
+``index`` once per edit day, then ``consolidate`` as a nightly cron would. Rumours are
+added rate by rate (one more ``index`` and ``consolidate`` each), and at every rate the
+questions go through ``query --batch --no-track`` (the benchmark must not reinforce what
+it measures) in both modes: ``smart``, and ``cosine`` over every stored version. At the
+main rate a second index of the files as they are that day (one index run, current text
+only) answers in ``cosine`` mode: plain RAG over the current text, ``cosine_current``.
+Then the contradiction probes are added and the ``contradicts`` edges of the graph are
+compared with the pairs known to disagree.
+
+The confidence is fitted first on the calibration catalogue (another seed, no shared
+topic or question template) and written into the evaluated index's config, so the
+reported ECE is out of sample; the ECE of the shipped parameters is reported beside it.
+Every call to smartvec goes through ``driver.Driver``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import random
-import re
 import shutil
-import subprocess
-import sys
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Sequence
 
+from ..config import load_config
 from ..errors import SmartvecError
-from .generator import QUESTION_TYPES, BenchQuestion, BenchVault, NoteFile, generate
-from .metrics import Outcome, fit_platt, hit_label, judge, sigmoid, summarise
+from .catalogue import CALIBRATION, overlap
+from .driver import Driver
+from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
+from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, sigmoid, states, summarise, top1_accuracy
 
 SWEEP_RATES = (0.0, 0.25, 0.5, 0.75)
+FIT_RATES = (0.0, 0.5)
 DEFAULT_RATE = 0.25
 DEFAULT_SEED = 2604
 CALIBRATION_SEED = 1729
 TOP_K = 5
 EDITED_NOTES = 40
+MODES = ("smart", "cosine")
+BASELINES = ("smart", "cosine", "cosine_current")
 Log = Callable[[str], None]
-
-
-class CliCall(Protocol):
-    """Runs ``smartvec ARGS`` with ``stdin`` and returns its stdout; raises SmartvecError on failure."""
-
-    def __call__(self, args: Sequence[str], stdin: str | None = None) -> str: ...
-
-
-class SubprocessCli:
-    """``python -m smartvec_cli`` in a fresh process, importing this very copy of the package."""
-
-    def __init__(self, python: str = sys.executable):
-        self.python = python
-        self.root = str(Path(__file__).resolve().parents[2])
-
-    def __call__(self, args: Sequence[str], stdin: str | None = None) -> str:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [self.root, os.environ.get("PYTHONPATH")])))
-        proc = subprocess.run(
-            [self.python, "-m", "smartvec_cli", *args], input=stdin, capture_output=True, text=True, env=env, cwd=self.root
-        )
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or [""])[-1]
-            raise SmartvecError(f"smartvec {' '.join(args[:8])} exited with {proc.returncode}: {last}")
-        return proc.stdout
 
 
 @dataclass
@@ -66,19 +53,16 @@ class BenchPaths:
     index: Path
 
     @classmethod
-    def fresh(cls, workdir: Path, config: Path | None = None) -> "BenchPaths":
-        """Empty vault and index folders under ``workdir``; ``config`` is copied in as the index's config.toml."""
+    def fresh(cls, workdir: Path, config_text: str | None = None) -> "BenchPaths":
+        """Empty vault and index folders under ``workdir``; ``config_text`` becomes the index's config.toml."""
         paths = cls(workdir / "vault", workdir / "index")
         for folder in (paths.vault, paths.index):
             if folder.exists():
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
-        if config is not None:
-            shutil.copyfile(config, paths.index / "config.toml")
+        if config_text:
+            (paths.index / "config.toml").write_text(config_text, encoding="utf-8")
         return paths
-
-    def args(self, now: dt.date | str) -> list[str]:
-        return ["--vault", str(self.vault), "--index-dir", str(self.index), "--now", str(now)]
 
 
 def write_files(vault: Path, files: Sequence[NoteFile], when: dt.date) -> None:
@@ -91,44 +75,18 @@ def write_files(vault: Path, files: Sequence[NoteFile], when: dt.date) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def index(cli: CliCall, paths: BenchPaths, when: dt.date) -> dict:
-    summary = json.loads(cli([*paths.args(when), "index", "--json"]))
-    if summary["errors"]:
-        raise SmartvecError(f"index on {when} reported errors: {summary['errors'][:3]}")
-    return summary
+def replay(driver: Driver, steps: Sequence[Step], log: Log) -> None:
+    """Write, index and consolidate the vault's history day by day with the clock set to each day."""
+    for number, step in enumerate(steps, start=1):
+        write_files(driver.vault, step.files, step.when)
+        driver.index(step.when)
+        driver.consolidate(step.when)
+        if number % 10 == 0 or number == len(steps):
+            log(f"replayed {number}/{len(steps)} days (up to {step.when})")
 
 
-def replay(cli: CliCall, bench: BenchVault, paths: BenchPaths, log: Log) -> list[dict]:
-    """Write and index the vault's history day by day with the clock set to each day."""
-    summaries = []
-    for number, step in enumerate(bench.steps, start=1):
-        write_files(paths.vault, step.files, step.when)
-        summaries.append(index(cli, paths, step.when))
-        if number % 10 == 0 or number == len(bench.steps):
-            log(f"replayed {number}/{len(bench.steps)} index runs (up to {step.when})")
-    return summaries
-
-
-def ask(cli: CliCall, paths: BenchPaths, now: dt.date, questions: Sequence[BenchQuestion], mode: str, top_k: int = TOP_K) -> dict[str, list[dict]]:
-    """Every question in one ``query --batch`` call (one model load); hits by question id."""
-    lines = "".join(q.batch_line() + "\n" for q in questions)
-    args = [*paths.args(now), "query", "--batch", "-", "--mode", mode, "--top-k", str(top_k), "--no-track", "--explain"]
-    answers = {}
-    for line in cli(args, stdin=lines).splitlines():
-        if line.strip():
-            item = json.loads(line)
-            answers[item["id"]] = item["hits"]
-    missing = [q.id for q in questions if q.id not in answers]
-    if missing:
-        raise SmartvecError(f"query --batch returned no answer for {len(missing)} questions, e.g. {missing[0]}")
-    return answers
-
-
-def evaluate(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], contradiction_notes: set[str]) -> list[Outcome]:
-    return [
-        judge(q.id, q.type, q.answer.label(), [s.label() for s in q.stale], answers[q.id], contradiction_notes, [v.label() for v in q.versions])
-        for q in questions
-    ]
+def evaluate(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str], remark_docs: set[str]) -> list[Outcome]:
+    return [judge(q, answers[q.id], doc_of, remark_docs) for q in questions]
 
 
 @dataclass
@@ -136,66 +94,96 @@ class Level:
     """Results at one contradiction rate."""
 
     rate: float
-    contradictions: int
+    rumours: int
     answers: dict[str, dict[str, list[dict]]]  # mode -> question id -> hits
-    outcomes: dict[str, list[Outcome]]  # mode -> outcomes
-    status: dict  # ``status --json`` of the index at this rate
+    outcomes: dict[str, list[Outcome]]  # mode (and cosine_current at the main rate) -> outcomes
 
 
-def run_levels(
-    cli: CliCall, bench: BenchVault, paths: BenchPaths, rates: Sequence[float], log: Log, modes=("smart", "cosine"), top_k: int = TOP_K
-) -> list[Level]:
-    """For each rate in increasing order: add its contradictions, index, ask in every mode."""
-    levels, written = [], 0
-    for rate in sorted(set(rates)):
-        injected = bench.contradictions_at(rate)
-        new = injected[written:]
-        if new:
-            write_files(paths.vault, [c.file for c in new], bench.now)
-            index(cli, paths, bench.now)
-        written = len(injected)
-        notes = {c.note_id for c in injected}
-        status = json.loads(cli([*paths.args(bench.now), "status", "--json"]))
-        answers = {mode: ask(cli, paths, bench.now, bench.questions, mode, top_k) for mode in modes}
-        outcomes = {mode: evaluate(bench.questions, answers[mode], notes) for mode in modes}
-        levels.append(Level(rate, len(injected), answers, outcomes, status))
-        shown = ", ".join(f"{mode} top-1 {sum(o.correct for o in outs) / len(outs):.1%}" for mode, outs in outcomes.items())
-        log(f"contradiction rate {rate:.0%} ({len(injected)} notes): {shown}")
-    return levels
+@dataclass
+class StyleRun:
+    style: str
+    levels: list[Level]
+    main: Level
+    status: dict
+    contradictions: dict | None = None
+    paths: BenchPaths | None = None
+    index_runs: int = 0
+    notes: int = 0
+
+
+def run_style(
+    bench: BenchVault,
+    style: str,
+    workdir: Path,
+    config_text: str | None,
+    rates: Sequence[float],
+    rate: float,
+    top_k: int,
+    log: Log,
+    modes: Sequence[str] = MODES,
+    measure_current_text: bool = True,
+    probe_contradictions: bool = True,
+) -> StyleRun:
+    """Replay one style, then for each rate in increasing order add its rumours and ask; then the probes."""
+    rendering = bench.styles[style]
+    paths = BenchPaths.fresh(workdir / style, config_text)
+    with Driver(paths.vault, paths.index) as driver:
+        name = f"{bench.world.catalogue.name} {style}"
+        log(f"{name} vault: {len(rendering.final_files())} notes, {len(rendering.steps)} days to replay")
+        replay(driver, rendering.steps, log)
+        levels, written = [], 0
+        for level_rate in sorted(set(rates) | {rate}):
+            count = bench.rumour_count(level_rate)
+            if count > written:
+                write_files(paths.vault, rendering.rumour_files[written:count], bench.now)
+                driver.index(bench.now)
+                driver.consolidate(bench.now)
+            written = count
+            remark_docs = {r.doc for r in bench.world.rumours[:count]}
+            answers = {mode: driver.ask(bench.questions, mode, bench.now, top_k) for mode in modes}
+            outcomes = {mode: evaluate(bench.questions, answers[mode], rendering.doc_of, remark_docs) for mode in modes}
+            if level_rate == rate and measure_current_text:
+                answers["cosine_current"] = ask_current_text(bench, paths, workdir / f"{style}-current", config_text, top_k)
+                outcomes["cosine_current"] = evaluate(bench.questions, answers["cosine_current"], rendering.doc_of, remark_docs)
+            levels.append(Level(level_rate, count, answers, outcomes))
+            shown = ", ".join(f"{mode} top-1 {top1_accuracy(outs):.1%}" for mode, outs in outcomes.items())
+            log(f"{name}, contradiction rate {level_rate:.0%} ({count} rumours): {shown}")
+        main = next(level for level in levels if level.rate == rate)
+        run = StyleRun(style, levels, main, driver.status(bench.now), paths=paths, index_runs=len(rendering.steps))
+        run.notes = len(rendering.final_files()) + main.rumours
+        if probe_contradictions:
+            run.contradictions = measure_contradictions(driver, bench, style, written)
+            c = run.contradictions
+            log(f"{name}, contradictions: {c['true_positives']} of {c['expected']} found, {c['found']} flagged")
+        return run
+
+
+def ask_current_text(bench: BenchVault, paths: BenchPaths, folder: Path, config_text: str | None, top_k: int) -> dict[str, list[dict]]:
+    """Plain RAG over the current text: a fresh index of the vault's files as they are now, in one run, asked by cosine."""
+    snapshot = BenchPaths.fresh(folder, config_text)
+    shutil.rmtree(snapshot.vault)
+    shutil.copytree(paths.vault, snapshot.vault)
+    with Driver(snapshot.vault, snapshot.index) as driver:
+        driver.index(bench.now)
+        return driver.ask(bench.questions, "cosine", bench.now, top_k)
+
+
+def measure_contradictions(driver: Driver, bench: BenchVault, style: str, rumours: int) -> dict:
+    """Add the probes, index and consolidate, and score the graph's ``contradicts`` edges against the known pairs."""
+    rendering = bench.styles[style]
+    write_files(driver.vault, rendering.probe_files, bench.now)
+    driver.index(bench.now)
+    driver.consolidate(bench.now)
+    flagged = {frozenset(rendering.doc_of.get(path, path) for path in pair) for pair in driver.contradiction_edges()}
+    scores = contradiction_scores(flagged, bench.expected_contradictions(rumours, probes=True), bench.unflagged_kind)
+    scores["rumours"], scores["probes"] = rumours, len(rendering.probe_files)
+    return scores
 
 
 # -- re-embedding cost ---------------------------------------------------------------------------
 
-WORD = re.compile(r"(?<![\w\[^#*@-])([a-z]{4,})(?![\w\]])")
-LINK = re.compile(r"\[\[[^\]]*\]\]")
-REPLACEMENTS = ("usually", "clearly", "simply", "always", "normally", "formally", "really", "quickly")
 
-
-def single_word_edit(text: str, rng: random.Random) -> str:
-    """The note with one word of its body (not frontmatter, headings, links or anchors) replaced."""
-    lines = text.split("\n")
-    start = 0
-    if lines and lines[0] == "---":
-        start = lines.index("---", 1) + 1
-    candidates = []
-    for number in range(start, len(lines)):
-        line = lines[number]
-        if not line.strip() or line.lstrip().startswith(("#", "|", "**")):
-            continue
-        links = [m.span() for m in LINK.finditer(line)]
-        for match in WORD.finditer(line):
-            if not any(a <= match.start() < b for a, b in links):
-                candidates.append((number, match.span()))
-    if not candidates:
-        raise ValueError("no word to edit")
-    number, (a, b) = rng.choice(candidates)
-    word = lines[number][a:b]
-    replacement = rng.choice([r for r in REPLACEMENTS if r != word])
-    lines[number] = lines[number][:a] + replacement + lines[number][b:]
-    return "\n".join(lines)
-
-
-def reembedding_cost(cli: CliCall, bench: BenchVault, paths: BenchPaths, notes: int = EDITED_NOTES) -> dict:
+def reembedding_cost(vault: Path, index_dir: Path, when: dt.date, seed: int, notes: int = EDITED_NOTES) -> dict:
     """Edit one word in each of ``notes`` notes, index once: passages embedded vs a whole-note re-embed.
 
     The baseline is what a tool that re-embeds a changed note as a whole (aclarai's nightly
@@ -203,14 +191,14 @@ def reembedding_cost(cli: CliCall, bench: BenchVault, paths: BenchPaths, notes: 
     """
     from ..vault.parse import parse_note
 
-    rng = random.Random(bench.seed * 7 + 1)
-    live = {p.relative_to(paths.vault).as_posix(): p.read_text(encoding="utf-8") for p in sorted(paths.vault.rglob("*.md"))}
+    rng = random.Random(seed)
+    live = {p.relative_to(vault).as_posix(): p.read_text(encoding="utf-8") for p in sorted(vault.rglob("*.md"))}
     chosen = rng.sample(sorted(live), min(notes, len(live)))
     edited = [NoteFile(path, single_word_edit(live[path], rng)) for path in chosen]
     whole = sum(len(parse_note(f.text, f.path).chunks) for f in edited)
-    when = bench.now + dt.timedelta(days=1)
-    write_files(paths.vault, edited, when)
-    summary = index(cli, paths, when)
+    write_files(vault, edited, when)
+    with Driver(vault, index_dir) as driver:
+        summary = driver.index(when)
     embedded = summary["chunks_embedded"]
     return {
         "notes_edited": len(edited),
@@ -222,200 +210,107 @@ def reembedding_cost(cli: CliCall, bench: BenchVault, paths: BenchPaths, notes: 
     }
 
 
-# -- the benchmark -------------------------------------------------------------------------------
+def realistic_reembedding(workdir: Path, config_text: str | None, seed: int, now: dt.date, notes: int = EDITED_NOTES) -> dict:
+    """The same measure on notes of realistic length: passages per note log-uniform from 1 to 40."""
+    from .perf import realistic_notes
 
-
-def run_accuracy(
-    cli: CliCall,
-    workdir: Path,
-    seed: int = DEFAULT_SEED,
-    rate: float = DEFAULT_RATE,
-    rates: Sequence[float] = SWEEP_RATES,
-    top_k: int = TOP_K,
-    config: Path | None = None,
-    log: Log = lambda text: None,
-    bench: BenchVault | None = None,
-) -> tuple[dict, list[dict]]:
-    """(the report, one record per question at the chosen rate with both modes' first hits)."""
-    started = time.perf_counter()
-    bench = bench or generate(seed)
-    paths = BenchPaths.fresh(workdir, config)
-    log(f"generated vault seed {bench.seed}: {len(bench.final_files())} notes, {len(bench.questions)} questions, {len(bench.steps)} index runs")
-    replay(cli, bench, paths, log)
-    levels = run_levels(cli, bench, paths, [*rates, rate], log, top_k=top_k)
-    main = next(level for level in levels if level.rate == rate)
-    status = main.status
-    reembed = reembedding_cost(cli, bench, paths)
-    log(f"single-word edits: {reembed['chunks_embedded']} passages embedded vs {reembed['whole_note_chunks']} whole-note")
-    report = {
-        "smart": summarise(main.outcomes["smart"], QUESTION_TYPES),
-        "cosine": summarise(main.outcomes["cosine"], QUESTION_TYPES),
-        "sweep": [
-            {
-                "rate": level.rate,
-                "smart": round(_top1(level.outcomes["smart"]), 4),
-                "cosine": round(_top1(level.outcomes["cosine"]), 4),
-                "contradictions": level.contradictions,
-                "smart_top1_is_contradiction": round(sum(o.contradicted for o in level.outcomes["smart"]) / len(bench.questions), 4),
-            }
-            for level in levels
-            if level.rate in rates
-        ],
-        "reembed_saved": reembed["saved"],
-        "reembed": reembed,
-        "dataset": {
-            "seed": bench.seed,
-            "now": bench.now.isoformat(),
-            "contradiction_rate": rate,
-            "notes": len(bench.final_files()) + main.contradictions,
-            "passages_stored": sum(status["chunks"].values()),
-            "passages_by_state": status["chunks"],
-            "questions": len(bench.questions),
-            "questions_by_type": {t: sum(q.type == t for q in bench.questions) for t in QUESTION_TYPES},
-            "index_runs": len(bench.steps),
-            "top_k": top_k,
-            "model": status.get("model"),
-        },
-        "seconds": round(time.perf_counter() - started, 1),
-    }
-    report["targets"] = accuracy_targets(report)
-    return report, question_records(bench, main)
-
-
-def _top1(outcomes: Sequence[Outcome]) -> float:
-    return sum(o.correct for o in outcomes) / len(outcomes)
-
-
-def question_records(bench: BenchVault, level: Level) -> list[dict]:
-    """Per question: what was asked, what answers it, and each mode's first hit (for reading the misses)."""
-    records = []
-    for q in bench.questions:
-        record = q.to_dict()
-        for mode, outcomes in level.outcomes.items():
-            outcome = next(o for o in outcomes if o.id == q.id)
-            hits = level.answers[mode][q.id]
-            record[mode] = {
-                "correct": outcome.correct,
-                "stale": outcome.stale,
-                "contradicted": outcome.contradicted,
-                "right_passage": outcome.right_passage,
-                "confidence": outcome.confidence,
-                "top": outcome.top,
-                "top_text": hits[0]["text"] if hits else None,
-                "top_score": hits[0]["score"] if hits else None,
-                "answer_rank": next((h["rank"] for h in hits if hit_label(h) == q.answer.label()), None),
-            }
-        records.append(record)
-    return records
-
-
-ACCURACY_TARGETS = (
-    ("smart top-1", lambda r: r["smart"]["top1"], ">=", 0.90),
-    ("smart / cosine top-1", lambda r: r["smart"]["top1"] / max(r["cosine"]["top1"], 1e-9), ">=", 2.5),
-    ("time-point top-1 (date in words)", lambda r: r["smart"]["by_type"]["time_point"], ">=", 0.90),
-    ("time-point top-1 (--as-of)", lambda r: r["smart"]["by_type"]["as_of"], ">=", 0.90),
-    ("stale-answer rate", lambda r: r["smart"]["stale_rate"], "<=", 0.03),
-    ("ECE of confidence", lambda r: r["smart"]["ece"], "<=", 0.08),
-    ("worst top-1 over contradiction rates", lambda r: min(s["smart"] for s in r["sweep"]), ">=", 0.85),
-    ("re-embedding saved, single-word edits", lambda r: r["reembed_saved"], ">=", 0.90),
-)
-
-
-def check(value: float, op: str, target: float) -> bool:
-    return value >= target if op == ">=" else value <= target
-
-
-def accuracy_targets(report: dict) -> list[dict]:
-    rows = []
-    for name, read, op, target in ACCURACY_TARGETS:
-        value = read(report)
-        rows.append({"name": name, "value": round(value, 4), "op": op, "target": target, "met": check(value, op, target)})
-    return rows
+    paths = BenchPaths.fresh(workdir / "reembed", config_text)
+    write_files(paths.vault, realistic_notes(seed, notes), now)
+    with Driver(paths.vault, paths.index) as driver:
+        driver.index(now)
+    result = reembedding_cost(paths.vault, paths.index, now + dt.timedelta(days=1), seed * 7 + 3, notes)
+    result["distribution"] = "passages per note log-uniform from 1 to 40"
+    return result
 
 
 # -- calibration ---------------------------------------------------------------------------------
 
 
-def calibration_samples(bench: BenchVault, answers: dict[str, list[dict]]) -> list[tuple[float, float, float, bool, bool]]:
+def top_lead(hits: Sequence[dict], i: int) -> float:
+    """A hit's score minus the best other hit's, exactly as the ranking computes it for the confidence."""
+    other = hits[1]["score"] if i == 0 and len(hits) > 1 else (hits[0]["score"] if i else 0.0)
+    return hits[i]["score"] - other
+
+
+def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]) -> list[tuple]:
     """(score, lead, cosine, correct, is_top) for every hit valid at its question's time.
 
-    The lead is the hit's score minus the best other hit's, exactly as ``core.search``
-    computes it; hits not valid at the reference time are left out because search
-    multiplies their confidence by a fixed factor instead.
+    Hits not valid at the reference time are left out because search multiplies their
+    confidence by a fixed factor instead.
     """
     samples = []
-    for q in bench.questions:
+    for q in questions:
         hits = answers[q.id]
         for i, hit in enumerate(hits):
-            if not (hit.get("explain") or {}).get("valid_at_reference"):
-                continue
-            other = hits[1]["score"] if i == 0 and len(hits) > 1 else (hits[0]["score"] if i else 0.0)
-            samples.append((hit["score"], hit["score"] - other, hit["explain"]["cosine"], hit_label(hit) == q.answer.label(), i == 0))
+            if (hit.get("explain") or {}).get("valid_at_reference"):
+                samples.append((hit["score"], top_lead(hits, i), hit["explain"]["cosine"], states(hit, q.answer, doc_of), i == 0))
     return samples
 
 
-def top1_ece_with(bench: BenchVault, answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> float:
-    """ECE of the first hits if their confidence came from ``params`` (not-valid hits keep the ×0.1 factor)."""
+def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> list[float]:
+    """The first hits' confidence had it come from ``params`` (not-valid hits keep the ×0.1 factor)."""
     from ..memory.ranking import NOT_VALID_CONFIDENCE_FACTOR
-    from .metrics import expected_calibration_error
 
     a, b, d, c = params
-    confidences, correct = [], []
-    for q in bench.questions:
+    found = []
+    for q in questions:
         hits = answers[q.id]
         if not hits:
-            confidences.append(0.0)
-            correct.append(False)
+            found.append(0.0)
             continue
-        top = hits[0]
-        lead = top["score"] - (hits[1]["score"] if len(hits) > 1 else 0.0)
-        p = sigmoid(a * top["score"] + b * lead + d * top["explain"]["cosine"] + c)
-        if not (top.get("explain") or {}).get("valid_at_reference"):
-            p *= NOT_VALID_CONFIDENCE_FACTOR
-        confidences.append(p)
-        correct.append(hit_label(top) == q.answer.label())
-    return expected_calibration_error(confidences, correct)
+        p = sigmoid(a * hits[0]["score"] + b * top_lead(hits, 0) + d * hits[0]["explain"]["cosine"] + c)
+        found.append(p if (hits[0].get("explain") or {}).get("valid_at_reference") else p * NOT_VALID_CONFIDENCE_FACTOR)
+    return found
+
+
+def ece_with(questions: Sequence[BenchQuestion], level: Level, params: tuple) -> float:
+    confidences = top1_confidences_with(questions, level.answers["smart"], params)
+    return expected_calibration_error(confidences, [o.correct for o in level.outcomes["smart"]])
+
+
+def config_params(config_text: str | None, workdir: Path) -> tuple[float, float, float, float]:
+    """The calibration a config (or the defaults, without one) gives the confidence."""
+    folder = workdir / "config-probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(config_text or "", encoding="utf-8")
+    c = load_config(folder / "config.toml").scoring.calibration
+    return (c.score_weight, c.margin_weight, c.cosine_weight, c.bias)
 
 
 def run_calibration(
-    cli: CliCall,
     workdir: Path,
     seed: int = CALIBRATION_SEED,
-    rates: Sequence[float] = SWEEP_RATES,
+    rates: Sequence[float] = FIT_RATES,
     top_k: int = TOP_K,
-    config: Path | None = None,
+    config_text: str | None = None,
     log: Log = lambda text: None,
     top1_only: bool = False,
+    bench: BenchVault | None = None,
 ) -> dict:
-    """Fit the Platt parameters on a generated vault (a seed other than the benchmark's) at every rate."""
-    from ..config import load_config
-
-    bench = generate(seed)
-    paths = BenchPaths.fresh(workdir, config)
-    log(f"generated calibration vault seed {seed}: {len(bench.questions)} questions")
-    replay(cli, bench, paths, log)
-    levels = run_levels(cli, bench, paths, rates, log, modes=("smart",), top_k=top_k)
-    samples = [s for level in levels for s in calibration_samples(bench, level.answers["smart"])]
+    """Fit the Platt parameters on the calibration catalogue (both styles, every rate in ``rates``)."""
+    bench = bench or generate(seed, catalogue=CALIBRATION)
+    log(f"calibration vault seed {bench.seed}: {len(bench.questions)} questions")
+    samples, runs = [], []
+    for style in STYLES:
+        run = run_style(bench, style, workdir, config_text, rates, rates[0], top_k, log, ("smart",), False, False)
+        runs.append(run)
+        samples += [s for level in run.levels for s in calibration_samples(bench.questions, level.answers["smart"], bench.styles[style].doc_of)]
     if top1_only:
         samples = [s for s in samples if s[4]]
-    fitted = fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples])
-    current = load_config(paths.index / "config.toml").scoring.calibration
-    before = (current.score_weight, current.margin_weight, current.cosine_weight, current.bias)
-    ece = lambda params: round(sum(top1_ece_with(bench, lv.answers["smart"], params) for lv in levels) / len(levels), 4)  # noqa: E731
+    fitted = tuple(round(v, 2) for v in fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples]))
+    before = config_params(config_text, workdir)
+    levels = [level for run in runs for level in run.levels]
+    mean_ece = lambda params: round(sum(ece_with(bench.questions, lv, params) for lv in levels) / len(levels), 4)  # noqa: E731
     return {
-        "seed": seed,
+        "seed": bench.seed,
         "samples": len(samples),
         "positives": sum(1 for s in samples if s[3]),
-        "fitted": {
-            "score_weight": round(fitted[0], 2),
-            "margin_weight": round(fitted[1], 2),
-            "cosine_weight": round(fitted[2], 2),
-            "bias": round(fitted[3], 2),
-        },
-        "previous": {"score_weight": before[0], "margin_weight": before[1], "cosine_weight": before[2], "bias": before[3]},
-        "top1_ece_previous": ece(before),
-        "top1_ece_fitted": ece(tuple(round(v, 2) for v in fitted)),
+        "fitted": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), fitted)),
+        "previous": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), before)),
+        "top1_ece_previous": mean_ece(before),
+        "top1_ece_fitted": mean_ece(fitted),
         "rates": list(sorted(set(rates))),
+        "styles": list(STYLES),
     }
 
 
@@ -425,3 +320,180 @@ def calibration_snippet(fitted: dict) -> str:
         f"calibration = {{ score_weight = {fitted['score_weight']}, margin_weight = {fitted['margin_weight']}, "
         f"cosine_weight = {fitted['cosine_weight']}, bias = {fitted['bias']} }}\n"
     )
+
+
+def check_config_text(config_text: str | None) -> None:
+    """A config for the generated indexes must be TOML and leave the calibration to the benchmark's own fit."""
+    try:
+        given = tomllib.loads(config_text or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise SmartvecError(f"--config is not valid TOML: {exc}") from None
+    if given.get("scoring", {}).get("calibration") is not None:
+        raise SmartvecError("the --config sets [scoring] calibration itself; the benchmark fits its own (leave it out)")
+
+
+def with_calibration(config_text: str | None, fitted: dict) -> str:
+    """The given config with the fitted calibration added."""
+    check_config_text(config_text)
+    base = config_text or ""
+    table = "\n[scoring.calibration]\n" + "".join(f"{key} = {value}\n" for key, value in fitted.items())
+    combined = base + table
+    try:
+        tomllib.loads(combined)
+    except tomllib.TOMLDecodeError as exc:
+        raise SmartvecError(f"cannot add the fitted calibration to --config: {exc}") from None
+    return combined
+
+
+# -- the benchmark -------------------------------------------------------------------------------
+
+
+def run_accuracy(
+    workdir: Path,
+    seed: int = DEFAULT_SEED,
+    fit_seed: int = CALIBRATION_SEED,
+    rate: float = DEFAULT_RATE,
+    rates: Sequence[float] = SWEEP_RATES,
+    top_k: int = TOP_K,
+    config: Path | None = None,
+    log: Log = lambda text: None,
+    bench: BenchVault | None = None,
+    calibration_bench: BenchVault | None = None,
+) -> tuple[dict, list[dict]]:
+    """(the report, one record per question at the chosen rate with every baseline's first hit)."""
+    started = time.perf_counter()
+    config_text = config.read_text(encoding="utf-8") if config else None
+    check_config_text(config_text)
+    bench = bench or generate(seed)
+    calibration_bench = calibration_bench or generate(fit_seed, catalogue=CALIBRATION)
+    log(f"evaluation vault seed {bench.seed}: {len(bench.questions)} questions")
+    fit = run_calibration(workdir / "calibration", top_k=top_k, config_text=config_text, log=log, bench=calibration_bench)
+    log(f"confidence fitted on seed {fit['seed']} ({fit['samples']} hits): {fit['fitted']}")
+    eval_config = with_calibration(config_text, fit["fitted"])
+    runs = {style: run_style(bench, style, workdir, eval_config, rates, rate, top_k, log) for style in STYLES}
+    labelled = runs["labelled"]
+    short = reembedding_cost(labelled.paths.vault, labelled.paths.index, bench.now + dt.timedelta(days=1), bench.seed * 7 + 1)
+    realistic = realistic_reembedding(workdir, eval_config, bench.seed, bench.now)
+    log(f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the benchmark's short notes")
+    shipped = config_params(config_text, workdir)
+    report = build_report(bench, calibration_bench, runs, fit, shipped, short, realistic, rate, rates, top_k)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    report["targets"] = accuracy_targets(report)
+    return report, question_records(bench, runs)
+
+
+def _blocks(run: StyleRun) -> dict:
+    return {mode: summarise(run.main.outcomes[mode], QUESTION_TYPES) for mode in BASELINES}
+
+
+def _by_type(report: dict, kind: str) -> dict:
+    pick = lambda blocks: {mode: blocks[mode]["by_type"][kind] for mode in BASELINES}  # noqa: E731
+    return {**pick(report), "plain": pick(report["plain"])}
+
+
+def build_report(
+    bench: BenchVault, calibration_bench: BenchVault, runs: dict[str, StyleRun], fit: dict, shipped: tuple, short: dict, realistic: dict,
+    rate: float, rates: Sequence[float], top_k: int,
+) -> dict:
+    labelled, plain = runs["labelled"], runs["plain"]
+    report = {**_blocks(labelled), "plain": _blocks(plain)}
+    report["no_conflict"] = _by_type(report, "stable")
+    report["lexical"] = _by_type(report, "lexical")
+    report["contradictions"] = {**labelled.contradictions, "plain": plain.contradictions}
+    report["sweep"] = [
+        {
+            "rate": a.rate,
+            "smart": round(top1_accuracy(a.outcomes["smart"]), 4),
+            "cosine": round(top1_accuracy(a.outcomes["cosine"]), 4),
+            "plain_smart": round(top1_accuracy(b.outcomes["smart"]), 4),
+            "plain_cosine": round(top1_accuracy(b.outcomes["cosine"]), 4),
+            "rumours": a.rumours,
+            "smart_top1_is_rumour": round(sum(o.contradicted for o in a.outcomes["smart"]) / len(bench.questions), 4),
+            "plain_smart_top1_is_rumour": round(sum(o.contradicted for o in b.outcomes["smart"]) / len(bench.questions), 4),
+        }
+        for a, b in zip(labelled.levels, plain.levels)
+        if a.rate in rates
+    ]
+    report["reembed_saved"] = realistic["saved"]
+    report["reembed"] = {"realistic": realistic, "short_notes": short}
+    eval_texts = {q.text for q in bench.questions}
+    report["calibration"] = {
+        "fit_seed": calibration_bench.seed,
+        "eval_seed": bench.seed,
+        **overlap(calibration_bench.world.catalogue, bench.world.catalogue),
+        "shared_question_texts": sum(q.text in eval_texts for q in calibration_bench.questions),
+        "fitted": fit["fitted"],
+        "fit_samples": fit["samples"],
+        "shipped": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), shipped)),
+        "ece_shipped": {style: round(ece_with(bench.questions, run.main, shipped), 4) for style, run in runs.items()},
+    }
+    report["dataset"] = {
+        "seed": bench.seed,
+        "now": bench.now.isoformat(),
+        "contradiction_rate": rate,
+        "styles": {
+            style: {
+                "notes": run.notes,
+                "passages_stored": sum(run.status["chunks"].values()),
+                "passages_by_state": run.status["chunks"],
+                "index_runs": run.index_runs,
+            }
+            for style, run in runs.items()
+        },
+        "questions": len(bench.questions),
+        "questions_by_type": {t: sum(q.type == t for q in bench.questions) for t in QUESTION_TYPES},
+        "time_points_by_phrase": {
+            kind: sum(q.phrase_kind == kind for q in bench.questions) for kind in sorted({q.phrase_kind for q in bench.questions if q.phrase_kind})
+        },
+        "top_k": top_k,
+        "model": labelled.status.get("model"),
+    }
+    return report
+
+
+def question_records(bench: BenchVault, runs: dict[str, StyleRun]) -> list[dict]:
+    """Per question: what was asked, what answers it, and each baseline's first hit in each style (for reading the misses)."""
+    records = []
+    for number, q in enumerate(bench.questions):
+        record = q.to_dict()
+        for style, run in runs.items():
+            record[style] = {}
+            for mode, outcomes in run.main.outcomes.items():
+                outcome, hits = outcomes[number], run.main.answers[mode][q.id]
+                record[style][mode] = {
+                    **{k: getattr(outcome, k) for k in ("correct", "top3", "stale", "contradicted", "right_passage", "right_note", "confidence", "top")},
+                    "top_text": hits[0]["text"] if hits else None,
+                    "top_score": hits[0]["score"] if hits else None,
+                    "answer_rank": next((h["rank"] for h in hits if states(h, q.answer, bench.styles[style].doc_of)), None),
+                }
+        records.append(record)
+    return records
+
+
+ACCURACY_TARGETS = (
+    ("smart top-1", lambda r: r["smart"]["top1"], ">=", 0.90),
+    ("smart / cosine top-1", lambda r: r["smart"]["top1"] / max(r["cosine"]["top1"], 1e-9), ">=", 2.5),
+    ("time-point top-1 (date in words)", lambda r: r["smart"]["by_type"]["time_point"], ">=", 0.90),
+    ("time-point top-1 (--as-of)", lambda r: r["smart"]["by_type"]["as_of"], ">=", 0.90),
+    ("exact-identifier top-1", lambda r: r["smart"]["by_type"]["lexical"], ">=", 0.90),
+    ("long-note top-1", lambda r: r["smart"]["by_type"]["long_note"], ">=", 0.90),
+    ("stale-answer rate", lambda r: r["smart"]["stale_rate"], "<=", 0.03),
+    ("ECE of confidence", lambda r: r["smart"]["ece"], "<=", 0.08),
+)
+
+
+def check(value: float, op: str, target: float) -> bool:
+    return value >= target if op == ">=" else value <= target
+
+
+def accuracy_targets(report: dict) -> list[dict]:
+    """The targets on both vault styles (the top-1 bar also per question type), the sweep's and re-embedding's."""
+    rows = []
+    for style, blocks in (("labelled", report), ("plain", report["plain"])):
+        for name, read, op, target in ACCURACY_TARGETS:
+            rows.append((f"{name}, {style}", read(blocks), op, target))
+    key = {"labelled": "smart", "plain": "plain_smart"}
+    rows += [(f"worst top-1 over contradiction rates, {style}", min(s[key[style]] for s in report["sweep"]), ">=", 0.85) for style in STYLES]
+    rows.append(("re-embedding saved, single-word edits, realistic notes", report["reembed_saved"], ">=", 0.90))
+    rows.append(("re-embedding saved, single-word edits, short notes", report["reembed"]["short_notes"]["saved"], ">=", 0.90))
+    return [{"name": name, "value": round(value, 4), "op": op, "target": target, "met": check(value, op, target)} for name, value, op, target in rows]

@@ -1,25 +1,34 @@
 """What the accuracy benchmark measures, as plain functions of (question, hits).
 
-- top-1 accuracy: the first hit is the passage version that answers the question at the
-  time it asks about;
-- stale-answer rate: the first hit is a version of that passage already superseded at
-  that time (a current question answered with last year's policy);
-- contradiction rate: the first hit is an injected low-authority restatement;
-- passage top-1: the first hit is *some* version of the answering passage. It separates
-  finding the right passage (the embedding model's part, which plain cosine shares)
-  from choosing the right version of it (time, trust and relations);
+A hit *states* an expected answer when it comes from that answer's note and its text
+contains the sentence that says it: scoring is by the statement, not by a passage id, so
+a hit on another paragraph of the right note does not count, and both vault styles
+(whose notes have different paths and no ids in plain style) are judged alike.
+
+- top-1 / top-3 accuracy: the first hit (one of the first three) states the answer that
+  is true at the time the question asks about;
+- stale-answer rate: the first hit states a version already superseded at that time;
+- contradiction rate: the first hit is a rumour or a contradiction probe;
+- passage top-1: the first hit states *some* version of the answer. It separates finding
+  the right passage (the embedding model's part, which plain cosine shares) from
+  choosing the right version of it (time, trust and relations);
+- note top-1: the first hit comes from the answer's note, whatever paragraph: with top-1
+  it shows how often a near miss in the same note wins;
 - expected calibration error of the first hit's ``confidence`` over equal-width bins:
-  ``Σ_b (n_b / N) · |accuracy_b − mean confidence_b|``.
+  ``Σ_b (n_b / N) · |accuracy_b − mean confidence_b|``;
+- precision and recall of ``contradicts`` edges against the pairs known to disagree.
 
 A question with no hits counts as wrong, with confidence 0. ``fit_platt`` fits the
-calibration's logistic regression (score and lead → P(correct)) for ``bench calibrate``.
+calibration's logistic regression (score, lead, cosine → P(correct)) for ``bench calibrate``.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
+
+from .generator import COLLOQUIAL_PHRASES, DOCUMENTED_PHRASES, BenchQuestion, Expected
 
 
 @dataclass
@@ -27,63 +36,50 @@ class Outcome:
     id: str
     type: str
     correct: bool
+    top3: bool
     stale: bool
     contradicted: bool
-    right_passage: bool  # some version of the answering passage, maybe not the right one
+    right_passage: bool  # states some version of the answer, maybe not the right one
+    right_note: bool  # comes from the answer's note, maybe another paragraph of it
     confidence: float
-    top: str | None  # "chunk_id@version" of the first hit
+    top: str | None  # path of the first hit
+    phrase_kind: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def hit_label(hit: dict) -> str:
-    return f"{hit['chunk_id']}@{hit['version']}"
+def states(hit: dict, expected: Expected, doc_of: Mapping[str, str]) -> bool:
+    """Does the hit come from the expected note and contain the sentence that states it?"""
+    return doc_of.get(hit["path"]) == expected.doc and expected.needle in hit["text"]
 
 
-def judge(
-    question_id: str,
-    question_type: str,
-    answer: str,
-    stale: Iterable[str],
-    hits: Sequence[dict],
-    contradiction_notes: Iterable[str] = (),
-    versions: Iterable[str] = (),
-) -> Outcome:
-    """Compare the first hit with the known answer (labels are ``chunk_id@version``).
-
-    ``versions`` lists every version of the answering passage (the answer included).
-    """
+def judge(question: BenchQuestion, hits: Sequence[dict], doc_of: Mapping[str, str], remark_docs: Collection[str] = ()) -> Outcome:
+    """Compare the first hits with the known answer; ``doc_of`` maps the style's paths to note keys."""
     if not hits:
-        return Outcome(question_id, question_type, False, False, False, False, 0.0, None)
+        return Outcome(question.id, question.type, False, False, False, False, False, False, 0.0, None, question.phrase_kind)
     top = hits[0]
-    label = hit_label(top)
     return Outcome(
-        question_id,
-        question_type,
-        correct=label == answer,
-        stale=label in set(stale),
-        contradicted=top["note_id"] in set(contradiction_notes),
-        right_passage=label == answer or label in set(versions),
+        question.id,
+        question.type,
+        correct=states(top, question.answer, doc_of),
+        top3=any(states(hit, question.answer, doc_of) for hit in hits[:3]),
+        stale=any(states(top, s, doc_of) for s in question.stale),
+        contradicted=doc_of.get(top["path"]) in set(remark_docs),
+        right_passage=any(states(top, v, doc_of) for v in question.versions),
+        right_note=doc_of.get(top["path"]) == question.answer.doc,
         confidence=float(top.get("confidence") or 0.0),
-        top=label,
+        top=top["path"],
+        phrase_kind=question.phrase_kind,
     )
 
 
+def share(outcomes: Sequence[Outcome], attribute: str) -> float:
+    return sum(bool(getattr(o, attribute)) for o in outcomes) / len(outcomes) if outcomes else 0.0
+
+
 def top1_accuracy(outcomes: Sequence[Outcome]) -> float:
-    return sum(o.correct for o in outcomes) / len(outcomes) if outcomes else 0.0
-
-
-def passage_top1(outcomes: Sequence[Outcome]) -> float:
-    return sum(o.right_passage for o in outcomes) / len(outcomes) if outcomes else 0.0
-
-
-def stale_rate(outcomes: Sequence[Outcome]) -> float:
-    return sum(o.stale for o in outcomes) / len(outcomes) if outcomes else 0.0
-
-
-def contradiction_rate(outcomes: Sequence[Outcome]) -> float:
-    return sum(o.contradicted for o in outcomes) / len(outcomes) if outcomes else 0.0
+    return share(outcomes, "correct")
 
 
 def expected_calibration_error(confidences: Sequence[float], correct: Sequence[bool], bins: int = 10) -> float:
@@ -104,19 +100,61 @@ def expected_calibration_error(confidences: Sequence[float], correct: Sequence[b
 
 
 def summarise(outcomes: Sequence[Outcome], types: Sequence[str]) -> dict:
-    """The per-mode block of the report: overall metrics, then top-1 and stale rate by question type."""
+    """The per-mode block of the report: overall metrics, then by question type and by date phrasing."""
     by_type = {t: [o for o in outcomes if o.type == t] for t in types}
+    dated = [o for o in outcomes if o.phrase_kind]
+    by_phrase = {kind: [o for o in dated if o.phrase_kind == kind] for kind in DOCUMENTED_PHRASES + COLLOQUIAL_PHRASES}
+
+    def rounded(groups: dict, attribute: str = "correct") -> dict:
+        return {key: round(share(group, attribute), 4) for key, group in groups.items()}
+
     return {
-        "top1": round(top1_accuracy(outcomes), 4),
-        "stale_rate": round(stale_rate(outcomes), 4),
+        "top1": round(share(outcomes, "correct"), 4),
+        "top3": round(share(outcomes, "top3"), 4),
+        "passage_top1": round(share(outcomes, "right_passage"), 4),
+        "note_top1": round(share(outcomes, "right_note"), 4),
+        "stale_rate": round(share(outcomes, "stale"), 4),
         "ece": round(expected_calibration_error([o.confidence for o in outcomes], [o.correct for o in outcomes]), 4),
-        "by_type": {t: round(top1_accuracy(group), 4) for t, group in by_type.items()},
-        "stale_by_type": {t: round(stale_rate(group), 4) for t, group in by_type.items()},
-        "contradiction_rate": round(contradiction_rate(outcomes), 4),
-        "passage_top1": round(passage_top1(outcomes), 4),
-        "passage_by_type": {t: round(passage_top1(group), 4) for t, group in by_type.items()},
+        "contradiction_rate": round(share(outcomes, "contradicted"), 4),
+        "by_type": rounded(by_type),
+        "top3_by_type": rounded(by_type, "top3"),
+        "stale_by_type": rounded(by_type, "stale"),
+        "passage_by_type": rounded(by_type, "right_passage"),
+        "note_by_type": rounded(by_type, "right_note"),
+        "time_point_by_phrase": {
+            "documented": round(share([o for o in dated if o.phrase_kind in DOCUMENTED_PHRASES], "correct"), 4),
+            "colloquial": round(share([o for o in dated if o.phrase_kind in COLLOQUIAL_PHRASES], "correct"), 4),
+            **{kind: round(share(group, "correct"), 4) for kind, group in by_phrase.items() if group},
+        },
         "n": len(outcomes),
         "n_by_type": {t: len(group) for t, group in by_type.items()},
+    }
+
+
+def contradiction_scores(found: Iterable[frozenset[str]], expected: Mapping[frozenset[str], str], why_wrong) -> dict:
+    """Precision and recall of flagged note pairs; recall by kind of pair, false alarms by what the pair was.
+
+    ``why_wrong(pair)`` names a flagged pair that is not a contradiction (agreeing, shared words, ...).
+    """
+    flagged = set(found)
+    hits = flagged & set(expected)
+    by_kind: dict[str, dict[str, int]] = {}
+    for pair, kind in expected.items():
+        row = by_kind.setdefault(kind, {"expected": 0, "found": 0})
+        row["expected"] += 1
+        row["found"] += pair in hits
+    false_alarms: dict[str, int] = {}
+    for pair in flagged - hits:
+        kind = why_wrong(pair)
+        false_alarms[kind] = false_alarms.get(kind, 0) + 1
+    return {
+        "precision": round(len(hits) / len(flagged), 4) if flagged else None,
+        "recall": round(len(hits) / len(expected), 4) if expected else None,
+        "found": len(flagged),
+        "expected": len(expected),
+        "true_positives": len(hits),
+        "recall_by_kind": dict(sorted(by_kind.items())),
+        "false_positives_by_kind": dict(sorted(false_alarms.items())),
     }
 
 

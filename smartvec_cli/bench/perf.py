@@ -16,6 +16,7 @@ Python process per call, as cron and shell scripts have it):
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import random
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .accuracy import single_word_edit
+from .generator import NoteFile, single_word_edit
 
 Log = Callable[[str], None]
 
@@ -79,6 +80,22 @@ def perf_note(rng: random.Random, number: int, total: int) -> tuple[str, str]:
     if links:
         lines += ["See also " + ", ".join(links) + ".", ""]
     return f"area{number % 20}/{title}.md", "\n".join(lines)
+
+
+def realistic_notes(seed: int, notes: int) -> list[NoteFile]:
+    """Notes of realistic length: passages per note log-uniform from 1 to 40 (median about 6, a few long ones)."""
+    rng = random.Random(seed)
+    files = []
+    for number in range(notes):
+        passages = max(1, min(40, round(math.exp(rng.uniform(0.0, math.log(40.0))))))
+        title = f"{rng.choice(TOPICS)} {number:03d}"
+        lines = [f"# {title}", ""]
+        for paragraph in range(passages):
+            if paragraph == 0 or rng.random() < 0.3:
+                lines += [f"## Section {paragraph + 1}", ""]
+            lines += [" ".join(sentence(rng) for _ in range(rng.randint(2, 4))), ""]
+        files.append(NoteFile(f"notes/{title}.md", "\n".join(lines)))
+    return files
 
 
 def write_perf_vault(vault: Path, notes: int, seed: int) -> list[str]:

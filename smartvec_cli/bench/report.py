@@ -9,12 +9,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .generator import COLLOQUIAL_PHRASES, DOCUMENTED_PHRASES
+
 TYPE_LABELS = {
     "current": "current value",
-    "time_point": "time point (date in words)",
-    "as_of": "time point (--as-of)",
-    "stable": "stable fact",
+    "time_point": "time point, date in words",
+    "as_of": "time point, --as-of",
+    "stable": "stable fact, no competitor",
+    "lexical": "exact identifier",
+    "long_note": "long note, near miss beside it",
 }
+COLUMNS = (("labelled", "cosine"), ("labelled", "cosine_current"), ("labelled", "smart"), ("plain", "cosine"), ("plain", "cosine_current"), ("plain", "smart"))
+MODE_LABELS = {"cosine": "cosine, all versions", "cosine_current": "plain RAG, current text", "smart": "smartvec"}
 
 
 def num(value: float | None, spec: str) -> str:
@@ -25,37 +31,86 @@ def pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
+def _block(report: dict, style: str, mode: str) -> dict:
+    return report[mode] if style == "labelled" else report["plain"][mode]
+
+
 def accuracy_markdown(report: dict) -> str:
-    smart, cosine, data = report["smart"], report["cosine"], report["dataset"]
+    data, cal = report["dataset"], report["calibration"]
+    styles = data["styles"]
     lines = [
-        f"Generated vault (seed {data['seed']}): {data['notes']} notes, {data['passages_stored']} stored passages, "
-        f"{data['questions']} questions, contradiction rate {data['contradiction_rate']:.0%}, "
-        f"replayed with {data['index_runs']} index runs.",
+        f"Generated vault (seed {data['seed']}): {data['questions']} questions; labelled style {styles['labelled']['notes']} notes and "
+        f"{styles['labelled']['passages_stored']} stored passages, plain style {styles['plain']['notes']} notes and "
+        f"{styles['plain']['passages_stored']} stored passages; rumour rate {data['contradiction_rate']:.0%}; history replayed as "
+        f"{styles['labelled']['index_runs']} days of `index` + `consolidate`. Confidence fitted first on seed {cal['fit_seed']} of the "
+        f"calibration catalogue (shared topics {cal['shared_topics']}, shared templates {cal['shared_templates']}, "
+        f"shared question texts {cal['shared_question_texts']}).",
         "",
-        "| metric | plain cosine | smartvec |",
-        "|---|---:|---:|",
-        f"| top-1 accuracy | {pct(cosine['top1'])} | **{pct(smart['top1'])}** |",
+        "| metric | " + " | ".join(f"{style}: {MODE_LABELS[mode]}" for style, mode in COLUMNS) + " |",
+        "|---|" + "---:|" * len(COLUMNS),
     ]
+
+    def row(label: str, read, fmt=pct) -> None:
+        lines.append(f"| {label} | " + " | ".join(fmt(read(_block(report, style, mode))) for style, mode in COLUMNS) + " |")
+
+    smart = report["smart"]
+    row("top-1 accuracy", lambda b: b["top1"])
+    row("top-3 accuracy", lambda b: b["top3"])
     for kind, label in TYPE_LABELS.items():
-        n = smart["n_by_type"].get(kind, 0)
-        lines.append(f"| top-1, {label} (n={n}) | {pct(cosine['by_type'].get(kind))} | {pct(smart['by_type'].get(kind))} |")
+        row(f"top-1, {label} (n={smart['n_by_type'].get(kind, 0)})", lambda b, k=kind: b["by_type"].get(k))
+        if kind == "time_point":
+            counts = data.get("time_points_by_phrase", {})
+            documented = sum(counts.get(k, 0) for k in DOCUMENTED_PHRASES)
+            colloquial = sum(counts.get(k, 0) for k in COLLOQUIAL_PHRASES)
+            row(f"&nbsp;&nbsp;phrasings the parser documents (n={documented})", lambda b: b["time_point_by_phrase"]["documented"])
+            row(f"&nbsp;&nbsp;other phrasings people use (n={colloquial})", lambda b: b["time_point_by_phrase"]["colloquial"])
+    row("first hit states some version of the answer", lambda b: b["passage_top1"])
+    row("first hit is from the answer's note", lambda b: b["note_top1"])
+    row("stale-answer rate", lambda b: b["stale_rate"])
+    row("first hit is a rumour", lambda b: b["contradiction_rate"])
+    row("ECE of `confidence` (10 bins)", lambda b: b["ece"], lambda v: num(v, ".3f"))
+    lines.append("")
+
+    lab, pla = report["contradictions"], report["contradictions"]["plain"]
     lines += [
-        f"| stale-answer rate | {pct(cosine['stale_rate'])} | {pct(smart['stale_rate'])} |",
-        f"| top-1 is an injected contradiction | {pct(cosine['contradiction_rate'])} | {pct(smart['contradiction_rate'])} |",
-        f"| top-1 is some version of the right passage | {pct(cosine['passage_top1'])} | {pct(smart['passage_top1'])} |",
-        f"| ECE of `confidence` (10 bins) | {cosine['ece']:.3f} | {smart['ece']:.3f} |",
-        "",
-        "| contradiction rate | " + " | ".join(f"{s['rate']:.0%}" for s in report["sweep"]) + " |",
-        "|---|" + "---:|" * len(report["sweep"]),
-        "| plain cosine top-1 | " + " | ".join(pct(s["cosine"]) for s in report["sweep"]) + " |",
-        "| smartvec top-1 | " + " | ".join(pct(s["smart"]) for s in report["sweep"]) + " |",
+        "| `contradicts` edges after `consolidate` | labelled | plain |",
+        "|---|---:|---:|",
+        f"| precision | {pct(lab['precision'])} | {pct(pla['precision'])} |",
+        f"| recall | {pct(lab['recall'])} | {pct(pla['recall'])} |",
+        f"| flagged / known pairs | {lab['found']} / {lab['expected']} | {pla['found']} / {pla['expected']} |",
+    ]
+    for kind in sorted(set(lab["recall_by_kind"]) | set(pla["recall_by_kind"])):
+        cell = lambda c: f"{c['recall_by_kind'][kind]['found']} of {c['recall_by_kind'][kind]['expected']}" if kind in c["recall_by_kind"] else "-"  # noqa: E731
+        lines.append(f"| found: {kind.replace('_', ' ')} | {cell(lab)} | {cell(pla)} |")
+    for kind in sorted(set(lab["false_positives_by_kind"]) | set(pla["false_positives_by_kind"])):
+        lines.append(f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |")
+    lines.append("")
+
+    sweep = report["sweep"]
+    lines += [
+        "| rumour rate | " + " | ".join(f"{s['rate']:.0%}" for s in sweep) + " |",
+        "|---|" + "---:|" * len(sweep),
+        "| cosine top-1, labelled | " + " | ".join(pct(s["cosine"]) for s in sweep) + " |",
+        "| smartvec top-1, labelled | " + " | ".join(pct(s["smart"]) for s in sweep) + " |",
+        "| cosine top-1, plain | " + " | ".join(pct(s["plain_cosine"]) for s in sweep) + " |",
+        "| smartvec top-1, plain | " + " | ".join(pct(s["plain_smart"]) for s in sweep) + " |",
         "",
     ]
-    reembed = report["reembed"]
+    fitted, shipped = cal["fitted"], cal["shipped"]
     lines.append(
-        f"Re-embedding after single-word edits of {reembed['notes_edited']} notes: {reembed['chunks_embedded']} passages embedded "
-        f"instead of {reembed['whole_note_chunks']} for whole-note re-embedding ({reembed['passages_per_note']} passages per note): "
-        f"**{reembed['saved']:.1%} saved**."
+        f"Confidence: fitted (score, lead, cosine, bias) = ({fitted['score_weight']}, {fitted['margin_weight']}, {fitted['cosine_weight']}, "
+        f"{fitted['bias']}) on {cal['fit_samples']} hits of the calibration vault; ECE with the shipped parameters ({shipped['score_weight']}, "
+        f"{shipped['margin_weight']}, {shipped['cosine_weight']}, {shipped['bias']}) instead: {cal['ece_shipped']['labelled']:.3f} labelled, "
+        f"{cal['ece_shipped']['plain']:.3f} plain."
+    )
+    lines.append("")
+    realistic, short = report["reembed"]["realistic"], report["reembed"]["short_notes"]
+    lines.append(
+        f"Re-embedding after single-word edits of {realistic['notes_edited']} notes of realistic length ({realistic['distribution']}, "
+        f"{realistic['passages_per_note']} per edited note): {realistic['chunks_embedded']} passages embedded instead of "
+        f"{realistic['whole_note_chunks']} for whole-note re-embedding: **{realistic['saved']:.1%} saved**. On {short['notes_edited']} of the "
+        f"benchmark's short notes ({short['passages_per_note']} passages per note): {short['chunks_embedded']} instead of "
+        f"{short['whole_note_chunks']}, {short['saved']:.1%} saved."
     )
     return "\n".join(lines) + "\n"
 
@@ -134,27 +189,29 @@ def _pyplot():
 
 
 def plot_accuracy_by_type(report: dict, path: Path) -> bool:
-    """Grouped bars: top-1 per question type (and overall) for both modes."""
+    """Top-1 per question type (and overall) for each baseline, labelled vault beside plain vault."""
     plt = _pyplot()
     if plt is None:
         return False
     kinds = list(TYPE_LABELS)
-    labels = ["overall"] + [TYPE_LABELS[k].replace(" (", "\n(") for k in kinds]
-    cosine = [report["cosine"]["top1"]] + [report["cosine"]["by_type"][k] for k in kinds]
-    smart = [report["smart"]["top1"]] + [report["smart"]["by_type"][k] for k in kinds]
-    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=120)
-    xs = range(len(labels))
-    width = 0.38
-    bars_c = ax.bar([x - width / 2 for x in xs], cosine, width, label="plain cosine", color="#9aa5b1")
-    bars_s = ax.bar([x + width / 2 for x in xs], smart, width, label="smartvec", color="#2f6fb3")
-    for bars in (bars_c, bars_s):
-        for bar in bars:
-            ax.annotate(f"{bar.get_height():.0%}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(list(xs), labels, fontsize=8)
-    ax.set_ylim(0, 1.08)
-    ax.set_ylabel("top-1 accuracy")
-    ax.set_title(f"Top-1 accuracy by question type (contradiction rate {report['dataset']['contradiction_rate']:.0%})")
-    ax.legend(loc="upper left", fontsize=8)
+    labels = ["overall"] + [TYPE_LABELS[k].replace(", ", ",\n") for k in kinds]
+    colours = {"cosine": "#c5ccd3", "cosine_current": "#8a96a3", "smart": "#2f6fb3"}
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), dpi=120, sharey=True)
+    width = 0.27
+    for ax, style in zip(axes, ("labelled", "plain")):
+        xs = range(len(labels))
+        for offset, mode in zip((-width, 0.0, width), ("cosine", "cosine_current", "smart")):
+            block = _block(report, style, mode)
+            values = [block["top1"]] + [block["by_type"][k] for k in kinds]
+            bars = ax.bar([x + offset for x in xs], values, width, label=MODE_LABELS[mode], color=colours[mode])
+            for bar in bars:
+                ax.annotate(f"{bar.get_height():.0%}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=6)
+        ax.set_xticks(list(xs), labels, fontsize=7)
+        ax.set_ylim(0, 1.1)
+        ax.set_title(f"{style} vault")
+    axes[0].set_ylabel("top-1 accuracy")
+    axes[0].legend(loc="upper left", fontsize=7)
+    fig.suptitle(f"Top-1 accuracy by question type (rumour rate {report['dataset']['contradiction_rate']:.0%})")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -162,20 +219,23 @@ def plot_accuracy_by_type(report: dict, path: Path) -> bool:
 
 
 def plot_sweep(report: dict, path: Path) -> bool:
-    """Top-1 against the share of policies with an injected low-authority contradiction."""
+    """Top-1 against the share of policies with an injected rumour, labelled and plain vaults."""
     plt = _pyplot()
     if plt is None:
         return False
     rates = [s["rate"] * 100 for s in report["sweep"]]
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
-    ax.plot(rates, [s["cosine"] for s in report["sweep"]], "o-", label="plain cosine", color="#9aa5b1")
-    ax.plot(rates, [s["smart"] for s in report["sweep"]], "o-", label="smartvec", color="#2f6fb3")
-    ax.axhline(0.85, ls="--", lw=0.8, color="#c0392b", label="target 85%")
-    ax.set_xlabel("injected contradictions (% of policies)")
+    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=120)
+    for key, label, style in (
+        ("cosine", "cosine, labelled", "o--"), ("plain_cosine", "cosine, plain", "s--"),
+        ("smart", "smartvec, labelled", "o-"), ("plain_smart", "smartvec, plain", "s-"),
+    ):
+        ax.plot(rates, [s[key] for s in report["sweep"]], style, label=label, color="#2f6fb3" if "smart" in key else "#8a96a3")
+    ax.axhline(0.85, ls=":", lw=0.8, color="#c0392b", label="target 85%")
+    ax.set_xlabel("injected rumours (% of policies)")
     ax.set_ylabel("top-1 accuracy")
     ax.set_ylim(0, 1.05)
     ax.set_xticks(rates)
-    ax.set_title("Top-1 accuracy under injected contradictions")
+    ax.set_title("Top-1 accuracy under injected rumours")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)

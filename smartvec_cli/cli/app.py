@@ -7,20 +7,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from .session import open_session, report_failure
 
 
-class SmartvecGroup(TyperGroup):
-    """Turns every failure into one clear line on stderr and a documented exit code (``session.report_failure``)."""
+class FlagsWithoutType:
+    """Help lists a flag without a value type (``--json``, not ``--json <bool>``): it takes no value."""
 
-    def invoke(self, ctx: click.Context):
+    def get_params(self, ctx: typer.Context):
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_bool_flag", False) and param.metavar is None:
+                param.metavar = ""
+        return params
+
+
+class SmartvecCommand(FlagsWithoutType, TyperCommand):
+    """Every command's class (``register_commands`` sets it)."""
+
+
+class SmartvecGroup(FlagsWithoutType, TyperGroup):
+    """Turns every failure into one clear line on stderr and a documented exit code.
+
+    Typer's own exceptions pass through untouched: a usage error (an unknown command or
+    option, a bad value) is printed by Click as Click prints it, with the usage line and
+    a suggestion, and exits 2.
+    """
+
+    def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except (Exception, KeyboardInterrupt) as exc:
             raise typer.Exit(report_failure(exc)) from None
@@ -61,12 +80,14 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def main(
     ctx: typer.Context,
-    vault: Optional[str] = typer.Option(None, "--vault", envvar="SMARTVEC_VAULT", help="Vault folder (default: current directory)."),
+    vault: Optional[str] = typer.Option(
+        None, "--vault", envvar="SMARTVEC_VAULT", metavar="DIR", help="Vault folder (default: current directory)."
+    ),
     index_dir: Optional[str] = typer.Option(
-        None, "--index-dir", envvar="SMARTVEC_INDEX", help="Index folder (default: <vault>/.smartvec)."
+        None, "--index-dir", envvar="SMARTVEC_INDEX", metavar="DIR", help="Index folder (default: <vault>/.smartvec)."
     ),
     now: Optional[str] = typer.Option(
-        None, "--now", envvar="SMARTVEC_NOW", help="Clock for every time computation (ISO date), for replays and tests."
+        None, "--now", envvar="SMARTVEC_NOW", metavar="ISO-DATE", help="Clock for every time computation (ISO date), for replays and tests."
     ),
     version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
 ) -> None:
@@ -99,6 +120,19 @@ def register_commands() -> None:
         status,
         watch,
     )
+
+    _use_smartvec_classes(app)
+
+
+def _use_smartvec_classes(typer_app: typer.Typer) -> None:
+    """Every command and sub-group gets the help and error handling of the main group."""
+    for command in typer_app.registered_commands:
+        if not isinstance(command.cls, type) or command.cls is TyperCommand:  # None or Typer's default
+            command.cls = SmartvecCommand
+    for group in typer_app.registered_groups:
+        if not isinstance(group.cls, type) or group.cls is TyperGroup:
+            group.cls = SmartvecGroup
+        _use_smartvec_classes(group.typer_instance)
 
 
 def run() -> None:

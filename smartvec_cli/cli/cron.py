@@ -11,9 +11,8 @@ from pathlib import Path
 import typer
 
 from ..errors import UsageError
+from ..store.layout import IndexLayout
 from .app import app, workspace
-
-CRON_LOG = "cron.log"
 
 
 @app.command("cron")
@@ -39,7 +38,7 @@ def cron_command(
         "--nightly",
     ]
     command = " ".join(cron_quote(w) for w in words)
-    typer.echo(f"{minute} {hour} * * * {command} >> {cron_quote(str(ws.index_dir / CRON_LOG))} 2>&1")
+    typer.echo(f"{minute} {hour} * * * {command} >> {cron_quote(str(IndexLayout(ws.index_dir).cron_log))} 2>&1")
 
 
 def smartvec_executable() -> list[str]:

@@ -36,7 +36,10 @@ def doctor_command(
         console = stdout_console()
         width = max(len(c.name) for c in report.checks)
         for check in report.checks:
-            console.print(f"{MARKS[(check.ok, check.repaired)]:<6} {check.name:<{width}}  {check.detail}", markup=False)
+            mark = "warn" if check.warning else MARKS[(check.ok, check.repaired)]
+            console.print(f"{mark:<6} {check.name:<{width}}  {check.detail}", markup=False)
+        for problem in report.note_problems:
+            console.print(f"{'':<6} {'':<{width}}  {problem['path']}: {problem['error']}", markup=False)
     if report.ok:
         return
     advice = " (run 'smartvec doctor --repair')" if report.repairable and not repair else ""

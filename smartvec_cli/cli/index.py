@@ -9,7 +9,7 @@ import typer
 from ..errors import EXIT_PARTIAL
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, print_json, progress_bar
+from .output import JsonOutput, QuietOutput, message, print_json, progress_bar, stderr_is_terminal
 
 
 @app.command("index")
@@ -18,20 +18,32 @@ def index_command(
     full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
     as_json: JsonOutput = False,
+    quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    with open_vault(ctx, wait) as vault, progress_bar("embedding") as progress:
+    with open_vault(ctx, wait) as vault, progress_bar("embedding", quiet) as progress:
         data = vault.index(full=full, exclude=exclude or (), progress=progress)
     if as_json:
         print_json(data)
-    else:
+    elif not quiet:
         message(
             f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
             f"{data['notes_unchanged']} unchanged, {data['notes_deleted']} deleted, {data['notes_renamed']} renamed; "
             f"{data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
         )
+        if data["notes_to_consolidate"] and stderr_is_terminal():
+            message(next_step(data["notes_to_consolidate"]))
     for problem in data["errors"]:
         message(f"warning: {problem['path']}: {problem['error']}")
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def next_step(notes: int) -> str:
+    """What to run after an ``index`` on a terminal: until ``consolidate``, new passages have no relations,
+    contradictions or supersession, so rankings differ from what they will be."""
+    return (
+        f"next: run 'smartvec consolidate' ({notes} note{'s' if notes != 1 else ''} not consolidated yet: until then "
+        "relations, contradictions and supersession leave them out; 'watch' and 'refresh --nightly' consolidate for you)"
+    )

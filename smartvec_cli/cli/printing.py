@@ -1,4 +1,4 @@
-"""Printing shared by the commands: data on stdout, messages and progress on stderr.
+"""Printing shared by the commands: data on stdout, messages on stderr.
 
 Free of the command-line framework, so that a question answered by a daemon
 (``query_line``) prints without importing it.
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 
 def print_json(value: Any) -> None:
@@ -38,28 +37,3 @@ def stdout_console():
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=True)
-
-
-@contextmanager
-def progress_bar(description: str) -> Iterator:
-    """A callback ``(done, total)`` that draws a rich progress bar, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(
-        TextColumn(description),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as progress:
-        task = progress.add_task(description, total=None)
-
-        def update(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total or None)
-
-        yield update

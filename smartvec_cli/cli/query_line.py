@@ -215,15 +215,14 @@ def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
 def show_answer(answer: dict, explain: bool) -> None:
     from rich.markup import escape
 
-    from ..clock import parse_when
     from .printing import stdout_console
 
     console = stdout_console()
     hits = answer["hits"]
-    if answer.get("as_of"):
+    if answer.get("as_of"):  # the moment itself: a date in words means noon of that day
         phrase = answer.get("as_of_phrase")
         said = f' ("{phrase}")' if phrase else ""
-        console.print(f"[dim]as of {parse_when(answer['as_of']).date().isoformat()}{escape(said)}[/dim]")
+        console.print(f"[dim]as of {answer['as_of']}{escape(said)}[/dim]")
     if not hits:
         console.print("no results")
         return

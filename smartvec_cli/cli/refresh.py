@@ -7,7 +7,7 @@ import typer
 from ..errors import EXIT_PARTIAL, UsageError
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, print_json, progress_bar
+from .output import JsonOutput, QuietOutput, message, print_json, progress_bar
 
 
 @app.command("refresh")
@@ -19,6 +19,7 @@ def refresh_command(
     ),
     concepts_folder: str = typer.Option("concepts", "--concepts-folder", metavar="FOLDER", help="Where the concept notes are (--concepts-only)."),
     as_json: JsonOutput = False,
+    quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Bring the index up to date in one run; prints nothing when nothing changed, exits non-zero only on failure."""
@@ -28,14 +29,14 @@ def refresh_command(
         raise UsageError("give either --nightly or --concepts-only")
     command = "refresh --nightly" if nightly else "refresh --concepts-only"
     failure = None
-    with open_vault(ctx, wait) as vault, progress_bar("embedding") as progress:
+    with open_vault(ctx, wait) as vault, progress_bar("embedding", quiet) as progress:
         try:
             data = vault.refresh(concepts_only=concepts_only, concepts_folder=concepts_folder, progress=progress)
         except RefreshFailed as exc:
             failure, data = exc, exc.record
     if as_json:
         print_json(data)
-    elif data["changed"] or failure:
+    elif (data["changed"] and not quiet) or failure:
         stages = ", ".join(
             f"{s['name']} {s['seconds']:.2f}s" + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
             for s in data["stages"]

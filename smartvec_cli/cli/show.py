@@ -23,14 +23,32 @@ def show_command(
     from rich.table import Table
 
     console = stdout_console()
-    for key in ("note_id", "path", "title", "embedding_hash", "last_updated", "version"):
-        console.print(f"{key:<15}{data[key]}", markup=False)
+    for key in ("note_id", "path", "title", "embedding_hash", "last_updated", "version", "encoding"):
+        if data[key] is not None:
+            console.print(f"{key:<15}{data[key]}", markup=False)
     if data["tags"]:
         console.print(f"{'tags':<15}{', '.join(data['tags'])}", markup=False)
-    for link in data["links"]:
-        console.print(f"{link['type']:<15}{link['target']} -> {link['resolved'] or '(unresolved)'}", markup=False)
-    table = Table("chunk", "v", "state", "valid", "text")
+    for (kind, target, resolved), count in link_lines(data["links"]).items():
+        times = f" (x{count})" if count > 1 else ""
+        console.print(f"{kind:<15}{target} -> {resolved or '(unresolved)'}{times}", markup=False)
+    table = Table("chunk", "v", "state", "valid from", "valid until", "text")
     for chunk in data["chunks"]:
-        valid = f"{(chunk['valid_from'] or '')[:10]} .. {(chunk['valid_until'] or '')[:10]}"
-        table.add_row(plain(chunk["chunk_id"]), str(chunk["version"]), chunk["state"], valid, plain(" ".join(chunk["text"].split())[:80]))
+        table.add_row(
+            plain(chunk["chunk_id"]), str(chunk["version"]), chunk["state"], _day(chunk["valid_from"], "always"),
+            _day(chunk["valid_until"], "open"), plain(" ".join(chunk["text"].split())[:80]),
+        )
     console.print(table)
+
+
+def link_lines(links: list[dict]) -> dict[tuple, int]:
+    """Each link once, with how often the note makes it (every ``[[mention]]`` is stored as an edge)."""
+    counted: dict[tuple, int] = {}
+    for link in links:
+        key = (link["type"], link["target"], link["resolved"])
+        counted[key] = counted.get(key, 0) + 1
+    return counted
+
+
+def _day(value: str | None, missing: str) -> str:
+    """A window's end as a day (``always``: no start; ``open``: no end)."""
+    return value[:10] if value else missing

@@ -20,11 +20,18 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"vault      {data['vault']}", markup=False)
     console.print(f"index      {data['index_dir']}", markup=False)
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
+    console.print(f"onnx       {data['onnx_export'] or '(none)'}", markup=False)
     console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
+    if data["chunks"]["UNCONSOLIDATED"]:
+        console.print("next       run 'smartvec consolidate': unconsolidated passages have no relations, contradictions "
+                      "or supersession yet", markup=False)
     ann = data["ann"]
     console.print(f"ann        {ann['live']} live, {ann['tombstones']} tombstones{'' if ann['in_sync'] else ' (catching up)'}", markup=False)
+    if data["notes_with_problems"]:
+        count = data["notes_with_problems"]
+        console.print(f"problems   {count} note{'s' if count != 1 else ''} skipped or read without metadata ('smartvec doctor' lists them)", markup=False)
     for review in data["needs_review"]:
         console.print(f"review     {review['path']}: {review['reason']}", markup=False)
     if data["last_run"]:

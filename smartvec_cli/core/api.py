@@ -31,7 +31,7 @@ from ..store.store import Store
 from .query import Answer, Question, QueryEngine
 from .search import MODES, SearchOptions
 from .workspace import Workspace
-from .writing import DEFAULT_WAIT, OnWait, writing_store
+from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
 
 Progress = Callable[[int, int], None]
 FEEDBACK_VERDICTS = ("up", "down", "correct")
@@ -108,7 +108,8 @@ class Vault:
         self.notices.extend(store.notices)
 
     def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None) -> dict:
-        """Encode what changed (everything with ``full``); the summary ``index --json`` prints."""
+        """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
+        notes wait for ``consolidate``."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -116,16 +117,22 @@ class Vault:
             ws = replace(ws, config=copy.deepcopy(ws.config))
             ws.config.exclude.extend(exclude)
         with self._writing("smartvec index --full" if full else "smartvec index", create=True) as store:
-            summary = Indexer(ws, store, self._models.writer, progress=progress).run(full=full)
+            indexer = Indexer(ws, store, self._models.writer, progress=progress)
+            with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
+                summary = indexer.run(full=full)
+            data = summary.to_dict()
+            data["notes_to_consolidate"] = len(store.pending_notes())
         self._keep_notices(store)
-        return summary.to_dict()
+        return data
 
     def consolidate(self) -> dict:
         """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
         from .consolidate import Consolidator
 
         with self._writing("smartvec consolidate") as store:
-            summary = Consolidator(self.ws, store).run()
+            consolidator = Consolidator(self.ws, store)
+            with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
+                summary = consolidator.run()
         self._keep_notices(store)
         return summary.to_dict()
 
@@ -216,7 +223,14 @@ class Vault:
     def status(self) -> dict:
         from .report import status
 
-        return self._report(lambda store: status(store, str(self.ws.vault)))
+        def read(store: Store) -> dict:
+            data = status(store, str(self.ws.vault))
+            data["notes_with_problems"] = store.count_note_problems()
+            return data
+
+        data = self._report(read)
+        data["onnx_export"] = self.ws.onnx_export()
+        return data
 
     def show(self, note: str) -> dict:
         from .report import show_note

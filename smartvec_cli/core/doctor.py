@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from ..errors import SmartvecError
-from ..store.ann import SIDECAR_FILE, CorruptIndexError, HnswIndex
-from ..store.db import MIGRATIONS, migrate, open_database, pending_migrations, unknown_migrations
-from ..store.layout import IndexLayout
+from ..store.ann import CorruptIndexError, HnswIndex
+from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout
 from ..store.lock import FileLock, Holder
-from ..store.store import DB_FILE, Store
+from ..store.store import Store
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
@@ -38,16 +36,19 @@ class Check:
     detail: str
     repaired: bool = False
     repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
+    warning: bool = False  # the index is sound, but the user should hear of it (not part of the JSON report)
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data.pop("repairable")
+        data.pop("warning")
         return data
 
 
 @dataclass
 class DoctorReport:
     checks: list[Check] = field(default_factory=list)
+    note_problems: list[dict] = field(default_factory=list)  # {path, error, seen_at}: notes to fix in the vault
 
     @property
     def ok(self) -> bool:
@@ -59,13 +60,15 @@ class DoctorReport:
         return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks]}
+        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks], "note_problems": self.note_problems}
 
 
 class Doctor:
     def __init__(self, workspace: Workspace, repair: bool = False):
         self.ws = workspace
         self.index_dir = workspace.index_dir
+        self.layout = IndexLayout(workspace.index_dir)
+        self.db_file = self.layout.db
         self.repair = repair
         self.report = DoctorReport()
         self._lock_checks: list[Check] = []
@@ -96,26 +99,25 @@ class Doctor:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> DoctorReport:
-        if not (self.index_dir / DB_FILE).is_file():
+        if not self.db_file.is_file():
             raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
         if not self._lock_checks:
             self.inspect_locks()
         try:
-            db = open_database(self.index_dir / DB_FILE, apply_migrations=False)
+            store = Store.open_unmigrated(self.index_dir)
         except SmartvecError as exc:
             self.add("database", False, f"{exc}; {_DAMAGED}")
             self._finish_locks()
             return self.report
         try:
-            if self._database(db) and self._schema(db):
-                store = Store(self.index_dir, db)
-                for step in (self._model, self._vectors, self._orphans, self._ann, self._leftovers):
+            if self._database(store) and self._schema(store):
+                for step in (self._model, self._vectors, self._orphans, self._ann, self._leftovers, self._notes):
                     try:
                         step(store)
                     except sqlite3.DatabaseError as exc:
                         self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {_DAMAGED}")
         finally:
-            db.close()
+            store.close()
         self._finish_locks()
         return self.report
 
@@ -141,27 +143,27 @@ class Doctor:
 
     # -- SQLite -------------------------------------------------------------------------------
 
-    def _database(self, db) -> bool:
+    def _database(self, store: Store) -> bool:
         try:
-            problems = [r[0] for r in db.execute("PRAGMA integrity_check(20)").fetchall()]
+            problems = store.integrity_problems()
         except sqlite3.DatabaseError as exc:
             self.add("database", False, f"SQLite cannot read the index database ({exc}); {_DAMAGED}")
             return False
         if problems != ["ok"]:
             self.add("database", False, f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {_DAMAGED}")
             return False
-        size = (self.index_dir / DB_FILE).stat().st_size
+        size = self.db_file.stat().st_size
         self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
         return True
 
-    def _schema(self, db) -> bool:
-        newer = unknown_migrations(db)
+    def _schema(self, store: Store) -> bool:
+        newer = store.newer_migrations()
         if newer:
             self.add("schema", False, f"written by a newer smartvec (migrations {', '.join(newer)}); upgrade smartvec")
             return False
-        pending = pending_migrations(db)
+        pending = store.pending_migrations()
         if not pending:
-            self.add("schema", True, f"all {len(MIGRATIONS)} migrations applied")
+            self.add("schema", True, f"all {store.known_migration_count()} migrations applied")
             return True
         check = self.add(
             "schema", False, f"migrations not applied yet: {', '.join(pending)} (any writing command applies them)", repairable=True
@@ -169,7 +171,7 @@ class Doctor:
         if not self.repair:
             check.detail += "; the other checks need them"
             return False
-        migrate(db)
+        store.apply_migrations()
         check.repaired = True
         check.detail += "; applied"
         return True
@@ -177,7 +179,7 @@ class Doctor:
     # -- the model and the vectors ------------------------------------------------------------
 
     def _model(self, store: Store) -> None:
-        vectors = store.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        vectors = store.vector_count()
         stored = store.fingerprint
         if store.reembedding:
             self.add("model", False, f"an 'index --full' re-embedding everything with {store.reembedding} did not finish; {FULL}")
@@ -185,7 +187,7 @@ class Doctor:
         if vectors and not stored:
             self.add("model", False, f"{vectors} vectors but no model fingerprint; {FULL}")
             return
-        bad = store.db.execute("SELECT COUNT(*) FROM embeddings WHERE length(vector) != ?", [store.dim * 4]).fetchone()[0]
+        bad = store.wrong_size_vector_count(store.dim)
         if bad:
             self.add("model", False, f"{bad} stored vectors do not have {store.dim} dimensions; {FULL}")
             return
@@ -213,13 +215,8 @@ class Doctor:
     # -- orphans ------------------------------------------------------------------------------
 
     def _orphans(self, store: Store) -> None:
-        db = store.db
-        homeless = [r[0] for r in db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
-        dangling_sql = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
-            OR (dst_note IS NOT NULL AND dst_note NOT IN (SELECT id FROM notes))
-            OR (src_chunk IS NOT NULL AND src_chunk NOT IN (SELECT id FROM chunks))
-            OR (dst_chunk IS NOT NULL AND dst_chunk NOT IN (SELECT id FROM chunks))"""
-        dangling = db.execute(f"SELECT COUNT(*) {dangling_sql}").fetchone()[0]
+        homeless = store.passages_without_note()
+        dangling = store.dangling_edge_count()
         if not homeless and not dangling:
             self.add("orphans", True, "no passages without a note, no edges to nowhere")
             return
@@ -230,11 +227,7 @@ class Doctor:
             parts.append(f"{dangling} edges point to notes or passages that do not exist")
         check = self.add("orphans", False, "; ".join(parts), repairable=True)
         if self.repair:
-            with store.write():
-                db.execute(f"DELETE {dangling_sql}")
-                if homeless:  # the vector index check that follows drops their labels
-                    marks = ",".join("?" * len(homeless))
-                    db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", homeless)
+            store.repair_orphans(homeless)  # the vector index check that follows drops their labels
             check.repaired = True
             check.detail += "; edges dropped, passages marked DELETED (kept in history)"
 
@@ -255,13 +248,13 @@ class Doctor:
         elif not present and expected:
             file_check = self.add("ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True)
         else:
-            file_check = self.add("ann_file", True, f"{SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
+            file_check = self.add("ann_file", True, f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
 
         problems = []
         if present and not damage:
             if saved.generation != generation:
                 problems.append(f"saved at generation {saved.generation}, the database is at {generation} (a writer stopped before saving)")
-            live = {r[0] for r in store.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+            live = store.live_passage_ids()
             missing, orphans = expected - saved.live, saved.live - live
             if missing:
                 problems.append(f"{len(missing)} passages are missing from it (e.g. {', '.join(_chunk_names(store, sorted(missing)[:EXAMPLES]))})")
@@ -286,11 +279,11 @@ class Doctor:
         if "writer lock" in self._running and not self.repair:
             self.add("leftovers", True, "not checked while a writer is running")
             return
-        named = _sidecar_file(self.index_dir)
-        found = [p for p in self.index_dir.glob("*.tmp")]
+        named = store.ann.saved_file_name()
+        found = self.layout.leftover_temp_files()
         if named:  # without a readable sidecar no index file can be called a leftover
-            found += [p for p in self.index_dir.glob("vectors-*.hnsw") if p.name != named]
-        sock = IndexLayout(self.index_dir).socket
+            found += [p for p in self.layout.saved_ann_files() if p.name != named]
+        sock = self.layout.socket
         if sock.exists() and "watch lock" not in self._running:
             found.append(sock)
         if not found:
@@ -305,8 +298,23 @@ class Doctor:
             check.detail += "; removed"
 
 
+    # -- the vault ----------------------------------------------------------------------------
+
+    def _notes(self, store: Store) -> None:
+        """Notes the last runs skipped or read without their metadata: not damage to the index (``--repair``
+        cannot help, and the exit code ignores them), but each is named until it is read without a problem."""
+        self.report.note_problems = store.note_problems()
+        count = len(self.report.note_problems)
+        if not count:
+            self.add("notes", True, "every note was read whole")
+            return
+        check = self.add("notes", True, f"{count} note{'s' if count != 1 else ''} skipped or read without metadata; "
+                         "fix them in the vault and run 'smartvec index'")
+        check.warning = True
+
+
 _DAMAGED = (
-    "the database file is damaged: restore it from a backup, or try 'sqlite3 smartvec.db .recover'; "
+    f"the database file is damaged: restore it from a backup, or try 'sqlite3 {DB_FILE} .recover'; "
     "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
 )
 
@@ -324,16 +332,4 @@ def _fate(holder: Holder) -> str:
 
 
 def _chunk_names(store: Store, ids: list[int]) -> list[str]:
-    if not ids:
-        return []
-    marks = ",".join("?" * len(ids))
-    return [f"{r[0]}@{r[1]}" for r in store.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", ids)]
-
-
-def _sidecar_file(index_dir: Path) -> str | None:
-    import json
-
-    try:
-        return json.loads((index_dir / SIDECAR_FILE).read_text())["file"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return [f"{chunk_id}@{version}" for chunk_id, version in store.passage_versions(ids)]

@@ -26,13 +26,13 @@ from ..memory.confidence import base_authority
 from ..memory.temporal import earlier, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
+from ..vault.decode import decode_note
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
 
 ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
-BINARY_SNIFF_BYTES = 8192
 RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
@@ -124,8 +124,8 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
     return plan
 
 
-def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str]:
-    """(text, sha256 of the bytes); raises NoteReadError with a message fit for the user."""
+def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str, str]:
+    """(text, sha256 of the bytes, the encoding they were read in); raises NoteReadError with a message fit for the user."""
     if note.size > max_bytes:
         raise NoteReadError(
             f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb); skipped"
@@ -140,13 +140,11 @@ def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str]:
         raise NoteReadError("is a folder, not a note; skipped") from None
     except OSError as exc:
         raise NoteReadError(f"cannot read: {exc.strerror or exc}; skipped") from None
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise NoteReadError("binary file, not markdown text; skipped")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise NoteReadError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); skipped") from None
-    return text, hashlib.sha256(data).hexdigest()
+    decoded = decode_note(data)
+    if decoded is None:
+        raise NoteReadError("binary file, not text in any encoding; skipped")
+    text, encoding = decoded
+    return text, hashlib.sha256(data).hexdigest(), encoding
 
 
 @dataclass
@@ -155,6 +153,7 @@ class _ReadNote:
     parsed: ParsedNote
     file_sha: str
     row: dict | None  # the stored note this file updates, if any
+    encoding: str = "utf-8"
 
 
 class Indexer:
@@ -217,14 +216,16 @@ class Indexer:
 
         live_rows = {r["path"]: r for r in self.store.live_vault_notes() if only is None or only(r["path"])}
         seen_paths = {f.rel_path for f in files}
+        read_paths = {p.path for p in problems}  # every path whose problems this run knows afresh
         to_write: list[_ReadNote] = []
         for file in files:
             row = live_rows.get(file.rel_path)
             if row and not full and row["size"] == file.size and row["mtime_ns"] == file.mtime_ns:
                 self.summary.notes_unchanged += 1
                 continue
+            read_paths.add(file.rel_path)
             try:
-                text, file_sha = read_note_text(file, config.max_note_bytes)
+                text, file_sha, encoding = read_note_text(file, config.max_note_bytes)
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
@@ -237,7 +238,7 @@ class Indexer:
                 continue
             if parsed.frontmatter_error:
                 self.summary.error(file.rel_path, parsed.frontmatter_error)
-            to_write.append(_ReadNote(file, parsed, file_sha, row))
+            to_write.append(_ReadNote(file, parsed, file_sha, row, encoding))
 
         missing = {p: r for p, r in live_rows.items() if p not in seen_paths}
         self._match_renames(to_write, missing)
@@ -259,6 +260,8 @@ class Indexer:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
         if self.store.ann_loaded and self.store.ann.generation != self.store.generation:
             self.store.save_ann()
+        present = seen_paths | {p.path for p in problems} if only is None else None
+        self.store.remember_note_problems(self.summary.errors, read_paths, present, self.now)
         self.summary.seconds = round(time.perf_counter() - started, 3)
         status = "partial" if self.summary.errors else "ok"
         self.store.record_run("index --full" if full else "index", self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
@@ -370,6 +373,7 @@ class Indexer:
             "aclarai_ver": parsed.aclarai_ver,
             "metadata": json.dumps(parsed.metadata, sort_keys=True),
             "tags": json.dumps(parsed.tags),
+            "encoding": item.encoding,
             "updated_at": self.now,
             "deleted_at": None,
         }

@@ -148,6 +148,7 @@ class RefreshReport:
     stages: list[dict] = field(default_factory=list)
     results: list[StageResult] = field(default_factory=list)
     failure: Exception | None = None
+    interrupted: bool = False  # Ctrl-C stopped a stage; recorded, then raised again
 
     @property
     def errors(self) -> list[dict]:
@@ -159,7 +160,7 @@ class RefreshReport:
 
     @property
     def status(self) -> str:
-        return "failed" if self.failure else "partial" if self.errors else "ok"
+        return "interrupted" if self.interrupted else "failed" if self.failure else "partial" if self.errors else "ok"
 
     def to_dict(self) -> dict:
         return {
@@ -173,7 +174,7 @@ class RefreshReport:
             "updated": sum(r.updated for r in self.results),
             "skipped": sum(r.skipped for r in self.results),
             "errors": self.errors,
-            "error": str(self.failure) if self.failure else None,
+            "error": str(self.failure) if self.failure else "interrupted" if self.interrupted else None,
             "stages": self.stages,
         }
 
@@ -182,7 +183,7 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
     """Run the stages in order; record the run in ``runs`` and append it to ``refresh.log`` whatever happened.
 
     A stage that raises ends the pipeline; the exception is kept in ``report.failure`` for the
-    caller to report after the record is written.
+    caller to report after the record is written. Ctrl-C is recorded (``interrupted``) and raised again.
     """
     report = RefreshReport(command, started_at=ctx.ws.clock.now_iso())
     started = time.perf_counter()
@@ -190,6 +191,10 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
         stage_started = time.perf_counter()
         try:
             result = stage.run(ctx)
+        except KeyboardInterrupt:
+            report.interrupted = True
+            report.stages.append({"name": stage.name, "status": "interrupted", "seconds": _since(stage_started)})
+            break
         except Exception as exc:
             report.failure = exc
             report.stages.append({"name": stage.name, "status": "failed", "seconds": _since(stage_started), "error": str(exc)})
@@ -210,6 +215,8 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
     data = report.to_dict()
     ctx.store.append_refresh_log(data)
     ctx.store.record_run(command, report.started_at, report.finished_at, report.status, data)
+    if report.interrupted:
+        raise KeyboardInterrupt
     return report
 
 

@@ -10,37 +10,21 @@ from ..store.store import Store
 
 
 def status(store: Store, vault: str) -> dict:
-    db = store.db
-    states = {row[0]: row[1] for row in db.execute("SELECT state, COUNT(*) FROM chunks GROUP BY state")}
-    last_run = db.execute("SELECT command, started_at, finished_at, status, summary FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    states = store.passage_counts_by_state()
+    last_run = store.last_run()
     ann = store.load_ann()
     return {
         "vault": vault,
         "index_dir": str(store.index_dir),
         "model": store.fingerprint,
-        "notes": db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL").fetchone()[0],
-        "notes_deleted": db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NOT NULL").fetchone()[0],
+        "notes": store.live_note_count(),
+        "notes_deleted": store.deleted_note_count(),
         "chunks": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
-        "vectors": db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0],
-        "edges": db.execute("SELECT COUNT(*) FROM edges").fetchone()[0],
+        "vectors": store.vector_count(),
+        "edges": store.edge_count(),
         "ann": {"live": len(ann.live), "tombstones": len(ann.tombstones), "in_sync": ann.generation == store.generation},
-        "needs_review": [
-            {"path": r[0], "reason": r[1], "since": r[2]}
-            for r in db.execute(
-                "SELECT path, review_reason, review_since FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
-            )
-        ],
-        "last_run": (
-            {
-                "command": last_run[0],
-                "started_at": last_run[1],
-                "finished_at": last_run[2],
-                "status": last_run[3],
-                "summary": json.loads(last_run[4] or "{}"),
-            }
-            if last_run
-            else None
-        ),
+        "needs_review": [{"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()],
+        "last_run": {**last_run, "summary": json.loads(last_run["summary"] or "{}")} if last_run else None,
     }
 
 
@@ -49,22 +33,20 @@ def find_note(store: Store, name: str) -> dict:
     exact = name[2:] if name.startswith("./") else name  # a file name may begin or end with spaces
     name = name.strip()
     rel = name[2:] if name.startswith("./") else name
-    queries = [
-        ("path = ?", exact),
-        ("path = ?", exact + ".md"),
-        ("path = ?", rel),
-        ("path = ?", rel + ".md"),
-        ("note_id = ?", name),
-        ("lower(title) = lower(?)", name),
+    lookups = [
+        (store.live_notes_with_path, exact),
+        (store.live_notes_with_path, exact + ".md"),
+        (store.live_notes_with_path, rel),
+        (store.live_notes_with_path, rel + ".md"),
+        (store.live_notes_with_note_id, name),
+        (store.live_notes_with_title, name),
     ]
-    for where, value in queries:
-        rows = list(store.db.query(f"SELECT * FROM notes WHERE deleted_at IS NULL AND {where}", [value]))
+    for lookup, value in lookups:
+        rows = lookup(value)
         if len(rows) == 1:
             return rows[0]
     stem = PurePosixPath(rel).stem.lower()
-    rows = [
-        r for r in store.db.query("SELECT * FROM notes WHERE deleted_at IS NULL") if PurePosixPath(r["path"]).stem.lower() == stem
-    ]
+    rows = [r for r in store.live_notes() if PurePosixPath(r["path"]).stem.lower() == stem]
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
@@ -87,17 +69,9 @@ def show_note(store: Store, name: str) -> dict:
             "valid_until": c["valid_until"],
             "access_count": c["access_count"],
         }
-        for c in store.db.query(
-            "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version", [note["id"]]
-        )
+        for c in store.note_passages(note["id"])
     ]
-    links = [
-        {"type": e["type"], "target": e["target"], "resolved": e["path"]}
-        for e in store.db.query(
-            "SELECT e.type, e.target, n.path FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE e.src_note = ? ORDER BY e.id",
-            [note["id"]],
-        )
-    ]
+    links = [{"type": e["type"], "target": e["target"], "resolved": e["path"]} for e in store.links_of_note(note["id"])]
     return {
         "note_id": note["note_id"],
         "path": note["path"],
@@ -107,6 +81,7 @@ def show_note(store: Store, name: str) -> dict:
         "version": metadata.get("version", note["aclarai_ver"]),
         "aclarai_id": note["aclarai_id"],
         "aclarai_ver": note["aclarai_ver"],
+        "encoding": note["encoding"],
         "tags": json.loads(note["tags"] or "[]"),
         "metadata": metadata,
         "links": links,
@@ -118,13 +93,7 @@ def history(store: Store, name: str) -> dict:
     """The lineage of one note: every version of every passage, what replaced what, and when."""
     note = find_note(store, name)
     passages: dict[str, list[dict]] = {}
-    rows = store.db.query(
-        """SELECT c.*, s.chunk_id AS successor, s.version AS successor_version
-           FROM chunks c LEFT JOIN chunks s ON s.id = c.superseded_by
-           WHERE c.note = ? ORDER BY c.ordinal, c.version""",
-        [note["id"]],
-    )
-    for row in rows:
+    for row in store.passage_lineage(note["id"]):
         passages.setdefault(row["chunk_id"], []).append(
             {
                 "version": row["version"],
@@ -135,27 +104,15 @@ def history(store: Store, name: str) -> dict:
                 "text": row["text"],
             }
         )
-    superseded_by = store.db.execute("SELECT path FROM notes WHERE id = ?", [note["superseded_by"]]).fetchone() if note["superseded_by"] else None
-    supersedes = [
-        {"path": r[0], "until": r[1]}
-        for r in store.db.execute(
-            "SELECT n.path, n.superseded_at FROM edges e JOIN notes n ON n.id = e.dst_note WHERE e.type = 'supersedes' AND e.src_note = ?",
-            [note["id"]],
-        )
-    ]
-    events = [
-        {"at": r[0], "kind": r[1], **json.loads(r[2] or "{}")}
-        for r in store.db.execute(
-            "SELECT at, kind, data FROM events WHERE note = ? OR chunk IN (SELECT id FROM chunks WHERE note = ?) ORDER BY id",
-            [note["id"], note["id"]],
-        )
-    ]
+    superseded_by = store.note_path(note["superseded_by"]) if note["superseded_by"] else None
+    supersedes = [{"path": path, "until": until} for path, until in store.notes_superseded_by(note["id"])]
+    events = [{"at": at, "kind": kind, **json.loads(data or "{}")} for at, kind, data in store.note_events(note["id"])]
     return {
         "note_id": note["note_id"],
         "path": note["path"],
         "valid_from": note["valid_from"],
         "valid_until": note["valid_until"],
-        "superseded_by": superseded_by[0] if superseded_by else None,
+        "superseded_by": superseded_by,
         "superseded_at": note["superseded_at"],
         "supersedes": supersedes,
         "needs_review": note["review_reason"],
@@ -169,13 +126,9 @@ GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "con
 
 def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops."""
-    notes = {r["id"]: r for r in store.db.query("SELECT id, note_id, path, title FROM notes WHERE deleted_at IS NULL")}
+    notes = {r["id"]: r for r in store.graph_nodes()}
     pairs: dict[tuple[int, int, str], int] = {}
-    marks = ",".join("?" * len(GRAPH_EDGE_TYPES))
-    for src, dst, kind in store.db.execute(
-        f"SELECT src_note, dst_note, type FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
-        list(GRAPH_EDGE_TYPES),
-    ):
+    for src, dst, kind in store.note_to_note_edges(GRAPH_EDGE_TYPES):
         if src in notes and dst in notes:
             pairs[(src, dst, kind)] = pairs.get((src, dst, kind), 0) + 1
     keep = set(notes)

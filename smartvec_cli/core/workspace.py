@@ -46,3 +46,13 @@ class Workspace:
 
     def writer_embedder(self, on_notice=None):
         return self.embedder(prepare=True, on_notice=on_notice)
+
+    def onnx_export(self) -> str | None:
+        """Where the verified ONNX export that queries use lives (the user cache, shared by every
+        vault, or this index folder); None without one, or when another backend is configured."""
+        if self.config.embedder_backend not in ("auto", "onnx"):
+            return None
+        from ..embed.select import onnx_export_location
+
+        found = onnx_export_location(self.layout.onnx_dir)
+        return str(found) if found is not None else None

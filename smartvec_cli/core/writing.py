@@ -5,6 +5,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from ..clock import Clock
+
 from ..errors import SmartvecError
 from ..store.lock import FileLock, Holder, LockBusyError
 from ..store.store import Store
@@ -46,3 +48,20 @@ def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, creat
             yield store
         finally:
             store.close()
+
+
+@contextmanager
+def recorded_if_unfinished(store: Store, clock: Clock, command: str, summary: Callable[[], dict]) -> Iterator[None]:
+    """Record a run that does not finish in ``runs``: ``interrupted`` (Ctrl-C) or ``failed`` (an error),
+    with ``summary()`` of what it had done and the error, so ``status`` never calls it ok. A finished
+    run records itself."""
+    started = clock.now_iso()
+    try:
+        yield
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        try:
+            store.record_run(command, started, clock.now_iso(), status, {**summary(), "error": str(exc) or status})
+        except Exception:  # a database that cannot take the record must not hide why the run stopped
+            pass
+        raise

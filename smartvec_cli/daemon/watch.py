@@ -20,12 +20,12 @@ from __future__ import annotations
 import os
 import queue
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from watchdog.events import FileSystemEventHandler
 
+from ..core.writing import writer_lock
 from ..errors import SmartvecError
 from ..store.lock import FileLock, LockBusyError
 from ..vault.scan import is_ignored
@@ -222,22 +222,18 @@ class Watcher:
             return
         self._failures = 0
         self.batches += 1
-        self._report(reason, summary, time.monotonic() - started)
+        self._report(reason, summary, time.monotonic() - started, paths)
 
-    @contextmanager
-    def _writer_lock(self) -> Iterator[None]:
+    def _writer_lock(self):
         def waiting(holder) -> None:
             who = holder.describe() if holder else "another process"
             self.log(f"waiting up to {self.lock_wait:g}s for {who} to release the writer lock")
 
-        with FileLock.writer(self.ws.index_dir, "smartvec watch").acquire(self.lock_wait, on_wait=waiting) as lock:
-            notice = lock.takeover_notice()
-            if notice:
-                self.log(f"warning: {notice}")
-            yield
+        return writer_lock(self.ws, "smartvec watch", self.lock_wait, on_wait=waiting, on_notice=lambda notice: self.log(f"warning: {notice}"))
 
-    def _report(self, reason: str, s, seconds: float) -> None:
-        """One line per batch that changed something; a failing file is reported once, not every batch."""
+    def _report(self, reason: str, s, seconds: float, paths: set[str] = frozenset()) -> None:
+        """One line per batch that changed something, naming the changed files; a failing file is reported
+        once, not every batch."""
         current = {e["path"]: e["error"] for e in s.errors}
         for path, error in current.items():
             if self._reported.get(path) != error:
@@ -246,9 +242,21 @@ class Watcher:
         touched = s.notes_new + s.notes_changed + s.notes_deleted + s.notes_renamed
         if touched or s.chunks_embedded or s.chunks_archived or reason == "catch-up":
             self.log(
-                f"{reason}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, {s.notes_deleted} deleted; "
+                f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, {s.notes_deleted} deleted; "
                 f"{s.chunks_embedded} passages embedded, {s.chunks_reused} reused ({seconds:.2f}s)"
             )
+
+
+LOGGED_PATHS = 5
+
+
+def named(paths: set[str]) -> str:
+    """`` (a.md, b.md and 3 more)``: the files a batch was about, for its log line."""
+    if not paths:
+        return ""
+    shown = sorted(paths)[:LOGGED_PATHS]
+    more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
+    return f" ({', '.join(shown)}{more})"
 
 
 class _Handler(FileSystemEventHandler):

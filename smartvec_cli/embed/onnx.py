@@ -67,6 +67,17 @@ def manifest_path(cache_dir: Path) -> Path:
     return Path(cache_dir) / MANIFEST_NAME
 
 
+def weights_stamp(model_dir: Path) -> dict:
+    """The weights file as it is now (path, size, mtime): recognises an export without hashing 87 MB."""
+    weights = (Path(model_dir) / "model.safetensors").resolve()
+    info = weights.stat()
+    return {"path": str(weights), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+
+
+def write_manifest(cache_dir: Path, manifest: dict) -> None:
+    _write_atomic(manifest_path(cache_dir), json.dumps(manifest, indent=2) + "\n")
+
+
 class OnnxEmbedder:
     """Embedder protocol over an ONNX export of the all-MiniLM-L6-v2 encoder.
 
@@ -249,11 +260,12 @@ def export_onnx(model_dir: Path, cache_dir: Path) -> Path:
         "max_seq_length": MAX_SEQ_LENGTH,
         "dim": DIMENSIONS,
         "opset": ONNX_OPSET,
+        "weights": weights_stamp(model_dir),
         "exported_with": _library_versions(),
         "export_seconds": round(time.perf_counter() - started, 2),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    _write_atomic(manifest_path(cache_dir), json.dumps(manifest, indent=2) + "\n")
+    write_manifest(cache_dir, manifest)
     return cache_dir / onnx_name
 
 

@@ -1,9 +1,10 @@
 """Choosing the embedding backend from configuration.
 
-``auto`` (the default) uses the ONNX export of the packaged weights when the index folder
-holds a verified one (``<index>/onnx/``, named by ``store.layout``): it starts in a fraction of a second and never
-imports torch. Writers (``index``, ``refresh``, ``watch``) create that export once, which
-needs torch for a few seconds; if the export cannot be verified to agree with
+``auto`` (the default) uses the ONNX export of the packaged weights when there is a verified
+one (in the user's cache folder, shared by every vault, else in the index folder: see
+``embed.cache``): it starts in a fraction of a second and never imports torch. Writers
+(``index``, ``refresh``, ``watch``) create that export once per user, which needs torch for a
+few seconds; if the export cannot be verified to agree with
 sentence-transformers (cosine >= 0.9999 on a probe set), the fast path is refused and
 sentence-transformers is used. Both produce the same fingerprint only when verified.
 
@@ -25,14 +26,15 @@ Notice = Callable[[str], None]
 
 
 def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None) -> Embedder:
-    """The configured embedder; ``prepare`` lets a writer create the ONNX export in ``onnx_dir`` when it is missing."""
+    """The configured embedder; ``prepare`` lets a writer create the ONNX export when there is none
+    (in the user cache, or in ``onnx_dir``, the index folder's, when the cache cannot be written)."""
     backend = config.embedder_backend
     if backend in ("auto", "onnx"):
         fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or (lambda text: None))
         if fast is not None:
             return fast
         if backend == "onnx":
-            raise SmartvecError(f"no verified ONNX model in {onnx_dir}; run 'smartvec index' to create it")
+            raise SmartvecError("no verified ONNX model yet; run 'smartvec index' to create it")
     if backend in ("auto", "sentence-transformers"):
         from .sentence_transformers import SentenceTransformerEmbedder
 
@@ -42,21 +44,26 @@ def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_no
     raise SmartvecError(f"embedder backend {backend!r} is not available")
 
 
-def onnx_embedder(cache_dir: Path, prepare: bool, notice: Notice) -> Embedder | None:
-    from .onnx import export_onnx, load_onnx_embedder
-
-    embedder = load_onnx_embedder(cache_dir)
-    if embedder is not None or not prepare:
-        return embedder
+def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice) -> Embedder | None:
     from . import packaged_model_dir
+    from .cache import find_export, prepare_export
+    from .onnx import load_onnx_embedder
 
-    notice("preparing the fast ONNX model (once; takes a few seconds)")
+    model_dir = packaged_model_dir()
     try:
-        export_onnx(packaged_model_dir(), cache_dir)
+        folder = prepare_export(model_dir, index_export_dir, notice) if prepare else find_export(model_dir, index_export_dir)
     except Exception as exc:  # any failure of the export only costs speed: fall back to sentence-transformers
         notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
         return None
-    return load_onnx_embedder(cache_dir)
+    return load_onnx_embedder(folder) if folder is not None else None
+
+
+def onnx_export_location(index_export_dir: Path) -> Path | None:
+    """The folder of the verified export a query would use (for ``status``); None when there is none."""
+    from . import packaged_model_dir
+    from .cache import find_export
+
+    return find_export(packaged_model_dir(), index_export_dir)
 
 
 def load_embedder(spec: str) -> Embedder:

@@ -72,7 +72,8 @@ def valid_at(passage: Passage, moment: dt.datetime) -> bool:
 
 def eligible(candidates: list[tuple[Passage, float]], ask: Ask) -> list[tuple[Passage, float]]:
     """The candidates that may answer: live or archived-but-valid passages (dormant and archived ones on
-    request); for a question about a named time, only those valid then when any is."""
+    request); for a question about a named time, only those valid then when any is (and archived ones
+    on request)."""
     allowed = SEARCHABLE_STATES | ({"DORMANT"} if ask.include_dormant else set())
     kept: list[tuple[Passage, float, bool]] = []
     for passage, cosine in candidates:
@@ -83,8 +84,15 @@ def eligible(candidates: list[tuple[Passage, float]], ask: Ask) -> list[tuple[Pa
             continue
         kept.append((passage, max(0.0, min(1.0, cosine)), valid))
     if ask.as_of and any(valid for _, _, valid in kept):
-        kept = [item for item in kept if item[2]]
+        kept = [item for item in kept if item[2] or asked_for_archived(item[0], ask)]
     return [(passage, cosine) for passage, cosine, _ in kept]
+
+
+def asked_for_archived(passage: Passage, ask: Ask) -> bool:
+    """An archived version the question asked for (``--include-archived``): it competes on what it said,
+    its time signal taken as while it was valid (else a current passage that does not even match the
+    question outranks it); its confidence and warnings still say it is not current."""
+    return ask.include_archived and passage.state == "ARCHIVED"
 
 
 def score(
@@ -96,14 +104,16 @@ def score(
     scoring: ScoringSettings,
     confidence: ConfidenceSettings,
     importance_range: tuple[float, float],
+    time_as_valid: bool = False,
 ) -> Ranked:
-    """The four signals of one passage and their weighted sum; ``explain`` says where each came from."""
+    """The four signals of one passage and their weighted sum; ``explain`` says where each came from.
+    ``time_as_valid``: the time signal as if valid at ``moment`` (see ``asked_for_archived``)."""
     valid = valid_at(passage, moment)
     keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
     signals = {
         "semantic": relevance(cosine, best_cosine, scoring.relevance_spread),
-        "temporal": temporal_signal(valid, passage.declared, keeps),
+        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps),
         "confidence": passage_trust(passage, moment, confidence),
         "relational": relational_signal(passage.importance, *importance_range),
     }
@@ -139,7 +149,7 @@ def rank(
     related = relation_warnings(relations, {p.id for p, _ in kept})
     ranked = []
     for passage, cosine in kept:
-        item = score(passage, cosine, best, ask.moment, weights, scoring, confidence, importance_range)
+        item = score(passage, cosine, best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(passage, ask))
         item.warnings = time_warnings(passage, ask.moment) + related.get(passage.id, [])
         ranked.append(item)
     ranked.sort(key=lambda r: r.score, reverse=True)

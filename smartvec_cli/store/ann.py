@@ -20,8 +20,8 @@ from typing import Callable, Iterable, Protocol
 import numpy as np
 
 from ..errors import SmartvecError
+from .layout import ANN_FILE_GLOB, ANN_SIDECAR_FILE, IndexLayout, ann_file_name, temp_path
 
-SIDECAR_FILE = "vectors.json"
 LOAD_ATTEMPTS = 5
 M = 16
 EF_CONSTRUCTION = 200
@@ -48,6 +48,7 @@ class HnswIndex:
 
     def __init__(self, folder: Path, dim: int):
         self.folder = Path(folder)
+        self.layout = IndexLayout(self.folder)
         self.dim = dim
         self.index = self._new(1024)
         self.live: set[int] = set()
@@ -56,7 +57,7 @@ class HnswIndex:
 
     @property
     def sidecar(self) -> Path:
-        return self.folder / SIDECAR_FILE
+        return self.layout.ann_sidecar
 
     def _new(self, capacity: int):
         import hnswlib
@@ -129,7 +130,7 @@ class HnswIndex:
             expected = meta.get("sha256")
             path = self.folder / meta["file"]
         except (ValueError, KeyError, TypeError, AttributeError):
-            return "its sidecar vectors.json is not valid"
+            return f"its sidecar {ANN_SIDECAR_FILE} is not valid"
         if not expected:
             return None
         try:
@@ -137,6 +138,13 @@ class HnswIndex:
         except OSError as exc:
             return f"{path.name} cannot be read ({exc.strerror or exc})"
         return None if actual == expected else f"{path.name} does not match the checksum it was saved with"
+
+    def saved_file_name(self) -> str | None:
+        """The name of the ANN file the sidecar names, or None when the sidecar cannot be read."""
+        try:
+            return json.loads(self.sidecar.read_text())["file"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def saved_generation(self) -> int | None:
         """The generation of the saved index, read from the sidecar alone (cheap: no index load)."""
@@ -204,10 +212,10 @@ class HnswIndex:
     def save(self, generation: int) -> None:
         """Write ``vectors-<generation>.hnsw``, then commit by renaming the sidecar that names it."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        name = f"vectors-{generation}.hnsw"
-        target = self.folder / name
-        tmp_index = self.folder / (name + ".tmp")
-        tmp_meta = self.folder / (SIDECAR_FILE + ".tmp")
+        name = ann_file_name(generation)
+        target = self.layout.ann_file(generation)
+        tmp_index = temp_path(target)
+        tmp_meta = temp_path(self.sidecar)
         meta = {
             "file": name,
             "generation": generation,
@@ -225,7 +233,7 @@ class HnswIndex:
             os.replace(tmp_meta, self.sidecar)
         except OSError as exc:
             raise SmartvecError(f"cannot write vector index in {self.folder}: {exc.strerror or exc}") from None
-        for old in self.folder.glob("vectors-*.hnsw*"):
+        for old in self.folder.glob(ANN_FILE_GLOB):
             if old.name != name:
                 try:
                     old.unlink()

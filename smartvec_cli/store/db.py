@@ -153,6 +153,14 @@ def m003_consolidation(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_edges_dst_chunk ON edges(dst_chunk)")
 
 
+@migration
+def m004_note_problems(db: sqlite_utils.Database) -> None:
+    """The last problem of each vault path (kept until the file is read without one), and each note's encoding."""
+    db["note_problems"].create({"path": str, "error": str, "seen_at": str}, pk="path")
+    db["notes"].add_column("encoding", str)
+    db.execute("UPDATE notes SET encoding = 'utf-8'")  # before this migration only UTF-8 notes could be read
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

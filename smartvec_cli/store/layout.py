@@ -15,7 +15,8 @@ INDEX_DIR_NAME = ".smartvec"  # the default index folder, inside the vault
 DB_FILE = "smartvec.db"
 CONFIG_FILE = "config.toml"
 ANN_SIDECAR_FILE = "vectors.json"  # names the current ANN file; renamed last, so it is the commit point
-ANN_FILE_GLOB = "vectors-*.hnsw*"
+ANN_FILE_GLOB = "vectors-*.hnsw*"  # saved ANN files and their temporary copies
+SAVED_ANN_FILE_GLOB = "vectors-*.hnsw"
 WRITER_LOCK_FILE = "writer.lock"
 WATCH_LOCK_FILE = "watch.lock"
 SOCKET_FILE = "query.sock"
@@ -35,6 +36,11 @@ def index_dir_for(vault: str | Path, index_dir: str | Path | None = None) -> Pat
 
 def ann_file_name(generation: int) -> str:
     return f"vectors-{generation}.hnsw"
+
+
+def temp_path(path: Path) -> Path:
+    """Where ``path`` is written before the rename that makes it whole (see ``leftover_temp_files``)."""
+    return path.with_name(path.name + TEMP_SUFFIX)
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,10 @@ class IndexLayout:
 
     def ann_file(self, generation: int) -> Path:
         return self.root / ann_file_name(generation)
+
+    def saved_ann_files(self) -> list[Path]:
+        """Every ANN file on disk, the one the sidecar names and any a killed writer left beside it."""
+        return sorted(self.root.glob(SAVED_ANN_FILE_GLOB))
 
     @property
     def writer_lock(self) -> Path:

@@ -2,6 +2,132 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 class ReportQueries:
     """Mixed into ``Store``: what the reports and the doctor read."""
+
+    # -- the whole index (status, doctor) -----------------------------------------------------
+
+    def passage_counts_by_state(self) -> dict[str, int]:
+        """How many stored passage versions are in each state (states without any are left out)."""
+        return {row[0]: row[1] for row in self.db.execute("SELECT state, COUNT(*) FROM chunks GROUP BY state")}
+
+    def last_run(self) -> dict | None:
+        """The latest recorded run (command, started_at, finished_at, status, summary as JSON text)."""
+        return next(
+            iter(self.db.query("SELECT command, started_at, finished_at, status, summary FROM runs ORDER BY id DESC LIMIT 1")), None
+        )
+
+    def live_note_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL").fetchone()[0]
+
+    def deleted_note_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NOT NULL").fetchone()[0]
+
+    def vector_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+
+    def wrong_size_vector_count(self, dim: int) -> int:
+        """How many stored vectors do not hold ``dim`` float32 values (written by another model)."""
+        return self.db.execute("SELECT COUNT(*) FROM embeddings WHERE length(vector) != ?", [dim * 4]).fetchone()[0]
+
+    def edge_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+
+    def notes_needing_review(self) -> list[tuple[str, str, str]]:
+        """(path, reason, since) of every live note consolidation flagged for a human, by path."""
+        return self.db.execute(
+            "SELECT path, review_reason, review_since FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
+        ).fetchall()
+
+    def live_passage_ids(self) -> set[int]:
+        """Row ids of every stored passage version that is not deleted, with or without a vector."""
+        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
+
+    def passage_versions(self, ids: Sequence[int]) -> list[tuple[str, int]]:
+        """(chunk_id, version) of these passage rows, to name them in messages."""
+        ids = list(ids)
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return self.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", ids).fetchall()
+
+    # -- finding a note (show, history, graph) ------------------------------------------------
+
+    def live_notes_with_path(self, path: str) -> list[dict]:
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND path = ?", [path]))
+
+    def live_notes_with_note_id(self, note_id: str) -> list[dict]:
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND note_id = ?", [note_id]))
+
+    def live_notes_with_title(self, title: str) -> list[dict]:
+        """Titles match whatever their case."""
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND lower(title) = lower(?)", [title]))
+
+    def live_notes(self) -> list[dict]:
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL"))
+
+    # -- one note (show, history) -------------------------------------------------------------
+
+    def note_path(self, note: int) -> str | None:
+        """The path of the note with this row id, deleted or not."""
+        row = self.db.execute("SELECT path FROM notes WHERE id = ?", [note]).fetchone()
+        return row[0] if row else None
+
+    def note_passages(self, note: int) -> list[dict]:
+        """A note's stored passage versions but the deleted ones: current text first, in reading order."""
+        return list(
+            self.db.query("SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version", [note])
+        )
+
+    def links_of_note(self, note: int) -> list[dict]:
+        """The edges out of a note (type, target as written, path of the note it resolved to), in the order found."""
+        return list(
+            self.db.query(
+                "SELECT e.type, e.target, n.path FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE e.src_note = ? ORDER BY e.id",
+                [note],
+            )
+        )
+
+    def passage_lineage(self, note: int) -> list[dict]:
+        """Every version of every passage of a note, deleted ones too, each with the chunk id and version
+        of the row that replaced it (``successor``, ``successor_version``)."""
+        return list(
+            self.db.query(
+                """SELECT c.*, s.chunk_id AS successor, s.version AS successor_version
+           FROM chunks c LEFT JOIN chunks s ON s.id = c.superseded_by
+           WHERE c.note = ? ORDER BY c.ordinal, c.version""",
+                [note],
+            )
+        )
+
+    def notes_superseded_by(self, note: int) -> list[tuple[str, str | None]]:
+        """(path, superseded_at) of the notes this note declares it supersedes."""
+        return self.db.execute(
+            "SELECT n.path, n.superseded_at FROM edges e JOIN notes n ON n.id = e.dst_note WHERE e.type = 'supersedes' AND e.src_note = ?",
+            [note],
+        ).fetchall()
+
+    def note_events(self, note: int) -> list[tuple[str, str, str | None]]:
+        """(at, kind, data as JSON text) of every event about a note or one of its passages, oldest first."""
+        return self.db.execute(
+            "SELECT at, kind, data FROM events WHERE note = ? OR chunk IN (SELECT id FROM chunks WHERE note = ?) ORDER BY id",
+            [note, note],
+        ).fetchall()
+
+    # -- the graph ----------------------------------------------------------------------------
+
+    def graph_nodes(self) -> list[dict]:
+        """id, note_id, path and title of every live note."""
+        return list(self.db.query("SELECT id, note_id, path, title FROM notes WHERE deleted_at IS NULL"))
+
+    def note_to_note_edges(self, types: Sequence[str]) -> list[tuple[int, int, str]]:
+        """(src_note, dst_note, type) of every edge of these types between two different notes, one per edge."""
+        types = list(types)
+        marks = ",".join("?" * len(types))
+        return self.db.execute(
+            f"SELECT src_note, dst_note, type FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
+            types,
+        ).fetchall()

@@ -11,18 +11,24 @@ import numpy as np
 import sqlite_utils
 
 from ..errors import ModelMismatchError, SmartvecError, index_folder_error
+from . import db as schema
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
 from .layout import IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
+from .problems import ProblemQueries
 from .reports import ReportQueries
 
-DB_FILE = "smartvec.db"
 REEMBEDDING = "reembedding"
 DEFAULT_DIM = 384
 """Vector size of an index that has not recorded its own (``meta.dim``): that of the packaged MiniLM model."""
+
+DANGLING_EDGES = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
+            OR (dst_note IS NOT NULL AND dst_note NOT IN (SELECT id FROM notes))
+            OR (src_chunk IS NOT NULL AND src_chunk NOT IN (SELECT id FROM chunks))
+            OR (dst_chunk IS NOT NULL AND dst_chunk NOT IN (SELECT id FROM chunks))"""
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -33,21 +39,21 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
-class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
+class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
     """Owns every SQL statement and every file of the index folder; the statements are grouped by who
-    needs them (``notes``, ``graph``, ``passages``, ``reports``) and mixed in here."""
+    needs them (``notes``, ``graph``, ``passages``, ``reports``, ``problems``) and mixed in here."""
 
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)
         self.db = db
-        self.ann = HnswIndex(self.index_dir, self.dim)
+        self._ann: HnswIndex | None = None
         self._ann_loaded = False
         self.notices: list[str] = []  # things the user should hear about, e.g. a rebuilt cache
 
     @classmethod
     def open(cls, index_dir: Path, create: bool = False) -> "Store":
         index_dir = Path(index_dir)
-        db_path = index_dir / DB_FILE
+        db_path = IndexLayout(index_dir).db
         if not db_path.is_file():
             if not create:
                 raise SmartvecError(f"no index in {index_dir}; run 'smartvec index' first")
@@ -56,6 +62,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
             except OSError as exc:
                 raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
         return cls(index_dir, open_database(db_path))
+
+    @classmethod
+    def open_unmigrated(cls, index_dir: Path) -> "Store":
+        """The index database as it is, for ``doctor``: it reports pending migrations and applies them
+        only when asked, and reads nothing before its integrity check."""
+        return cls(index_dir, open_database(IndexLayout(Path(index_dir)).db, apply_migrations=False))
 
     def close(self) -> None:
         self.db.close()
@@ -191,6 +203,14 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     # -- the ANN cache ------------------------------------------------------------------------
 
     @property
+    def ann(self) -> HnswIndex:
+        """The ANN index object, not yet loaded (see ``load_ann``). Made on first use, because its
+        dimension is read from the database, which ``open_unmigrated`` must not touch yet."""
+        if self._ann is None:
+            self._ann = HnswIndex(self.index_dir, self.dim)
+        return self._ann
+
+    @property
     def ann_loaded(self) -> bool:
         """Whether this run touched the ANN index (a run that changed nothing never loads it)."""
         return self._ann_loaded
@@ -264,3 +284,41 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries):
     def live_note_hashes(self) -> list[tuple[str, str, str | None]]:
         """(note_id, path, aclarai embedding_hash) of every note not deleted."""
         return self.db.execute("SELECT note_id, path, embedding_hash FROM notes WHERE deleted_at IS NULL").fetchall()
+
+    # -- health (doctor) ----------------------------------------------------------------------
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of the file, ``["ok"]`` when whole; raises ``sqlite3.DatabaseError``
+        when the file cannot even be read that far."""
+        return [r[0] for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
+
+    def newer_migrations(self) -> list[str]:
+        """Migrations recorded by a newer smartvec than this one."""
+        return schema.unknown_migrations(self.db)
+
+    def known_migration_count(self) -> int:
+        """How many migrations this smartvec knows: all of them are applied once none is pending."""
+        return len(schema.MIGRATIONS)
+
+    def pending_migrations(self) -> list[str]:
+        return schema.pending_migrations(self.db)
+
+    def apply_migrations(self) -> None:
+        schema.migrate(self.db)
+
+    def passages_without_note(self) -> list[int]:
+        """Live passage rows whose note row is gone (damage from outside)."""
+        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
+
+    def dangling_edge_count(self) -> int:
+        """Edges from or to a note or passage row that does not exist."""
+        return self.db.execute(f"SELECT COUNT(*) {DANGLING_EDGES}").fetchone()[0]
+
+    def repair_orphans(self, homeless: list[int]) -> None:
+        """Drop the dangling edges (derived data) and mark the ``homeless`` passages DELETED rather
+        than erasing them, so that history still shows them."""
+        with self.write():
+            self.db.execute(f"DELETE {DANGLING_EDGES}")
+            if homeless:
+                marks = ",".join("?" * len(homeless))
+                self.db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", homeless)

@@ -1,0 +1,65 @@
+"""Every call the benchmarks make to smartvec, in one small surface: the Python API.
+
+The benchmark measures smartvec as a user runs it: the same ``Vault`` methods the command
+line calls, returning what ``--json`` prints. One ``Driver`` per vault loads the model
+once and moves its clock to each replayed day with ``Vault.at``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Sequence
+
+from ..core.api import Vault
+from ..errors import SmartvecError
+from .generator import BenchQuestion
+
+
+class Driver:
+    """One vault and its index folder, driven the way a user (or a nightly cron) would."""
+
+    def __init__(self, vault: Path, index_dir: Path):
+        self.vault, self.index_dir = vault, index_dir
+        self.api = Vault.open(vault, index_dir)
+
+    def index(self, when: dt.date) -> dict:
+        """``index`` with the clock at ``when``; a note that failed to index is an error here."""
+        summary = self.api.at(when).index()
+        if summary["errors"]:
+            raise SmartvecError(f"index on {when} reported errors: {summary['errors'][:3]}")
+        return summary
+
+    def consolidate(self, when: dt.date) -> dict:
+        return self.api.at(when).consolidate()
+
+    def status(self, now: dt.date) -> dict:
+        return self.api.at(now).status()
+
+    def ask(self, questions: Sequence[BenchQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:
+        """Every question in one batch (one model load), untracked so nothing is reinforced; hits by id."""
+        batch = ({"id": q.id, "query": q.text, "as_of": q.as_of} for q in questions)
+        answers = {item["id"]: item["hits"] for item in self.api.at(now).query_batch(batch, top_k=top_k, mode=mode, track=False, explain=True)}
+        missing = [q.id for q in questions if q.id not in answers]
+        if missing:
+            raise SmartvecError(f"the batch returned no answer for {len(missing)} questions, e.g. {missing[0]}")
+        return answers
+
+    def contradiction_edges(self) -> set[frozenset[str]]:
+        """Pairs of notes (by vault path) joined by a ``contradicts`` edge, from the note graph."""
+        graph = self.api.graph()
+        paths = {node["id"]: node["path"] for node in graph["nodes"]}
+        return {
+            frozenset((paths[edge["source"]], paths[edge["target"]]))
+            for edge in graph["edges"]
+            if edge["type"] == "contradicts" and edge["source"] in paths and edge["target"] in paths
+        }
+
+    def close(self) -> None:
+        self.api.close()
+
+    def __enter__(self) -> "Driver":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

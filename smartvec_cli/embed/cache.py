@@ -1,0 +1,124 @@
+"""Where the verified ONNX export lives: once per user, shared by every vault.
+
+The export (87 MB, about 17 s to make) depends on nothing but the weights, so it is kept in
+the user's cache folder, one folder per weights fingerprint:
+``<user cache>/onnx/<fingerprint>/``, where the user cache is platformdirs' (on Linux
+``$XDG_CACHE_HOME/smartvec``, by default ``~/.cache/smartvec``). When that folder cannot be
+written, the export goes into the index folder (``<index>/onnx/``) instead, and readers look
+there second; an index made before the shared cache keeps finding its own export there.
+
+A query must find the export without hashing 87 MB of weights for their fingerprint, so each
+manifest also records the weights file it was made from (path, size, mtime), and an export
+whose record matches the file as it is now is taken as it is. Anything else (weights
+reinstalled, or changed) is settled by the fingerprint itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from . import weights_fingerprint
+from .onnx import export_onnx, read_manifest, weights_stamp, write_manifest
+
+APP_NAME = "smartvec"
+Notice = Callable[[str], None]
+
+
+def user_export_root() -> Path:
+    """``<user cache>/onnx``: platformdirs' cache folder for smartvec (honours XDG_CACHE_HOME)."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME, appauthor=False)) / "onnx"
+
+
+def user_export_dir(fingerprint: str) -> Path:
+    return user_export_root() / fingerprint.replace("@", "-")
+
+
+def _candidates(index_export_dir: Path) -> list[Path]:
+    """Every export folder worth a look, the shared ones first."""
+    root = user_export_root()
+    shared = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    return [*shared, Path(index_export_dir)]
+
+
+def find_export(model_dir: Path, index_export_dir: Path) -> Path | None:
+    """The folder of a verified export of the weights in ``model_dir``, found without hashing them;
+    else an index's own export from before the shared cache (as that index used it); else None."""
+    stamp = weights_stamp(model_dir)
+    for folder in _candidates(index_export_dir):
+        manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("weights") == stamp:
+            return folder
+    legacy = read_manifest(index_export_dir)
+    return Path(index_export_dir) if legacy is not None and "weights" not in legacy else None
+
+
+def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> Path:
+    """The folder of a verified export of these weights, made once per user when there is none.
+
+    Recognised by its record of the weights file, else by their fingerprint (hashed here; the
+    record is then brought up to date). An index's own export from before the shared cache is
+    copied into it. A new export goes to the user cache, or to the index folder when the cache
+    cannot be written. Raises what :func:`export_onnx` raises.
+    """
+    stamp = weights_stamp(model_dir)
+    for folder in _candidates(index_export_dir):
+        manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("weights") == stamp:
+            return folder
+    fingerprint = weights_fingerprint(Path(model_dir))
+    shared = user_export_dir(fingerprint)
+    manifest = read_manifest(shared)
+    if manifest is not None and manifest["fingerprint"] == fingerprint:
+        _restamp(shared, manifest, stamp)
+        return shared
+    own = read_manifest(index_export_dir)
+    if own is not None and own["fingerprint"] == fingerprint:
+        if _copy_export(Path(index_export_dir), own, shared, stamp):
+            return shared
+        _restamp(Path(index_export_dir), own, stamp)
+        return Path(index_export_dir)
+    if _writable(shared):
+        notice(f"preparing the fast ONNX model in {shared} (once per user; takes a few seconds)")
+        return export_onnx(model_dir, shared).parent
+    notice(f"preparing the fast ONNX model in {index_export_dir} (the user cache {shared} cannot be written; takes a few seconds)")
+    return export_onnx(model_dir, Path(index_export_dir)).parent
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
+def _restamp(folder: Path, manifest: dict, stamp: dict) -> None:
+    """Record the weights file as it is now; where the folder is read-only, the next run hashes again."""
+    try:
+        write_manifest(folder, {**manifest, "weights": stamp})
+    except OSError:
+        pass
+
+
+def _copy_export(source: Path, manifest: dict, target: Path, stamp: dict) -> bool:
+    """Copy a verified export into ``target`` (complete or not at all); False when it cannot be written."""
+    if not _writable(target.parent):
+        return False
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
+    try:
+        for name in (manifest["onnx_file"], manifest["tokenizer_file"]):
+            shutil.copyfile(source / name, staging / name)
+        write_manifest(staging, {**manifest, "weights": stamp})
+        shutil.rmtree(target, ignore_errors=True)  # an empty or broken folder of the same name
+        os.replace(staging, target)
+    except OSError:
+        return False
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return True

@@ -1,0 +1,114 @@
+"""Usage errors come out as Click prints them (usage line, the error, a suggestion) with exit code 2;
+help lists flags without a value type."""
+
+import subprocess
+import sys
+
+import pytest
+
+from smartvec_cli.errors import EXIT_USAGE
+
+from conftest import REPO
+from fake_backend import subprocess_env
+
+
+def smartvec(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "smartvec_cli", *args], cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_mistyped_command_prints_clicks_usage_and_suggestion_and_exits_2():
+    done = smartvec("qeury")
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr.startswith("Usage: smartvec [OPTIONS] COMMAND [ARGS]...")
+    assert "No such command 'qeury'. Did you mean 'query'?" in done.stderr
+    assert "error: UsageError" not in done.stderr and "SMARTVEC_DEBUG" not in done.stderr
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (("query", "x", "--top-k", "0"), "Invalid value for '--top-k'"),
+        (("query", "x", "--topk", "3"), "No such option: --topk (Possible options: --top-k)"),
+        (("index", "--wait", "soon"), "Invalid value for '--wait'"),
+        (("bench", "acuracy"), "Did you mean 'accuracy'?"),
+    ],
+)
+def test_bad_options_are_usage_errors(vault, cli, args, expected):
+    result = cli(*args)
+    assert result.exit_code == EXIT_USAGE, result.stderr
+    assert result.stderr.startswith("Usage: smartvec ")
+    assert expected in " ".join(result.stderr.split())  # the error box may wrap a long line
+    assert "SMARTVEC_DEBUG" not in result.stderr
+
+
+def test_smartvecs_own_usage_errors_keep_their_one_line(vault, cli):
+    result = cli("query")
+    assert result.exit_code == EXIT_USAGE
+    assert result.stderr == "error: give either a question or --batch FILE\n"
+
+
+def test_help_shows_flags_without_a_value_type(cli):
+    top = cli("--help").stdout
+    assert "--version" in top and "<bool>" not in top
+    assert "--vault" in top and "DIR" in top and "ISO-DATE" in top
+    for command in ("index", "query", "status", "doctor", ("bench", "perf")):
+        words = command if isinstance(command, tuple) else (command,)
+        text = cli(*words, "--help").stdout
+        assert "--json" in text or "--top-k" in text
+        assert "<bool>" not in text, words
+
+
+def test_progress_lines_for_a_log_every_few_seconds_and_none_for_a_short_run():
+    from smartvec_cli.cli.output import ProgressLines
+
+    now = [0.0]
+    lines: list[str] = []
+    progress = ProgressLines("embedding", every=5.0, clock=lambda: now[0], write=lines.append)
+    for done, at in ((32, 1.0), (64, 4.9), (96, 5.0), (128, 7.0), (160, 10.5)):
+        now[0] = at
+        progress(done, 320)
+    assert lines == [
+        "embedding: 96/320 passages (30%), 19.2/s, about 12 s left",
+        "embedding: 160/320 passages (50%), 15.2/s, about 10 s left",
+    ]
+    now[0] = 11.0
+    progress(320, 320)
+    assert lines[-1] == "embedding: 320/320 passages (100%), 29.1/s"
+
+    short: list[str] = []
+    quick = ProgressLines("embedding", every=5.0, clock=lambda: 1.0, write=short.append)
+    quick(10, 10)
+    assert short == []
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(vault, cli, fake_embedder, monkeypatch, quiet):
+    from conftest import write
+
+    monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
+    for n in range(40):
+        write(vault, f"n{n}.md", f"# Note {n}\n\nParagraph number {n} about the roadmap.\n")
+    result = cli("index", *(["--quiet"] if quiet else []))
+    assert result.exit_code == 0
+    progress = [line for line in result.stderr.splitlines() if line.startswith("embedding: ")]
+    if quiet:
+        assert result.stderr == ""
+    else:
+        assert progress and progress[-1].startswith("embedding: 40/40 passages (100%)")
+        assert "40 notes: 40 new" in result.stderr
+
+
+def test_show_prints_no_empty_version_each_link_once_and_named_validity_columns(vault, cli, fake_embedder):
+    from conftest import write
+
+    write(vault, "target.md", "# Target\n\nThe note everyone links to.\n")
+    write(vault, "source.md", "# Source\n\nSee [[Target]] first.\n\nThen [[Target]] again, and [[Nowhere]].\n")
+    cli.json("index", "--json")
+    text = cli("show", "source.md").stdout
+    assert "version" not in text.split("┏")[0]  # no 'version None' above the table
+    assert text.count("link           Target -> target.md (x2)") == 1
+    assert "link           Nowhere -> (unresolved)" in text
+    assert "valid from" in text and "valid until" in text and "always" in text and "open" in text
