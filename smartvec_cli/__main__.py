@@ -1,5 +1,5 @@
 """``python -m smartvec_cli`` runs the CLI (handy for subprocess tests and worktrees)."""
 
-from .cli.app import run
+from .cli.main import run
 
 run()

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -152,3 +156,37 @@ class Cli:
 @pytest.fixture
 def cli() -> Cli:
     return Cli()
+
+
+HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch")
+
+_CLI_PROCESS = (
+    "import json, sys\n"
+    "from smartvec_cli.cli.main import run\n"
+    "sys.argv = ['smartvec', *sys.argv[1:]]\n"
+    "code = 0\n"
+    "try:\n"
+    "    run()\n"
+    "except SystemExit as exc:\n"
+    "    code = exc.code\n"
+    f"print(json.dumps([code, sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules)]), file=sys.stderr)\n"
+)
+
+
+@dataclass
+class CliProcess:
+    exit_code: int
+    stdout: str
+    stderr: str
+    heavy: list[str]  # which of HEAVY_MODULES the process imported
+
+
+def cli_process(*args: str, input: str | None = None, env: dict | None = None) -> CliProcess:
+    """The command line through its console-script entry point (``cli.main.run``), in a fresh Python process of this worktree."""
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **(env or {}))
+    done = subprocess.run(
+        [sys.executable, "-c", _CLI_PROCESS, *args], cwd=REPO, env=environment, input=input, capture_output=True, text=True, timeout=120
+    )
+    *stderr, last = done.stderr.splitlines() or [""]
+    code, heavy = json.loads(last)
+    return CliProcess(code, done.stdout, "".join(line + "\n" for line in stderr), heavy)

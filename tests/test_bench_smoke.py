@@ -234,6 +234,23 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
     assert "| no-change refresh, cold CLI call | - s |" in table
 
 
+def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, tmp_path, cli, monkeypatch):
+    from conftest import REPO, write
+    from fake_backend import use_fake_backend
+    from smartvec_cli.bench.perf import daemon_query_latency
+    from smartvec_cli.daemon.query_socket import socket_path
+
+    index_dir = tmp_path / "index"
+    use_fake_backend(index_dir)
+    write(vault, "a.md", "# Orchard\n\nThe kiwi harvest starts in May.\n")
+    cli("index")
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))  # the daemon and the queries find the fake backend
+    result = daemon_query_latency(["--vault", str(vault), "--index-dir", str(index_dir)], index_dir, ["kiwi harvest"], 3)
+    assert 0 < result["query_warm_p50_s"] <= result["query_warm_p95_s"]
+    assert result["query_warm_peak_rss_mb"] < 40  # answered by the daemon (about 20 MB; answering alone takes 60)
+    assert not socket_path(index_dir).exists()  # and the daemon was stopped
+
+
 def test_realistic_notes_span_one_to_forty_passages():
     from smartvec_cli.bench.perf import realistic_notes
 

@@ -24,7 +24,7 @@ from smartvec_cli.store.layout import WATCH_LOCK_FILE
 from smartvec_cli.store.lock import FileLock
 from smartvec_cli.store.store import Store
 
-from conftest import REPO, FakeEmbedder, write
+from conftest import REPO, FakeEmbedder, cli_process, write
 from fake_backend import use_fake_backend, subprocess_env
 
 
@@ -298,6 +298,64 @@ def test_query_via_socket_returns_what_the_direct_path_returns(vault, cli, fake_
         "weights": None, "record_access": False,
     }
     assert requests[0]["now"] is None and requests[3]["now"] == "2024-05-01T00:00:00+00:00"
+
+
+def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without(vault, tmp_path, cli, fake_embedder, served):
+    """Fresh processes through the console script (plain lines take the shortcut, the batch the Typer
+    command): the same output, errors and exit codes as the command run in process; answered by the
+    daemon, they import neither numpy, onnxruntime, hnswlib nor sqlite_utils."""
+    use_fake_backend(tmp_path / "index")  # the processes that answer by themselves embed with the fake too
+    for rel, text in NOTES.items():
+        write(vault, rel, text)
+    cli("index")
+    batch = '{"id": 1, "query": "travel per diem"}\n{"id": "b", "query": "office weekdays", "as_of": "2024-01-01"}\n'
+    asks = [
+        (("query", "how many remote days per week", "--json", "--no-track"), None),
+        (("query", "how many remote days per week", "--no-track", "--explain"), None),
+        (("--now", "2024-05-01", "query", "office", "--as-of", "2023-01-01", "--weights", "semantic=1,temporal=0,confidence=0,relational=0", "--json", "--no-track"), None),
+        (("query", "--batch", "-", "--no-track"), batch),
+        (("query", "office", "--mode", "psychic"), None),
+        (("query", "office", "--as-of", "someday"), None),
+        (("--vault", str(tmp_path / "nowhere"), "query", "office"), None),
+    ]
+    direct = [cli(*args, input=stdin) for args, stdin in asks]
+    assert [r.exit_code for r in direct] == [0, 0, 0, 0, 2, 2, 2]
+    assert direct[4].stderr == "error: mode must be one of smart, cosine, lexical\n"
+    for number in (0, 1, 5, 6):  # no daemon: the process answers by itself
+        alone = cli_process(*asks[number][0], input=asks[number][1])
+        assert (alone.exit_code, alone.stdout, alone.stderr) == (direct[number].exit_code, direct[number].stdout, direct[number].stderr)
+    requests = served()
+    for number, ((args, stdin), before) in enumerate(zip(asks, direct)):
+        after = cli_process(*args, input=stdin)
+        assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
+        assert after.heavy == [] or number == 6, args  # a missing vault is found missing by the core
+    assert len(requests) == 4 + 1 + 1  # every question with a vault went to the daemon (the batch has two)
+
+
+def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(monkeypatch):
+    import typer
+
+    from smartvec_cli.cli.app import app
+    from smartvec_cli.cli.query_line import QUERY_DEFAULTS, QUERY_FLAGS, QUERY_VALUES, parse_query_line
+
+    command = typer.main.get_command(app).commands["query"]
+    params = {param.name: param for param in command.params}
+    assert {name: params[name].default for name in QUERY_DEFAULTS} == QUERY_DEFAULTS
+    flags = {opt: param.name for param in command.params for opt in param.opts if param.name in QUERY_DEFAULTS}
+    assert flags == {**QUERY_FLAGS, **QUERY_VALUES}
+
+    monkeypatch.setenv("SMARTVEC_VAULT", "/from/env")
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    line = parse_query_line(["--index-dir", "/i", "query", "per diem", "-k", "3", "--json", "--as-of", "2023-01-01"])
+    assert line["vault"] == "/from/env" and line["index_dir"] == "/i" and line["now"] is None
+    assert (line["text"], line["top_k"], line["as_json"], line["as_of"], line["mode"]) == ("per diem", 3, True, "2023-01-01", "smart")
+    for declined in (
+        ["query"], ["query", "a", "b"], ["query", "--batch", "-"], ["query", "x", "--help"], ["--help"], ["status"],
+        ["query", "x", "--top-k=3"], ["query", "x", "--top-k", "0"], ["query", "x", "--top-k", "1001"], ["query", "x", "-k"],
+        ["query", "x", "--mode", "--json"], ["query", "x", "--vault", "v"], ["--verbose", "query", "x"], ["--now", "query", "x"],
+        ["query", "--", "-x"],
+    ):
+        assert parse_query_line(declined) is None, declined
 
 
 def test_the_daemon_follows_other_writers(vault, cli, fake_embedder, served):

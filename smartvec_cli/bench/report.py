@@ -146,6 +146,9 @@ def perf_markdown(perf: dict) -> str:
         f"| query latency in process, p50 / p95 | {r['query_p50_ms']:.1f} / {r['query_p95_ms']:.1f} ms |",
         f"| of which search without embedding, p50 / p95 | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms |",
         f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / {num(r['query_cli_p95_s'], '.2f')} s |",
+        f"| query answered by the watch daemon, whole CLI process, p50 / p95 | {num(r.get('query_warm_p50_s'), '.3f')} / "
+        f"{num(r.get('query_warm_p95_s'), '.3f')} s |",
+        f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / {num(r.get('help_cli_p95_s'), '.2f')} s |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
         f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",

@@ -1,25 +1,16 @@
-"""The Typer application, its global options, and the one place errors become exit codes.
-
-Exit codes: 0 ok, 1 error (one line on stderr), 2 usage error, 130 interrupted.
-Set SMARTVEC_DEBUG=1 to see a traceback instead of the one-line message.
+"""The Typer application, its global options, and the one place errors become exit codes
+(``session.report_failure``: 0 ok, 1 error with one line on stderr, 2 usage error, 130 interrupted).
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
-import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from ..errors import EXIT_ERROR, SmartvecError
-
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
+from .session import open_session, report_failure
 
 
 class FlagsWithoutType:
@@ -50,30 +41,8 @@ class SmartvecGroup(FlagsWithoutType, TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
-        except SmartvecError as exc:
-            fail(str(exc), exc.exit_code)
-        except KeyboardInterrupt:
-            fail("interrupted; everything committed before the interruption is kept", EXIT_INTERRUPTED)
-        except BrokenPipeError:  # `smartvec query ... | head`: the reader has what it wanted
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(EXIT_BROKEN_PIPE)
-        except sqlite3.OperationalError as exc:
-            if os.environ.get("SMARTVEC_DEBUG"):
-                raise
-            fail(f"index database: {exc} (if this persists, run 'smartvec doctor')", EXIT_ERROR)
-        except sqlite3.DatabaseError as exc:
-            if os.environ.get("SMARTVEC_DEBUG"):
-                raise
-            fail(f"the index database is damaged ({exc}); run 'smartvec doctor'", EXIT_ERROR)
-        except Exception as exc:  # the last line of defence: never a traceback for the user
-            if os.environ.get("SMARTVEC_DEBUG"):
-                raise
-            fail(f"{type(exc).__name__}: {exc} (set SMARTVEC_DEBUG=1 for a traceback)", EXIT_ERROR)
-
-
-def fail(message: str, code: int) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+        except (Exception, KeyboardInterrupt) as exc:
+            raise typer.Exit(report_failure(exc)) from None
 
 
 app = typer.Typer(
@@ -83,6 +52,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rendering it with rich would double the time `--help` takes
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -128,23 +98,9 @@ def workspace(ctx: typer.Context):
     return ctx.find_root().obj.workspace()
 
 
-@contextmanager
-def open_vault(ctx: typer.Context, wait: float = 30.0, remote_for=None) -> Iterator:
-    """The Python API's ``Vault`` for this command line; what it has to tell the user goes to stderr
-    once the command succeeded. ``remote_for(workspace)`` gives the answerer to ask first (the daemon)."""
-    from ..core.api import Vault
-    from .lock import waiting_note
-    from .output import message
-
-    ws = workspace(ctx)
-    remote = remote_for(ws) if remote_for else None
-    vault = Vault(ws, wait=wait, remote=remote, on_wait=waiting_note(wait), on_message=message)
-    try:
-        yield vault
-    finally:
-        vault.close()
-    for notice in vault.notices:
-        message(f"warning: {notice}")
+def open_vault(ctx: typer.Context, wait: float = 30.0):
+    """The Python API's ``Vault`` for this command line (``session.open_session``), as a context manager."""
+    return open_session(workspace(ctx), wait)
 
 
 def register_commands() -> None:
@@ -157,6 +113,7 @@ def register_commands() -> None:
         graph,
         history,
         index,
+        mcp,
         query,
         refresh,
         show,
@@ -179,7 +136,7 @@ def _use_smartvec_classes(typer_app: typer.Typer) -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """The whole command line (the console script, ``main.run``, comes here unless a daemon answered)."""
     register_commands()
     app(prog_name="smartvec")
 

@@ -107,7 +107,8 @@ def perf_command(
     notes: int = typer.Option(1000, "--notes", "-n", min=10, help="Notes in the synthetic vault (the targets are stated for 10,000)."),
     seed: int = typer.Option(7, "--seed", help="Seed of the synthetic vault."),
     queries: int = typer.Option(200, "--queries", min=10, help="In-process queries timed for p50/p95."),
-    cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no cold calls at all)."),
+    cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no command-line calls at all)."),
+    warm_runs: int = typer.Option(20, "--warm-runs", min=1, help="Command-line queries timed while a watch daemon answers them."),
     out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
     as_json: JsonOutput = False,
@@ -117,7 +118,7 @@ def perf_command(
     from ..bench.report import perf_markdown, targets_markdown, write_json
 
     with work_folder(workdir, "perf") as folder:
-        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, log=message)
+        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs, log=message)
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
     write_json(out_dir / f"perf-{notes}.json", perf)

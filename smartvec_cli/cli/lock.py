@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 
-import typer
-
-from .output import message
+from .printing import message
 
 DEFAULT_WAIT = 30.0
 
 
 def wait_option():
+    import typer
+
     return typer.Option(
         DEFAULT_WAIT, "--wait", min=0, metavar="SECONDS", help="How long to wait for another writer (index, refresh, watch) to finish."
     )

@@ -1,14 +1,16 @@
-"""Output helpers shared by the commands: data on stdout, messages and progress on stderr."""
+"""The options every command shares (``--json``, ``--quiet``) and progress on stderr; the printing helpers
+live in ``printing`` (free of Typer, for ``query_line``) and are re-exported here for the commands."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from contextlib import contextmanager
-from typing import Annotated, Any, Callable, Iterator
+from typing import Annotated, Callable, Iterator
 
 import typer
+
+from .printing import message, plain, print_json, show_notices, stdout_console  # noqa: F401
 
 JsonOutput = Annotated[
     bool, typer.Option("--json", help="Print the result as JSON on stdout, the same data the Python API returns.")
@@ -23,36 +25,8 @@ QuietOutput = Annotated[
 PROGRESS_EVERY_SECONDS = 5.0
 
 
-def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
-    sys.stdout.flush()
-
-
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
-
-
-def message(text: str) -> None:
-    """A note for the human at the terminal; goes to stderr so stdout stays data."""
-    sys.stderr.write(text + "\n")
-
-
-def show_notices(store) -> None:
-    for notice in store.notices:
-        message(f"warning: {notice}")
-
-
-def plain(value):
-    """A table cell shown as it is: note text and names may hold ``[...]`` that rich would read as markup."""
-    from rich.text import Text
-
-    return Text(str(value))
-
-
-def stdout_console():
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True)
 
 
 class ProgressLines:

@@ -1,16 +1,22 @@
-"""``smartvec query``: ask the vault a question, or many (``--batch``)."""
+"""``smartvec query``: ask the vault a question, or many (``--batch``).
+
+While a daemon (``watch`` or ``mcp``) serves this index, each question goes to it over the
+query socket, and the core (numpy, SQLite, the vector index, the model) is imported only
+when no daemon answers. Both paths print from the same JSON, so their output is the same.
+A plain command line never even gets here when a daemon answers it (``query_line.answer_query_line``).
+"""
 
 from __future__ import annotations
 
-import json
-import sys
+from functools import partial
 from typing import Optional
 
 import typer
 
 from ..errors import UsageError
 from .app import app, open_vault
-from .output import JsonOutput, plain, print_json, stdout_console
+from .output import JsonOutput, print_json
+from .query_line import Answerer, hits_for_output, print_answer, read_batch, search_request
 
 
 @app.command("query")
@@ -28,91 +34,16 @@ def query_command(
     batch: Optional[str] = typer.Option(None, "--batch", help='JSON-lines file of {"id", "query"} ("-" for stdin); one JSON line out per query.'),
     as_json: JsonOutput = False,
 ) -> None:
-    """Rank the vault's passages for a question (answered by 'watch' when it runs)."""
-    from ..clock import parse_when
-    from ..core.api import search_options
-    from ..core.query import Question
-    from ..daemon.query_socket import daemon_answerer
-
+    """Rank the vault's passages for a question (answered by 'watch' or 'mcp' when one runs)."""
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
-    options = search_options(top_k, mode, parse_when(as_of) if as_of else None, include_archived, include_dormant, weights, not no_track)
-    with open_vault(ctx, remote_for=daemon_answerer) as vault:
+    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track)
+    found = ctx.find_root().obj
+    with Answerer(found.vault, found.index_dir, found.now, options, open_direct=partial(open_vault, ctx)) as answerer:
         if batch is not None:
-            for question in read_batch(batch):
-                answer = vault.ask(question, options)
-                print_json({"id": question.id, "hits": [h.to_dict(explain) for h in answer.hits], "relevant": answer.relevant})
+            for question_id, question, question_as_of in read_batch(batch):
+                answer = answerer.ask(question, question_id, question_as_of)
+                print_json({"id": question_id, "hits": hits_for_output(answer, explain), "relevant": answer.get("relevant")})
             return
-        answer = vault.ask(Question(text), options)
-    if as_json:
-        print_json([h.to_dict(explain) for h in answer.hits])
-    else:
-        show_answer(answer, explain)
-
-
-def read_batch(source: str):
-    from ..clock import parse_when
-    from ..core.query import Question
-
-    stream = sys.stdin if source == "-" else None
-    try:
-        handle = stream or open(source, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read batch file {source}: {exc.strerror or exc}") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                text = item["query"]
-                if not isinstance(text, str):
-                    raise TypeError
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise UsageError(f"{source}:{number}: expected a JSON object with a string \"query\"") from None
-            as_of = item.get("as_of")
-            yield Question(text=text, id=item.get("id"), as_of=parse_when(as_of) if as_of else None)
-
-
-def show_answer(answer, explain: bool) -> None:
-    from rich.markup import escape
-
-    from ..clock import to_iso
-
-    console = stdout_console()
-    hits = answer.hits
-    if answer.as_of is not None:  # the moment itself: a date in words means noon of that day
-        said = f' ("{answer.as_of_phrase}")' if answer.as_of_phrase else ""
-        console.print(f"[dim]as of {to_iso(answer.as_of)}{escape(said)}[/dim]")
-    if not hits:
-        console.print("no relevant passage: nothing in the vault is close enough to the question")
-        return
-    if explain:
-        show_explain_table(console, hits)
-    for hit in hits:
-        place = hit.path + (f" › {hit.heading}" if hit.heading else "")
-        state = "" if hit.state in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit.state.lower()}]"
-        console.print(
-            f"[bold]{hit.rank}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit.score:.3f}  confidence {hit.confidence:.0%}{escape(state)}",
-            markup=True,
-        )
-        snippet = " ".join(hit.text.split())
-        console.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", markup=False)
-        for warning in hit.warnings:
-            console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
-
-
-def show_explain_table(console, hits) -> None:
-    """Each signal per hit; the weighted sum is the score (weights in --json --explain)."""
-    from rich.table import Table
-
-    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf")
-    table.columns[1].overflow = "fold"
-    for hit in hits:
-        cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        signals = hit.signals
-        table.add_row(
-            str(hit.rank), plain(hit.chunk_id), f"{hit.score:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
-            cell(signals["confidence"]), cell(signals["relational"]), f"{hit.confidence:.0%}",
-        )
-    console.print(table)
+        answer = answerer.ask(text)
+    print_answer(answer, explain, as_json)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -28,13 +28,14 @@ from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.scoring import Weights
 from ..store.store import Store
-from .query import Answer, Question, QueryEngine, RemoteAnswerer
+from .query import Answer, Question, QueryEngine
 from .search import MODES, SearchOptions
 from .workspace import Workspace
 from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
 
 Progress = Callable[[int, int], None]
 FEEDBACK_VERDICTS = ("up", "down", "correct")
+TOP_K_MIN, TOP_K_MAX = 1, 1000
 
 
 class _Models:
@@ -66,16 +67,14 @@ class _Models:
 
 
 class Vault:
-    """smartvec over one vault. ``remote`` is asked first for answers (the CLI passes the watch daemon);
-    ``on_wait`` hears whom a writer waits for; ``on_message`` hears progress worth telling at once
-    (the one-time export of the fast model)."""
+    """smartvec over one vault. ``on_wait`` hears whom a writer waits for; ``on_message`` hears progress
+    worth telling at once (the one-time export of the fast model)."""
 
     def __init__(self, workspace: Workspace, embedder: Embedder | None = None, wait: float = DEFAULT_WAIT,
-                 remote: RemoteAnswerer | None = None, on_wait: OnWait | None = None,
-                 on_message: Callable[[str], None] | None = None, _models: _Models | None = None):
+                 on_wait: OnWait | None = None, on_message: Callable[[str], None] | None = None,
+                 _models: _Models | None = None):
         self.ws = workspace
         self.wait = wait
-        self.remote = remote
         self.on_wait = on_wait
         self.notices: list[str] = []
         self._models = _models or _Models(workspace, embedder, on_message or (lambda text: None))
@@ -91,7 +90,7 @@ class Vault:
 
     def at(self, now: str | dt.date | dt.datetime | None) -> "Vault":
         """The same vault and loaded model with the clock fixed at ``now`` (None: the wall clock)."""
-        view = Vault(replace(self.ws, clock=Clock(now)), wait=self.wait, remote=self.remote, on_wait=self.on_wait, _models=self._models)
+        view = Vault(replace(self.ws, clock=Clock(now)), wait=self.wait, on_wait=self.on_wait, _models=self._models)
         view.notices = self.notices
         return view
 
@@ -184,14 +183,7 @@ class Vault:
         self._store, self._store_generation, self._engine = None, None, None
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
-        """The answer as objects (hits, and the moment it is about): ``query``'s own path.
-
-        A ``remote`` answerer (the watch daemon) is asked first while it answers."""
-        if self.remote is not None:
-            answer = self.remote(question, options)
-            if answer is not None:
-                return answer
-            self.remote = None
+        """The answer as objects (hits, and the moment it is about): ``query``'s own path."""
         self._reader_store()
         return self._engine.ask(question, options)
 
@@ -199,9 +191,18 @@ class Vault:
               include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
               track: bool = True, explain: bool = False) -> list[dict]:
         """The hits ``query --json`` prints (``explain`` adds each hit's signal details)."""
+        return self.answer(text, as_of, top_k, mode, include_archived, include_dormant, weights, track, explain)["hits"]
+
+    def answer(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
+               include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
+               track: bool = True, explain: bool = False) -> dict:
+        """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase"}``, where
+        ``as_of`` is the ``as_of`` given or the date the question names (``as_of_phrase``: its words), else None (now)."""
         options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("the question is empty: say what to look for")
         question = Question(text, as_of=parse_when(as_of) if as_of is not None else None)
-        return [hit.to_dict(explain) for hit in self.ask(question, options).hits]
+        return self.ask(question, options).to_json(explain)
 
     def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
                     include_dormant: bool = False, weights: dict | None = None, track: bool = True,
@@ -263,13 +264,30 @@ def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | Non
     """Checked search options: one clear usage error for each value a caller can get wrong."""
     if mode not in MODES:
         raise UsageError(f"mode must be one of {', '.join(MODES)}")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 1000:
-        raise UsageError("top_k must be a whole number from 1 to 1000")
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
+        raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
     if isinstance(weights, str):
         weights = Weights.parse(weights)
     elif weights is not None:
         weights = Weights.from_mapping(weights)
     return SearchOptions(top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track)
+
+
+def search_options_from_json(data: dict) -> SearchOptions:
+    """Options as a ``query`` process sends them to a daemon (``SearchOptions.to_json()``, with ``weights``
+    as a mapping or as the ``--weights`` text), checked like the command line's.
+
+    A key this version does not know raises TypeError: the client is of another version."""
+    unknown = set(data) - {f.name for f in fields(SearchOptions)}
+    if unknown:
+        raise TypeError(f"unknown search options: {', '.join(sorted(unknown))}")
+    default = SearchOptions()
+    as_of = data.get("as_of")
+    return search_options(
+        data.get("top_k", default.top_k), data.get("mode", default.mode), parse_when(as_of) if as_of else None,
+        bool(data.get("include_archived", default.include_archived)), bool(data.get("include_dormant", default.include_dormant)),
+        data.get("weights"), bool(data.get("record_access", default.record_access)),
+    )
 
 
 def open_vault(vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from ..clock import parse_when, to_iso
+from ..clock import to_iso
 from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.asof import parse_as_of
@@ -30,25 +30,14 @@ class Answer:
     as_of_phrase: str | None  # the words of the question that named it
     relevant: int | None = None  # how many passages passed the relevance floor (None: a baseline mode)
 
-    def to_json(self) -> dict:
-        """The answer as the daemon's socket carries it (hits with their explanation)."""
+    def to_json(self, explain: bool = True) -> dict:
+        """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it."""
         return {
-            "hits": [hit.to_dict(explain=True) for hit in self.hits],
+            "hits": [hit.to_dict(explain) for hit in self.hits],
             "as_of": to_iso(self.as_of) if self.as_of else None,
             "as_of_phrase": self.as_of_phrase,
             "relevant": self.relevant,
         }
-
-    @classmethod
-    def from_json(cls, question: Question, data: dict) -> "Answer":
-        """Raises TypeError, KeyError or SmartvecError when ``data`` is not an answer this version understands."""
-        hits = [Hit(**hit) for hit in data["hits"]]
-        moment = parse_when(data["as_of"]) if data.get("as_of") else None
-        return cls(question, hits, moment, data.get("as_of_phrase"), data.get("relevant"))
-
-
-RemoteAnswerer = Callable[[Question, SearchOptions], "Answer | None"]
-"""Asks a process that already has the model loaded (the watch daemon); None when there is none to ask."""
 
 
 class QueryEngine:

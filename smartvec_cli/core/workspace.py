@@ -9,7 +9,7 @@ from pathlib import Path
 from ..clock import Clock
 from ..config import Config, load_config
 from ..errors import UsageError
-from ..store.layout import INDEX_DIR_NAME, IndexLayout
+from ..store.layout import IndexLayout, index_dir_for
 
 
 @dataclass
@@ -25,10 +25,9 @@ class Workspace:
         vault_path = Path(vault or os.environ.get("SMARTVEC_VAULT") or ".").expanduser()
         if not vault_path.is_dir():
             raise UsageError(f"vault folder not found: {vault_path}")
-        index_value = index_dir or os.environ.get("SMARTVEC_INDEX")
-        index_path = Path(index_value).expanduser() if index_value else vault_path / INDEX_DIR_NAME
+        index_path = index_dir_for(vault_path, index_dir or os.environ.get("SMARTVEC_INDEX"))
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
-        return cls(vault_path.resolve(), index_path.absolute(), clock, load_config(IndexLayout(index_path).config))
+        return cls(vault_path.resolve(), index_path, clock, load_config(IndexLayout(index_path).config))
 
     @property
     def layout(self) -> IndexLayout:

@@ -1,19 +1,26 @@
-"""Queries answered by the watch daemon over a Unix socket in the index folder.
+"""Queries answered by a daemon (``watch`` or ``mcp``) over a Unix socket in the index folder.
 
 A terminal query costs milliseconds when the model is already loaded, instead of the
 seconds it takes to import and load it. The protocol is one JSON line each way over a
 fresh connection:
 
     request   {"query": "...", "id": ..., "as_of": "<ISO time>" | null,
-               "options": {<SearchOptions.to_json()>}, "now": "<ISO time>" | null}
+               "options": {<SearchOptions.to_json()>, "weights" may be the --weights text},
+               "now": "<ISO time>" | null}
     response  {"hits": [<hit with explain>, ...], "as_of": "<ISO time>" | null, "as_of_phrase": "..." | null}
           or  {"error": "...", "exit_code": 1}
 
 ``now`` is the client's ``--now`` (null: the wall clock), so an answer does not depend on
-how the daemon was started. ``exit_code: null`` means the daemon could not understand the
-request (e.g. an older daemon and a newer client): the client then answers by itself, as
-it does when there is no socket, nobody listens on it (a stale file left by a killed
-daemon), or the daemon does not answer in time. The socket file is mode 0600.
+how the daemon was started. The daemon checks the options as the command line would, so
+a bad value is the same one-line error either way. ``exit_code: null`` means the daemon
+could not understand the request (e.g. an older daemon and a newer client): the client
+then answers by itself, as it does when there is no socket, nobody listens on it (a
+stale file left by a killed daemon), or the daemon does not answer in time. The socket
+file is mode 0600.
+
+The client half (``ask_daemon``) imports nothing but the standard library, ``clock``,
+``errors`` and ``store.layout``: a warm ``query`` process never loads numpy, the vector
+index or SQLite.
 """
 
 from __future__ import annotations
@@ -27,7 +34,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from ..clock import to_iso
 from ..errors import SmartvecError
 from ..store.layout import IndexLayout
 
@@ -59,8 +65,8 @@ class DaemonError(SmartvecError):
 def ask_daemon(
     index_dir: Path, text: str, options: dict, now: str | None = None, question_id=None, as_of: str | None = None
 ) -> dict | None:
-    """The answer (hits as dicts, and the as-of time it is about) of a running watch daemon, or None when
-    there is none to ask."""
+    """The answer (``Answer.to_json()``: hits as dicts, and the as-of time it is about) of a running daemon,
+    or None when there is none to ask. Raises ``DaemonError`` with the error the direct path would give."""
     path = socket_path(index_dir)
     if not usable_path(path) or not path.exists():
         return None
@@ -160,18 +166,26 @@ class QueryService:
 
     def answer(self, request: dict) -> dict:
         from ..clock import Clock, parse_when
+        from ..core.api import search_options_from_json
         from ..core.query import Question, QueryEngine
-        from ..core.search import SearchOptions
 
         try:
             text = request["query"]
             if not isinstance(text, str):
                 raise TypeError("'query' must be a string")
-            options = SearchOptions.from_json(request.get("options") or {})
+            options = request.get("options") or {}
+            if not isinstance(options, dict):
+                raise TypeError("'options' must be an object")
             as_of = parse_when(request["as_of"]) if request.get("as_of") else None
             workspace = replace(self.ws, clock=Clock(request.get("now")))
         except (KeyError, TypeError, ValueError, SmartvecError) as exc:
             return {"error": f"bad request: {exc}", "exit_code": None}
+        try:
+            options = search_options_from_json(options)
+        except TypeError as exc:
+            return {"error": f"bad request: {exc}", "exit_code": None}
+        except SmartvecError as exc:  # a bad value the command line would refuse the same way
+            return {"error": str(exc), "exit_code": exc.exit_code}
         try:
             with self._lock:
                 engine = QueryEngine(workspace, self._current_store(), lambda: self.embedder)
@@ -257,22 +271,3 @@ class QueryServer:
         except OSError:
             pass
 
-
-def daemon_answerer(workspace):
-    """A ``RemoteAnswerer`` for ``core.query.QuerySession``: the watch daemon serving this index, if any."""
-    from ..core.query import Answer
-
-    clock = workspace.clock
-    now = clock.now().isoformat() if clock.is_fixed else None
-
-    def ask(question, options):
-        as_of = to_iso(question.as_of) if question.as_of else None
-        response = ask_daemon(workspace.index_dir, question.text, options.to_json(), now, question.id, as_of)
-        if response is None:
-            return None
-        try:
-            return Answer.from_json(question, response)
-        except (TypeError, KeyError, SmartvecError):
-            return None  # a daemon of another version; the session answers by itself
-
-    return ask

@@ -26,6 +26,14 @@ ONNX_DIR = "onnx"
 TEMP_SUFFIX = ".tmp"
 
 
+def index_dir_for(vault: str | Path, index_dir: str | Path | None = None) -> Path:
+    """The index folder of ``vault`` as an absolute path: ``index_dir`` when given, else ``<vault>/.smartvec``.
+
+    Plain path arithmetic, so that a ``query`` answered by a running daemon can find its
+    socket before anything heavy is imported."""
+    return (Path(index_dir).expanduser() if index_dir else Path(vault) / INDEX_DIR_NAME).absolute()
+
+
 def ann_file_name(generation: int) -> str:
     return f"vectors-{generation}.hnsw"
 

@@ -1,0 +1,260 @@
+"""``smartvec query`` without the command-line framework, and how answers are printed.
+
+A question should cost what answering it costs: the daemon's answer when ``watch`` or
+``mcp`` serves the index, else loading the core and the model; not also the imports of
+Typer (which coerces every parameter through pydantic). The console script (``main.run``)
+hands its arguments to ``answer_query_line`` first. It reads only the plainest ``query``
+lines: the global options, one question, and the command's own options written as
+``--name value`` or ``--flag``. For such a line it asks the daemon (finding the socket by
+path arithmetic, importing nothing heavy), else the vault itself, prints as the command
+would, and reports failures as the command would (``session``). Any other line
+(``--batch``, ``--help``, ``--name=value``, an unknown option, a value that looks like an
+option) is declined and the Typer app runs it: the Typer command stays the definition
+of ``query``, its help and its errors; this is a shortcut for the lines it recognises,
+and declining is always safe. The Typer command asks the daemon first too (``Answerer``).
+
+Until the core is needed, only the standard library, ``clock``, ``errors``,
+``store.layout`` and the socket client are imported; rich only for terminal output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import AbstractContextManager, ExitStack
+from functools import partial
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..errors import UsageError
+
+GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now"}
+GLOBAL_ENV = {"vault": "SMARTVEC_VAULT", "index_dir": "SMARTVEC_INDEX", "now": "SMARTVEC_NOW"}
+QUERY_VALUES = {"--top-k": "top_k", "-k": "top_k", "--mode": "mode", "--as-of": "as_of", "--weights": "weights"}
+QUERY_FLAGS = {
+    "--json": "as_json", "--explain": "explain", "--no-track": "no_track",
+    "--include-archived": "include_archived", "--include-dormant": "include_dormant",
+}
+QUERY_DEFAULTS = {
+    "top_k": 5, "mode": "smart", "as_of": None, "weights": None,
+    "as_json": False, "explain": False, "no_track": False, "include_archived": False, "include_dormant": False,
+}
+"""The ``query`` command's defaults; ``tests/test_watch.py`` checks them against the Typer command's."""
+
+
+def parse_query_line(argv: list[str]) -> dict | None:
+    """The global options, ``query`` options and question of a plain command line, or None for anything else."""
+    line: dict = dict.fromkeys(GLOBAL_OPTIONS.values())
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "query":
+            break
+        value = next(tokens, None)
+        if token not in GLOBAL_OPTIONS or not plain_value(value):
+            return None
+        line[GLOBAL_OPTIONS[token]] = value
+    else:
+        return None
+    for name, variable in GLOBAL_ENV.items():
+        line[name] = line[name] or os.environ.get(variable) or None
+    line.update(QUERY_DEFAULTS)
+    texts = []
+    for token in tokens:
+        if token in QUERY_FLAGS:
+            line[QUERY_FLAGS[token]] = True
+        elif token in QUERY_VALUES:
+            value = next(tokens, None)
+            if not plain_value(value):
+                return None
+            line[QUERY_VALUES[token]] = value
+        elif token.startswith("-"):
+            return None
+        else:
+            texts.append(token)
+    top_k = str(line["top_k"])
+    if len(texts) != 1 or not (top_k.isascii() and top_k.isdigit() and 1 <= int(top_k) <= 1000):
+        return None
+    line["top_k"], line["text"] = int(top_k), texts[0]
+    return line
+
+
+def plain_value(token: str | None) -> bool:
+    """An option's value as the shortcut takes it: present, not empty, not looking like an option."""
+    return bool(token) and not token.startswith("-")
+
+
+def answer_query_line(argv: list[str]) -> int | None:
+    """Answer a plain ``query`` line as the command would (the daemon's answer, else the vault's own) and
+    return the exit code; None for any other line, which the Typer app then runs."""
+    line = parse_query_line(argv)
+    if line is None:
+        return None
+    try:
+        options = search_request(line["top_k"], line["mode"], line["as_of"], line["include_archived"],
+                                 line["include_dormant"], line["weights"], line["no_track"])
+        with Answerer(line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)) as answerer:
+            answer = answerer.ask(line["text"])
+        print_answer(answer, line["explain"], line["as_json"])
+    except (Exception, KeyboardInterrupt) as exc:
+        from .session import report_failure
+
+        return report_failure(exc)
+    return 0
+
+
+def direct_session(line: dict):
+    from ..core.workspace import Workspace
+    from .session import open_session
+
+    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"]))
+
+
+def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
+                   weights: str | None, no_track: bool) -> dict:
+    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them."""
+    from ..clock import parse_when, to_iso
+
+    return {
+        "top_k": top_k, "mode": mode, "as_of": to_iso(parse_when(as_of)) if as_of else None,
+        "include_archived": include_archived, "include_dormant": include_dormant, "weights": weights,
+        "record_access": not no_track,
+    }
+
+
+class Answerer:
+    """Asks the daemon serving this index while it answers; otherwise the vault itself, opened (with the core
+    imported) on first need by ``open_direct``. Answers are ``Answer.to_json()`` dicts either way."""
+
+    def __init__(self, vault: str | None, index_dir: str | None, now: str | None, options: dict,
+                 open_direct: Callable[[], AbstractContextManager] | None = None):
+        from ..store.layout import index_dir_for
+
+        vault_dir = Path(vault or ".").expanduser()
+        self.index_dir = index_dir_for(vault_dir, index_dir) if vault_dir.is_dir() else None  # None: ask no daemon
+        self.now = now
+        self.options = options
+        self.open_direct = open_direct
+        self._stack = ExitStack()
+        self._vault = None
+        self._search_options = None
+
+    def ask_daemon(self, text: str, question_id=None, as_of: str | None = None) -> dict | None:
+        """The daemon's answer, or None (and no more asking) when there is none."""
+        if self.index_dir is None:
+            return None
+        from ..clock import Clock
+        from ..daemon.query_socket import ask_daemon
+
+        clock = Clock(self.now)  # the daemon answers at the client's --now, or at its own wall clock
+        answer = ask_daemon(self.index_dir, text, self.options, clock.now().isoformat() if clock.is_fixed else None, question_id, as_of)
+        if answer is None:
+            self.index_dir = None
+        return answer
+
+    def ask(self, text: str, question_id=None, as_of: str | None = None) -> dict:
+        answer = self.ask_daemon(text, question_id, as_of)
+        return answer if answer is not None else self._ask_directly(text, question_id, as_of)
+
+    def _ask_directly(self, text: str, question_id, as_of: str | None) -> dict:
+        from ..clock import parse_when
+        from ..core.api import search_options_from_json
+        from ..core.query import Question
+
+        if self._vault is None:
+            self._search_options = search_options_from_json(self.options)
+            self._vault = self._stack.enter_context(self.open_direct())
+        question = Question(text, question_id, parse_when(as_of) if as_of else None)
+        return self._vault.ask(question, self._search_options).to_json()
+
+    def __enter__(self) -> "Answerer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.__exit__(*exc)
+
+
+def read_batch(source: str) -> Iterator[tuple[object, str, str | None]]:
+    """(id, question, as-of time in ISO or None) for each line of a ``--batch`` file."""
+    from ..clock import parse_when, to_iso
+
+    stream = sys.stdin if source == "-" else None
+    try:
+        handle = stream or open(source, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read batch file {source}: {exc.strerror or exc}") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                text = item["query"]
+                if not isinstance(text, str):
+                    raise TypeError
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise UsageError(f"{source}:{number}: expected a JSON object with a string \"query\"") from None
+            as_of = item.get("as_of")
+            yield item.get("id"), text, to_iso(parse_when(as_of)) if as_of else None
+
+
+def hits_for_output(answer: dict, explain: bool) -> list[dict]:
+    """The hits as ``query --json`` prints them: ``explain`` only when asked for."""
+    return [{key: value for key, value in hit.items() if explain or key != "explain"} for hit in answer["hits"]]
+
+
+def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
+    from .printing import print_json
+
+    if as_json:
+        print_json(hits_for_output(answer, explain))
+    else:
+        show_answer(answer, explain)
+
+
+def show_answer(answer: dict, explain: bool) -> None:
+    from rich.markup import escape
+
+    from .printing import stdout_console
+
+    console = stdout_console()
+    hits = answer["hits"]
+    if answer.get("as_of"):  # the moment itself: a date in words means noon of that day
+        phrase = answer.get("as_of_phrase")
+        said = f' ("{phrase}")' if phrase else ""
+        console.print(f"[dim]as of {answer['as_of']}{escape(said)}[/dim]")
+    if not hits:
+        console.print("no relevant passage: nothing in the vault is close enough to the question")
+        return
+    if explain:
+        show_explain_table(console, hits)
+    for hit in hits:
+        place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
+        state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
+        console.print(
+            f"[bold]{hit['rank']}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit['score']:.3f}  "
+            f"confidence {hit['confidence']:.0%}{escape(state)}",
+            markup=True,
+        )
+        snippet = " ".join(hit["text"].split())
+        console.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", markup=False)
+        for warning in hit["warnings"]:
+            console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+
+
+def show_explain_table(console, hits: list[dict]) -> None:
+    """Each signal per hit; the weighted sum is the score (weights in --json --explain)."""
+    from rich.table import Table
+
+    from .printing import plain
+
+    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf")
+    table.columns[1].overflow = "fold"
+    for hit in hits:
+        cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+        signals = hit["signals"]
+        table.add_row(
+            str(hit["rank"]), plain(hit["chunk_id"]), f"{hit['score']:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
+            cell(signals["confidence"]), cell(signals["relational"]), f"{hit['confidence']:.0%}",
+        )
+    console.print(table)

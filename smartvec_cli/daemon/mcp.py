@@ -1,0 +1,241 @@
+"""smartvec as an agent's memory: an MCP server over the Python API (``core.api.Vault``).
+
+Coding and chat agents speak the Model Context Protocol; this gives them the vault's
+time-aware search (as-of questions, warnings about superseded and contradicted passages,
+calibrated confidence), feedback that changes what they get next time, and the notes'
+contents and lineage. It is transport only: every tool is one ``Vault`` call, whose
+result is what the matching command prints with ``--json``.
+
+The model and the index load once, when the server starts. Tools run one at a time (the
+SDK runs them in worker threads; a ``Vault`` keeps one reader store), and a failure the
+user could act on (a bad date, an unknown passage, a busy writer lock) is a tool error
+with the same one-line message the command line would print, after which the server
+keeps serving. Writers take the writer lock like every other writer, waiting at most
+``wait`` seconds: an agent is better told at once that the index is busy than left
+hanging.
+
+While it runs, the server also answers ``smartvec query`` processes over the query
+socket, as ``watch`` does, unless a ``watch`` daemon already serves this index.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from contextlib import contextmanager
+from typing import Annotated, Any, Callable, Iterator, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from .. import __version__
+from ..core.api import TOP_K_MAX, TOP_K_MIN, Vault
+from ..errors import SmartvecError, UsageError
+from ..store.lock import FileLock, LockBusyError
+from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
+
+Log = Callable[[str], None]
+
+SERVER_NAME = "smartvec"
+DEFAULT_WAIT = 2.0
+LOOPBACK = "127.0.0.1"
+INSTRUCTIONS = (
+    "smartvec is the user's long-term memory: their markdown notes, indexed with time, trust and relations. "
+    "Use `search` before answering from memory; each hit has a calibrated `confidence`, its validity window and "
+    "`warnings` (superseded, contradicted, expired, corrected): say so when a hit carries one. For questions about "
+    "the past, pass `as_of` (or name the date in the query). When the user confirms or refutes a hit, send "
+    "`feedback` on its `chunk_id` so the next search ranks it accordingly. `note` and `history` show a whole note "
+    "and its versions; `status` says what is indexed."
+)
+
+Query = Annotated[str, Field(description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022') sets as_of.")]
+AsOf = Annotated[
+    str | None,
+    Field(description="Answer as of this date or time, ISO 8601 (e.g. 2023-03-01 or 2023-03-01T09:00). "
+                      "Default: a date named in the query, else now."),
+]
+TopK = Annotated[int, Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX})]
+Mode = Annotated[
+    Literal["smart", "cosine"],
+    Field(description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
+                      "every stored version, for comparison."),
+]
+IncludeArchived = Annotated[bool, Field(description="Also return archived (superseded) versions, even when not valid at the as-of time.")]
+ChunkId = Annotated[str, Field(description="The chunk_id of a search hit (CHUNK_ID@N names version N).")]
+Verdict = Annotated[
+    Literal["up", "down", "correct"],
+    Field(description="up: the passage was right. down: it was wrong or stale. correct: it was wrong, and `correction` says what is right."),
+]
+Correction = Annotated[str | None, Field(description="The right answer, in a sentence; only with verdict 'correct'.")]
+NoteName = Annotated[str, Field(description="A note's vault path (with or without .md), note id, file name or title; a hit's `path` works.")]
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+class MemoryServer(MCPServer):
+    """``MCPServer`` whose argument errors are one line (``top_k: Input should be ...``), like every other tool error."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {argument_errors(exc.__cause__)}") from exc.__cause__
+            raise
+
+
+def argument_errors(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"])
+        parts.append(f"{where}: {item['msg']}" if where else item["msg"])
+    return "; ".join(parts)
+
+
+class Memory:
+    """The tools' bodies over one ``Vault``, one call at a time; a ``SmartvecError`` becomes a tool error."""
+
+    def __init__(self, vault: Vault):
+        self.vault = vault
+        self._lock = threading.Lock()
+
+    def call(self, work: Callable[[Vault], Any]) -> Any:
+        with self._lock:
+            try:
+                return work(self.vault)
+            except SmartvecError as exc:
+                raise ToolError(str(exc)) from None
+
+
+def build_server(vault: Vault) -> MemoryServer:
+    """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model."""
+    server = MemoryServer(SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    memory = Memory(vault)
+
+    def tool(annotations: ToolAnnotations):
+        def register(fn):
+            server.add_tool(fn, description=inspect.cleandoc(fn.__doc__), annotations=annotations)
+            return fn
+
+        return register
+
+    @tool(READ)
+    def search(query: Query, as_of: AsOf = None, top_k: TopK = 5, mode: Mode = "smart", include_archived: IncludeArchived = False) -> dict[str, Any]:
+        """Search the user's notes for passages that answer a question, ranked by meaning, time, trust and relations.
+
+        Returns {"as_of", "as_of_phrase", "hits"}: as_of is the moment the answer is about (null: now) and
+        as_of_phrase the words of the query that named it. Each hit (the same as `smartvec query --json`) has
+        chunk_id, path, heading, text, score, a calibrated confidence (the probability that it is a correct,
+        current answer), state, its validity window (valid_from, valid_until), version and warnings: read the
+        warnings, they say when a passage was superseded, contradicted, expired or corrected."""
+        return memory.call(lambda v: v.answer(query, as_of=as_of, top_k=top_k, mode=mode, include_archived=include_archived))
+
+    @tool(WRITE)
+    def feedback(chunk_id: ChunkId, verdict: Verdict, correction: Correction = None) -> dict[str, Any]:
+        """Tell the memory whether a passage was right, so that later searches rank it accordingly.
+
+        up raises the passage's trust, down lowers it; correct lowers it and stores `correction` as a new,
+        authoritative passage linked to it (in the index, never in the user's notes). Returns the passage's
+        trust before and after, and the correction's chunk_id."""
+        if verdict == "correct" and not (correction and correction.strip()):
+            raise ToolError("verdict 'correct' needs the right answer in `correction`")
+        if verdict != "correct" and correction is not None:
+            raise ToolError("`correction` goes with verdict 'correct' only")
+        return memory.call(lambda v: v.feedback(chunk_id, verdict, correction))
+
+    @tool(READ)
+    def note(path_or_id: NoteName) -> dict[str, Any]:
+        """One note as the index knows it: path, title, tags, links, and every passage with its version, state and
+        validity window (what `smartvec show` prints)."""
+        return memory.call(lambda v: v.show(path_or_id))
+
+    @tool(READ)
+    def history(path_or_id: NoteName) -> dict[str, Any]:
+        """A note's lineage over time: every version of every passage, what replaced what, which note supersedes it,
+        whether it needs review, and its feedback events (what `smartvec history` prints)."""
+        return memory.call(lambda v: v.history(path_or_id))
+
+    @tool(READ)
+    def status() -> dict[str, Any]:
+        """What is indexed: notes, passages by lifecycle state, the model, the vector index and the last run."""
+        return memory.call(lambda v: v.status())
+
+    return server
+
+
+def parse_http_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host: loopback); ``[::1]:PORT`` for IPv6."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "", text
+    host = host.strip("[]") or LOOPBACK
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise UsageError(f"bad --http address {text!r}: use HOST:PORT, e.g. 127.0.0.1:8765")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
+@contextmanager
+def query_socket(vault: Vault, embedder, log: Log) -> Iterator[bool]:
+    """Answer ``smartvec query`` processes over the index's socket for the block (True), unless there is no
+    index yet or a ``watch`` daemon already does (False)."""
+    index_dir = vault.ws.index_dir
+    if not index_dir.is_dir():
+        log(f"no index at {index_dir} yet: run 'smartvec index'; queries from the command line will not use this server")
+        yield False
+        return
+    lock = FileLock.watch(index_dir, "smartvec mcp")
+    try:
+        lock.acquire(0)
+    except LockBusyError as exc:
+        who = exc.holder.describe() if exc.holder else "another process"
+        log(f"{who} answers queries on {socket_path(index_dir)}; this server answers only its MCP client")
+        yield False
+        return
+    except SmartvecError as exc:
+        log(f"warning: {exc}; queries from the command line will not use this server")
+        yield False
+        return
+    service = QueryService(vault.ws, embedder, log)
+    server = QueryServer(socket_path(index_dir), service.answer, log)
+    try:
+        yield server.start()
+    finally:
+        server.close()
+        service.close()
+        lock.release()
+
+
+def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None) -> None:
+    """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM."""
+    started = time.monotonic()
+    shared = SharedEmbedder(embedder)
+    shared.embed(["warm up"])
+    log(f"model {shared.name} ready in {time.monotonic() - started:.1f}s")
+    with Vault(workspace, embedder=shared, wait=wait) as vault:
+        server = build_server(vault)
+        with query_socket(vault, shared, log) as listening:
+            where = f"; answering queries on {socket_path(workspace.index_dir)}" if listening else ""
+            try:
+                if http is None:
+                    log(f"serving MCP on stdio for {workspace.vault}{where}")
+                    server.run("stdio")
+                else:
+                    host, port = http
+                    if not is_loopback(host):
+                        log(f"warning: {host} is not a loopback address: anyone who can reach it can read this vault")
+                    netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                    log(f"serving MCP on http://{netloc}/mcp for {workspace.vault}{where}")
+                    server.run("streamable-http", host=host, port=port)
+            except KeyboardInterrupt:
+                pass
+    for notice in vault.notices:
+        log(f"warning: {notice}")
+    log("stopped")
