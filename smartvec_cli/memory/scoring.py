@@ -77,17 +77,17 @@ class Calibration:
     """Platt scaling of the score, the lead over the best other hit, and the raw cosine into
     P(correct and current).
 
-    The defaults were fitted with ``smartvec bench calibrate`` (seed 1729, every hit of
-    the top 5 valid at its question's time, at contradiction rates 0-75%), a vault other
-    than the accuracy benchmark's (seed 2604); a config file can override them. The lead
-    carries most of the signal, and the raw cosine says what the relative semantic signal
-    cannot: whether the best candidate is close to the question at all.
+    The defaults were fitted by ``smartvec bench accuracy`` on the benchmark's calibration
+    catalogue (seed 1729, both vault styles, every hit of the top 5 valid at its question's
+    time), whose topics and question templates the evaluation never uses; a config file can
+    override them. The lead carries most of the signal, and the raw cosine says what the
+    relative semantic signal cannot: whether the best candidate is close to the question at all.
     """
 
-    score_weight: float = 1.32
-    margin_weight: float = 10.09
-    cosine_weight: float = 9.29
-    bias: float = -5.41
+    score_weight: float = 5.9
+    margin_weight: float = 8.45
+    cosine_weight: float = 7.49
+    bias: float = -8.43
 
     def probability(self, score: float, margin: float, cosine: float = 0.0) -> float:
         z = self.score_weight * score + self.margin_weight * margin + self.cosine_weight * cosine + self.bias
