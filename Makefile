@@ -7,6 +7,10 @@ STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 BENCH_OUT ?= bench-results
 BENCH_NOTES ?= 1000
+# setuptools prints a generic "Editable installation ... be careful with folders named like your
+# package" notice on every editable install; it says nothing about this project, so it is silenced
+# (that one notice only: other build warnings still show).
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation:UserWarning"
 
 .PHONY: install demo test bench bench-10k clean
 
@@ -16,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt torch==2.13.0
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(EDITABLE) $(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 demo: install
@@ -33,7 +37,7 @@ test: install
 	$(PY) -m pytest
 
 $(BENCH_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(EDITABLE) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
 # Accuracy on the generated vault in both styles (labelled and plain, against plain RAG; the confidence
