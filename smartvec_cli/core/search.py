@@ -95,19 +95,20 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
-    expression = match_expression(query_text)
-    if expression:
-        missing = [label for label, _ in store.lexical_matches(expression, LEXICAL_CANDIDATES) if label not in similar]
+    specific = specific_terms(query_text)
+    # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it.
+    terms = query_terms(query_text) if config.scoring.lexical_weight > 0 else [t for t in query_terms(query_text) if t in specific]
+    if terms:
+        matches = store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES)
+        missing = [label for label, _ in matches if label not in similar]
         if missing:
             similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
     passages = store.passages(list(similar))
     ids = [label for label in similar if label in passages]
-    terms = query_terms(query_text)
     shares, specific_shares = {}, {}
     if terms:
         total, frequency, holders = store.lexical_term_stats(terms, ids)
         shares = coverage(total, frequency, holders, ids)
-        specific = specific_terms(query_text)
         if specific:
             specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
     units, about = asked_units(query_text), about_words(query_text)
