@@ -181,10 +181,11 @@ def score(
     valid = valid_at(passage, moment)
     keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
+    trust_now = passage_trust(passage, moment, confidence)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
         "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps),
-        "confidence": passage_trust(passage, moment, confidence),
+        "confidence": trust_now,
         "relational": relational_signal(passage.importance, *importance_range),
     }
     explain = {
@@ -199,7 +200,7 @@ def score(
         "authority": round(authority(passage, confidence), 4),
         "age_days": None if age is None else round(age, 1),
         "retention": round(keeps, 4),
-        "standing": round(standing(passage, moment, confidence), 4),
+        "standing": round(standing(passage, trust_now, confidence), 4),
         "feedback": round(passage.feedback, 4),
         "contradiction_penalty": passage.contradiction_penalty,
         "ripple_penalty": passage.ripple_penalty,
@@ -233,10 +234,11 @@ def rank(
     return ranked
 
 
-def standing(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
-    """The share of its source's authority a passage keeps: 1 unless feedback, a lost contradiction, a
-    ripple or forgetting took some away (a downvoted policy paragraph keeps a tenth)."""
-    return max(0.0, min(1.0, passage_trust(passage, moment, settings) / max(authority(passage, settings), 1e-9)))
+def standing(passage: Passage, trust_now: float, settings: ConfidenceSettings) -> float:
+    """The share of its source's authority a passage keeps (``trust_now`` is its ``passage_trust``): 1
+    unless feedback, a lost contradiction, a ripple or forgetting took some away (a downvoted policy
+    paragraph keeps a tenth)."""
+    return max(0.0, min(1.0, trust_now / max(authority(passage, settings), 1e-9)))
 
 
 def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration) -> float:
