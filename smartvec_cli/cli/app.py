@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from ..store.lock import DEFAULT_WAIT
 from .session import open_session, report_failure
 
 
@@ -98,7 +99,7 @@ def workspace(ctx: typer.Context):
     return ctx.find_root().obj.workspace()
 
 
-def open_vault(ctx: typer.Context, wait: float = 30.0):
+def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT):
     """The Python API's ``Vault`` for this command line (``session.open_session``), as a context manager."""
     return open_session(workspace(ctx), wait)
 

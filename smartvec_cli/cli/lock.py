@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ..store.lock import DEFAULT_WAIT
 from .printing import message
-
-DEFAULT_WAIT = 30.0
 
 
 def wait_option():

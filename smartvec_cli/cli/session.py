@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from ..errors import EXIT_ERROR, SmartvecError
+from ..store.lock import DEFAULT_WAIT
 from .printing import message
 
 EXIT_INTERRUPTED = 130
@@ -23,7 +24,7 @@ INTERRUPTED = "interrupted; everything committed before the interruption is kept
 
 
 @contextmanager
-def open_session(workspace, wait: float = 30.0) -> Iterator:
+def open_session(workspace, wait: float = DEFAULT_WAIT) -> Iterator:
     """The Python API's ``Vault`` for a command line; what it has to tell the user goes to stderr
     once the command succeeded."""
     from ..core.api import Vault

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..clock import parse_when, to_iso
+from ..clock import to_iso
 from ..config import Config
 from ..memory.passage import Passage
 from ..memory.answer import about_words, asked_units, states_value
@@ -74,13 +74,6 @@ class SearchOptions:
         data["as_of"] = to_iso(self.as_of) if self.as_of else None
         return data
 
-    @classmethod
-    def from_json(cls, data: dict) -> "SearchOptions":
-        data = dict(data)
-        data["as_of"] = parse_when(data["as_of"]) if data.get("as_of") else None
-        data["weights"] = Weights.from_mapping(data["weights"]) if data.get("weights") else None
-        return cls(**data)
-
 
 def search(store: Store, config: Config, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
            now: dt.datetime) -> tuple[list[Hit], int | None]:
@@ -108,7 +101,8 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     shares, specific_shares = {}, {}
     if terms:
         total, frequency, holders = store.lexical_term_stats(terms, ids)
-        shares = coverage(total, frequency, holders, ids)
+        if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
+            shares = coverage(total, frequency, holders, ids)
         if specific:
             specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
     units, about = asked_units(query_text), about_words(query_text)

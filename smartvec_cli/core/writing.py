@@ -8,11 +8,10 @@ from typing import Callable, Iterator
 from ..clock import Clock
 
 from ..errors import SmartvecError
-from ..store.lock import FileLock, Holder, LockBusyError
+from ..store.lock import DEFAULT_WAIT, FileLock, Holder, LockBusyError
 from ..store.store import Store
 from .workspace import Workspace
 
-DEFAULT_WAIT = 30.0
 OnWait = Callable[["Holder | None"], None]
 OnNotice = Callable[[str], None]
 

@@ -27,7 +27,7 @@ from watchdog.events import FileSystemEventHandler
 
 from ..core.writing import writer_lock
 from ..errors import SmartvecError
-from ..store.lock import FileLock, LockBusyError
+from ..store.lock import DEFAULT_WAIT, FileLock, LockBusyError
 from ..vault.scan import is_ignored
 from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
 
@@ -98,7 +98,7 @@ class Debouncer:
 
 
 class Watcher:
-    def __init__(self, workspace, embedder, debounce: float = 2.0, lock_wait: float = 30.0, log: Log | None = None):
+    def __init__(self, workspace, embedder, debounce: float = 2.0, lock_wait: float = DEFAULT_WAIT, log: Log | None = None):
         self.ws = workspace
         self.embedder = SharedEmbedder(embedder)
         self.debounce = debounce

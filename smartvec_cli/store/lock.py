@@ -27,6 +27,7 @@ from ..errors import SmartvecError, index_folder_error
 from .layout import IndexLayout
 
 POLL_SECONDS = 0.1
+DEFAULT_WAIT = 30.0  # seconds a writer waits for another one, unless told otherwise (--wait)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class FileLock:
         finally:
             os.close(fd)
 
-    def acquire(self, wait: float = 30.0, on_wait: Callable[[Holder | None], None] | None = None) -> "FileLock":
+    def acquire(self, wait: float = DEFAULT_WAIT, on_wait: Callable[[Holder | None], None] | None = None) -> "FileLock":
         """Take the lock, polling for up to ``wait`` seconds; ``on_wait`` is told once if we have to wait."""
         if self._fd is not None:
             raise RuntimeError("lock already held by this object")
