@@ -79,3 +79,16 @@ def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder
     cli.json("query", "access counting", "--json", "--no-track")
     [chunk] = cli.json("show", "a.md", "--json")["chunks"]
     assert chunk["access_count"] == 1
+
+
+def test_a_downvoted_passage_loses_its_confidence_not_only_its_rank(vault, cli, real_embedder):
+    write(vault, "policies/remote.md", "# Remote work\n\nEmployees may work from home on up to 3 days per week.\n")
+    cli.json("index", "--json")
+    question = "How many days per week can I work from home?"
+    before = cli.json("query", question, "--json", "--no-track", "--explain")[0]
+    assert before["explain"]["standing"] == 1.0
+    cli.json("feedback", before["chunk_id"], "--down", "--json")
+    after = cli.json("query", question, "--json", "--no-track", "--explain")[0]
+    assert after["chunk_id"] == before["chunk_id"]  # still the only answer there is
+    assert after["explain"]["standing"] < 0.2
+    assert after["confidence"] < before["confidence"] / 4

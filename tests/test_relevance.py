@@ -93,3 +93,14 @@ def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
     assert cli("query", "", "--json").exit_code == 2
     batch = cli("query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n")
     assert json.loads(batch.stdout) == {"id": 1, "hits": [], "relevant": 0}
+
+
+def test_folder_names_give_a_kind_only_when_they_name_one():
+    from smartvec_cli.memory.confidence import inferred_kind
+
+    assert inferred_kind("Slack/2026-01-05 general.md") == "chat"
+    assert inferred_kind("Teams chat/standup.md") == "chat"
+    assert inferred_kind("Notes/1-1s and syncs/Ana.md") == "meeting_notes"
+    assert inferred_kind("2024-03-01.md") == "daily_note"
+    assert inferred_kind("teams/Platform Team.md") is None  # a folder of team pages is not a chat
+    assert inferred_kind("engineering/Async design.md") is None

@@ -56,7 +56,7 @@ SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
 # Kinds of source people keep in folders named for them; a folder (not file) name holding one of these
 # words gives its notes that kind when they declare none. Checked in this order; `config.toml` globs win.
 FOLDER_KIND_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("chat", frozenset("slack chat chats teams discord whatsapp telegram mattermost messages".split())),
+    ("chat", frozenset("slack chat chats discord whatsapp telegram mattermost".split())),  # not "teams": team pages
     ("meeting_notes", frozenset("meeting meetings minutes 1-1 1-1s one-on-one one-on-ones standup standups sync syncs retro retros".split())),
     ("email", frozenset("email emails mail mails".split())),
     ("daily_note", frozenset("daily dailies journal journals".split())),
