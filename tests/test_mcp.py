@@ -165,7 +165,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     assert seen["now"]["hits"] == seen["cli_now"] and seen["now"]["as_of"] is None
     assert seen["now"]["hits"][0]["path"] == "policies/travel-v2.md"
-    assert seen["past"]["hits"] == seen["cli_past"] and seen["past"]["as_of"] == "2021-03-01T00:00:00Z"
+    assert seen["past"]["hits"] == seen["cli_past"] and seen["past"]["as_of"] == "2021-03-01T12:00:00Z"  # a day means its noon
     assert seen["past"]["hits"][0]["path"] == "policies/travel-v1.md"
     assert seen["words"]["hits"] == seen["cli_words"] and seen["words"]["as_of_phrase"] == "back in 2021"
     assert all("explain" not in hit for hit in seen["now"]["hits"])
