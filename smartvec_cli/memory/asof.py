@@ -238,15 +238,29 @@ _NAMED = "(?:" + "|".join(_plain(p) for p, _ in _FORMS) + ")"  # periods that ne
 _ANY = "(?:" + "|".join(_plain(p) for p, _ in (*_FORMS, _BARE_YEAR)) + ")"
 _RANGE = r"(?:from|between)\s+(?:the\s+)?(?P<a>" + _ANY + r")\s+(?:to|and|until|till|through)\s+(?:the\s+)?(?P<b>" + _ANY + r")"
 _BEFORE_AFTER = r"(?P<side>before|prior\s+to|after)\s+(?:the\s+)?(?P<c>" + _ANY + r")"
-_SEARCH = re.compile(
-    r"\b(?:" + "|".join([_RANGE, _BEFORE_AFTER, LEAD + "?" + _NAMED, LEAD + _plain(_BARE_YEAR[0]), *(_plain(p) for p, _ in _RELATIVE)]) + r")",
-    flags=re.IGNORECASE,
-)
 _LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
+
+
+@functools.cache
+def _search() -> re.Pattern:
+    """Every date phrase a question may hold, in one pattern (compiled on first use: it is large)."""
+    parts = [_RANGE, _BEFORE_AFTER, LEAD + "?" + _NAMED, LEAD + _plain(_BARE_YEAR[0]), *(_plain(p) for p, _ in _RELATIVE)]
+    return re.compile(r"\b(?:" + "|".join(parts) + r")", flags=re.IGNORECASE)
 
 
 def _resolve(words: str, now: dt.datetime) -> _Period | None:
     """The period the words (the whole of them, without a lead) name, or None."""
+    for pattern, resolve in (*_FORMS, _BARE_YEAR, *_RELATIVE):
+        match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
+        if not match:
+            continue
+        try:
+            found = resolve(match, now)
+        except ValueError:  # 31 February and the like
+            return None
+        if found is None or isinstance(found, _Period):
+            return found
+        return _period(*found)
     range_ = re.fullmatch(_RANGE, words, flags=re.IGNORECASE)
     if range_:
         a, b = _resolve(range_["a"], now), _resolve(range_["b"], now)
@@ -261,17 +275,6 @@ def _resolve(words: str, now: dt.datetime) -> _Period | None:
             return _Period(day, None, _noon(day), AFTER)
         day = inner.first - dt.timedelta(days=1)
         return _Period(None, day, _noon(day), BEFORE)
-    for pattern, resolve in (*_FORMS, _BARE_YEAR, *_RELATIVE):
-        match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
-        if not match:
-            continue
-        try:
-            found = resolve(match, now)
-        except ValueError:  # 31 February and the like
-            return None
-        if found is None or isinstance(found, _Period):
-            return found
-        return _period(*found)
     return None
 
 
@@ -281,7 +284,7 @@ def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
 
 def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
     """The time a question asks about, if it names one (the first phrase that resolves)."""
-    for match in _SEARCH.finditer(question):
+    for match in _search().finditer(question):
         words = match.group(0).strip()
         before = question[: match.start()].lower().split()
         if before and before[-1] in VERSION_WORDS:
