@@ -219,7 +219,9 @@ class HnswIndex:
         labels, rows = self._exact
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(query))
-        similarities = rows @ (query / norm if norm > 0 else query)
+        # einsum's own loop rather than BLAS: OpenBLAS's two-thread matrix-vector product took 17 ms instead of
+        # 0.3 ms for 4,300 rows on a busy 2-core machine; einsum is single-threaded and took 0.4 ms there.
+        similarities = np.einsum("ij,j->i", rows, query / norm if norm > 0 else query)
         k = min(k, len(labels))
         best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
         best = best[np.argsort(-similarities[best], kind="stable")]
