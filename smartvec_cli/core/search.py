@@ -34,9 +34,9 @@ CANDIDATE_FACTOR = 10
 MIN_CANDIDATES = 100
 LEXICAL_CANDIDATES = 50  # the best full-text matches join the ANN's candidates, so rare words are never lost
 EXACT_CANDIDATES_UP_TO = 20_000
-"""Passages up to which smart mode scores every stored vector instead of asking the graph: a few
-milliseconds of matrix product, and the matrix (30 MB at this size) is read from the database once
-per reader."""
+"""Passages up to which smart mode scores every stored vector instead of asking the graph. The product
+grows with the index (0.4 ms for 4,300 rows; about 90 ms for 100,000 on a busy 2-core machine, where the
+graph at ef=1,000 took 15 ms) and the matrix (30 MB at this size) is read from the database once per reader."""
 
 
 @dataclass
