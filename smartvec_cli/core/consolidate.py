@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import disagreement
+from ..memory.contradiction import content_words, disagreement
 from ..memory.graph import pagerank
+from ..memory.lexical import match_expression, shared_share
 from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
@@ -62,6 +64,12 @@ class ConsolidationSummary:
     @property
     def changed_anything(self) -> bool:
         return bool(self.transitions or self.edges_added or self.edges_removed or self.passages_rippled)
+
+
+def cosine_similarity(a, b) -> float:
+    """The cosine of two stored vectors (numpy arrays)."""
+    norms = math.sqrt(float(a @ a) * float(b @ b))
+    return float(a @ b) / norms if norms else 0.0
 
 
 class Consolidator:
@@ -121,38 +129,76 @@ class Consolidator:
         """Derived edges whose passages are no longer current (edited away, deleted) go."""
         self.summary.edges_removed += self.store.drop_stale_derived_edges(DERIVED_EDGES)
 
-    def _superseding_pairs(self) -> set[frozenset[int]]:
-        return {frozenset(pair) for pair in self.store.supersedes_note_pairs()}
+    def _lineages(self) -> dict[int, int]:
+        """Each note in a supersession lineage (declared or inferred ``supersedes`` edges, followed through
+        every version) mapped to one representative note of its lineage: versions of one document are
+        never a contradiction, however many versions lie between them."""
+        parent: dict[int, int] = {}
+
+        def root(note: int) -> int:
+            while parent.setdefault(note, note) != note:
+                parent[note] = parent[parent[note]]
+                note = parent[note]
+            return note
+
+        for newer, older in self.store.supersedes_note_pairs():
+            parent[root(newer)] = root(older)
+        return {note: root(note) for note in parent}
+
+    def _candidates(self, queued: list[int]) -> dict[int, set[int]]:
+        """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
+        the passages whose own words best match its own words (the full-text index, by passage text only).
+        The second source does not depend on headings: a chat message and a policy that state one rule
+        under different titles are embedded with different context, but share the words of the rule."""
+        ann = self.store.load_ann()
+        vectors = self.store.vectors_for_chunks(queued)
+        found = {chunk: {label for label, _ in ann.search(vector, self.settings.neighbours + 1)} for chunk, vector in zip(queued, vectors)}
+        for chunk, passage in self.store.passages(queued).items():
+            expression = match_expression(passage.text)
+            if expression and passage.state in LIVE_STATES:
+                found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
+        return found
 
     def _relate(self, queued: list[int]) -> None:
-        ann = self.store.load_ann()
         settings = self.settings
-        vectors = self.store.vectors_for_chunks(queued)
-        neighbour_sets = {chunk: ann.search(vector, settings.neighbours + 1) for chunk, vector in zip(queued, vectors)}
-        rows = self.store.passages(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
-        versions = self._superseding_pairs()
+        candidates = self._candidates(queued)
+        involved = sorted(set(queued) | {other for found in candidates.values() for other in found})
+        rows = self.store.passages(involved)
+        vectors = dict(zip(involved, self.store.vectors_for_chunks(involved)))
+        words: dict[int, set[str]] = {}
+        lineage = self._lineages()
+
+        def words_of(passage: Passage) -> set[str]:
+            if passage.id not in words:
+                words[passage.id] = content_words(passage.text)
+            return words[passage.id]
 
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
         seen: set[frozenset[int]] = set()
         new_edges: list[dict] = []
-        for chunk, found in neighbour_sets.items():
+        for chunk, found in candidates.items():
             mine = rows.get(chunk)
             if mine is None:
                 continue
-            for other_id, cosine in found:
+            for other_id in found:
                 other = rows.get(other_id)
                 pair = frozenset((chunk, other_id))
-                if other is None or other_id == chunk or pair in seen or cosine < settings.duplicate_cosine:
+                if other is None or other_id == chunk or pair in seen:
                     continue
                 seen.add(pair)
-                if mine.note == other.note or not self._comparable(mine, other, versions):
+                if mine.note == other.note or not self._comparable(mine, other, lineage):
                     continue
-                found_disagreement = disagreement(mine.text, other.text, check_negation=cosine >= settings.restate_cosine)
+                cosine = cosine_similarity(vectors[chunk], vectors[other_id])
+                overlap = shared_share(words_of(mine), words_of(other))
+                if cosine < settings.duplicate_cosine and overlap < settings.body_overlap:
+                    continue
+                found_disagreement = disagreement(mine.text, other.text)
                 winner, loser = self._resolve(mine, other)
                 if found_disagreement:
-                    new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
+                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4), "overlap": round(overlap, 4)}
+                    new_edges.append(self._edge(loser, winner, "contradicts", detail))
                     touched.update((chunk, other_id))
                 elif cosine >= settings.restate_cosine:
                     new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
@@ -164,9 +210,12 @@ class Consolidator:
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
 
-    def _comparable(self, a: Passage, b: Passage, versions: set) -> bool:
-        """Two passages can contradict only if they are not versions of one another and overlap in time."""
-        if frozenset((a.note, b.note)) in versions:
+    def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
+        """Two passages can contradict only while both are in force (neither archived), if they are not
+        versions of one document, and if their validity overlaps."""
+        if a.state not in LIVE_STATES or b.state not in LIVE_STATES:
+            return False
+        if a.note in lineage and lineage.get(a.note) == lineage.get(b.note):
             return False
         start = max(filter(None, (a.valid_from, b.valid_from)), default=None)
         end = min(filter(None, (a.valid_until, b.valid_until)), default=None)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 class ConsolidationSettings:
     neighbours: int = 12
     duplicate_cosine: float = 0.75
+    body_neighbours: int = 12
+    body_overlap: float = 0.34
     restate_cosine: float = 0.90
     contradiction_penalty: float = 0.25
     ripple_penalties: tuple[float, ...] = (0.15, 0.075)

@@ -12,37 +12,68 @@ Precision matters more than recall: a wrong invalidation is worse than a missed 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from . import words
 from .words import NUMBER_WORDS
 
-NEGATIONS = {"not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden"}
-STOPWORDS = words.STOPWORDS - NEGATIONS
-UNIT_ALIASES = {
-    "eur": "eur", "euro": "eur", "euros": "eur", "€": "eur",
-    "usd": "usd", "$": "usd", "dollar": "usd", "dollars": "usd",
-    "day": "day", "days": "day",
-    "week": "week", "weeks": "week",
-    "month": "month", "months": "month",
-    "year": "year", "years": "year",
-    "hour": "hour", "hours": "hour",
-    "minute": "minute", "minutes": "minute",
-    "%": "percent", "percent": "percent",
-    "gb": "gb", "mb": "mb", "tb": "tb",
-    "km": "km",
+NEGATIONS = {
+    "not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden",
+    "banned", "barred",
 }
-TOKEN = re.compile(r"€|\$|%|\d+(?:[.,]\d+)*|[a-z][a-z'-]*", re.IGNORECASE)
+STOPWORDS = words.STOPWORDS - NEGATIONS
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a value is measured in: values of one ``dimension`` compare after multiplying by ``factor``."""
+
+    dimension: str
+    factor: float = 1.0
+
+
+def _units(dimension: str, factors: dict[str, float]) -> dict[str, Unit]:
+    return {name: Unit(dimension, factor) for names, factor in factors.items() for name in names.split()}
+
+
+# A small table, not a units library: pint takes seconds to import and finds no quantity in running text,
+# quantulum3 imports scikit-learn and reads "1.000,50 EUR" as 1 and 50 EUR and "CHF 300" as a bare 300,
+# and price-parser (currencies only) costs half a second to import on the query path (memory.answer).
+UNITS: dict[str, Unit] = {
+    **_units("currency:EUR", {"eur euro euros €": 1}),
+    **_units("currency:USD", {"usd dollar dollars $ us$": 1}),
+    **_units("currency:GBP", {"gbp £ sterling": 1}),
+    **_units("currency:CHF", {"chf": 1}),
+    **_units("currency:JPY", {"jpy ¥ yen": 1}),
+    **_units("currency:SEK", {"sek": 1}),
+    **_units("currency:PLN", {"pln zł zloty": 1}),
+    **_units("duration", {
+        "ms msec millisecond milliseconds": 0.001, "sec secs second seconds": 1, "min mins minute minutes": 60,
+        "h hr hrs hour hours": 3600, "day days": 86400, "week weeks": 604800,
+    }),
+    **_units("months", {"month months": 1, "year years yr yrs": 12}),  # calendar lengths: no exact number of days
+    **_units("data", {"byte bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}),
+    **_units("mass", {"mg": 1e-3, "gram grams": 1, "kg kilo kilos kilogram kilograms": 1e3, "tonne tonnes": 1e6}),
+    **_units("length", {"mm": 1e-3, "cm": 1e-2, "metre metres meter meters": 1, "km kilometre kilometres kilometer kilometers": 1e3}),
+    **_units("percent", {"% percent per-cent": 1}),
+}
+SYMBOLS = "€$£¥%"
+NUMBER = r"\d{1,3}(?:([.,'\u00a0\u202f])\d{3})(?:\1\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+TOKEN = re.compile(rf"[{SYMBOLS}]|{NUMBER}|[^\W\d_][\w'-]*", re.IGNORECASE)
+GROUPED = re.compile(r"^\d{1,3}([.,'\u00a0\u202f])\d{3}(?:\1\d{3})*(?:([.,])(\d+))?$")
 CONTEXT_WINDOW = 4
+RATE_WORDS = frozenset({"per", "a", "an", "each", "every", "/"})
 BARE = ""  # the unit of a number given without one ("199 spaces")
 
 
 @dataclass(frozen=True)
 class Quantity:
-    value: float
-    unit: str
+    value: float  # in the dimension's base unit (seconds, bytes, grams, metres; months for calendar lengths)
+    unit: str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
     context: frozenset[str]
+    written: str = ""  # as the text gives it ("14 days", "EUR 75")
 
 
 @dataclass(frozen=True)
@@ -51,49 +82,66 @@ class Disagreement:
     detail: str
 
 
+@functools.cache
+def _stemmer():
+    from snowballstemmer.english_stemmer import EnglishStemmer  # 25 ms; only the first passage compared pays it
+
+    return EnglishStemmer()
+
+
 def stem(word: str) -> str:
-    """Plural and verb endings off, so that 'hotels' meets 'hotel' and 'capped' meets 'cap'."""
-    for suffix, keep in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + keep
-    return word
+    """The Snowball (Porter2) English stem: 'hotels' meets 'hotel', 'capped' meets 'cap', 'changed' meets 'change'."""
+    return _stemmer().stemWord(word.lower())
 
 
-def _number(token: str) -> float | None:
+def number_value(token: str) -> float | None:
+    """The value of a number as written: '1,200' and '1.200' and "1'200" are 1200, '1.000,50' is 1000.5,
+    '2.5' and '2,5' are 2.5; a number word ('five') counts too."""
     lowered = token.lower()
     if lowered in NUMBER_WORDS:
         return float(NUMBER_WORDS[lowered])
-    if token[0].isdigit():
-        try:
-            return float(token.replace(",", ""))
-        except ValueError:
-            return None
-    return None
+    if not token[:1].isdigit():
+        return None
+    grouped = GROUPED.match(token)
+    if grouped:
+        separator, decimal_mark, fraction = grouped.groups()
+        if decimal_mark == separator:
+            return None  # "1.000.5": not a number anyone writes
+        whole = re.sub(r"\D", "", token[: grouped.start(2)] if decimal_mark else token)
+        return float(f"{whole}.{fraction}") if decimal_mark else float(whole)
+    return float(token.replace(",", "."))
 
 
 def quantities(text: str, bare: bool = False) -> list[Quantity]:
     """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
     without a unit too (their unit is ``BARE``)."""
-    tokens = [t.lower() for t in TOKEN.findall(text)]
+    matches = list(TOKEN.finditer(text))
+    tokens = [m.group(0) for m in matches]
+    lowered = [t.lower() for t in tokens]
     found = []
     for i, token in enumerate(tokens):
-        value = _number(token)
+        value = number_value(token)
         if value is None:
             continue
-        unit = None
+        unit, first, last = None, i, i
         for j in (i + 1, i - 1, i + 2):
-            if 0 <= j < len(tokens) and tokens[j] in UNIT_ALIASES:
-                unit = UNIT_ALIASES[tokens[j]]
+            if 0 <= j < len(tokens) and lowered[j] in UNITS and number_value(tokens[j]) is None:
+                unit, first, last = UNITS[lowered[j]], min(i, j), max(i, j)
                 break
         if unit is None:
             if not bare:
                 continue
-            unit = BARE
-        window = tokens[max(0, i - CONTEXT_WINDOW) : i] + tokens[i + 1 : i + 1 + CONTEXT_WINDOW]
+            unit = Unit(BARE)
+        dimension = unit.dimension
+        if unit.dimension != BARE and last + 2 < len(tokens) and lowered[last + 1] in RATE_WORDS and tokens[last + 2].isalpha():
+            dimension += "/" + stem(lowered[last + 2])  # "EUR 75 per day" is not "EUR 180 per night"
+            last += 2
+        written = text[matches[first].start() : matches[last].end()]
+        window = lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]  # not 'working' of 'one working day'
         context = frozenset(
-            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNIT_ALIASES and w not in NUMBER_WORDS
+            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS
         )
-        found.append(Quantity(value, unit, context))
+        found.append(Quantity(value * unit.factor, dimension, context, written))
     return found
 
 
@@ -102,39 +150,56 @@ def _same_thing(a: Quantity, b: Quantity) -> bool:
     return a.unit == b.unit and bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
 
 
-def _content_words(text: str) -> set[str]:
-    return {t.lower() for t in TOKEN.findall(text) if t.isalpha() and t.lower() not in STOPWORDS}
+def content_words(text: str) -> set[str]:
+    """The stems of a text's words that say something (no stopwords, numbers or units)."""
+    return {stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS}
+
+
+NAME = re.compile(r"(?<![.!?:*\[]\s)(?<![.!?:*\[])(?<!^)\b[A-Z][a-z]+\b", re.MULTILINE)
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words inside a sentence: the places, teams and people a statement is about."""
+    return set(NAME.findall(text))
+
+
+def _about_other_names(text_a: str, text_b: str) -> bool:
+    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg office."""
+    a, b = names(text_a), names(text_b)
+    return bool(a) and bool(b) and a.isdisjoint(b)
+
+
+def _negated(text: str) -> bool:
+    return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
 
 
 def disagreement(text_a: str, text_b: str, check_negation: bool = True) -> Disagreement | None:
-    """Why two near-duplicate passages contradict each other, or None when they do not.
+    """Why two passages about one thing contradict each other, or None when they do not.
 
-    A quantity disagrees when both passages give a value with the same unit for the
-    same thing and the values they give in that unit share nothing: a passage that
-    recounts the old and the new value (a history, a comparison) agrees with both.
+    A quantity disagrees when both passages give a value in the same dimension for the same
+    thing (their neighbouring words overlap), the values differ, and neither passage also
+    gives the other's value: a passage that recounts the old and the new value (a history,
+    a comparison) agrees with both. Every pair of values is judged on its own, so one shared
+    value ("Plus 200 MB" in both) does not hide another that differs ("50 MB" against "5 MB").
     """
+    if _about_other_names(text_a, text_b):
+        return None
     qa, qb = quantities(text_a), quantities(text_b)
     for a in qa:
         for b in qb:
-            if not _same_thing(a, b) or a.value == b.value:
+            if a.value == b.value or not _same_thing(a, b):
                 continue
-            values_a = {x.value for x in qa if x.unit == a.unit}
-            values_b = {y.value for y in qb if y.unit == b.unit}
-            if values_a.isdisjoint(values_b):
-                about = " ".join(sorted(a.context & b.context))
-                return Disagreement("quantity", f"{about}: {_fmt(a)} vs {_fmt(b)}")
-    if not check_negation:
+            if any(x.unit == b.unit and x.value == b.value for x in qa) or any(y.unit == a.unit and y.value == a.value for y in qb):
+                continue
+            about = " ".join(sorted(a.context & b.context))
+            return Disagreement("quantity", f"{about}: {a.written} vs {b.written}")
+    if not check_negation or _negated(text_a) == _negated(text_b):
         return None
-    words_a, words_b = _content_words(text_a), _content_words(text_b)
-    neg_a, neg_b = bool(words_a & NEGATIONS), bool(words_b & NEGATIONS)
-    if neg_a != neg_b:
-        plain_a, plain_b = words_a - NEGATIONS, words_b - NEGATIONS
-        overlap = len(plain_a & plain_b) / max(1, min(len(plain_a), len(plain_b)))
-        if overlap >= 0.8:
-            return Disagreement("negation", "one passage negates the other")
+    names_a, names_b = names(text_a), names(text_b)
+    if names_a - names_b and names_b - names_a:
+        return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
+    plain_a, plain_b = content_words(text_a) - NEGATIONS, content_words(text_b) - NEGATIONS
+    overlap = len(plain_a & plain_b) / max(1, min(len(plain_a), len(plain_b)))
+    if overlap >= 0.8:
+        return Disagreement("negation", "one passage negates the other")
     return None
-
-
-def _fmt(quantity: Quantity) -> str:
-    value = int(quantity.value) if quantity.value.is_integer() else quantity.value
-    return f"{value} {quantity.unit}"
