@@ -25,7 +25,9 @@ def test_values_are_read_in_their_unit_and_number_format(text, value, unit):
 
 
 def test_a_rate_is_part_of_the_unit():
-    assert quantities("The per diem is EUR 75 per day.")[0].unit == "currency:EUR/day"
+    [per_day], [a_day] = quantities("The per diem is EUR 75 per day."), quantities("The per diem is EUR 60 a day.")
+    assert per_day.unit == a_day.unit != quantities("Hotels up to EUR 180 per night.")[0].unit
+    assert quantities("EUR 0.42 per kilometre")[0].unit == quantities("EUR 0.32 per km")[0].unit
     assert disagreement("The per diem for business travel is EUR 75 per day.", "The hotel limit for business travel is EUR 180 per night.") is None
 
 
@@ -52,6 +54,9 @@ def test_a_history_of_the_value_agrees_with_the_current_value():
 
 def test_the_same_value_in_another_unit_agrees():
     assert disagreement("Uploads of video are capped at 2 h.", "Uploads of video are capped at 120 minutes.") is None
+    assert disagreement("Backups are kept for 1 year.", "Backups are kept for 12 months.") is None
+    assert disagreement("Backups are kept for 1 month.", "Backups are kept for 30 days.") is None
+    assert disagreement("The notice period is 6 weeks.", "The notice period is 3 months.")
 
 
 def test_a_negation_about_another_place_is_not_a_contradiction():

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import content_words, disagreement
+from ..memory.contradiction import Quantity, content_words, disagreement
 from ..memory.graph import pagerank
 from ..memory.lexical import match_expression, shared_share
 from ..clock import parse_optional
@@ -81,6 +81,8 @@ class Consolidator:
         self.now_iso = workspace.clock.now_iso()
         self.summary = ConsolidationSummary()
         self._transitions: Counter[str] = Counter()
+        self._embedder = None
+        self._sentence_vectors: dict[str, object] = {}
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
@@ -194,7 +196,7 @@ class Consolidator:
                 overlap = shared_share(words_of(mine), words_of(other))
                 if cosine < settings.duplicate_cosine and overlap < settings.body_overlap:
                     continue
-                found_disagreement = disagreement(mine.text, other.text)
+                found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
                 winner, loser = self._resolve(mine, other)
                 if found_disagreement:
                     detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4), "overlap": round(overlap, 4)}
@@ -209,6 +211,18 @@ class Consolidator:
         self.summary.edges_added += len(new_edges)
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
+
+    def _same_thing(self, a: Quantity, b: Quantity) -> bool:
+        """Two conflicting values are about one thing when the sentences that give them mean nearly the same,
+        embedded on their own (no title or heading): "laptops lock after 5 minutes of inactivity" and "the
+        laptop lock kicks in after 10 minutes idle" are; "meeting-room screens switch off after 2 minutes of
+        inactivity" is not, though it shares more words. The model is loaded only when a conflict is found."""
+        missing = list(dict.fromkeys(s for s in (a.sentence, b.sentence) if s not in self._sentence_vectors))
+        if missing:
+            if self._embedder is None:
+                self._embedder = self.ws.embedder()
+            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+        return cosine_similarity(self._sentence_vectors[a.sentence], self._sentence_vectors[b.sentence]) >= self.settings.value_cosine
 
     def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
         """Two passages can contradict only while both are in force (neither archived), if they are not

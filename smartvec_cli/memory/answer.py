@@ -15,7 +15,7 @@ import re
 from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
 from .words import QUESTION_WORDS
 
-TIME_UNITS = frozenset({"duration", "months"})
+TIME_UNITS = frozenset({"duration"})
 ALL_UNITS = frozenset(unit.dimension for unit in UNITS.values())
 MONEY_UNITS = frozenset(unit for unit in ALL_UNITS if unit.startswith("currency:"))
 WORD = re.compile(rf"[{SYMBOLS}]|[a-z][a-z'-]*", re.IGNORECASE)

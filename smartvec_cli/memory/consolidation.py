@@ -10,7 +10,8 @@ class ConsolidationSettings:
     neighbours: int = 12
     duplicate_cosine: float = 0.75
     body_neighbours: int = 12
-    body_overlap: float = 0.34
+    body_overlap: float = 0.1
+    value_cosine: float = 0.63
     restate_cosine: float = 0.90
     contradiction_penalty: float = 0.25
     ripple_penalties: tuple[float, ...] = (0.15, 0.075)

@@ -13,8 +13,10 @@ Precision matters more than recall: a wrong invalidation is worse than a missed 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from . import words
 from .words import NUMBER_WORDS
@@ -32,10 +34,11 @@ class Unit:
 
     dimension: str
     factor: float = 1.0
+    exact: bool = True  # False for calendar lengths: a month is about 30.44 days
 
 
-def _units(dimension: str, factors: dict[str, float]) -> dict[str, Unit]:
-    return {name: Unit(dimension, factor) for names, factor in factors.items() for name in names.split()}
+def _units(dimension: str, factors: dict[str, float], exact: bool = True) -> dict[str, Unit]:
+    return {name: Unit(dimension, factor, exact) for names, factor in factors.items() for name in names.split()}
 
 
 # A small table, not a units library: pint takes seconds to import and finds no quantity in running text,
@@ -53,7 +56,7 @@ UNITS: dict[str, Unit] = {
         "ms msec millisecond milliseconds": 0.001, "sec secs second seconds": 1, "min mins minute minutes": 60,
         "h hr hrs hour hours": 3600, "day days": 86400, "week weeks": 604800,
     }),
-    **_units("months", {"month months": 1, "year years yr yrs": 12}),  # calendar lengths: no exact number of days
+    **_units("duration", {"month months": 30.44 * 86400, "year years yr yrs": 365.25 * 86400}, exact=False),
     **_units("data", {"byte bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}),
     **_units("mass", {"mg": 1e-3, "gram grams": 1, "kg kilo kilos kilogram kilograms": 1e3, "tonne tonnes": 1e6}),
     **_units("length", {"mm": 1e-3, "cm": 1e-2, "metre metres meter meters": 1, "km kilometre kilometres kilometer kilometers": 1e3}),
@@ -66,14 +69,18 @@ GROUPED = re.compile(r"^\d{1,3}([.,'\u00a0\u202f])\d{3}(?:\1\d{3})*(?:([.,])(\d+
 CONTEXT_WINDOW = 4
 RATE_WORDS = frozenset({"per", "a", "an", "each", "every", "/"})
 BARE = ""  # the unit of a number given without one ("199 spaces")
+APPROXIMATE = 0.1  # how far apart two values may be and still be one when either is in calendar months or years
+SENTENCE = re.compile(r"[^\n]+?(?:[.!?;](?=\s|$)|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Quantity:
-    value: float  # in the dimension's base unit (seconds, bytes, grams, metres; months for calendar lengths)
+    value: float  # in the dimension's base unit (seconds, bytes, grams, metres)
     unit: str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
     context: frozenset[str]
     written: str = ""  # as the text gives it ("14 days", "EUR 75")
+    sentence: str = ""  # the sentence that gives it
+    approximate: bool = False  # in calendar months or years
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ def quantities(text: str, bare: bool = False) -> list[Quantity]:
     """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
     without a unit too (their unit is ``BARE``)."""
     matches = list(TOKEN.finditer(text))
+    sentences = list(SENTENCE.finditer(text))
     tokens = [m.group(0) for m in matches]
     lowered = [t.lower() for t in tokens]
     found = []
@@ -133,21 +141,27 @@ def quantities(text: str, bare: bool = False) -> list[Quantity]:
                 continue
             unit = Unit(BARE)
         dimension = unit.dimension
-        if unit.dimension != BARE and last + 2 < len(tokens) and lowered[last + 1] in RATE_WORDS and tokens[last + 2].isalpha():
-            dimension += "/" + stem(lowered[last + 2])  # "EUR 75 per day" is not "EUR 180 per night"
-            last += 2
+        rate = last + 2 if last + 2 < len(tokens) and lowered[last + 1] == "for" and lowered[last + 2] in ("each", "every") else last + 1
+        if unit.dimension != BARE and rate + 1 < len(tokens) and lowered[rate] in RATE_WORDS and tokens[rate + 1].isalpha():
+            per = UNITS.get(lowered[rate + 1])  # "per km" is "per kilometre"
+            dimension += "/" + (f"{per.dimension}*{per.factor:g}" if per else stem(lowered[rate + 1]))  # "EUR 75 per day" is not "EUR 180 per night"
+            last = rate + 1
         written = text[matches[first].start() : matches[last].end()]
         window = lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]  # not 'working' of 'one working day'
         context = frozenset(
             stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS
         )
-        found.append(Quantity(value * unit.factor, dimension, context, written))
+        sentence = next((m.group(0).strip() for m in sentences if m.start() <= matches[i].start() < m.end()), text)
+        found.append(Quantity(value * unit.factor, dimension, context, written, sentence, not unit.exact))
     return found
 
 
-def _same_thing(a: Quantity, b: Quantity) -> bool:
-    shared = a.context & b.context
-    return a.unit == b.unit and bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
+def same_unit(a: str, b: str) -> bool:
+    """One dimension, and per the same thing when both say what per: "EUR 75 per day" and "EUR 60" compare,
+    "EUR 75 per day" and "EUR 180 per night" do not."""
+    base_a, _, per_a = a.partition("/")
+    base_b, _, per_b = b.partition("/")
+    return base_a == base_b and (per_a == per_b or not per_a or not per_b)
 
 
 def content_words(text: str) -> set[str]:
@@ -173,26 +187,48 @@ def _negated(text: str) -> bool:
     return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
 
 
-def disagreement(text_a: str, text_b: str, check_negation: bool = True) -> Disagreement | None:
-    """Why two passages about one thing contradict each other, or None when they do not.
+def same_value(a: Quantity, b: Quantity) -> bool:
+    if a.approximate or b.approximate:
+        return abs(a.value - b.value) <= APPROXIMATE * max(abs(a.value), abs(b.value))
+    return math.isclose(a.value, b.value, rel_tol=1e-9)
 
-    A quantity disagrees when both passages give a value in the same dimension for the same
-    thing (their neighbouring words overlap), the values differ, and neither passage also
-    gives the other's value: a passage that recounts the old and the new value (a history,
-    a comparison) agrees with both. Every pair of values is judged on its own, so one shared
-    value ("Plus 200 MB" in both) does not hide another that differs ("50 MB" against "5 MB").
-    """
+
+def value_conflicts(text_a: str, text_b: str) -> list[tuple[Quantity, Quantity]]:
+    """Pairs of values, one from each passage, in the same dimension and rate that differ while neither
+    passage also gives the other's value: a passage that recounts the old and the new value (a history,
+    a comparison) agrees with both. Every pair is judged on its own, so one shared value ("Plus 200 MB"
+    in both) does not hide another that differs ("50 MB" against "5 MB"). Passages that name only other
+    places or people than each other ("the Krakow office", "the Hamburg office") have none."""
     if _about_other_names(text_a, text_b):
-        return None
+        return []
     qa, qb = quantities(text_a), quantities(text_b)
+    found = []
     for a in qa:
         for b in qb:
-            if a.value == b.value or not _same_thing(a, b):
+            if not same_unit(a.unit, b.unit) or same_value(a, b):
                 continue
-            if any(x.unit == b.unit and x.value == b.value for x in qa) or any(y.unit == a.unit and y.value == a.value for y in qb):
+            if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(same_unit(y.unit, a.unit) and same_value(y, a) for y in qb):
                 continue
+            found.append((a, b))
+    return found
+
+
+def same_context(a: Quantity, b: Quantity) -> bool:
+    """The words around the two values overlap: the judge of what a value is about when no model is at hand."""
+    shared = a.context & b.context
+    return bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
+
+
+def disagreement(
+    text_a: str, text_b: str, check_negation: bool = True, same_thing: Callable[[Quantity, Quantity], bool] = same_context
+) -> Disagreement | None:
+    """Why two passages about one thing contradict each other, or None when they do not: two values
+    that conflict (``value_conflicts``) and that ``same_thing`` judges to be about one thing, or one
+    passage negating the other."""
+    for a, b in value_conflicts(text_a, text_b):
+        if same_thing(a, b):
             about = " ".join(sorted(a.context & b.context))
-            return Disagreement("quantity", f"{about}: {a.written} vs {b.written}")
+            return Disagreement("quantity", f"{about + ': ' if about else ''}{a.written} vs {b.written}")
     if not check_negation or _negated(text_a) == _negated(text_b):
         return None
     names_a, names_b = names(text_a), names(text_b)
