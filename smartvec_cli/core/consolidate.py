@@ -34,9 +34,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Quantity, content_words, disagreement
+from ..memory.contradiction import Quantity, disagreement
 from ..memory.graph import pagerank
-from ..memory.lexical import match_expression, shared_share
+from ..memory.lexical import match_expression
 from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
@@ -167,14 +167,7 @@ class Consolidator:
         involved = sorted(set(queued) | {other for found in candidates.values() for other in found})
         rows = self.store.passages(involved)
         vectors = dict(zip(involved, self.store.vectors_for_chunks(involved)))
-        words: dict[int, set[str]] = {}
         lineage = self._lineages()
-
-        def words_of(passage: Passage) -> set[str]:
-            if passage.id not in words:
-                words[passage.id] = content_words(passage.text)
-            return words[passage.id]
-
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
@@ -193,13 +186,10 @@ class Consolidator:
                 if mine.note == other.note or not self._comparable(mine, other, lineage):
                     continue
                 cosine = cosine_similarity(vectors[chunk], vectors[other_id])
-                overlap = shared_share(words_of(mine), words_of(other))
-                if cosine < settings.duplicate_cosine and overlap < settings.body_overlap:
-                    continue
                 found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
                 winner, loser = self._resolve(mine, other)
                 if found_disagreement:
-                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4), "overlap": round(overlap, 4)}
+                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
                     new_edges.append(self._edge(loser, winner, "contradicts", detail))
                     touched.update((chunk, other_id))
                 elif cosine >= settings.restate_cosine:

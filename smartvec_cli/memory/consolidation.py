@@ -8,9 +8,7 @@ from dataclasses import dataclass
 @dataclass
 class ConsolidationSettings:
     neighbours: int = 12
-    duplicate_cosine: float = 0.75
     body_neighbours: int = 12
-    body_overlap: float = 0.1
     value_cosine: float = 0.63
     restate_cosine: float = 0.90
     contradiction_penalty: float = 0.25

@@ -122,6 +122,12 @@ def number_value(token: str) -> float | None:
 def quantities(text: str, bare: bool = False) -> list[Quantity]:
     """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
     without a unit too (their unit is ``BARE``)."""
+    return list(_quantities(text, bare))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
+    """Consolidation compares each passage with two dozen others: it is read once."""
     matches = list(TOKEN.finditer(text))
     sentences = list(SENTENCE.finditer(text))
     tokens = [m.group(0) for m in matches]
@@ -153,7 +159,7 @@ def quantities(text: str, bare: bool = False) -> list[Quantity]:
         )
         sentence = next((m.group(0).strip() for m in sentences if m.start() <= matches[i].start() < m.end()), text)
         found.append(Quantity(value * unit.factor, dimension, context, written, sentence, not unit.exact))
-    return found
+    return tuple(found)
 
 
 def same_unit(a: str, b: str) -> bool:

@@ -86,7 +86,3 @@ def coverage(total: int, frequency: dict[str, int], holders: dict[str, set[int]]
         return {i: 0.0 for i in ids}
     return {i: sum(w for term, w in weights.items() if i in holders.get(term, ())) / whole for i in ids}
 
-
-def shared_share(a: set[str], b: set[str]) -> float:
-    """How much of the shorter of two word sets the other holds: 1 when one passage's words are all in the other."""
-    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
