@@ -26,7 +26,7 @@ VALUE_NOUNS = frozenset(
     quota rate refund reimbursement retention rhythm salary share size stipend subsidy threshold total wage""".split()
 )
 MEASURE_WINDOW = 8  # words after "what"/"which" that may name the measured thing
-WORD = re.compile(rf"[{SYMBOLS}]|[a-z][a-z'-]*", re.IGNORECASE)
+WORD = re.compile("|".join(map(re.escape, SYMBOLS)) + r"|[a-z][a-z'-]*", re.IGNORECASE)
 
 
 def asked_units(question: str) -> frozenset[str]:
