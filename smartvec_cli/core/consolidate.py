@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Quantity, disagreement
+from ..memory.contradiction import Quantity, disagreement, value_conflicts
 from ..memory.graph import pagerank
 from ..memory.lexical import match_expression
 from ..clock import parse_optional
@@ -171,29 +171,27 @@ class Consolidator:
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
-        seen: set[frozenset[int]] = set()
-        new_edges: list[dict] = []
+        pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
         for chunk, found in candidates.items():
             mine = rows.get(chunk)
-            if mine is None:
-                continue
             for other_id in found:
                 other = rows.get(other_id)
                 pair = frozenset((chunk, other_id))
-                if other is None or other_id == chunk or pair in seen:
+                if mine is None or other is None or other_id == chunk or pair in pairs or mine.note == other.note:
                     continue
-                seen.add(pair)
-                if mine.note == other.note or not self._comparable(mine, other, lineage):
-                    continue
-                cosine = cosine_similarity(vectors[chunk], vectors[other_id])
-                found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
-                winner, loser = self._resolve(mine, other)
-                if found_disagreement:
-                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
-                    new_edges.append(self._edge(loser, winner, "contradicts", detail))
-                    touched.update((chunk, other_id))
-                elif cosine >= settings.restate_cosine:
-                    new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+                if self._comparable(mine, other, lineage):
+                    pairs[pair] = (mine, other)
+        self._embed_sentences([q.sentence for a, b in pairs.values() for conflict in value_conflicts(a.text, b.text) for q in conflict])
+        new_edges: list[dict] = []
+        for mine, other in pairs.values():
+            cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
+            found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
+            winner, loser = self._resolve(mine, other)
+            if found_disagreement:
+                new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
+                touched.update((mine.id, other.id))
+            elif cosine >= settings.restate_cosine:
+                new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
         if new_edges:
             self.store.insert_edges(new_edges)
         added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")
@@ -202,16 +200,20 @@ class Consolidator:
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
 
+    def _embed_sentences(self, sentences: list[str]) -> None:
+        """Embeds, in one batch, the sentences not embedded yet; the model is loaded on the first."""
+        missing = list(dict.fromkeys(s for s in sentences if s not in self._sentence_vectors))
+        if missing:
+            if self._embedder is None:
+                self._embedder = self.ws.embedder()
+            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+
     def _same_thing(self, a: Quantity, b: Quantity) -> bool:
         """Two conflicting values are about one thing when the sentences that give them mean nearly the same,
         embedded on their own (no title or heading): "laptops lock after 5 minutes of inactivity" and "the
         laptop lock kicks in after 10 minutes idle" are; "meeting-room screens switch off after 2 minutes of
         inactivity" is not, though it shares more words. The model is loaded only when a conflict is found."""
-        missing = list(dict.fromkeys(s for s in (a.sentence, b.sentence) if s not in self._sentence_vectors))
-        if missing:
-            if self._embedder is None:
-                self._embedder = self.ws.embedder()
-            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+        self._embed_sentences([a.sentence, b.sentence])
         return cosine_similarity(self._sentence_vectors[a.sentence], self._sentence_vectors[b.sentence]) >= self.settings.value_cosine
 
     def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:

@@ -98,6 +98,7 @@ def _stemmer():
     return EnglishStemmer()
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Snowball (Porter2) English stem: 'hotels' meets 'hotel', 'capped' meets 'cap', 'changed' meets 'change'."""
     return _stemmer().stemWord(word.lower())
@@ -172,17 +173,19 @@ def same_unit(a: str, b: str) -> bool:
     return base_a == base_b and (per_a == per_b or not per_a or not per_b)
 
 
-def content_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
     """The stems of a text's words that say something (no stopwords, numbers or units)."""
-    return {stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS}
+    return frozenset(stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS)
 
 
 NAME = re.compile(r"(?<![.!?:*\[]\s)(?<![.!?:*\[])(?<!^)\b[A-Z][a-z]+\b", re.MULTILINE)
 
 
-def names(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def names(text: str) -> frozenset[str]:
     """Capitalised words inside a sentence: the places, teams and people a statement is about."""
-    return set(NAME.findall(text))
+    return frozenset(NAME.findall(text))
 
 
 def _about_other_names(text_a: str, text_b: str) -> bool:
@@ -191,6 +194,7 @@ def _about_other_names(text_a: str, text_b: str) -> bool:
     return bool(a) and bool(b) and a.isdisjoint(b)
 
 
+@functools.lru_cache(maxsize=4096)
 def _negated(text: str) -> bool:
     return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
 
