@@ -34,9 +34,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Quantity, disagreement, value_conflicts
+from ..memory.contradiction import Quantity, disagreement, negated, quantities, value_conflicts
 from ..memory.graph import pagerank
-from ..memory.lexical import match_expression
+from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
@@ -151,13 +151,20 @@ class Consolidator:
         """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
         the passages whose own words best match its own words (the full-text index, by passage text only).
         The second source does not depend on headings: a chat message and a policy that state one rule
-        under different titles are embedded with different context, but share the words of the rule."""
+        under different titles are embedded with different context, but share the words of the rule.
+
+        Only a passage that gives a value or negates something asks the full-text index, and with its
+        ``body_terms`` rarest words among the queued passages: an OR of every word, boilerplate included,
+        matches most of the vault and costs as much as a scan."""
         ann = self.store.load_ann()
         vectors = self.store.vectors_for_chunks(queued)
         found = {chunk: {label for label, _ in ann.search(vector, self.settings.neighbours + 1)} for chunk, vector in zip(queued, vectors)}
-        for chunk, passage in self.store.passages(queued).items():
-            expression = match_expression(passage.text)
-            if expression and passage.state in LIVE_STATES:
+        passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
+        terms = {chunk: query_terms(p.text) for chunk, p in passages.items() if quantities(p.text) or negated(p.text)}
+        frequency = Counter(term for words in terms.values() for term in words)
+        for chunk, words in terms.items():
+            expression = any_of(sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms])
+            if expression:
                 found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
         return found
 

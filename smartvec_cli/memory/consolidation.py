@@ -9,6 +9,7 @@ from dataclasses import dataclass
 class ConsolidationSettings:
     neighbours: int = 12
     body_neighbours: int = 12
+    body_terms: int = 8
     value_cosine: float = 0.63
     restate_cosine: float = 0.90
     contradiction_penalty: float = 0.25

@@ -195,7 +195,8 @@ def _about_other_names(text_a: str, text_b: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _negated(text: str) -> bool:
+def negated(text: str) -> bool:
+    """Whether a negation word occurs: one side of a contradiction by negation."""
     return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
 
 
@@ -241,7 +242,7 @@ def disagreement(
         if same_thing(a, b):
             about = " ".join(sorted(a.context & b.context))
             return Disagreement("quantity", f"{about + ': ' if about else ''}{a.written} vs {b.written}")
-    if not check_negation or _negated(text_a) == _negated(text_b):
+    if not check_negation or negated(text_a) == negated(text_b):
         return None
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
