@@ -41,6 +41,7 @@ class Passage:
     note_superseded_by: int | None = None  # the note that superseded this passage's note
     note_superseded_at: str | None = None
     successor_note_path: str | None = None
+    supersession_inferred: str | None = None  # why its note was inferred to be superseded (memory.lineage); None if declared
 
     @property
     def heading_path(self) -> list[str]:

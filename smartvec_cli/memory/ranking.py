@@ -197,6 +197,7 @@ def score(
         "valid_at_reference": valid,
         "reference_time": to_iso(moment),
         "declared_validity": passage.declared,
+        "supersession_inferred": passage.supersession_inferred,
         "authority": round(authority(passage, confidence), 4),
         "age_days": None if age is None else round(age, 1),
         "retention": round(keeps, 4),
@@ -270,7 +271,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
             f"superseded by {passage.successor_chunk} v{passage.successor_version} on {_day(passage.successor_from or passage.valid_until)}"
         )
     elif passage.note_superseded_by and passage.successor_note_path:
-        notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}")
+        inferred = " (inferred)" if passage.supersession_inferred else ""
+        notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
     elif passage.state == "ARCHIVED":
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
     if not valid_at(passage, moment):

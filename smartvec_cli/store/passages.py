@@ -17,7 +17,9 @@ PASSAGE_SQL = """
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
            n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
-           sn.path AS successor_note_path
+           sn.path AS successor_note_path,
+           (SELECT json_extract(e.detail, '$.reason') FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
+              AND e.dst_note = n.id AND json_extract(e.detail, '$.inferred') = 1 LIMIT 1) AS supersession_inferred
     FROM chunks c
     JOIN notes n ON n.id = c.note
     LEFT JOIN chunks s ON s.id = c.superseded_by
@@ -58,6 +60,7 @@ def _passage(row: dict) -> Passage:
         note_superseded_by=row["note_superseded_by"],
         note_superseded_at=row["note_superseded_at"],
         successor_note_path=row["successor_note_path"],
+        supersession_inferred=row["supersession_inferred"],
     )
 
 
