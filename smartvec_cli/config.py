@@ -128,7 +128,7 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     consolidation = data.get("consolidation", {})
     for key in (
         "neighbours", "duplicate_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days", "infer_versions",
-        "echo_cosine", "echo_penalty",
+        "echo_neighbours", "echo_cosine", "echo_penalty",
     ):
         if key in consolidation:
             kind = type(getattr(config.consolidation, key))

@@ -118,3 +118,43 @@ def test_frontmatter_wins_and_the_switch_turns_inference_off(vault, cli, fake_em
     history = cli.json("history", "Policy", "--json")
     assert history["superseded_by"] is None
     assert all(v["valid_until"] is None for p in history["passages"] for v in p["versions"])
+
+
+@pytest.mark.slow
+def test_a_recent_chat_repeating_an_archived_value_is_marked_as_outdated(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2023-01-10")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=14))
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=365))  # edited in place: 14 is archived
+    write(vault, "Slack/ops/2026-04-30.md", "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, nothing has changed there.\n")
+    write(vault, "Slack/ops/2026-04-29.md", "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was wondering.\n")
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+
+    hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--explain", "--include-dormant")
+    echo = next(h for h in hits if h["path"] == "Slack/ops/2026-04-30.md")
+    [warning] = [w for w in echo["warnings"] if w.startswith("repeats outdated information")]
+    assert warning.startswith("repeats outdated information: 14 day; current: policies/Log Retention Policy#")
+    assert warning.endswith("(policies/Log Retention Policy.md)")
+    assert echo["explain"]["echo_penalty"] == 0.25
+    agreeing = next(h for h in hits if h["path"] == "Slack/ops/2026-04-29.md")
+    assert not any(w.startswith("repeats outdated") for w in agreeing["warnings"])
+    assert agreeing["explain"]["echo_penalty"] == 0
+    text = cli("query", "log output removed after days", "--no-track", "--include-dormant").stdout
+    assert "repeats outdated information: 14 day" in text
+
+
+@pytest.mark.slow
+def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2019-03-01", days=14))
+    write(vault, "policies/Log Retention Policy (new).md", POLICY.format(date="2024-03-01", days=365))
+    write(vault, "notes/ops.md", "---\ndate: 2026-04-30\n---\n# Ops notes\n\nReminder given to the team: log output is removed after 14 days.\n")
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+    hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--include-dormant")
+    echo = next(h for h in hits if h["path"] == "notes/ops.md")
+    assert any(w.startswith("repeats outdated information: 14 day; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
+    assert hits[0]["path"] == "policies/Log Retention Policy (new).md"

@@ -123,7 +123,7 @@ def history(store: Store, name: str) -> dict:
     }
 
 
-GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects")
+GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
 
 
 def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:

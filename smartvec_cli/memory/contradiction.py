@@ -138,3 +138,27 @@ def disagreement(text_a: str, text_b: str, check_negation: bool = True) -> Disag
 def _fmt(quantity: Quantity) -> str:
     value = int(quantity.value) if quantity.value.is_integer() else quantity.value
     return f"{value} {quantity.unit}"
+
+
+def repeated_outdated_value(text: str, outdated: str, current: str) -> str | None:
+    """The old value ``text`` repeats ("14 day"), or None.
+
+    ``outdated`` is a superseded or archived version and ``current`` what replaced it. The
+    text repeats outdated information when it states a value ``outdated`` stated (same unit,
+    same number), ``current`` states another value for that same thing and no longer the
+    old one, and the text does not also state the current value (a passage that recounts
+    the change is not an echo). The two versions are compared by context words, as
+    ``disagreement`` does; the text only by value, since it is already a near neighbour
+    of the outdated version and rewords it freely ("logs are kept for 14 days").
+    """
+    said, old, new = quantities(text), quantities(outdated), quantities(current)
+    for echo in said:
+        stated = {q.value for q in said if q.unit == echo.unit}
+        for before in old:
+            if before.unit != echo.unit or before.value != echo.value:
+                continue
+            now = [q for q in new if _same_thing(before, q)]
+            now_values = {q.value for q in new if q.unit == echo.unit}
+            if now and echo.value not in now_values and stated.isdisjoint(now_values):
+                return _fmt(echo)
+    return None

@@ -94,8 +94,8 @@ def authority(passage: Passage, settings: ConfidenceSettings) -> float:
 
 
 def passage_trust(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
-    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple)."""
-    adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty
+    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo)."""
+    adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty - passage.echo_penalty
     return trust(authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings)
 
 
@@ -205,6 +205,7 @@ def score(
         "feedback": round(passage.feedback, 4),
         "contradiction_penalty": passage.contradiction_penalty,
         "ripple_penalty": passage.ripple_penalty,
+        "echo_penalty": passage.echo_penalty,
         "access_count": passage.access_count,
         "weights": weights.as_dict(),
     }
@@ -285,7 +286,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
 
 
 def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, list[str]]:
-    """Corrected by, contradicted by (the loser), disputed by (the winner), for the passages in ``wanted``."""
+    """Corrected by, contradicted by (the loser), disputed by (the winner), repeats outdated information (an
+    echo of a superseded value, naming the current passage), for the passages in ``wanted``."""
     found: dict[int, list[str]] = {}
     for edge in relations:
         suffix = f": {edge.reason}" if edge.reason else ""
@@ -296,4 +298,6 @@ def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, 
                 found.setdefault(edge.src, []).append(f"contradicted by {edge.dst_chunk_id} ({edge.dst_path}){suffix}")
             if edge.dst in wanted:
                 found.setdefault(edge.dst, []).append(f"disputed by {edge.src_chunk_id} ({edge.src_path}), which it outranks{suffix}")
+        elif edge.kind == "echoes" and edge.src in wanted:
+            found.setdefault(edge.src, []).append(f"repeats outdated information: {edge.reason}; current: {edge.dst_chunk_id} ({edge.dst_path})")
     return found
