@@ -219,8 +219,10 @@ class Consolidator:
         reach = settings.echo_neighbours + 1
 
         def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
-            vectors = self.store.vectors_for_chunks(ids)
-            return {chunk: [(o, c) for o, c in ann.search(vector, reach) if o != chunk and c >= settings.echo_cosine] for chunk, vector in zip(ids, vectors)}
+            found = {}
+            for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids)):
+                found[chunk] = [(other, cosine) for other, cosine in ann.search(vector, reach) if other != chunk and cosine >= settings.echo_cosine]
+            return found
 
         around = near(changed)
         check = sorted(set(changed) | {other for found in around.values() for other, _ in found})
@@ -243,7 +245,8 @@ class Consolidator:
                 found = self._echo(mine, old, successors[other_id])
                 if found:
                     value, now = found
-                    new_edges.append(self._edge(mine, now, "echoes", {"reason": value, "outdated": f"{old.chunk_id}@{old.version}", "cosine": round(cosine, 4)}))
+                    detail = {"reason": value, "outdated": f"{old.chunk_id}@{old.version}", "cosine": round(cosine, 4)}
+                    new_edges.append(self._edge(mine, now, "echoes", detail))
                     break
         if new_edges:
             self.store.insert_edges(new_edges)

@@ -27,7 +27,13 @@ MARKERS = (
     ("version", re.compile(SEPARATOR + r"\b(?:v|ver\.?|version)\s*(?P<k>\d{1,3})[)\]]?\s*$", re.IGNORECASE)),
     ("date", re.compile(SEPARATOR + r"(?P<date>\d{4}-\d{2}-\d{2})[)\]]?\s*$")),
     ("year", re.compile(SEPARATOR + r"(?P<year>(?:19|20)\d{2})[)\]]?\s*$")),
-    ("word", re.compile(SEPARATOR + r"\b(?P<word>new|newer|updated|update|revised|latest|current|final|old|older|outdated|draft)[)\]]?\s*$", re.IGNORECASE)),
+    (
+        "word",
+        re.compile(
+            SEPARATOR + r"\b(?P<word>new|newer|updated|update|revised|latest|current|final|old|older|outdated|draft)[)\]]?\s*$",
+            re.IGNORECASE,
+        ),
+    ),
 )
 # The order a marker gives when dates do not decide: old < the bare name < new/updated, v1 < v2 < v3.
 WORD_RANK = {"old": -1.0, "older": -1.0, "outdated": -1.0, "draft": -0.5, "new": 1000.0, "newer": 1000.0, "updated": 1000.0,
