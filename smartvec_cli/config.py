@@ -36,6 +36,8 @@ The file is optional; every key has a default. Example::
     [consolidation]
     value_cosine = 0.63         # two differing values contradict when the sentences giving them are this close
     ripple_penalties = [0.15, 0.075]   # per hop; their number is the depth limit
+    infer_versions = true       # "X v2" dated after "X" supersedes it as if declared; false turns inference off
+    echo_penalty = 0.25         # trust lost by a passage that repeats a superseded value
 """
 
 from __future__ import annotations
@@ -124,7 +126,10 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     if "infer_kinds" in confidence:
         settings.infer_kinds = bool(confidence["infer_kinds"])
     consolidation = data.get("consolidation", {})
-    for key in ("neighbours", "body_neighbours", "value_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days"):
+    for key in (
+        "neighbours", "body_neighbours", "value_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days",
+        "infer_versions", "echo_neighbours", "echo_cosine", "echo_penalty",
+    ):
         if key in consolidation:
             kind = type(getattr(config.consolidation, key))
             setattr(config.consolidation, key, kind(consolidation[key]))

@@ -25,9 +25,11 @@ def history_command(
     console = stdout_console()
     console.print(f"{data['path']}  ({data['note_id']})", markup=False)
     if data["superseded_by"]:
-        console.print(f"superseded by {data['superseded_by']} on {(data['superseded_at'] or '')[:10]}", markup=False)
+        inferred = f" (inferred: {data['superseded_inferred']})" if data["superseded_inferred"] else ""
+        console.print(f"superseded by {data['superseded_by']} on {(data['superseded_at'] or '')[:10]}{inferred}", markup=False)
     for older in data["supersedes"]:
-        console.print(f"supersedes {older['path']} (until {(older['until'] or '')[:10]})", markup=False)
+        inferred = f"; inferred: {older['inferred']}" if older["inferred"] else ""
+        console.print(f"supersedes {older['path']} (until {(older['until'] or '')[:10]}{inferred})", markup=False)
     if data["needs_review"]:
         console.print(f"needs review: {data['needs_review']}", markup=False)
     table = Table("passage", "v", "state", "from", "until", "replaced by", "text")

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Quantity, disagreement, negated, quantities, value_conflicts
+from ..memory.contradiction import Quantity, disagreement, negated, quantities, repeated_outdated_value, value_conflicts
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
@@ -72,6 +72,11 @@ def cosine_similarity(a, b) -> float:
     return float(a @ b) / norms if norms else 0.0
 
 
+def _current(passage: Passage) -> bool:
+    """What is said now, as opposed to an outdated version (archived: edited away, or its window closed)."""
+    return passage.state in LIVE_STATES
+
+
 class Consolidator:
     def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
         self.ws = workspace
@@ -93,7 +98,9 @@ class Consolidator:
             self._drop_stale_derived_edges()
             if queued:
                 self._relate(queued)
-            self._archive_by_time()
+            closed = self._archive_by_time()
+            if queued or closed:
+                self._mark_stale_echoes(queued + closed)
             if any(kind == 2 for kind in pending.values()):
                 self._ripple([note for note, kind in pending.items() if kind == 2])
             self._activate(queued)
@@ -118,12 +125,14 @@ class Consolidator:
     def _activate(self, queued: list[int]) -> None:
         self._move(queued, "UNCONSOLIDATED", "ACTIVE")
 
-    def _archive_by_time(self) -> None:
-        """Current passages whose window has closed are archived; reopened ones come back."""
+    def _archive_by_time(self) -> list[int]:
+        """Current passages whose window has closed are archived; reopened ones come back. Returns both."""
         closed = self.store.passages_with_closed_window(self.now_iso)
         for state in LIVE_STATES:
             self._move(closed, state, "ARCHIVED")
-        self._move(self.store.archived_passages_reopened(self.now_iso), "ARCHIVED", "ACTIVE")
+        reopened = self.store.archived_passages_reopened(self.now_iso)
+        self._move(reopened, "ARCHIVED", "ACTIVE")
+        return closed + reopened
 
     # -- relations and contradictions ---------------------------------------------------------
 
@@ -257,6 +266,65 @@ class Consolidator:
 
     def _reset_contradiction_penalties(self, chunk_ids: set[int]) -> None:
         self.store.reset_contradiction_penalties(sorted(chunk_ids), self.settings.contradiction_penalty)
+
+    # -- stale echoes -------------------------------------------------------------------------
+
+    def _mark_stale_echoes(self, changed: list[int]) -> None:
+        """A current passage that repeats what a superseded or archived version said, where its successor
+        now says otherwise, gets an ``echoes`` edge to the current passage and loses trust.
+
+        Checked: the passages that changed (queued, archived or reopened now) and their near neighbours,
+        since a new version makes what others repeat of the old one outdated.
+        """
+        settings = self.settings
+        ann = self.store.load_ann()
+        reach = settings.echo_neighbours + 1
+
+        def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
+            found = {}
+            for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids)):
+                found[chunk] = [(other, cosine) for other, cosine in ann.search(vector, reach) if other != chunk and cosine >= settings.echo_cosine]
+            return found
+
+        around = near(changed)
+        check = sorted(set(changed) | {other for found in around.values() for other, _ in found})
+        neighbours = {**around, **near([chunk for chunk in check if chunk not in around])}
+        rows = self.store.passages(sorted(set(check) | {o for found in neighbours.values() for o, _ in found}))
+        before = self.store.echo_sources()
+        removed = self.store.drop_stale_derived_edges(("echoes",)) + self.store.drop_echo_edges(check)
+        new_edges = []
+        successors: dict[int, list[int]] = {}
+        for chunk in check:
+            mine = rows.get(chunk)
+            if mine is None or not _current(mine):
+                continue
+            for other_id, cosine in neighbours.get(chunk, []):
+                old = rows.get(other_id)
+                if old is None or old.note == mine.note or _current(old):
+                    continue
+                if other_id not in successors:
+                    successors[other_id] = self.store.current_successors(other_id)
+                found = self._echo(mine, old, successors[other_id])
+                if found:
+                    value, now = found
+                    detail = {"reason": value, "outdated": f"{old.chunk_id}@{old.version}", "cosine": round(cosine, 4)}
+                    new_edges.append(self._edge(mine, now, "echoes", detail))
+                    break
+        if new_edges:
+            self.store.insert_edges(new_edges)
+        self.summary.edges_added += len(new_edges)
+        self.summary.edges_removed += removed
+        self.store.reset_echo_penalties(sorted(before | set(check) | {e["src_chunk"] for e in new_edges}), settings.echo_penalty)
+
+    def _echo(self, mine: Passage, old: Passage, successor_ids: list[int]) -> tuple[str, Passage] | None:
+        """(the outdated value ``mine`` repeats, the current passage that replaced ``old``), or None."""
+        for successor in self.store.passages(successor_ids).values():
+            if successor.note == mine.note:
+                continue
+            value = repeated_outdated_value(mine.text, old.text, successor.text)
+            if value:
+                return value, successor
+        return None
 
     # -- ripple -------------------------------------------------------------------------------
 

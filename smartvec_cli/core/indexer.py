@@ -23,6 +23,7 @@ import numpy as np
 
 from ..embed import Embedder
 from ..memory.confidence import base_authority
+from ..memory.lineage import InferredSupersession, VersionCandidate, infer_supersessions
 from ..memory.temporal import earlier, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
@@ -253,8 +254,10 @@ class Indexer:
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
         self._names_changed = self._names_changed or bool(missing) or relations_left_stale
-        if to_write or missing or relations_left_stale:
+        relinked = bool(to_write or missing or relations_left_stale)
+        if relinked:
             self._resolve_links()
+        if self._infer_versions() or relinked:
             self._apply_supersession()
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)
@@ -516,6 +519,38 @@ class Indexer:
                 resolved = names.get(link_key(target)) if target else None
                 if resolved != current:
                     self.store.resolve_link(edge_id, resolved)
+
+    def _infer_versions(self) -> bool:
+        """Copies of a note named as versions ("X v2", "X (2024)") supersede one another as if declared
+        (``memory.lineage``), as edges marked ``inferred`` with their reason; whether those edges changed.
+        Runs over every note's name on each run (a cheap scan), so turning it off in ``config.toml`` takes
+        effect at the next ``index``."""
+        inferred: list[InferredSupersession] = []
+        paths: dict[int, str] = {}
+        if self.ws.config.consolidation.infer_versions:
+            candidates = [
+                VersionCandidate(note, path, title or "", doc_date, created_at, source_type, bool(declared))
+                for note, path, title, doc_date, created_at, source_type, declared in self.store.lineage_candidates()
+            ]
+            inferred = infer_supersessions(candidates)
+            paths = {c.note: c.path for c in candidates}
+        rows = [
+            {
+                "src_note": edge.newer,
+                "dst_note": edge.older,
+                "type": "supersedes",
+                "target": paths[edge.older],
+                "detail": json.dumps({"inferred": True, "reason": edge.reason, "start": edge.start}),
+                "created_at": self.now,
+            }
+            for edge in inferred
+        ]
+        wanted = {(row["src_note"], row["dst_note"]): row["detail"] for row in rows}
+        if wanted == self.store.inferred_supersessions():
+            return False
+        with self.store.write():
+            self.store.replace_inferred_supersessions(rows)
+        return True
 
     def _apply_supersession(self) -> None:
         """A note that another note ``supersedes`` stops being valid when its successor starts."""

@@ -105,7 +105,8 @@ def history(store: Store, name: str) -> dict:
             }
         )
     superseded_by = store.note_path(note["superseded_by"]) if note["superseded_by"] else None
-    supersedes = [{"path": path, "until": until} for path, until in store.notes_superseded_by(note["id"])]
+    inferred = store.supersession_reason(note["superseded_by"], note["id"]) if note["superseded_by"] else None
+    supersedes = [{"path": path, "until": until, "inferred": reason} for path, until, reason in store.notes_superseded_by(note["id"])]
     events = [{"at": at, "kind": kind, **json.loads(data or "{}")} for at, kind, data in store.note_events(note["id"])]
     return {
         "note_id": note["note_id"],
@@ -114,6 +115,7 @@ def history(store: Store, name: str) -> dict:
         "valid_until": note["valid_until"],
         "superseded_by": superseded_by,
         "superseded_at": note["superseded_at"],
+        "superseded_inferred": inferred,
         "supersedes": supersedes,
         "needs_review": note["review_reason"],
         "passages": [{"chunk_id": chunk_id, "versions": versions} for chunk_id, versions in passages.items()],
@@ -121,16 +123,19 @@ def history(store: Store, name: str) -> dict:
     }
 
 
-GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects")
+GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
 
 
 def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops."""
     notes = {r["id"]: r for r in store.graph_nodes()}
     pairs: dict[tuple[int, int, str], int] = {}
-    for src, dst, kind in store.note_to_note_edges(GRAPH_EDGE_TYPES):
+    inferred: dict[tuple[int, int, str], str] = {}
+    for src, dst, kind, reason in store.note_to_note_edges(GRAPH_EDGE_TYPES):
         if src in notes and dst in notes:
             pairs[(src, dst, kind)] = pairs.get((src, dst, kind), 0) + 1
+            if reason:
+                inferred[(src, dst, kind)] = reason
     keep = set(notes)
     if name is not None:
         start = find_note(store, name)["id"]
@@ -143,6 +148,7 @@ def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
         "nodes": [{"id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]} for n in sorted(keep)],
         "edges": [
             {"source": notes[a]["note_id"], "target": notes[b]["note_id"], "type": kind, "count": count}
+            | ({"inferred": inferred[(a, b, kind)]} if (a, b, kind) in inferred else {})
             for (a, b, kind), count in sorted(pairs.items())
             if a in keep and b in keep
         ],
@@ -157,7 +163,8 @@ def graph_as_mermaid(data: dict) -> str:
         lines.append(f'  {ids[node["id"]]}["{title}"]')
     arrows = {"contradicts": "-.->", "supersedes": "==>"}
     for edge in data["edges"]:
-        lines.append(f"  {ids[edge['source']]} {arrows.get(edge['type'], '-->')}|{edge['type']}| {ids[edge['target']]}")
+        label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
+        lines.append(f"  {ids[edge['source']]} {arrows.get(edge['type'], '-->')}|{label}| {ids[edge['target']]}")
     return "\n".join(lines)
 
 
@@ -170,6 +177,7 @@ def graph_as_dot(data: dict) -> str:
         lines.append(f"  {quote(node['id'])} [label={quote(node['title'])}];")
     styles = {"contradicts": ' style=dashed color=red', "supersedes": " style=bold"}
     for edge in data["edges"]:
-        lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(edge['type'])}{styles.get(edge['type'], '')}];")
+        label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
+        lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{styles.get(edge['type'], '')}];")
     lines.append("}")
     return "\n".join(lines)

@@ -252,3 +252,28 @@ def disagreement(
     if overlap >= 0.8:
         return Disagreement("negation", "one passage negates the other")
     return None
+
+
+def repeated_outdated_value(text: str, outdated: str, current: str) -> str | None:
+    """The old value ``text`` repeats ("14 days"), or None.
+
+    ``outdated`` is a superseded or archived version and ``current`` what replaced it. The
+    text repeats outdated information when it states a value ``outdated`` stated (same unit,
+    same value), ``current`` states another value for that same thing and no longer the
+    old one, and the text does not also state the current value (a passage that recounts
+    the change is not an echo). The two versions are compared by context words, as
+    ``disagreement`` does; the text only by value, since it is already a near neighbour
+    of the outdated version and rewords it freely ("logs are kept for 14 days").
+    """
+    said, old, new = quantities(text), quantities(outdated), quantities(current)
+    for echo in said:
+        for before in old:
+            if not same_unit(before.unit, echo.unit) or not same_value(before, echo):
+                continue
+            now = [q for q in new if same_unit(before.unit, q.unit) and same_context(before, q)]
+            if not now or any(same_value(q, before) for q in new if same_unit(q.unit, before.unit)):
+                continue
+            if any(same_value(mine, q) for mine in said for q in new if same_unit(mine.unit, q.unit)):
+                continue
+            return echo.written or f"{echo.value:g}"
+    return None

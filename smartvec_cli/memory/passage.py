@@ -30,6 +30,7 @@ class Passage:
     access_count: int = 0
     contradiction_penalty: float = 0.0
     ripple_penalty: float = 0.0
+    echo_penalty: float = 0.0  # it repeats a value a later version replaced
     authority: float | None = None  # C0 of its note; None: the configured default
     source_type: str | None = None
     declared: bool = False  # the note declares its validity (effective date, expiry, version, supersedes)
@@ -41,6 +42,7 @@ class Passage:
     note_superseded_by: int | None = None  # the note that superseded this passage's note
     note_superseded_at: str | None = None
     successor_note_path: str | None = None
+    supersession_inferred: str | None = None  # why its note was inferred to be superseded (memory.lineage); None if declared
 
     @property
     def heading_path(self) -> list[str]:
@@ -49,9 +51,10 @@ class Passage:
 
 @dataclass(frozen=True)
 class Relation:
-    """A passage-level edge that the user should hear about with a hit: a correction or a contradiction."""
+    """A passage-level edge that the user should hear about with a hit: a correction, a contradiction, or
+    a repeated outdated value."""
 
-    kind: str  # corrects | contradicts
+    kind: str  # corrects | contradicts | echoes
     src: int
     dst: int
     src_chunk_id: str

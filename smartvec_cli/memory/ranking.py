@@ -95,8 +95,8 @@ def authority(passage: Passage, settings: ConfidenceSettings) -> float:
 
 
 def passage_trust(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
-    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple)."""
-    adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty
+    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo)."""
+    adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty - passage.echo_penalty
     return trust(authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings)
 
 
@@ -214,6 +214,7 @@ def score(
         "valid_at_reference": valid,
         "reference_time": to_iso(moment),
         "declared_validity": passage.declared,
+        "supersession_inferred": passage.supersession_inferred,
         "authority": round(authority(passage, confidence), 4),
         "age_days": None if age is None else round(age, 1),
         "retention": round(keeps, 4),
@@ -221,6 +222,7 @@ def score(
         "feedback": round(passage.feedback, 4),
         "contradiction_penalty": passage.contradiction_penalty,
         "ripple_penalty": passage.ripple_penalty,
+        "echo_penalty": passage.echo_penalty,
         "access_count": passage.access_count,
         "weights": weights.as_dict(),
     }
@@ -287,7 +289,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
             f"superseded by {passage.successor_chunk} v{passage.successor_version} on {_day(passage.successor_from or passage.valid_until)}"
         )
     elif passage.note_superseded_by and passage.successor_note_path:
-        notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}")
+        inferred = " (inferred)" if passage.supersession_inferred else ""
+        notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
     elif passage.state == "ARCHIVED":
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
     if passage.state == "DORMANT":
@@ -302,7 +305,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
 
 
 def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, list[str]]:
-    """Corrected by, contradicted by (the loser), disputed by (the winner), for the passages in ``wanted``."""
+    """Corrected by, contradicted by (the loser), disputed by (the winner), repeats outdated information (an
+    echo of a superseded value, naming the current passage), for the passages in ``wanted``."""
     found: dict[int, list[str]] = {}
     for edge in relations:
         suffix = f": {edge.reason}" if edge.reason else ""
@@ -313,4 +317,6 @@ def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, 
                 found.setdefault(edge.src, []).append(f"contradicted by {edge.dst_chunk_id} ({edge.dst_path}){suffix}")
             if edge.dst in wanted:
                 found.setdefault(edge.dst, []).append(f"disputed by {edge.src_chunk_id} ({edge.src_path}), which it outranks{suffix}")
+        elif edge.kind == "echoes" and edge.src in wanted:
+            found.setdefault(edge.src, []).append(f"repeats outdated information: {edge.reason}; current: {edge.dst_chunk_id} ({edge.dst_path})")
     return found

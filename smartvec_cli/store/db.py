@@ -199,6 +199,12 @@ def m005_lexical(db: sqlite_utils.Database) -> None:
     db.execute(FTS_FILL)
 
 
+@migration
+def m006_stale_echoes(db: sqlite_utils.Database) -> None:
+    """The trust a passage loses for repeating a superseded value (an ``echoes`` edge names the current one)."""
+    db["chunks"].add_column("echo_penalty", float, not_null_default=0.0)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

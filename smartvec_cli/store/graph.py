@@ -142,6 +142,65 @@ class GraphQueries:
             [penalty, *ids],
         )
 
+    # -- stale echoes -------------------------------------------------------------------------
+
+    def current_successors(self, chunk_pk: int) -> list[int]:
+        """The current passages that replaced this stored version: those of the live note its note's
+        ``supersedes`` chain ends in, else the current version its own note's edits lead to."""
+        row = self.db.execute("SELECT note, superseded_by FROM chunks WHERE id = ?", [chunk_pk]).fetchone()
+        if row is None:
+            return []
+        note, seen_notes = row[0], {row[0]}
+        while True:
+            successor = self.db.execute("SELECT superseded_by FROM notes WHERE id = ?", [note]).fetchone()
+            if not successor or successor[0] is None or successor[0] in seen_notes:
+                break
+            note = successor[0]
+            seen_notes.add(note)
+        if note != row[0]:
+            return [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT id FROM chunks WHERE note = ? AND current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') ORDER BY ordinal",
+                    [note],
+                )
+            ]
+        step, seen = row[1], {chunk_pk}
+        while step is not None and step not in seen:
+            seen.add(step)
+            found = self.db.execute("SELECT id, superseded_by, current, state FROM chunks WHERE id = ?", [step]).fetchone()
+            if found is None or found[3] == "DELETED":
+                return []
+            if found[2] == 1:
+                return [found[0]] if found[3] != "ARCHIVED" else []
+            step = found[1]
+        return []
+
+    def echo_sources(self) -> set[int]:
+        """The passages an ``echoes`` edge marks as repeating outdated information."""
+        return {r[0] for r in self.db.execute("SELECT src_chunk FROM edges WHERE type = 'echoes'")}
+
+    def drop_echo_edges(self, ids: Sequence[int]) -> int:
+        """Deletes the ``echoes`` edges out of these passages, to be found afresh; how many."""
+        ids = list(ids)
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        return self.db.execute(f"DELETE FROM edges WHERE type = 'echoes' AND src_chunk IN ({marks})", ids).rowcount
+
+    def reset_echo_penalties(self, ids: Sequence[int], penalty: float) -> None:
+        """Each of these passages gets ``penalty`` while an ``echoes`` edge leaves it, else none."""
+        ids = list(ids)
+        if not ids:
+            return
+        marks = ",".join("?" * len(ids))
+        self.db.execute(
+            f"""UPDATE chunks SET echo_penalty = CASE
+                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'echoes') THEN ? ELSE 0 END
+                WHERE id IN ({marks})""",
+            [penalty, *ids],
+        )
+
     # -- ripple -------------------------------------------------------------------------------
 
     def clear_ripple(self, note_pks: Sequence[int]) -> None:

@@ -18,9 +18,19 @@ REFRESH_WINDOWS_SQL = """
 """
 
 SUPERSESSION_SQL = """
-    SELECT e.dst_note, COALESCE(n.valid_from, n.created_at) AS start, n.id
+    SELECT e.dst_note, COALESCE(json_extract(e.detail, '$.start'), n.valid_from, n.created_at) AS start, n.id
     FROM edges e JOIN notes n ON n.id = e.src_note
     WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
+"""
+
+INFERRED = "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
+
+LINEAGE_CANDIDATES_SQL = """
+    SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
+           n.declared OR EXISTS (
+             SELECT 1 FROM edges e WHERE e.type = 'supersedes' AND e.dst_note = n.id
+               AND (e.detail IS NULL OR json_extract(e.detail, '$.inferred') IS NOT 1)) AS declared
+    FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
 """
 
 
@@ -114,7 +124,7 @@ class NoteQueries:
 
     def replace_links(self, note_pk: int, links: list[dict]) -> None:
         """The note's own links (not passage edges) become exactly ``links``, unresolved."""
-        self.db.execute("DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL", [note_pk])
+        self.db.execute(f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({INFERRED})", [note_pk])
         if links:
             self.db["edges"].insert_all(links)
 
@@ -124,7 +134,7 @@ class NoteQueries:
 
     def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
         """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
-        sql = "SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL"
+        sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({INFERRED})"
         params: list = []
         if src_notes is not None:
             src_notes = list(src_notes)
@@ -147,6 +157,21 @@ class NoteQueries:
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
         self.db["notes"].update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
+
+    def lineage_candidates(self) -> list[tuple]:
+        """(id, path, title, doc_date, created_at, source_type, declared) of every live vault note, where
+        ``declared`` also holds for a note a written ``supersedes`` names: what lineage inference reads."""
+        return self.db.execute(LINEAGE_CANDIDATES_SQL).fetchall()
+
+    def inferred_supersessions(self) -> dict[tuple[int, int], str]:
+        """(newer note, older note) -> detail JSON of every ``supersedes`` edge that inference made."""
+        return {(r[0], r[1]): r[2] for r in self.db.execute(f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {INFERRED}")}
+
+    def replace_inferred_supersessions(self, rows: list[dict]) -> None:
+        """The inferred ``supersedes`` edges become exactly ``rows`` (each with its detail JSON)."""
+        self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {INFERRED}")
+        if rows:
+            self.db["edges"].insert_all(rows)
 
     def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
         """Queue these notes for consolidation as re-described (pending at least 1)."""

@@ -13,11 +13,13 @@ BATCH = 500
 PASSAGE_SQL = """
     SELECT c.id, c.note, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
            c.created_at, c.observed_from, c.feedback, c.access_count, c.last_accessed,
-           c.contradiction_penalty, c.ripple_penalty,
+           c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
            n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
-           sn.path AS successor_note_path
+           sn.path AS successor_note_path,
+           (SELECT json_extract(e.detail, '$.reason') FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
+              AND e.dst_note = n.id AND json_extract(e.detail, '$.inferred') = 1 LIMIT 1) AS supersession_inferred
     FROM chunks c
     JOIN notes n ON n.id = c.note
     LEFT JOIN chunks s ON s.id = c.superseded_by
@@ -47,6 +49,7 @@ def _passage(row: dict) -> Passage:
         access_count=row["access_count"] or 0,
         contradiction_penalty=row["contradiction_penalty"] or 0.0,
         ripple_penalty=row["ripple_penalty"] or 0.0,
+        echo_penalty=row["echo_penalty"] or 0.0,
         authority=row["authority"],
         source_type=row["source_type"],
         declared=bool(row["declared"]),
@@ -58,6 +61,7 @@ def _passage(row: dict) -> Passage:
         note_superseded_by=row["note_superseded_by"],
         note_superseded_at=row["note_superseded_at"],
         successor_note_path=row["successor_note_path"],
+        supersession_inferred=row["supersession_inferred"],
     )
 
 
@@ -82,7 +86,7 @@ class PassageQueries:
         return (low or 0.0, high or 0.0)
 
     def relations_of(self, ids: Sequence[int]) -> list[Relation]:
-        """Corrections and contradictions that touch these passages, with both ends named."""
+        """Corrections, contradictions and echoes of outdated values that touch these passages, with both ends named."""
         ids = list(ids)
         if not ids:
             return []
@@ -91,7 +95,7 @@ class PassageQueries:
                   FROM edges e
                   JOIN chunks s ON s.id = e.src_chunk JOIN notes sn ON sn.id = s.note
                   JOIN chunks d ON d.id = e.dst_chunk JOIN notes dn ON dn.id = d.note
-                  WHERE e.type IN ('corrects', 'contradicts') AND (e.src_chunk IN ({marks}) OR e.dst_chunk IN ({marks}))
+                  WHERE e.type IN ('corrects', 'contradicts', 'echoes') AND (e.src_chunk IN ({marks}) OR e.dst_chunk IN ({marks}))
                     AND s.state != 'DELETED' AND d.state != 'DELETED'"""
         return [
             Relation(kind, src, dst, src_id, src_path, dst_id, dst_path, json.loads(detail or "{}").get("reason"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+INFERRED_REASON = "CASE WHEN json_extract(e.detail, '$.inferred') = 1 THEN json_extract(e.detail, '$.reason') END"
+
 
 class ReportQueries:
     """Mixed into ``Store``: what the reports and the doctor read."""
@@ -103,12 +105,21 @@ class ReportQueries:
             )
         )
 
-    def notes_superseded_by(self, note: int) -> list[tuple[str, str | None]]:
-        """(path, superseded_at) of the notes this note declares it supersedes."""
+    def notes_superseded_by(self, note: int) -> list[tuple[str, str | None, str | None]]:
+        """(path, superseded_at, why it was inferred or None when declared) of the notes this note supersedes."""
         return self.db.execute(
-            "SELECT n.path, n.superseded_at FROM edges e JOIN notes n ON n.id = e.dst_note WHERE e.type = 'supersedes' AND e.src_note = ?",
+            f"""SELECT n.path, n.superseded_at, {INFERRED_REASON} FROM edges e JOIN notes n ON n.id = e.dst_note
+                WHERE e.type = 'supersedes' AND e.src_note = ?""",
             [note],
         ).fetchall()
+
+    def supersession_reason(self, newer: int, older: int) -> str | None:
+        """Why ``newer`` was inferred to supersede ``older``; None when the note declared it (or it does not)."""
+        row = self.db.execute(
+            f"SELECT {INFERRED_REASON} FROM edges e WHERE e.type = 'supersedes' AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
+            [newer, older],
+        ).fetchone()
+        return row[0] if row else None
 
     def note_events(self, note: int) -> list[tuple[str, str, str | None]]:
         """(at, kind, data as JSON text) of every event about a note or one of its passages, oldest first."""
@@ -123,11 +134,13 @@ class ReportQueries:
         """id, note_id, path and title of every live note."""
         return list(self.db.query("SELECT id, note_id, path, title FROM notes WHERE deleted_at IS NULL"))
 
-    def note_to_note_edges(self, types: Sequence[str]) -> list[tuple[int, int, str]]:
-        """(src_note, dst_note, type) of every edge of these types between two different notes, one per edge."""
+    def note_to_note_edges(self, types: Sequence[str]) -> list[tuple[int, int, str, str | None]]:
+        """(src_note, dst_note, type, why it was inferred or None) of every edge of these types between two
+        different notes, one per edge."""
         types = list(types)
         marks = ",".join("?" * len(types))
         return self.db.execute(
-            f"SELECT src_note, dst_note, type FROM edges WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
+            f"SELECT src_note, dst_note, type, {INFERRED_REASON} FROM edges e "
+            f"WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
             types,
         ).fetchall()

@@ -1,0 +1,184 @@
+"""Versions nobody declared: notes whose names differ only by a version marker form a lineage.
+
+People keep versions of a document as copies: "Policy", "Policy v2", "Policy (2024)",
+"Policy - updated", "Copy of Policy 3", "Policy 2025-05-08". Without ``supersedes`` or
+``valid_from`` every copy is "valid now", and for "what is X" the oldest copy may win.
+Here such copies, ordered by their dates, supersede one another as if declared: the
+later copy closes the earlier one's window when it starts. Frontmatter always wins: a
+note that declares its validity (``valid_from``, ``valid_until``, ``version``,
+``supersedes``) or is named by a declared ``supersedes`` takes no part. Notes of a kind
+that comes in series (chats, meeting notes, mail, daily notes) are never versions of one
+another, and a group of names that differ only by a date ("Standup 2024-03-01",
+"Standup 2024-03-08") is a series too, unless one of them is the bare name or carries
+a version word. A draft is superseded by the next copy but supersedes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+SERIES_KINDS = frozenset({"chat", "meeting_notes", "email", "daily_note"})
+
+COPY_OF = re.compile(r"^\s*copy\s+of\s+(?P<rest>.+?)(?:\s+(?P<k>\d{1,3}))?\s*$", re.IGNORECASE)
+SEPARATOR = r"[\s_\-–—,:(\[]*"
+MARKERS = (
+    ("version", re.compile(SEPARATOR + r"\b(?:v|ver\.?|version)\s*(?P<k>\d{1,3})[)\]]?\s*$", re.IGNORECASE)),
+    ("date", re.compile(SEPARATOR + r"(?P<date>\d{4}-\d{2}-\d{2})[)\]]?\s*$")),
+    ("year", re.compile(SEPARATOR + r"(?P<year>(?:19|20)\d{2})[)\]]?\s*$")),
+    (
+        "word",
+        re.compile(
+            SEPARATOR + r"\b(?P<word>new|newer|updated|update|revised|latest|current|final|old|older|outdated|draft)[)\]]?\s*$",
+            re.IGNORECASE,
+        ),
+    ),
+)
+# The order a marker gives when dates do not decide: old < the bare name < new/updated, v1 < v2 < v3.
+WORD_RANK = {"old": -1.0, "older": -1.0, "outdated": -1.0, "draft": -0.5, "new": 1000.0, "newer": 1000.0, "updated": 1000.0,
+             "update": 1000.0, "revised": 1000.0, "latest": 1001.0, "current": 1001.0, "final": 1001.0}
+
+
+@dataclass(frozen=True)
+class NamedVersion:
+    """What a note's name says about it as a version: the name without the marker, and the marker."""
+
+    base: str  # lower case, spaces collapsed: the key copies share
+    marker: str | None  # the marker as written ("v2", "(2024)", "- updated", "copy 3"), None for the bare name
+    rank: float  # the order the marker gives: v2 -> 2, the bare name 1, "old" -1, "new" 1000
+    date: str | None  # an ISO day the name carries (a year reads as its 1 January)
+    draft: bool = False
+
+    @property
+    def dated_only(self) -> bool:
+        """The marker is a date and nothing else: such names also make series, not only versions."""
+        return self.marker is not None and self.rank == 1.0 and self.date is not None
+
+
+def named_version(name: str) -> NamedVersion:
+    """Split a note name into its base and a version marker ("Policy v2" -> "policy", v2)."""
+    text = " ".join(name.split())
+    copy = COPY_OF.match(text)
+    if copy:
+        rest = copy.group("rest")
+        k = copy.group("k")
+        inner = named_version(rest)
+        rank = float(k) if k else max(inner.rank, 1.0) + 0.5
+        return NamedVersion(inner.base, f"copy {k}" if k else "copy", rank, inner.date, inner.draft)
+    for kind, pattern in MARKERS:
+        match = pattern.search(text)
+        if not match or match.start() == 0:
+            continue
+        base = text[: match.start()]
+        marker = text[match.start() :].strip(" _-–—,:")
+        if kind == "version":
+            return NamedVersion(_key(base), marker, float(match.group("k")), None)
+        if kind == "date":
+            return NamedVersion(_key(base), marker, 1.0, match.group("date"))
+        if kind == "year":
+            return NamedVersion(_key(base), marker, 1.0, f"{match.group('year')}-01-01")
+        word = match.group("word").lower()
+        return NamedVersion(_key(base), marker, WORD_RANK[word], None, draft=word == "draft")
+    return NamedVersion(_key(text), None, 1.0, None)
+
+
+def _key(text: str) -> str:
+    return " ".join(text.replace("_", " ").split()).strip(" -–—,:([").lower()
+
+
+@dataclass(frozen=True)
+class VersionCandidate:
+    """A note as lineage inference sees it."""
+
+    note: int
+    path: str
+    title: str
+    doc_date: str | None  # the note's own date (``date:``/``created:``)
+    created_at: str  # when it was first indexed
+    source_type: str | None = None
+    declared: bool = False  # it declares its validity, or a declared ``supersedes`` names it
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.path).stem
+
+
+@dataclass(frozen=True)
+class InferredSupersession:
+    newer: int
+    older: int
+    start: str  # when the newer version starts: the older one is valid until then
+    reason: str
+
+
+def _version_of(candidate: VersionCandidate) -> NamedVersion:
+    """The file name usually carries the marker (copies share their heading); else the title."""
+    by_name = named_version(candidate.name)
+    if by_name.marker is not None:
+        return by_name
+    by_title = named_version(candidate.title)
+    return by_title if by_title.marker is not None and by_title.base == by_name.base else by_name
+
+
+def _start(candidate: VersionCandidate, version: NamedVersion) -> tuple[str, str]:
+    """(when this version starts, where that date comes from): its date, a date in its name, else when it was indexed."""
+    if candidate.doc_date:
+        return candidate.doc_date, "dated"
+    if version.date:
+        return f"{version.date}T00:00:00Z", "named"
+    return candidate.created_at, "indexed"
+
+
+def infer_supersessions(candidates: list[VersionCandidate]) -> list[InferredSupersession]:
+    """Each later copy of a note supersedes the copy before it (see the module), with its reason."""
+    groups: dict[str, list[tuple[VersionCandidate, NamedVersion]]] = {}
+    for candidate in candidates:
+        if candidate.declared or candidate.source_type in SERIES_KINDS:
+            continue
+        version = _version_of(candidate)
+        if version.base:
+            groups.setdefault(version.base, []).append((candidate, version))
+    found: list[InferredSupersession] = []
+    for members in groups.values():
+        if len(members) < 2 or all(version.dated_only for _, version in members):
+            continue
+        found.extend(_chain(members))
+    return found
+
+
+def _chain(members: list[tuple[VersionCandidate, NamedVersion]]) -> list[InferredSupersession]:
+    """Order by date (the marker breaks ties and orders undated copies); each copy supersedes the one
+    before it when the two dates differ. A draft only ever gives way to the next copy that is not one."""
+    dated = [(c, v, *_start(c, v)) for c, v in members]
+    dated.sort(key=lambda item: (item[2], item[1].rank, item[0].path))
+    found = []
+    for i, (older, older_version, older_start, older_source) in enumerate(dated):
+        newer = next((item for item in dated[i + 1 :] if not item[1].draft), None)
+        if newer is None:
+            continue
+        newer_candidate, newer_version, newer_start, newer_source = newer
+        if newer_start[:10] <= older_start[:10]:
+            continue
+        found.append(
+            InferredSupersession(
+                newer=newer_candidate.note,
+                older=older.note,
+                start=newer_start,
+                reason=(
+                    f"title '{newer_candidate.name}' is a later version of '{older.name}' "
+                    f"({_marker_words(newer_version, older_version)}; {newer_source} {newer_start[:10]} > {older_start[:10]})"
+                ),
+            )
+        )
+    return found
+
+
+def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
+    if newer.marker and older.marker:
+        return f"{newer.marker} marker after {older.marker}"
+    if newer.marker:
+        return f"{newer.marker} marker"
+    if older.marker:
+        return f"{older.marker} marker on the older copy"
+    return "same name"

@@ -1,0 +1,160 @@
+"""Inferred versions: copies named "X v2", "X (new)" supersede the earlier copy as if declared."""
+
+import pytest
+
+from conftest import write
+from smartvec_cli.memory.lineage import VersionCandidate, infer_supersessions, named_version
+
+POLICY = "---\ndate: {date}\n---\n# Log Retention Policy\n\n## Retention\n\nLog output is removed after {days} days.\n"
+
+
+def candidate(note, path, date=None, created="2026-01-01T00:00:00Z", **kw):
+    return VersionCandidate(note, path, path.rsplit("/", 1)[-1].removesuffix(".md"), date, created, **kw)
+
+
+@pytest.mark.parametrize(
+    "name, base, marker",
+    [
+        ("Log Retention Policy", "log retention policy", None),
+        ("Log Retention Policy (new)", "log retention policy", "(new)"),
+        ("Vehicle Mileage Policy v3", "vehicle mileage policy", "v3"),
+        ("Hardware Lifecycle Policy (2022)", "hardware lifecycle policy", "(2022)"),
+        ("Remote Work Policy 2025-05-08", "remote work policy", "2025-05-08"),
+        ("Copy of Home Office Equipment Policy 3", "home office equipment policy", "copy 3"),
+        ("Expense Claims Policy - updated", "expense claims policy", "updated"),
+        ("Q3 2024 plan", "q3 2024 plan", None),
+        ("2024-03-01", "2024-03-01", None),
+    ],
+)
+def test_a_name_splits_into_its_base_and_version_marker(name, base, marker):
+    version = named_version(name)
+    assert (version.base, version.marker) == (base, marker)
+
+
+def test_later_dated_copies_form_a_chain_with_their_reasons():
+    found = infer_supersessions(
+        [
+            candidate(1, "p/Policy.md", "2023-01-10T00:00:00Z"),
+            candidate(2, "p/Policy v2.md", "2024-03-01T00:00:00Z"),
+            candidate(3, "p/Copy of Policy 3.md", "2025-02-01T00:00:00Z"),
+            candidate(4, "p/Other.md", "2025-02-01T00:00:00Z"),
+        ]
+    )
+    assert [(e.newer, e.older) for e in found] == [(2, 1), (3, 2)]
+    assert found[0].start == "2024-03-01T00:00:00Z"
+    assert found[0].reason == "title 'Policy v2' is a later version of 'Policy' (v2 marker; dated 2024-03-01 > 2023-01-10)"
+
+
+def test_dates_decide_over_markers_and_equal_dates_infer_nothing():
+    found = infer_supersessions([candidate(1, "Policy v2.md", "2024-01-01T00:00:00Z"), candidate(2, "Policy v3.md", "2023-01-01T00:00:00Z")])
+    assert [(e.newer, e.older) for e in found] == [(1, 2)]
+    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v2.md")]) == []
+
+
+def test_undated_copies_are_ordered_by_marker_and_indexed_time():
+    found = infer_supersessions(
+        [candidate(1, "Policy (new).md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy old.md", created="2024-01-01T00:00:00Z")]
+    )
+    assert [(e.newer, e.older) for e in found] == [(1, 2)]
+    assert "indexed 2025-01-01" in found[0].reason
+
+
+def test_series_declared_notes_and_drafts_are_left_alone():
+    dated_series = [candidate(1, "Standup 2024-03-01.md", "2024-03-01T00:00:00Z"), candidate(2, "Standup 2024-03-08.md", "2024-03-08T00:00:00Z")]
+    assert infer_supersessions(dated_series) == []
+    chats = [candidate(1, "c/Sync.md", "2024-03-01T00:00:00Z", source_type="chat"), candidate(2, "c/Sync v2.md", "2024-04-01T00:00:00Z", source_type="chat")]
+    assert infer_supersessions(chats) == []
+    declared = [candidate(1, "Policy.md", "2023-01-01T00:00:00Z", declared=True), candidate(2, "Policy v2.md", "2024-01-01T00:00:00Z")]
+    assert infer_supersessions(declared) == []
+    draft = infer_supersessions(
+        [candidate(1, "Policy.md", "2023-01-01T00:00:00Z"), candidate(2, "Policy draft.md", "2024-01-01T00:00:00Z")]
+    )
+    assert draft == []
+
+
+@pytest.mark.slow
+def test_policy_v2_with_a_later_date_supersedes_policy_and_history_says_it_was_inferred(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2019-03-01", days=365))
+    write(vault, "policies/Log Retention Policy v2.md", POLICY.format(date="2024-03-01", days=180))
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+
+    history = cli.json("history", "policies/Log Retention Policy.md", "--json")
+    assert history["superseded_by"] == "policies/Log Retention Policy v2.md"
+    assert history["superseded_at"].startswith("2024-03-01")
+    assert "is a later version of 'Log Retention Policy'" in history["superseded_inferred"]
+    text = cli("history", "policies/Log Retention Policy.md").stdout
+    assert "superseded by policies/Log Retention Policy v2.md on 2024-03-01 (inferred: title 'Log Retention Policy v2'" in text
+    newer = cli.json("history", "policies/Log Retention Policy v2.md", "--json")
+    assert newer["supersedes"][0]["inferred"].startswith("title 'Log Retention Policy v2'")
+
+    now = cli.json("query", "After how many days is log output removed?", "--json", "--no-track", "--top-k", "1")
+    assert now[0]["path"] == "policies/Log Retention Policy v2.md"
+    before = cli.json("query", "After how many days was log output removed in 2022?", "--json", "--no-track", "--top-k", "1", "--explain")
+    assert before[0]["path"] == "policies/Log Retention Policy.md"
+    assert "365 days" in before[0]["text"]
+    assert any(w.endswith("on 2024-03-01 (inferred)") for w in before[0]["warnings"])
+    assert "later version" in before[0]["explain"]["supersession_inferred"]
+
+    graph = cli.json("graph", "--format", "json")
+    [edge] = [e for e in graph["edges"] if e["type"] == "supersedes"]
+    assert "later version" in edge["inferred"]
+    assert "supersedes (inferred)" in cli("graph", "--format", "mermaid").stdout
+
+
+def test_frontmatter_wins_and_the_switch_turns_inference_off(vault, cli, fake_embedder, tmp_path, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "Policy.md", POLICY.format(date="2019-03-01", days=365))
+    write(vault, "Policy v2.md", POLICY.format(date="2024-03-01", days=180))
+    write(vault, "Rule.md", "---\ndate: 2019-03-01\nvalid_until: 2030-01-01\n---\n# Rule\n\nDoors close at 8.\n")
+    write(vault, "Rule v2.md", "---\ndate: 2024-03-01\n---\n# Rule\n\nDoors close at 9.\n")
+    cli.json("index", "--json")
+    assert cli.json("history", "Policy", "--json")["superseded_by"] == "Policy v2.md"
+    assert cli.json("history", "Rule", "--json")["superseded_by"] is None  # it declares its own window
+
+    (tmp_path / "index" / "config.toml").write_text("[consolidation]\ninfer_versions = false\n")
+    cli.json("index", "--json")
+    history = cli.json("history", "Policy", "--json")
+    assert history["superseded_by"] is None
+    assert all(v["valid_until"] is None for p in history["passages"] for v in p["versions"])
+
+
+@pytest.mark.slow
+def test_a_recent_chat_repeating_an_archived_value_is_marked_as_outdated(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2023-01-10")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=14))
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=365))  # edited in place: 14 is archived
+    write(vault, "Slack/ops/2026-04-30.md", "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, nothing has changed there.\n")
+    write(vault, "Slack/ops/2026-04-29.md", "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was wondering.\n")
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+
+    hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--explain", "--include-dormant")
+    echo = next(h for h in hits if h["path"] == "Slack/ops/2026-04-30.md")
+    [warning] = [w for w in echo["warnings"] if w.startswith("repeats outdated information")]
+    assert warning.startswith("repeats outdated information: 14 day; current: policies/Log Retention Policy#")
+    assert warning.endswith("(policies/Log Retention Policy.md)")
+    assert echo["explain"]["echo_penalty"] == 0.25
+    agreeing = next(h for h in hits if h["path"] == "Slack/ops/2026-04-29.md")
+    assert not any(w.startswith("repeats outdated") for w in agreeing["warnings"])
+    assert agreeing["explain"]["echo_penalty"] == 0
+    text = cli("query", "log output removed after days", "--no-track", "--include-dormant").stdout
+    assert "repeats outdated information: 14 day" in text
+
+
+@pytest.mark.slow
+def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
+    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2019-03-01", days=14))
+    write(vault, "policies/Log Retention Policy (new).md", POLICY.format(date="2024-03-01", days=365))
+    write(vault, "notes/ops.md", "---\ndate: 2026-04-30\n---\n# Ops notes\n\nReminder given to the team: log output is removed after 14 days.\n")
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+    hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--include-dormant")
+    echo = next(h for h in hits if h["path"] == "notes/ops.md")
+    assert any(w.startswith("repeats outdated information: 14 day; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
+    assert hits[0]["path"] == "policies/Log Retention Policy (new).md"
