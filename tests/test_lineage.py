@@ -136,7 +136,7 @@ def test_a_recent_chat_repeating_an_archived_value_is_marked_as_outdated(vault, 
     hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--explain", "--include-dormant")
     echo = next(h for h in hits if h["path"] == "Slack/ops/2026-04-30.md")
     [warning] = [w for w in echo["warnings"] if w.startswith("repeats outdated information")]
-    assert warning.startswith("repeats outdated information: 14 day; current: policies/Log Retention Policy#")
+    assert warning.startswith("repeats outdated information: 14 days; current: policies/Log Retention Policy#")
     assert warning.endswith("(policies/Log Retention Policy.md)")
     assert echo["explain"]["echo_penalty"] == 0.25
     agreeing = next(h for h in hits if h["path"] == "Slack/ops/2026-04-29.md")
@@ -156,5 +156,5 @@ def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real
     cli.json("consolidate", "--json")
     hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--include-dormant")
     echo = next(h for h in hits if h["path"] == "notes/ops.md")
-    assert any(w.startswith("repeats outdated information: 14 day; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
+    assert any(w.startswith("repeats outdated information: 14 days; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
     assert hits[0]["path"] == "policies/Log Retention Policy (new).md"
