@@ -23,7 +23,7 @@ import numpy as np
 
 from ..embed import Embedder
 from ..memory.confidence import base_authority
-from ..memory.temporal import earlier, later, note_time
+from ..memory.temporal import OBSERVED, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.decode import decode_note
@@ -33,6 +33,9 @@ from .workspace import Workspace
 
 ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
+FIRST_INDEX_AT = "first_index_at"
+"""When the vault was first indexed to the end: what its notes held then has an unknown past; whatever a later run
+finds for the first time was not there before that run."""
 RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
@@ -163,7 +166,11 @@ class Indexer:
         store: Store,
         embedder_factory: Callable[[], Embedder],
         progress: ProgressCallback | None = None,
+        source: str = OBSERVED,
+        moved: dict[str, str] | None = None,
     ):
+        """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
+        ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does)."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -171,6 +178,9 @@ class Indexer:
         self.progress = progress or (lambda done, total: None)
         self.now = workspace.clock.now_iso()
         self.summary = IndexSummary()
+        self.source = source
+        self.moved = moved or {}
+        self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
         self._full = False
@@ -267,6 +277,9 @@ class Indexer:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
         if self.store.ann_loaded and self.store.ann.generation != self.store.generation:
             self.store.save_ann()
+        if self._first_index:
+            with self.store.write():
+                self.store.set_meta(FIRST_INDEX_AT, self.now)
         present = seen_paths | {p.path for p in problems} if only is None else None
         self.store.remember_note_problems(self.summary.errors, read_paths, present, self.now)
         self.summary.seconds = round(time.perf_counter() - started, 3)
@@ -277,7 +290,8 @@ class Indexer:
     # -- renames ------------------------------------------------------------------------------
 
     def _match_renames(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> None:
-        """A new path whose author id or exact bytes belong to a vanished note is that note, moved."""
+        """A new path whose author id or exact bytes belong to a vanished note is that note, moved; so is one
+        the caller knows was renamed from a vanished path (``moved``), edited or not."""
         by_id = {r["note_id"]: r for r in missing.values()}
         by_sha = {r["file_sha"]: r for r in missing.values()}
         for item in to_write:
@@ -285,7 +299,7 @@ class Indexer:
                 continue
             explicit = item.parsed.explicit_id
             row = by_id.get(explicit) if explicit else None
-            row = row or by_sha.get(item.file_sha)
+            row = row or missing.get(self.moved.get(item.file.rel_path, "")) or by_sha.get(item.file_sha)
             if row and row["path"] in missing:
                 item.row = row
                 del missing[row["path"]]
@@ -365,6 +379,7 @@ class Indexer:
             "source_type": source_type,
             "authority": authority,
             "valid_from": timing.valid_from,
+            "from_source": timing.from_source,
             "valid_until": timing.valid_until,
             "declared": int(timing.declared),
             "doc_date": timing.doc_date,
@@ -400,11 +415,11 @@ class Indexer:
         values = self._note_values(item)
         row = item.row or self.store.deleted_note_at(item.file.rel_path)
         if row is None or row.get("deleted_at"):
-            observed = None  # first sight of this note: its declared window is all we know
+            observed, observed_by = self._first_seen(values)
         elif values["valid_from"] and values["valid_from"] != row.get("valid_from"):
-            observed = values["valid_from"]  # the author declared when the new text takes effect
+            observed, observed_by = values["valid_from"], values["from_source"]  # the author declared when the new text takes effect
         else:
-            observed = self.now
+            observed, observed_by = self.now, self.source
         if row is None:
             note_id = self._new_note_id(item)
             note_pk = self.store.insert_note({**values, "note_id": note_id, "created_at": self.now})
@@ -425,14 +440,19 @@ class Indexer:
             self.store.update_chunk(
                 old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)}
             )
+        successor_start = later(values["valid_from"], observed)
+        if successor_start is None:
+            ended, ended_by = self.now, self.source
+        else:
+            ended, ended_by = successor_start, observed_by if successor_start == observed else values["from_source"]
         for old, chunk in plan.revise:
-            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed))
-            self._archive(old.id, later(values["valid_from"], observed) or self.now, superseded_by=new_id)
+            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed, observed_by))
+            self._archive(old.id, ended, ended_by, superseded_by=new_id)
             added.append(new_id)
         for chunk in plan.add:
-            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed)))
+            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed, observed_by)))
         for old in plan.retire:
-            self._archive(old.id, self.now)
+            self._archive(old.id, self.now, self.source)
         self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
         existing = row is not None and not row.get("deleted_at")
         self._written_notes.add(note_pk)
@@ -445,12 +465,28 @@ class Indexer:
         self.store.refresh_windows([note_pk])
         return added, []
 
-    def _archive(self, chunk_pk: int, ended: str, superseded_by: int | None = None) -> None:
-        """Close a passage version's window (never later than it already ended) and archive it."""
-        current = self.store.chunk_valid_until(chunk_pk)
-        self.store.archive_chunk(chunk_pk, earlier(current, ended), superseded_by, self.now)
+    def _first_seen(self, values: dict) -> tuple[str | None, str | None]:
+        """When a note this run sees for the first time began, and how that is known.
 
-    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None) -> dict:
+        Present at the vault's first index: unknown (None), unless the note declares it (the note's window
+        says so). Found by a later run: not there before that run, unless its own start (an effective date,
+        or its ``date:``/``created:``) is earlier and plausible, i.e. not after this run."""
+        if self._first_index:
+            return None, None
+        start = values["valid_from"]
+        if start and start <= self.now:
+            return start, values["from_source"]
+        return self.now, self.source
+
+    def _archive(self, chunk_pk: int, ended: str, ended_by: str | None, superseded_by: int | None = None) -> None:
+        """Close a passage version's window (never later than it already ended) and archive it."""
+        current, current_by = self.store.chunk_valid_until(chunk_pk)
+        if current is not None and current <= ended:
+            ended, ended_by = current, current_by
+        self.store.archive_chunk(chunk_pk, ended, ended_by, superseded_by, self.now)
+
+    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None,
+                   observed_by: str | None) -> dict:
         return {
             "note": note_pk,
             "chunk_id": f"{note_id}#{chunk.key}",
@@ -465,6 +501,7 @@ class Indexer:
             "created_at": self.now,
             "updated_at": self.now,
             "observed_from": observed_from,
+            "observed_by": observed_by if observed_from else None,
         }
 
     def _write_links(self, note_pk: int, parsed: ParsedNote) -> None:

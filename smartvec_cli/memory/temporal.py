@@ -28,6 +28,12 @@ class NoteTime:
     declared: bool
     doc_date: str | None
     version: int | None
+    from_source: str | None = None  # "declared" (an effective date) or "inferred" (from the note's date); None: unknown
+
+
+DECLARED, OBSERVED, INFERRED, GIT = "declared", "observed", "inferred", "git"
+"""Where a validity bound came from: the author's effective date or expiry; a run that saw the text appear or go;
+the note's ``date:``/``created:`` or another note's supersession; a commit date of the vault's git history."""
 
 
 def _first_date(metadata: dict, keys: tuple[str, ...]) -> str | None:
@@ -58,6 +64,7 @@ def note_time(metadata: dict) -> NoteTime:
         declared=declared,
         doc_date=doc_date,
         version=version,
+        from_source=DECLARED if declared_from else (INFERRED if doc_date else None),
     )
 
 
