@@ -67,3 +67,113 @@ def test_explain_and_history_say_where_each_bound_came_from(bikes_vault, cli):
     assert added and added[0]["valid_from"] == "2022-01-01T00:00:00Z" and added[0]["valid_from_source"] == "observed"
     hit = query(cli, "Where is the workbench?", "--as-of", "2023-01-01")[0]
     assert "workbench" in hit["text"] and hit["explain"]["valid_from_source"] == "observed"
+
+
+# -- a vault's past from git --------------------------------------------------------------------
+
+EQUIPMENT = (
+    "\n## Equipment\n\nThe company pays for a desk chair, a monitor and a headset for the home office, up to 600 euros "
+    "every three years. Receipts go to the finance team within a month of the purchase. Broken equipment is "
+    "replaced through the IT service desk, which ships the replacement to the employee's home address.\n"
+)
+REMOTE_V1 = "# Remote work\n\nEmployees may work from home on up to 2 days per week.\n" + EQUIPMENT
+REMOTE_V2 = "# Remote work\n\nEmployees may work from home on up to 3 days per week; Tuesday and Thursday are office days.\n" + EQUIPMENT
+REMOTE_V3 = (
+    "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per quarter.\n"
+    + EQUIPMENT
+)
+REMOTE_QUESTION = "How many days per week can I work from home?"
+
+
+class Repo:
+    """A git repository whose commits carry the dates we give them."""
+
+    def __init__(self, root):
+        self.root = root
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "test@example.com")
+        self.git("config", "user.name", "Test")
+
+    def git(self, *args, date: str | None = None) -> str:
+        import os
+        import subprocess
+
+        env = dict(os.environ)
+        if date:
+            env.update(GIT_AUTHOR_DATE=f"{date}T12:00:00+00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00+00:00")
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit(self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()) -> str:
+        for old, new in [move] if move else []:
+            (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+            self.git("mv", old, new)
+        for rel, text in (write_files or {}).items():
+            write(self.root, rel, text)
+        for rel in remove:
+            self.git("rm", "-q", rel)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message, date=date)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def git_vault(vault, real_embedder):
+    """Five years of a vault's history: add, edit, rename with an edit, a merged side branch, a deletion."""
+    repo = Repo(vault)
+    repo.commit("2019-01-10", "start", {"policies/remote.md": REMOTE_V1, "kitchen.md": KITCHEN})
+    repo.commit("2020-06-01", "three days", {"policies/remote.md": REMOTE_V2})
+    repo.commit("2021-03-01", "move and go remote", {"handbook/remote-work.md": REMOTE_V3}, move=("policies/remote.md", "handbook/remote-work.md"))
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("2021-04-01", "draft", {"draft.md": "# Draft\n\nA half-written idea about the garden shed.\n"})
+    repo.commit("2021-04-02", "garden instead", {"garden.md": "# Garden\n\nThe garden has three apple trees and a compost heap.\n"}, remove=("draft.md",))
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side", date="2021-05-01")
+    repo.commit("2022-01-01", "bikes", {"bikes.md": BIKES})
+    repo.commit("2022-06-01", "no kitchen", remove=("kitchen.md",))
+    return repo
+
+
+def test_git_history_answers_as_of_questions_with_commit_dates(git_vault, cli, monkeypatch):
+    before = git_vault.git("status", "--porcelain")
+    data = cli.json("index", "--from-git", "--json")
+    assert data["commits_replayed"] == 6 and data["notes_renamed"] == 1 and data["notes_deleted"] == 1
+    assert git_vault.git("status", "--porcelain") == before  # the repository and its notes are untouched
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
+
+    assert "2 days per week" in query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]["text"]
+    hit = query(cli, REMOTE_QUESTION, "--as-of", "2020-12-01")[0]
+    assert "3 days per week" in hit["text"]
+    assert (hit["valid_from"], hit["explain"]["valid_from_source"]) == ("2020-06-01T12:00:00Z", "git")
+    assert (hit["valid_until"], hit["explain"]["valid_until_source"]) == ("2021-03-01T12:00:00Z", "git")
+    now = query(cli, REMOTE_QUESTION)[0]
+    assert "fully remote" in now["text"] and now["path"] == "handbook/remote-work.md"
+    assert now["chunk_id"].startswith("policies/remote#")  # the renamed note kept its id, so its versions are one chain
+    first = query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]
+    assert first["valid_from"] is None and first["explain"]["valid_from_source"] is None  # present at the first commit
+
+    bikes = [h for h in query(cli, BIKE_QUESTION, "--as-of", "2021-06-01") if h["path"] == "bikes.md"]
+    assert all(h["valid_from"] == "2022-01-01T12:00:00Z" and any("not yet valid" in w for w in h["warnings"]) for h in bikes)
+    garden = cli.json("show", "garden.md", "--json")["chunks"][0]
+    assert (garden["valid_from"], garden["valid_from_source"]) == ("2021-05-01T12:00:00Z", "git")  # arrived with the merge
+    assert cli("show", "draft.md").exit_code != 0  # the side branch's back-and-forth is not replayed
+    assert all(h["path"] != "kitchen.md" for h in query(cli, "What does the kitchen have on the counter?"))
+
+
+def test_a_second_git_import_replays_only_the_new_commits(git_vault, cli):
+    cli.json("index", "--from-git", "--json")
+    sha = git_vault.commit("2023-02-01", "bikes grow", {"bikes.md": BIKES + "\nA cargo bike hangs from the ceiling hook.\n"})
+    data = cli.json("index", "--from-git", "--json")
+    assert (data["commits_replayed"], data["from_commit"], data["to_commit"]) == (1, sha, sha)
+    assert data["notes_changed"] == 1 and data["notes_new"] == 0
+    assert cli.json("index", "--from-git", "--json")["commits_replayed"] == 0
+    hit = query(cli, "Where does the cargo bike hang?", "--as-of", "2023-06-01")[0]
+    assert "cargo bike" in hit["text"] and hit["valid_from"] == "2023-02-01T12:00:00Z"
+
+
+def test_git_import_refuses_what_it_cannot_do(vault, cli, fake_embedder):
+    result = cli("index", "--from-git")
+    assert result.exit_code == 2 and "not inside a git repository" in result.stderr
+    Repo(vault).commit("2020-01-01", "one", {"a.md": "# A\n\nText.\n"})
+    cli.json("index", "--json")
+    result = cli("index", "--from-git")
+    assert result.exit_code == 2 and "built from the vault's files" in result.stderr

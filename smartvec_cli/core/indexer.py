@@ -23,7 +23,7 @@ import numpy as np
 
 from ..embed import Embedder
 from ..memory.confidence import base_authority
-from ..memory.temporal import OBSERVED, later, note_time
+from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.decode import decode_note
@@ -284,7 +284,8 @@ class Indexer:
         self.store.remember_note_problems(self.summary.errors, read_paths, present, self.now)
         self.summary.seconds = round(time.perf_counter() - started, 3)
         status = "partial" if self.summary.errors else "ok"
-        self.store.record_run("index --full" if full else "index", self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
+        command = "index --from-git" if self.source == GIT else "index --full" if full else "index"
+        self.store.record_run(command, self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
         return self.summary
 
     # -- renames ------------------------------------------------------------------------------
