@@ -177,3 +177,59 @@ def test_git_import_refuses_what_it_cannot_do(vault, cli, fake_embedder):
     cli.json("index", "--json")
     result = cli("index", "--from-git")
     assert result.exit_code == 2 and "built from the vault's files" in result.stderr
+
+
+# -- version chains through real editing ------------------------------------------------------------
+
+HOUSE = "# House\n\n## Heating\n\n{heating}\n\n## Water\n\n{water}\n"
+A_2020 = "The boiler is serviced every October by Nordic Heat, and a service visit costs 180 euros."
+A_2021 = "Nordic Heat services the boiler each October; a service visit now costs 210 euros."  # reworded
+A1_2022 = "Nordic Heat services the boiler each October."  # split in two
+A2_2022 = "A service visit now costs 240 euros, paid by the landlord."
+B = "The water meter is read in the cellar on the first Monday of each month."
+C = "The main water valve is behind the cellar door, painted red."
+BC_2023 = "The water meter in the cellar is read on the first Monday of each month; the main water valve is behind the cellar door, painted red."
+A2_2024 = "A service visit costs 240 euros, which the landlord pays."  # moved to the water section and reworded
+COST = "How much does a boiler service visit cost?"
+VALVE = "Where is the main water valve?"
+
+
+@pytest.fixture
+def edited_house(vault, cli, real_embedder, monkeypatch):
+    """One note replayed through a rewording, a split, a merge and a move, each indexed at its own date."""
+    versions = (
+        ("2020-01-01", A_2020, f"{B}\n\n{C}"),
+        ("2021-01-01", A_2021, f"{B}\n\n{C}"),
+        ("2022-01-01", f"{A1_2022}\n\n{A2_2022}", f"{B}\n\n{C}"),
+        ("2023-01-01", f"{A1_2022}\n\n{A2_2022}", BC_2023),
+        ("2024-01-01", A1_2022, f"{BC_2023}\n\n{A2_2024}"),
+    )
+    for when, heating, water in versions:
+        write(vault, "house.md", HOUSE.format(heating=heating, water=water))
+        monkeypatch.setenv("SMARTVEC_NOW", when)
+        cli.json("index", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2025-01-01")
+    return vault
+
+
+def chains(cli) -> dict[str, list[str]]:
+    """Each passage's texts, oldest version first."""
+    return {p["chunk_id"]: [v["text"] for v in p["versions"]] for p in cli.json("history", "house.md", "--json")["passages"]}
+
+
+def test_the_version_chain_follows_rewording_split_merge_and_move(edited_house, cli):
+    found = chains(cli)
+    assert [A_2020, A_2021, A1_2022] in found.values()  # reworded, then the larger half of the split
+    assert [A2_2022, A2_2024] in found.values()  # the other half, moved to another section and reworded
+    merged_into = [v for p in cli.json("history", "house.md", "--json")["passages"] for v in p["versions"] if v["text"] in (B, C)]
+    assert len(merged_into) == 2 and all(v["replaced_by"] and v["valid_until"] == "2023-01-01T00:00:00Z" for v in merged_into)
+    assert all(v["valid_until_source"] == "observed" for v in merged_into)
+
+
+def test_each_old_text_answers_for_its_time(edited_house, cli):
+    for when, expected in (("2020-06-01", A_2020), ("2021-06-01", A_2021), ("2022-06-01", A2_2022), ("2024-06-01", A2_2024)):
+        hit = query(cli, COST, "--as-of", when)[0]
+        assert hit["text"] == expected, (when, hit["text"])
+    old = query(cli, VALVE, "--as-of", "2022-06-01")[0]
+    assert old["text"] == C and any(w.startswith("superseded by") for w in old["warnings"])
+    assert query(cli, VALVE)[0]["text"] == BC_2023

@@ -217,6 +217,8 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
             progress(done, len(commits))
     finally:
         shutil.rmtree(scratch_parent, ignore_errors=True)
+        if store.ann_loaded and store.ann.generation != store.generation:
+            store.save_ann()
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary
 
@@ -245,6 +247,6 @@ def _replay(ws: Workspace, store: Store, embedder_factory, git: Git, commit: Com
     at_commit = replace(ws, vault=scratch, clock=Clock(when))
     indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved)
     try:
-        return indexer.run(only=touched.__contains__)
+        return indexer.run(only=touched.__contains__, save_ann=False)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

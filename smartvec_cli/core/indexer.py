@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Callable
@@ -73,6 +75,19 @@ class StoredChunk:
     key: str
     hash: str
     version: int
+    text: str = ""
+
+
+CHAIN_SIMILARITY = 0.5
+"""Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
+its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Measured on this
+repository's own edit history by ``smartvec bench history`` (see the README's *Benchmarks*)."""
+KEY_BONUS = 0.3
+"""Added to the overlap of a pair in the same place (same key): position breaks near ties, never a clear text match."""
+MERGED_CONTAINMENT = 0.8
+"""The share of a vanished passage's words that a new passage must hold for the old one to have been merged into it."""
+MAX_PAIRS = 40_000
+"""Above this many (old, new) pairs in one note, only the same-place rule links versions (a bulk rewrite)."""
 
 
 @dataclass
@@ -82,14 +97,32 @@ class ChunkPlan:
     keep: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     revise: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     add: list[Chunk] = field(default_factory=list)
+    merged: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)  # old text now part of a revised or added passage
     retire: list[StoredChunk] = field(default_factory=list)
 
 
-def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
-    """Match stored passages to new ones: same text first (even if moved), then same key (an edit).
+def word_counts(text: str) -> Counter:
+    return Counter(re.findall(r"\w+", text.lower()))
 
-    Matched passages keep their stored key, so chunk ids stay stable; new passages whose
-    key is already taken get a numeric suffix.
+
+def overlap(a: Counter, b: Counter) -> tuple[float, float]:
+    """(Dice coefficient of the two word multisets, share of the smaller one's words the other holds)."""
+    common = sum((a & b).values())
+    sizes = sum(a.values()), sum(b.values())
+    if not common:
+        return 0.0, 0.0
+    return 2 * common / (sizes[0] + sizes[1]), common / min(sizes)
+
+
+def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
+    """Match stored passages to new ones, so that each new text continues the version chain it came from.
+
+    Same text first (even if moved), then by similarity of text and place: the pairs whose words overlap by
+    ``CHAIN_SIMILARITY`` or more, or that sit in the same place (same key), best first, one to one (a
+    reworded paragraph, one moved to another section and edited, the larger half of a split). A stored
+    passage left over whose words are mostly inside a revised or new one was merged into it; any other
+    is retired. Matched passages keep their stored key, so chunk ids stay stable; new passages whose key is
+    already taken get a numeric suffix.
     """
     plan = ChunkPlan()
     unmatched_old = {c.id: c for c in old}
@@ -110,20 +143,42 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
             del unmatched_old[match.id]
         else:
             still.append(chunk)
-    taken = {c.key for c, _ in plan.keep}
-    for chunk in still:
-        match = next((c for c in unmatched_old.values() if c.key == chunk.key), None)
-        if match:
-            plan.revise.append((match, chunk))
-            taken.add(match.key)
-            del unmatched_old[match.id]
+    compare = len(still) * len(unmatched_old) <= MAX_PAIRS
+    old_words = {c.id: word_counts(c.text) for c in unmatched_old.values()} if compare else {}
+    new_words = [word_counts(c.text) for c in still] if compare else []
+    pairs = []
+    for i, chunk in enumerate(still):
+        for stored in unmatched_old.values():
+            similarity = overlap(old_words[stored.id], new_words[i])[0] if compare else 0.0
+            same_place = stored.key == chunk.key
+            if same_place or similarity >= CHAIN_SIMILARITY:
+                pairs.append((similarity + (KEY_BONUS if same_place else 0.0), i, stored.id))
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    continued: dict[int, StoredChunk] = {}
+    for _, i, stored_id in pairs:
+        if i in continued or stored_id not in unmatched_old:
+            continue
+        continued[i] = unmatched_old.pop(stored_id)
+    taken = {c.key for c, _ in plan.keep} | {c.key for c in continued.values()}
+    for i, chunk in enumerate(still):
+        stored = continued.get(i)
+        if stored is not None:
+            chunk.key = stored.key
+            plan.revise.append((stored, chunk))
             continue
         base, n = chunk.key, 2
         while chunk.key in taken or any(c.key == chunk.key for c in unmatched_old.values()):
             chunk.key, n = f"{base}-{n}", n + 1
         taken.add(chunk.key)
         plan.add.append(chunk)
-    plan.retire = list(unmatched_old.values())
+    for stored in unmatched_old.values():
+        best = max(
+            ((overlap(old_words[stored.id], new_words[i])[1], i) for i in range(len(still))) if compare else (), default=(0.0, -1)
+        )
+        if best[0] >= MERGED_CONTAINMENT:
+            plan.merged.append((stored, still[best[1]]))
+        else:
+            plan.retire.append(stored)
     return plan
 
 
@@ -204,9 +259,10 @@ class Indexer:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def run(self, full: bool = False, only: Callable[[str], bool] | None = None) -> IndexSummary:
+    def run(self, full: bool = False, only: Callable[[str], bool] | None = None, save_ann: bool = True) -> IndexSummary:
         """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
-        notes outside it are neither read nor marked deleted."""
+        notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
+        file to the caller (a git import saves it once, not after each commit; a reader catches up anyway)."""
         started = time.perf_counter()
         self._full = full
         config = self.ws.config
@@ -275,7 +331,7 @@ class Indexer:
             self.store.rebuild_ann()
         if not self.store.ann_loaded and self.store.ann.saved_generation() != self.store.generation:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
-        if self.store.ann_loaded and self.store.ann.generation != self.store.generation:
+        if save_ann and self.store.ann_loaded and self.store.ann.generation != self.store.generation:
             self.store.save_ann()
         if self._first_index:
             with self.store.write():
@@ -434,7 +490,7 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"]) for r in self.store.current_chunks(note_pk)]
+        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"], r["text"]) for r in self.store.current_chunks(note_pk)]
         plan = align_chunks(stored, item.parsed.chunks)
         added: list[int] = []
         for old, chunk in plan.keep:
@@ -446,20 +502,26 @@ class Indexer:
             ended, ended_by = self.now, self.source
         else:
             ended, ended_by = successor_start, observed_by if successor_start == observed else values["from_source"]
+        row_of: dict[int, int] = {}  # id() of a new passage -> its row
         for old, chunk in plan.revise:
             new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed, observed_by))
             self._archive(old.id, ended, ended_by, superseded_by=new_id)
             added.append(new_id)
+            row_of[id(chunk)] = new_id
         for chunk in plan.add:
-            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed, observed_by)))
+            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed, observed_by))
+            added.append(new_id)
+            row_of[id(chunk)] = new_id
+        for old, chunk in plan.merged:
+            self._archive(old.id, ended, ended_by, superseded_by=row_of[id(chunk)])
         for old in plan.retire:
             self._archive(old.id, self.now, self.source)
-        self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
+        self.summary.chunks_archived += len(plan.revise) + len(plan.merged) + len(plan.retire)
         existing = row is not None and not row.get("deleted_at")
         self._written_notes.add(note_pk)
         if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
             self._names_changed = True
-        text_changed = existing and bool(plan.revise or plan.add or plan.retire)
+        text_changed = existing and bool(plan.revise or plan.add or plan.merged or plan.retire)
         if text_changed or not existing or row["file_sha"] != item.file_sha:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)

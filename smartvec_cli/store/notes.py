@@ -71,10 +71,10 @@ class NoteQueries:
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions (id, key, hash, version) in reading order."""
+        """The note's current passage versions (id, key, hash, version, text) in reading order."""
         return list(
             self.db.query(
-                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
+                "SELECT id, key, hash, version, text FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
         )
