@@ -33,6 +33,8 @@ GIT_COMMIT = "git_commit"
 """The last commit an import replayed (meta); the next import starts after it."""
 GIT_DATE = "git_date"
 """The time that commit was replayed at: later commits are never replayed before it."""
+AHEAD = 100
+"""Commits read (and their new passages embedded, in full batches) ahead of their replay."""
 COUNTED = ("notes_new", "notes_changed", "notes_deleted", "notes_renamed", "chunks_embedded", "chunks_reused", "chunks_archived")
 
 
@@ -196,29 +198,35 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
     commits = git.commits(last, head)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
+    embedding = Indexer(ws, store, embedder_factory, source=GIT)
     try:
-        for done, commit in enumerate(commits, 1):
-            changes = [c for c in git.changes(commit) if not _ignored(c, ws)]
-            when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
-            floor = when
-            if changes:
-                run = _replay(ws, store, embedder_factory, git, commit, changes, when, scratch_parent / str(done))
-                summary.add(run, commit)
-                summary.commits_replayed += 1
-                summary.first_date = summary.first_date or when
-                summary.last_date = when
-            else:
-                summary.commits_without_notes += 1
-            with store.write():
-                store.set_meta(GIT_COMMIT, commit.sha)
-                store.set_meta(GIT_DATE, when)
-            summary.from_commit = summary.from_commit or commit.sha
-            summary.to_commit = commit.sha
-            progress(done, len(commits))
+        for window_start in range(0, len(commits), AHEAD):
+            window = [(commit, [c for c in git.changes(commit) if not _ignored(c, ws)]) for commit in commits[window_start : window_start + AHEAD]]
+            contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
+            embedding.embed_ahead([(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob])
+            for done, (commit, changes) in enumerate(window, window_start + 1):
+                when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
+                floor = when
+                if changes:
+                    run = _replay(ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done))
+                    summary.add(run, commit)
+                    summary.commits_replayed += 1
+                    summary.first_date = summary.first_date or when
+                    summary.last_date = when
+                else:
+                    summary.commits_without_notes += 1
+                with store.write():
+                    store.set_meta(GIT_COMMIT, commit.sha)
+                    store.set_meta(GIT_DATE, when)
+                summary.from_commit = summary.from_commit or commit.sha
+                summary.to_commit = commit.sha
+                progress(done, len(commits))
     finally:
         shutil.rmtree(scratch_parent, ignore_errors=True)
         if store.ann_loaded and store.ann.generation != store.generation:
             store.save_ann()
+    summary.chunks_embedded += embedding.summary.chunks_embedded  # each run then found these stored: not reused
+    summary.chunks_reused = max(0, summary.chunks_reused - embedding.summary.chunks_embedded)
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary
 
@@ -232,10 +240,9 @@ def _ignored(change: Change, ws: Workspace) -> bool:
     return all(is_ignored(p, ws.config.exclude) for p in paths)
 
 
-def _replay(ws: Workspace, store: Store, embedder_factory, git: Git, commit: Commit, changes: list[Change], when: str,
+def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change], contents: dict[str, bytes], when: str,
             scratch: Path) -> IndexSummary:
     """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
-    contents = git.blobs(sorted({c.blob for c in changes if c.blob}))
     scratch.mkdir(parents=True)
     for change in changes:
         if change.new and change.blob:

@@ -375,6 +375,25 @@ class Indexer:
         if group:
             yield group
 
+    def embed_ahead(self, notes: list[tuple[str, bytes]]) -> None:
+        """Embed and store, in full batches, the passages of notes that later runs will write (a git import
+        reads many commits ahead: one commit's one or two edited passages would make a batch each)."""
+        chunks: list[Chunk] = []
+        for rel_path, data in notes:
+            decoded = decode_note(data)
+            if decoded is None:
+                continue
+            try:
+                chunks.extend(parse_note(decoded[0], rel_path, max_chars=self.ws.config.chunk_max_chars).chunks)
+            except Exception:  # the run that writes this note reports it
+                continue
+        hashes = {c.hash for c in chunks}
+        stored = self.store.known_hashes(hashes)
+        self._to_embed_total, self._embedded_so_far = len(hashes - stored), 0
+        vectors = self._embed_missing(chunks, stored)
+        with self.store.write():
+            self._store_vectors(vectors)
+
     def _embed_missing(self, chunks: list[Chunk], stored: set[str]) -> dict[str, tuple[str, np.ndarray]]:
         """(text, vector) by hash for the passages whose vector is neither ``stored`` nor made by this run."""
         wanted = {c.hash: c.embed_text for c in chunks}
