@@ -53,6 +53,7 @@ class Change:
     old: str | None
     new: str | None
     blob: str | None
+    old_blob: str | None = None  # the content it had before the commit, when it was a note then
 
 
 @dataclass
@@ -130,7 +131,7 @@ class Git:
         fields = out.split("\x00")
         changes, i = [], 0
         while i < len(fields) - 1:
-            old_mode, new_mode, _, blob, status = fields[i].lstrip(":").split()
+            old_mode, new_mode, old_blob, blob, status = fields[i].lstrip(":").split()
             kind = status[0]
             if kind in "RC":
                 old, new, i = fields[i + 1], fields[i + 2], i + 3
@@ -143,6 +144,7 @@ class Git:
                 new = None
             change = Change(self._vault_path(old), self._vault_path(new), None)
             change.blob = blob if change.new else None
+            change.old_blob = old_blob if change.old and old_mode.startswith("100") else None
             if change.old or change.new:
                 changes.append(change)
         return changes
