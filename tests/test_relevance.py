@@ -69,6 +69,23 @@ def test_an_unlabelled_stable_fact_beats_an_unrelated_authoritative_policy(vault
     assert hit["signals"]["confidence"] >= 0.4  # seven years without metadata is not a reason to distrust it
 
 
+def test_a_dormant_passage_answers_with_a_warning_when_nothing_awake_is_relevant(vault, cli, real_embedder, monkeypatch):
+    write(vault, "chat/2024-02-01 standup.md", "---\nsource_type: chat\n---\n# Standup\n\nThe staging database password is rotated by Priya every Tuesday.\n")
+    write(vault, "wiki/team.md", "---\nsource_type: wiki\n---\n# Team pages\n\nThe Growth team is led by Hugo Quiroga, who owns its hiring plan.\n")
+    write(vault, "chat/2024-02-02 lunch.md", "---\nsource_type: chat\n---\n# Lunch\n\nThe canteen serves vegetarian lasagne on Thursdays.\n")
+    monkeypatch.setenv("SMARTVEC_NOW", "2024-02-03")
+    cli.json("index", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    summary = cli.json("consolidate", "--json")
+    assert summary["transitions"].get("ACTIVE->DORMANT") == 2  # the two chats; the wiki page does not fade
+    hit = top(cli, "Who rotates the staging database password?")
+    assert hit["path"] == "chat/2024-02-01 standup.md"
+    assert any(w.startswith("dormant") for w in hit["warnings"])
+    growth = top(cli, "Who leads the Growth team?")
+    assert growth["path"] == "wiki/team.md" and not growth["warnings"]
+    assert all(h["state"] != "DORMANT" for h in cli.json("query", "Who leads the Growth team?", "--json", "--no-track"))
+
+
 def test_an_expired_answer_comes_back_with_its_warning_not_an_unrelated_valid_one(vault, cli, real_embedder, monkeypatch):
     write(
         vault,

@@ -3,8 +3,9 @@
 "How many weeks of parental leave?" is answered by the paragraph that says "16 weeks of
 paid parental leave", not by the one that says employees inform their lead "8 weeks
 before" a block starts, though the model finds the second closer. A question asks for
-a value when it names a unit ("weeks", "EUR", "%") or asks how many, how much, how long
-or how often; a passage states one when it holds a quantity in that unit whose
+a value when it names a unit ("weeks", "EUR", "%"), asks how many, how much, how long
+or how often, or asks what a measurable thing is ("what was the notice period", "the
+upload limit", "the hotel cap"); a passage states one when it holds a quantity in that unit whose
 neighbouring words share a content word with the question.
 """
 
@@ -18,6 +19,13 @@ from .words import QUESTION_WORDS
 TIME_UNITS = frozenset({"day", "week", "month", "year", "hour", "minute"})
 MONEY_UNITS = frozenset({"eur", "usd"})
 ALL_UNITS = frozenset(UNIT_ALIASES.values())
+# Nouns that name an amount, a limit, a length of time or a rate: "what is the <noun>" asks for a number.
+VALUE_NOUNS = frozenset(
+    """allowance amount budget bonus cap ceiling charge cost count deadline duration entitlement fee frequency
+    cutoff fund grant interval length limit maximum minimum notice number pay payment payout percentage period price
+    quota rate refund reimbursement retention rhythm salary share size stipend subsidy threshold total wage""".split()
+)
+MEASURE_WINDOW = 8  # words after "what"/"which" that may name the measured thing
 WORD = re.compile(r"€|\$|%|[a-z][a-z'-]*", re.IGNORECASE)
 
 
@@ -31,9 +39,22 @@ def asked_units(question: str) -> frozenset[str]:
         return TIME_UNITS
     if re.search(r"\bhow\s+much\b", lowered):
         return MONEY_UNITS | {"percent"}
-    if re.search(r"\bhow\s+many\b", lowered):
+    if re.search(r"\bhow\s+many\b", lowered) or asks_for_measure(lowered):
         return ALL_UNITS
     return frozenset()
+
+
+def asks_for_measure(lowered: str) -> bool:
+    """"What was the cut-off for receipts?", "How large was the payout?": a what/which question whose
+    first words name a measurable thing (``VALUE_NOUNS``), or a "how large/high/far..." question.
+    "What is the Wi-Fi password?" asks for no number."""
+    if re.search(r"\bhow\s+(?:large|big|high|low|small|far|expensive|frequently|soon|old)\b", lowered):
+        return True
+    match = re.search(r"\b(?:what|which)\b(?P<rest>[^?.!]*)", lowered)
+    if not match:
+        return False
+    words = re.findall(r"[a-z]+", match.group("rest").replace("cut-off", "cutoff"))[:MEASURE_WINDOW]
+    return any(w in VALUE_NOUNS or w.removesuffix("s") in VALUE_NOUNS for w in words)
 
 
 def about_words(question: str) -> frozenset[str]:

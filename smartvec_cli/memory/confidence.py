@@ -37,14 +37,15 @@ SOURCE_AUTHORITY = {
     "correction": 0.95,
 }
 FEEDBACK_VALUES = {"up": 1.0, "down": -1.0, "correct": -1.0}
-# How fast an undated passage of each kind fades, in days (None: it does not fade). Chat is
-# stale within weeks; a wiki page or a technical document stays mostly true for years.
+# How fast an undated passage of each kind fades, in days (None: it does not fade). Chat is stale
+# within weeks, meeting notes and email within months; a wiki page or a technical document is kept
+# true by its editors (when it is replaced, its newer version wins by validity, not by age).
 SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
     "official_database": None,
     "policy": None,
     "correction": None,
-    "technical_doc": 730.0,
-    "wiki": 730.0,
+    "technical_doc": None,
+    "wiki": None,
     "email": 90.0,
     "meeting_notes": 90.0,
     "chat": 30.0,

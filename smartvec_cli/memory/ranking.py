@@ -29,7 +29,7 @@ from .scoring import Calibration, ScoringSettings, Weights, combine, days_betwee
 from .temporal import later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
-SEARCHABLE_STATES = frozenset({"UNCONSOLIDATED", "ACTIVE", "ARCHIVED"})
+SEARCHABLE_STATES = frozenset({"UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED"})
 
 
 @dataclass(frozen=True)
@@ -104,17 +104,31 @@ def valid_at(passage: Passage, moment: dt.datetime) -> bool:
 
 
 def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
-    """The candidates that may answer: live or archived-but-valid passages (dormant and archived ones on request)."""
-    allowed = SEARCHABLE_STATES | ({"DORMANT"} if ask.include_dormant else set())
+    """The candidates that may answer: live, dormant, or archived-but-valid passages (archived ones
+    past their validity on request). Dormant ones answer only when nothing awake is as relevant
+    (``wake_only_if_needed``)."""
     kept = []
     for candidate in candidates:
         passage = candidate.passage
-        if passage.state not in allowed:
+        if passage.state not in SEARCHABLE_STATES:
             continue
         if passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment):
             continue
         kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
     return kept
+
+
+def wake_only_if_needed(candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings) -> list[Candidate]:
+    """Dormant passages (faded and unused) stay out of the answer while an awake passage is about the
+    question; when none is, the relevant dormant ones answer (with a warning) rather than an unrelated
+    awake passage: forgetting chooses among relevant answers, it never hides the only one."""
+    if ask.include_dormant or not any(c.passage.state == "DORMANT" for c in candidates):
+        return candidates
+    best = max((topical[c.passage.id] for c in candidates), default=0.0)
+    awake_relevant = any(c.passage.state != "DORMANT" and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates)
+    if awake_relevant:
+        return [c for c in candidates if c.passage.state != "DORMANT"]
+    return candidates
 
 
 def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring: ScoringSettings) -> dict[int, float]:
@@ -145,6 +159,7 @@ def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSe
     time, only those valid then when one of the relevant passages is."""
     topical = topical_relevance(candidates, ask.moment, scoring)
     kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
+    kept = wake_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
         best = max(topical[c.passage.id] for c in kept)
         relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
@@ -275,6 +290,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
         notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}")
     elif passage.state == "ARCHIVED":
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
+    if passage.state == "DORMANT":
+        notes.append("dormant: its trust faded and it has not been used lately")
     if not valid_at(passage, moment):
         start = parse_optional(passage.valid_from)
         if start is not None and start > moment:
