@@ -233,3 +233,14 @@ def test_each_old_text_answers_for_its_time(edited_house, cli):
     old = query(cli, VALVE, "--as-of", "2022-06-01")[0]
     assert old["text"] == C and any(w.startswith("superseded by") for w in old["warnings"])
     assert query(cli, VALVE)[0]["text"] == BC_2023
+
+
+def test_the_explain_table_shows_each_bound_and_its_source(bikes_vault, cli):
+    from smartvec_cli.cli.query_line import validity
+
+    hit = query(cli, BIKE_QUESTION)[0]
+    assert validity(hit) == "2023-03-01 observed – open"
+    kitchen = query(cli, "What does the kitchen have on the counter?")[0]
+    assert validity(kitchen) == "always – open"
+    result = cli("query", BIKE_QUESTION, "--explain", "--no-track")
+    assert result.exit_code == 0 and "valid" in result.stdout
