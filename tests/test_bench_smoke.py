@@ -224,14 +224,17 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
     from smartvec_cli.bench.perf import run_perf
     from smartvec_cli.bench.report import perf_markdown, targets_markdown
 
-    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2)
+    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2, recall_sizes=(200, 1000))
     results = perf["results"]
+    assert [row["passages"] for row in results["ann_recall"]] == [200, 1000]
+    assert all(0.9 <= row["ann_recall_at_50"] <= 1.0 for row in results["ann_recall"])
     assert results["passages"] == len(set(fake_embedder.embedded[1 : 1 + results["passages"]])) > 30
     assert results["edit_reembed_saved"] > 0.5
     assert results["query_p95_ms"] >= results["query_p50_ms"] > 0
     assert perf["machine"]["cpus"] >= 1 and results["nochange_refresh_cli_s"] is None
     table = perf_markdown(perf) + targets_markdown(perf["targets"])
     assert "| no-change refresh, cold CLI call | - s |" in table
+    assert "| 1,000 | " in table
 
 
 def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, tmp_path, cli, monkeypatch):

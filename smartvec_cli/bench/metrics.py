@@ -16,7 +16,9 @@ a hit on another paragraph of the right note does not count, and both vault styl
   it shows how often a near miss in the same note wins;
 - expected calibration error of the first hit's ``confidence`` over equal-width bins:
   ``Σ_b (n_b / N) · |accuracy_b − mean confidence_b|``;
-- precision and recall of ``contradicts`` edges against the pairs known to disagree.
+- precision and recall of ``contradicts`` edges against the pairs known to disagree;
+- recall@k of an approximate neighbour search (``bench perf``): the share of the exact
+  top k that the approximate top k holds.
 
 A question with no hits counts as wrong, with confidence 0. ``fit_platt`` fits the
 calibration's logistic regression (score, lead, cosine → P(correct)) for ``bench calibrate``.
@@ -187,3 +189,9 @@ def fit_platt(samples: Sequence[tuple], l2: float = 1e-5, iterations: int = 100)
         if np.max(np.abs(step)) < 1e-10:
             break
     return tuple(float(v) for v in w)
+
+
+def recall_at(found: Sequence[int], exact: Sequence[int], k: int) -> float:
+    """The share of the exact ``k`` nearest (``exact``, best first) among the first ``k`` found."""
+    truth = set(exact[:k])
+    return len(truth & set(found[:k])) / len(truth) if truth else 1.0

@@ -11,7 +11,10 @@ Python process per call, as cron and shell scripts have it):
   alone), as a cold ``query`` call, and as a warm one: a whole ``query`` process
   answered by a ``watch`` daemon that has the model loaded;
 - ``smartvec --help``, the floor of every command line;
-- peak memory (maximum resident set size) of this process and of the cold calls.
+- peak memory (maximum resident set size) of this process and of the cold calls;
+- recall@50 of the ANN graph against exact search at 10,000 and 100,000 passages
+  (``ann_recall``): the index's real vectors, grown to that size by perturbed copies,
+  asked the benchmark's embedded questions.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from .generator import NoteFile, single_word_edit
+from .metrics import recall_at
 
 Log = Callable[[str], None]
 
@@ -218,8 +222,76 @@ def _folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1048576
 
 
+RECALL_SIZES = (10_000, 100_000)
+RECALL_K = 50
+COPY_SIMILARITY = (0.8, 0.97)
+
+
+def grown_vectors(base, size: int, seed: int):
+    """``size`` unit vectors: the rows of ``base``, then copies of random rows perturbed to a cosine of 0.8 to 0.97
+    with their original (a vault's edited versions and boilerplate: near-duplicates are what crowd the graph)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    base = np.asarray(base, dtype=np.float32)
+    base = base / np.linalg.norm(base, axis=1, keepdims=True)
+    if size <= len(base):
+        return base[:size]
+    count = size - len(base)
+    originals = base[rng.integers(0, len(base), count)]
+    noise = rng.standard_normal((count, base.shape[1])).astype(np.float32)
+    noise -= np.sum(noise * originals, axis=1, keepdims=True) * originals
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    similarity = rng.uniform(*COPY_SIMILARITY, size=(count, 1)).astype(np.float32)
+    return np.vstack([base, similarity * originals + np.sqrt(1 - similarity**2) * noise])
+
+
+def ann_recall(base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECALL_K, seed: int = 7, log: Log = lambda t: None) -> list[dict]:
+    """For each size: recall@k of ``HnswIndex.search`` (the project's graph and search list) against
+    ``exact_search`` over the same vectors, averaged over ``questions``, with both latencies and the build time."""
+    import numpy as np
+
+    from ..core.search import EXACT_CANDIDATES_UP_TO
+    from ..store.ann import HnswIndex, search_list_size
+
+    rows = []
+    for size in sizes:
+        vectors = grown_vectors(base, size, seed + size)
+        index = HnswIndex(workdir / f"recall-{size}", vectors.shape[1])
+        started = time.perf_counter()
+        index.rebuild(np.arange(size, dtype=np.int64), vectors)
+        build_s = time.perf_counter() - started
+        fetch = lambda ids: vectors[ids]
+        index.exact_search(questions[0], k, fetch)  # the matrix is built once per reader, not per question
+        recalls, graph_ms, exact_ms = [], [], []
+        for question in questions:
+            t = time.perf_counter()
+            found = index.search(question, k)
+            graph_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            exact = index.exact_search(question, k, fetch)
+            exact_ms.append((time.perf_counter() - t) * 1000)
+            recalls.append(recall_at([label for label, _ in found], [label for label, _ in exact], k))
+        row = {
+            "passages": size,
+            "ann_recall_at_50": round(statistics.fmean(recalls), 4),
+            "ann_recall_at_50_min": round(min(recalls), 4),
+            "ef": search_list_size(size, k),
+            "ann_ms_p50": round(percentile(graph_ms, 50), 2),
+            "ann_ms_p95": round(percentile(graph_ms, 95), 2),
+            "exact_ms_p50": round(percentile(exact_ms, 50), 2),
+            "exact_ms_p95": round(percentile(exact_ms, 95), 2),
+            "build_s": round(build_s, 1),
+            "smart_candidates": "exact" if size <= EXACT_CANDIDATES_UP_TO else "ann",
+        }
+        rows.append(row)
+        log(f"ANN recall@{k} at {size:,} passages: {row['ann_recall_at_50']:.4f} (ef {row['ef']}, {row['ann_ms_p50']} ms; "
+            f"exact {row['exact_ms_p50']} ms; built in {row['build_s']} s)")
+    return rows
+
+
 def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200, cold_runs: int = 5, edits: int = 5,
-             warm_runs: int = 20, log: Log = lambda t: None) -> dict:
+             warm_runs: int = 20, recall_sizes=RECALL_SIZES, log: Log = lambda t: None) -> dict:
     """Every measure in the module docstring; ``cold_runs=0`` skips the command-line calls, cold and warm."""
     from ..core.indexer import Indexer
     from ..core.query import Question, QueryEngine
@@ -300,11 +372,15 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
             engine.ask(Question(text), options)
             total.append((time.perf_counter() - t) * 1000)
         now = ws.clock.now()
+        question_vectors = []
         for text in texts:
             vector = embedder.embed([text])[0]
+            question_vectors.append(vector)
             t = time.perf_counter()
             search(store, ws.config, vector, text, options, now)  # (hits, relevant): only the time matters here
             search_only.append((time.perf_counter() - t) * 1000)
+        live = sorted(store.ann_expected_labels())
+        stored_vectors = store.vectors_for_chunks(live)
     finally:
         store.close()
     results["query_p50_ms"] = round(percentile(total, 50), 2)
@@ -312,6 +388,8 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     results["search_p50_ms"] = round(percentile(search_only, 50), 2)
     results["search_p95_ms"] = round(percentile(search_only, 95), 2)
     log(f"query in process: p50 {results['query_p50_ms']:.1f} ms, p95 {results['query_p95_ms']:.1f} ms")
+    results["ann_recall"] = ann_recall(stored_vectors, question_vectors, workdir, recall_sizes, seed=seed, log=log)
+    del stored_vectors
 
     if cold_runs:
         cold = [cold_call([*base, "query", texts[i % len(texts)], "--json", "--no-track"]) for i in range(cold_runs)]
@@ -341,6 +419,8 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     return perf
 
 
+RECALL_TARGET_PASSAGES = 100_000
+RECALL_TARGET = 0.99
 PERF_TARGETS = (
     ("no-change refresh, cold CLI call", "nochange_refresh_cli_s", "<=", 2.0, "s"),
     ("one-note edit refresh, warm model", "edit_refresh_s", "<=", 1.0, "s"),
@@ -359,4 +439,9 @@ def perf_targets(perf: dict) -> list[dict]:
         value = perf["results"][key]
         met = None if value is None else (value <= target if op == "<=" else value >= target)
         rows.append({"name": name, "value": value, "op": op, "target": target, "unit": unit, "met": met})
+    for row in perf["results"].get("ann_recall", []):
+        if row["passages"] == RECALL_TARGET_PASSAGES:
+            value = row["ann_recall_at_50"]
+            rows.append({"name": f"ANN recall@50 at {RECALL_TARGET_PASSAGES:,} passages", "value": value, "op": ">=",
+                         "target": RECALL_TARGET, "unit": "", "met": value >= RECALL_TARGET})
     return rows

@@ -122,7 +122,7 @@ def targets_markdown(rows: list[dict]) -> str:
         shown = f"{value:.2f}x" if "/" in row["name"] else (f"{value:.3f}" if row["name"].startswith("ECE") else pct(value))
         goal = f"{target}x" if "/" in row["name"] else (f"{target}" if row["name"].startswith("ECE") else pct(target))
         if "unit" in row:
-            shown, goal = ("-" if value is None else f"{value:g} {row['unit']}"), f"{target:g} {row['unit']}"
+            shown, goal = ("-" if value is None else f"{value:g} {row['unit']}".strip()), f"{target:g} {row['unit']}".strip()
         met = "-" if row["met"] is None else ("yes" if row["met"] else "**no**")
         lines.append(f"| {row['name']} {row['op']} {goal} | {shown} | {met} |")
     return "\n".join(lines) + "\n"
@@ -154,6 +154,20 @@ def perf_markdown(perf: dict) -> str:
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",
         f"| index folder size | {r['index_mb']:.1f} MB |",
     ]
+    recall = r.get("ann_recall") or []
+    if recall:
+        lines += [
+            "",
+            "| passages (real vectors + perturbed copies) | ANN recall@50 (min) | ef | ANN query p50 / p95 | exact query p50 / p95 "
+            "| graph build | smart mode's candidates |",
+            "|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        lines += [
+            f"| {row['passages']:,} | {row['ann_recall_at_50']:.4f} ({row['ann_recall_at_50_min']:.2f}) | {row['ef']} | "
+            f"{row['ann_ms_p50']:.1f} / {row['ann_ms_p95']:.1f} ms | {row['exact_ms_p50']:.1f} / {row['exact_ms_p95']:.1f} ms | "
+            f"{row['build_s']:.0f} s | {row['smart_candidates']} |"
+            for row in recall
+        ]
     return "\n".join(lines) + "\n"
 
 

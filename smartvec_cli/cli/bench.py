@@ -109,6 +109,8 @@ def perf_command(
     queries: int = typer.Option(200, "--queries", min=10, help="In-process queries timed for p50/p95."),
     cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no command-line calls at all)."),
     warm_runs: int = typer.Option(20, "--warm-runs", min=1, help="Command-line queries timed while a watch daemon answers them."),
+    recall_sizes: str = typer.Option("10000,100000", "--recall-sizes",
+                                     help="Index sizes (passages, comma-separated) at which ANN recall@50 is measured; '' for none."),
     out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
     as_json: JsonOutput = False,
@@ -117,8 +119,15 @@ def perf_command(
     from ..bench.perf import run_perf
     from ..bench.report import perf_markdown, targets_markdown, write_json
 
+    try:
+        sizes = tuple(int(part) for part in recall_sizes.replace(" ", "").split(",") if part)
+    except ValueError:
+        raise UsageError(f"--recall-sizes takes passage counts separated by commas, not {recall_sizes!r}") from None
+    if any(size < 1 for size in sizes):
+        raise UsageError("--recall-sizes must be positive")
     with work_folder(workdir, "perf") as folder:
-        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs, log=message)
+        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs,
+                        recall_sizes=sizes, log=message)
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
     write_json(out_dir / f"perf-{notes}.json", perf)

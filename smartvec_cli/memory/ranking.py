@@ -29,6 +29,7 @@ from .scoring import Calibration, ScoringSettings, Weights, combine, days_betwee
 from .temporal import later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
+ARCHIVED_TIME_SHARE = 0.5
 SEARCHABLE_STATES = frozenset({"UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED"})
 
 
@@ -190,8 +191,9 @@ def score(
     """The four signals of one passage and their weighted sum; ``explain`` says where each came from.
 
     Its semantic signal is its topical relevance relative to the most relevant candidate's: 1 for the
-    best, 0 at ``relevance_spread`` below it. ``time_as_valid``: the time signal as if valid at ``moment``
-    (see ``asked_for_archived``)."""
+    best, 0 at ``relevance_spread`` below it. ``time_as_valid``: the time signal as if valid at ``moment``,
+    at ``ARCHIVED_TIME_SHARE`` of its value (see ``asked_for_archived``): when nothing else tells an old
+    version the user asked to see from the one in force, the one in force comes first."""
     passage = candidate.passage
     valid = valid_at(passage, moment)
     keeps = retained(passage, moment, confidence)
@@ -199,7 +201,7 @@ def score(
     trust_now = passage_trust(passage, moment, confidence)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
-        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps),
+        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps) * (1.0 if valid else ARCHIVED_TIME_SHARE),
         "confidence": trust_now,
         "relational": relational_signal(passage.importance, *importance_range),
     }

@@ -23,6 +23,7 @@ from .reports import ReportQueries
 
 REEMBEDDING = "reembedding"
 DEFAULT_DIM = 384
+ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
 """Vector size of an index that has not recorded its own (``meta.dim``): that of the packaged MiniLM model."""
 
 DANGLING_EDGES = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
@@ -168,19 +169,26 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         )
 
     def vectors_for_chunks(self, chunk_ids: list[int]) -> np.ndarray:
-        """Stored vectors of these chunk rows, in the order given."""
+        """Stored vectors of these chunk rows, in the order given.
+
+        Many rows (exact search reads every live one) are read in one pass over the table, which took
+        a fifth of the time of batched ``IN`` lookups for 4,300 rows."""
         by_id: dict[int, bytes] = {}
-        for start in range(0, len(chunk_ids), 500):
-            batch = chunk_ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            sql = f"SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id IN ({marks})"
-            by_id.update((r[0], r[1]) for r in self.db.execute(sql, batch))
+        join = "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash"
+        if len(chunk_ids) > ONE_PASS_FROM:
+            wanted = set(chunk_ids)
+            by_id.update((r[0], r[1]) for r in self.db.execute(join) if r[0] in wanted)
+        else:
+            for start in range(0, len(chunk_ids), 500):
+                batch = chunk_ids[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                by_id.update((r[0], r[1]) for r in self.db.execute(f"{join} WHERE c.id IN ({marks})", batch))
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
             raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
         if not chunk_ids:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.vstack([blob_to_vector(by_id[i]) for i in chunk_ids])
+        return blob_to_vector(b"".join(by_id[i] for i in chunk_ids)).reshape(len(chunk_ids), -1)
 
     def ann_expected_labels(self) -> set[int]:
         """The passages the ANN index must hold: every stored version that is not deleted and has a vector."""
