@@ -48,5 +48,5 @@ def test_an_as_of_question_with_include_archived_keeps_versions_not_valid_then(e
 
 def test_the_as_of_label_shows_the_moment_it_used(edited, cli):
     result = cli("--now", "2026-04-01", "query", "How long did a VPN session last in February 2026?", "--no-track", "--top-k", "1")
-    assert result.stdout.startswith('as of 2026-02-15T12:00:00Z ("in February 2026")')
+    assert result.stdout.startswith('as of 2026-02-14T12:00:00Z ("in February 2026": 2026-02-01 to 2026-02-28, the middle of the period)')
     assert "12 hours" in result.stdout

@@ -27,7 +27,7 @@ def query_command(
     mode: str = typer.Option("smart", "--mode", help="smart (default) or cosine (plain cosine over all versions: the baseline)."),
     include_archived: bool = typer.Option(False, "--include-archived", help="Also return archived (superseded) passages."),
     include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
-    as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this date (ISO); default: dates named in the question, else now."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last spring'); default: a date named in the question, else now."),
     explain: bool = typer.Option(False, "--explain", help="Show each signal per hit (a table; an 'explain' object in JSON)."),
     weights: Optional[str] = typer.Option(None, "--weights", help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1."),
     no_track: bool = typer.Option(False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."),
@@ -37,8 +37,8 @@ def query_command(
     """Rank the vault's passages for a question (answered by 'watch' or 'mcp' when one runs)."""
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
-    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track)
     found = ctx.find_root().obj
+    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now)
     with Answerer(found.vault, found.index_dir, found.now, options, open_direct=partial(open_vault, ctx)) as answerer:
         if batch is not None:
             for question_id, question, question_as_of in read_batch(batch):

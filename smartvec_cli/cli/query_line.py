@@ -92,7 +92,7 @@ def answer_query_line(argv: list[str]) -> int | None:
         return None
     try:
         options = search_request(line["top_k"], line["mode"], line["as_of"], line["include_archived"],
-                                 line["include_dormant"], line["weights"], line["no_track"])
+                                 line["include_dormant"], line["weights"], line["no_track"], line["now"])
         with Answerer(line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)) as answerer:
             answer = answerer.ask(line["text"])
         print_answer(answer, line["explain"], line["as_json"])
@@ -111,12 +111,18 @@ def direct_session(line: dict):
 
 
 def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
-                   weights: str | None, no_track: bool) -> dict:
-    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them."""
-    from ..clock import parse_when, to_iso
+                   weights: str | None, no_track: bool, now: str | None = None) -> dict:
+    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
 
+    ``--as-of`` is checked here (a bad one is a usage error before any daemon is asked) and sent as the
+    words given, so that the answer can say which words, period and rule its moment came from."""
+    if as_of:
+        from ..clock import Clock
+        from ..memory.asof import resolve_as_of
+
+        resolve_as_of(as_of, Clock(now).now())
     return {
-        "top_k": top_k, "mode": mode, "as_of": to_iso(parse_when(as_of)) if as_of else None,
+        "top_k": top_k, "mode": mode, "as_of": as_of or None,
         "include_archived": include_archived, "include_dormant": include_dormant, "weights": weights,
         "record_access": not no_track,
     }
@@ -157,14 +163,13 @@ class Answerer:
         return answer if answer is not None else self._ask_directly(text, question_id, as_of)
 
     def _ask_directly(self, text: str, question_id, as_of: str | None) -> dict:
-        from ..clock import parse_when
         from ..core.api import search_options_from_json
         from ..core.query import Question
 
         if self._vault is None:
             self._search_options = search_options_from_json(self.options)
             self._vault = self._stack.enter_context(self.open_direct())
-        question = Question(text, question_id, parse_when(as_of) if as_of else None)
+        question = Question(text, question_id, as_of)
         return self._vault.ask(question, self._search_options).to_json()
 
     def __enter__(self) -> "Answerer":
@@ -175,9 +180,8 @@ class Answerer:
 
 
 def read_batch(source: str) -> Iterator[tuple[object, str, str | None]]:
-    """(id, question, as-of time in ISO or None) for each line of a ``--batch`` file."""
-    from ..clock import parse_when, to_iso
-
+    """(id, question, as-of or None) for each line of a ``--batch`` file; the as-of is a moment or words,
+    resolved with the question (a bad one is the usage error of that question)."""
     stream = sys.stdin if source == "-" else None
     try:
         handle = stream or open(source, encoding="utf-8")
@@ -195,7 +199,7 @@ def read_batch(source: str) -> Iterator[tuple[object, str, str | None]]:
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise UsageError(f"{source}:{number}: expected a JSON object with a string \"query\"") from None
             as_of = item.get("as_of")
-            yield item.get("id"), text, to_iso(parse_when(as_of)) if as_of else None
+            yield item.get("id"), text, str(as_of) if as_of else None
 
 
 def hits_for_output(answer: dict, explain: bool) -> list[dict]:
@@ -212,6 +216,17 @@ def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
         show_answer(answer, explain)
 
 
+def as_of_origin(answer: dict) -> str:
+    """Where the moment came from: ' ("mid-2022": 2022-06-01 to 2022-07-31, the middle of the period)'."""
+    phrase, rule = answer.get("as_of_phrase"), answer.get("as_of_rule")
+    first, last = answer.get("as_of_period") or (None, None)
+    period = (f"{first} to {last}" if first and last and first != last else f"up to {last}" if last and not first
+              else f"from {first}" if first and not last else first)
+    said = f'"{phrase}"' if phrase else ""
+    details = ", ".join(filter(None, (period, rule)))
+    return f" ({said}: {details})" if said and details else f" ({said or details})" if said or details else ""
+
+
 def show_answer(answer: dict, explain: bool) -> None:
     from rich.markup import escape
 
@@ -219,10 +234,8 @@ def show_answer(answer: dict, explain: bool) -> None:
 
     console = stdout_console()
     hits = answer["hits"]
-    if answer.get("as_of"):  # the moment itself: a date in words means noon of that day
-        phrase = answer.get("as_of_phrase")
-        said = f' ("{phrase}")' if phrase else ""
-        console.print(f"[dim]as of {answer['as_of']}{escape(said)}[/dim]")
+    if answer.get("as_of"):
+        console.print(f"[dim]as of {answer['as_of']}{escape(as_of_origin(answer))}[/dim]")
     if not hits:
         console.print("no relevant passage: nothing in the vault is close enough to the question")
         return

@@ -23,7 +23,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from ..clock import Clock, parse_when
+from ..clock import Clock
 from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.scoring import Weights
@@ -212,12 +212,14 @@ class Vault:
     def answer(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
                include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
                track: bool = True, explain: bool = False) -> dict:
-        """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase"}``, where
-        ``as_of`` is the ``as_of`` given or the date the question names (``as_of_phrase``: its words), else None (now)."""
+        """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase", "as_of_period",
+        "as_of_rule"}``, where ``as_of`` is the moment of the ``as_of`` given (a moment, or words such as "mid-2022")
+        or of the date the question names (``as_of_phrase``: its words; ``as_of_period``: the first and last day
+        they name; ``as_of_rule``: how the moment was chosen), else None (now)."""
         options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
         if not isinstance(text, str) or not text.strip():
             raise UsageError("the question is empty: say what to look for")
-        question = Question(text, as_of=parse_when(as_of) if as_of is not None else None)
+        question = Question(text, as_of=as_of)
         return self.ask(question, options).to_json(explain)
 
     def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
@@ -228,7 +230,7 @@ class Vault:
         options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
         for item in questions:
             as_of = item.get("as_of")
-            question = Question(item["query"], item.get("id"), parse_when(as_of) if as_of else None)
+            question = Question(item["query"], item.get("id"), as_of or None)
             answer = self.ask(question, options)
             yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in answer.hits], "relevant": answer.relevant}
 
@@ -275,7 +277,7 @@ class Vault:
         self.close()
 
 
-def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | None = None, include_archived: bool = False,
+def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str | None = None, include_archived: bool = False,
                    include_dormant: bool = False, weights: dict | str | None = None, track: bool = True) -> SearchOptions:
     """Checked search options: one clear usage error for each value a caller can get wrong."""
     if mode not in MODES:
@@ -300,7 +302,7 @@ def search_options_from_json(data: dict) -> SearchOptions:
     default = SearchOptions()
     as_of = data.get("as_of")
     return search_options(
-        data.get("top_k", default.top_k), data.get("mode", default.mode), parse_when(as_of) if as_of else None,
+        data.get("top_k", default.top_k), data.get("mode", default.mode), as_of or None,
         bool(data.get("include_archived", default.include_archived)), bool(data.get("include_dormant", default.include_dormant)),
         data.get("weights"), bool(data.get("record_access", default.record_access)),
     )

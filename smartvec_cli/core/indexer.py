@@ -449,7 +449,7 @@ class Indexer:
     def _note_values(self, item: _ReadNote) -> dict:
         parsed, file = item.parsed, item.file
         previous_hash = item.row["embedding_hash"] if item.row else None
-        timing = note_time(parsed.metadata)
+        timing = note_time(parsed.metadata, file.rel_path)
         authority, source_type = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence)
         return {
             "kind": "vault",

@@ -9,7 +9,7 @@ from typing import Callable
 from ..clock import to_iso
 from ..embed import Embedder
 from ..errors import UsageError
-from ..memory.asof import parse_as_of
+from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
 from .search import Hit, SearchOptions, record_retrieval, search
 from .workspace import Workspace
@@ -19,23 +19,32 @@ from .workspace import Workspace
 class Question:
     text: str
     id: object = None
-    as_of: dt.datetime | None = None
+    as_of: str | dt.date | dt.datetime | None = None  # a moment, or words such as "March 2023" (resolved when asked)
 
 
 @dataclass
 class Answer:
     question: Question
     hits: list[Hit]
-    as_of: dt.datetime | None  # the moment the answer is about; None means now
-    as_of_phrase: str | None  # the words of the question that named it
+    as_of: AsOf | None  # the moment the answer is about, with the words, period and rule; None means now
     relevant: int | None = None  # how many passages passed the relevance floor (None: a baseline mode)
 
     def to_json(self, explain: bool = True) -> dict:
-        """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it."""
+        """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it.
+
+        Each hit's explanation carries the resolved moment too, so that ``query --json --explain`` shows it."""
+        when = self.as_of.to_json() if self.as_of else None
+        hits = [hit.to_dict(explain) for hit in self.hits]
+        if explain:
+            for hit in hits:
+                if hit.get("explain") is not None:
+                    hit["explain"]["as_of"] = when
         return {
-            "hits": [hit.to_dict(explain) for hit in self.hits],
-            "as_of": to_iso(self.as_of) if self.as_of else None,
-            "as_of_phrase": self.as_of_phrase,
+            "hits": hits,
+            "as_of": when["moment"] if when else None,
+            "as_of_phrase": when["words"] if when else None,
+            "as_of_period": [when["first_day"], when["last_day"]] if when else None,
+            "as_of_rule": when["rule"] if when else None,
             "relevant": self.relevant,
         }
 
@@ -59,18 +68,18 @@ class QueryEngine:
         return self._embedder
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
-        """Resolve the time the question is about (flag first, then its words), embed, rank."""
+        """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed, rank."""
         now = self.ws.clock.now()
-        as_of, phrase, text = question.as_of or options.as_of, None, question.text
-        if as_of is None and options.mode == "smart":
-            found = parse_as_of(question.text, now)
-            if found:
-                as_of, phrase, text = found.moment, found.phrase, found.remainder
+        given = question.as_of or options.as_of
+        when, text = (resolve_as_of(given, now) if given else None), question.text
+        if when is None and options.mode == "smart":
+            when = parse_as_of(question.text, now)
+            if when:
+                text = when.remainder
         if not question.text.strip():
             raise UsageError("the question is empty")
         vector = None if options.mode == "lexical" else self.embedder.embed([text])[0]
-        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=as_of), now)
+        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
-        return Answer(question, hits, as_of, phrase, relevant)
-
+        return Answer(question, hits, when, relevant)

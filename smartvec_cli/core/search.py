@@ -70,7 +70,7 @@ class Hit:
 class SearchOptions:
     top_k: int = 5
     mode: str = "smart"
-    as_of: dt.datetime | None = None
+    as_of: dt.datetime | str | None = None  # words ("March 2023") until the question is asked; a moment for search
     include_archived: bool = False
     include_dormant: bool = False
     weights: Weights | None = None
@@ -79,7 +79,7 @@ class SearchOptions:
     def to_json(self) -> dict:
         """The options as plain JSON (the watch daemon's socket protocol carries them)."""
         data = asdict(self)
-        data["as_of"] = to_iso(self.as_of) if self.as_of else None
+        data["as_of"] = to_iso(self.as_of) if isinstance(self.as_of, dt.datetime) else self.as_of
         return data
 
 

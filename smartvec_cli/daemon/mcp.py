@@ -51,10 +51,11 @@ INSTRUCTIONS = (
     "and its versions; `status` says what is indexed."
 )
 
-Query = Annotated[str, Field(description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022') sets as_of.")]
+Query = Annotated[str, Field(description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022', 'mid-2022', 'before 2023') sets as_of.")]
 AsOf = Annotated[
     str | None,
-    Field(description="Answer as of this date or time, ISO 8601 (e.g. 2023-03-01 or 2023-03-01T09:00). "
+    Field(description="Answer as of this date or time: ISO 8601 (e.g. 2023-03-01 or 2023-03-01T09:00) or the words "
+                      "a query may use ('March 2023', 'mid-2022', 'before 2023', 'last spring'). "
                       "Default: a date named in the query, else now."),
 ]
 TopK = Annotated[int, Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX})]
@@ -127,8 +128,9 @@ def build_server(vault: Vault) -> MemoryServer:
     def search(query: Query, as_of: AsOf = None, top_k: TopK = 5, mode: Mode = "smart", include_archived: IncludeArchived = False) -> dict[str, Any]:
         """Search the user's notes for passages that answer a question, ranked by meaning, time, trust and relations.
 
-        Returns {"as_of", "as_of_phrase", "hits"}: as_of is the moment the answer is about (null: now) and
-        as_of_phrase the words of the query that named it. Each hit (the same as `smartvec query --json`) has
+        Returns {"as_of", "as_of_phrase", "as_of_period", "as_of_rule", "hits"}: as_of is the moment the answer
+        is about (null: now), as_of_phrase the words that named it, as_of_period the first and last day they
+        name and as_of_rule how the moment was chosen from them. Each hit (the same as `smartvec query --json`) has
         chunk_id, path, heading, text, score, a calibrated confidence (the probability that it is a correct,
         current answer), state, its validity window (valid_from, valid_until), version and warnings: read the
         warnings, they say when a passage was superseded, contradicted, expired or corrected."""

@@ -165,7 +165,7 @@ class QueryService:
         return fresh
 
     def answer(self, request: dict) -> dict:
-        from ..clock import Clock, parse_when
+        from ..clock import Clock
         from ..core.api import search_options_from_json
         from ..core.query import Question, QueryEngine
 
@@ -176,7 +176,7 @@ class QueryService:
             options = request.get("options") or {}
             if not isinstance(options, dict):
                 raise TypeError("'options' must be an object")
-            as_of = parse_when(request["as_of"]) if request.get("as_of") else None
+            as_of = request.get("as_of") or None  # a moment or words; the engine resolves them
             workspace = replace(self.ws, clock=Clock(request.get("now")))
         except (KeyError, TypeError, ValueError, SmartvecError) as exc:
             return {"error": f"bad request: {exc}", "exit_code": None}

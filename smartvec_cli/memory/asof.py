@@ -1,19 +1,40 @@
-"""Dates inside a question ("in March 2023", "as of 2022-05-01", "back in 2021", "last year").
+"""Dates inside a question ("in March 2023", "mid-2022", "before 2023", "03/05/2023", "last spring").
 
 A question that names a time is answered from the passages valid at that time; one
-that names none is about now. A named period resolves to a point inside it: a day
-to that day, a month to its 15th, a quarter to its middle month's 15th, a year to
-1 July. The matched words are removed from the text that is embedded, so the date
-does not pull the question towards passages that merely mention dates.
+that names none is about now. Every date phrase names a period (a day is a period of
+one day) and resolves to one reference moment, always at noon UTC, by one of four rules:
+
+- a period (day, month, quarter, season, "mid-", "early/late", "start/end of", a range
+  "from 2021 to 2023"): its middle day, ``first + (last - first) // 2``;
+- "before X": the last day before X begins; "after X": the first day after X ends;
+- "N days/weeks/months/years ago", "last week", "yesterday": that long before now.
+
+What a person means by each phrase: "mid-2022" is June–July, "early 2024" January–April,
+"late 2024" September–December, "the start of 2026" January–February, "the end of 2025"
+November–December, seasons are the northern meteorological ones (spring March–May,
+summer June–August, autumn/fall September–November, winter December to February of the
+next year), "early/mid/late March" its days 1–10, 11–20 and 21 to the end.
+
+Days written out or in numbers ("5 March 2023", "March 5th, 2023", "03/05/2023",
+"05.03.2023", "2023/03/05") are read by the ``dateparser`` library, day first unless
+that is impossible (03/13/2023 is 13 March). It is imported only when a question holds
+such a span: ``search_dates`` over whole questions reads "may", "now" and bare numbers as
+dates, so only the spans these rules find are handed to it. ISO dates need no library.
+
+The matched words are removed from the text that is embedded, so the date does not pull
+the question towards passages that merely mention dates.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
-from ..clock import UTC
+from ..clock import UTC, parse_when
+from ..errors import UsageError
 from .words import ARTICLES, NUMBER_WORDS
 
 MONTHS = {
@@ -28,10 +49,26 @@ MONTHS = {
     )
     for name in names
 }
-MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-YEAR = r"(?P<year>(?:19|20)\d{2})"
-LEAD = r"(?:\b(?:back\s+in|as\s+of|as\s+at|in|during|on|at|by|around|from|of)\s+(?:the\s+)?)"
-COUNT = r"(?P<n>\d+|" + "|".join((*ARTICLES, *NUMBER_WORDS)) + r")"
+SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14)}
+ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}
+
+DAY = "noon of the day named"
+MIDDLE = "the middle of the period"
+BEFORE = "the last day before it"
+AFTER = "the first day after it"
+AGO = "that long before now"
+VERSION_WORDS = ("version", "release", "v", "build")  # "version 2023.01.05" names a release, not a day
+
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)\d{2})(?![\w-]|[./]\d)"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
+_ORDINAL = r"(?P<ordinal>" + "|".join(ORDINALS) + r")"
+_COUNT = r"(?P<n>\d+|" + "|".join((*ARTICLES, *NUMBER_WORDS)) + r")"
+_START = r"(?:the\s+)?(?:start|beginning)\s+of\s+(?:the\s+year\s+)?"
+_END = r"(?:the\s+)?end\s+of\s+(?:the\s+year\s+)?"
+_MID = r"(?:mid-?\s*|(?:the\s+)?middle\s+of\s+)"
+LEAD = r"(?:\b(?:back\s+in|as\s+of|as\s+at|in|during|on|at|by|around|over|of|from)\s+(?:the\s+)?)"
 
 
 @dataclass(frozen=True)
@@ -39,91 +76,245 @@ class AsOf:
     moment: dt.datetime
     phrase: str  # the words that named it
     remainder: str  # the question without them
+    first_day: dt.date | None = None  # the period the words name (None: open-ended, "before 2023")
+    last_day: dt.date | None = None
+    rule: str = MIDDLE  # how the moment was chosen from the period
+
+    def to_json(self) -> dict:
+        """What ``--explain`` and the JSON answers show of it."""
+        return {
+            "moment": self.moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "words": self.phrase,
+            "first_day": self.first_day.isoformat() if self.first_day else None,
+            "last_day": self.last_day.isoformat() if self.last_day else None,
+            "rule": self.rule,
+        }
 
 
-def _point(year: int, month: int = 7, day: int = 1) -> dt.datetime:
-    return dt.datetime(year, month, day, 12, tzinfo=UTC)
+@dataclass(frozen=True)
+class _Period:
+    first: dt.date | None
+    last: dt.date | None
+    moment: dt.datetime
+    rule: str
+
+
+def _noon(day: dt.date) -> dt.datetime:
+    return dt.datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    return dt.date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _months(year: int, first: int, last: int) -> tuple[dt.date, dt.date]:
+    """Months ``first``..``last`` of ``year`` (13 and 14 are January and February of the next)."""
+    end_year, end_month = (year + 1, last - 12) if last > 12 else (year, last)
+    return dt.date(year, first, 1), _month_end(end_year, end_month)
+
+
+def _period(first: dt.date, last: dt.date) -> _Period:
+    return _Period(first, last, _noon(first + (last - first) // 2), DAY if first == last else MIDDLE)
+
+
+def _year(m) -> int:
+    return int(m["year"])
+
+
+def _month(m) -> int:
+    return MONTHS[m["month"].lower()]
+
+
+def _part_of_month(part: str, year: int, month: int) -> tuple[dt.date, dt.date]:
+    end = _month_end(year, month)
+    days = {"early": (1, 10), "mid": (11, 20), "late": (21, end.day)}[part]
+    return dt.date(year, month, days[0]), dt.date(year, month, days[1])
+
+
+@functools.lru_cache(maxsize=1024)
+def read_day(text: str) -> dt.date | None:
+    """A day written out or in numbers, by ``dateparser`` (day first unless impossible); None if it is not one.
+
+    ``dateparser`` costs about 0.1 s to import and more on its first use, so it is imported here only."""
+    import dateparser
+
+    settings = {"DATE_ORDER": "DMY", "STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]}
+    found = dateparser.parse(text, languages=["en"], settings=settings)
+    return found.date() if found else None
+
+
+def _written_day(m) -> dt.date | None:
+    return read_day(re.sub(r"^the\s+", "", m.group(0), flags=re.IGNORECASE))
+
+
+# Each form names a period, most specific first; (pattern, resolver to (first, last) or a _Period).
+_FORMS = [
+    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:[T ][\d:.]+Z?)?(?![\w-])",
+     lambda m, now: (dt.date(_year(m), int(m["m"]), int(m["d"])),) * 2),
+    (r"(?:\d{1,2}[/.]\d{1,2}[/.](?:19|20)\d{2}|(?:19|20)\d{2}[/.]\d{1,2}[/.]\d{1,2})(?![\w/-]|[./]\d)",
+     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+    (r"(?:the\s+)?" + _DAY + r"(?:\s+of\s+|\s+|-)" + _MONTH + r"(?:,?\s+|-)" + _YEAR,
+     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+    (_MONTH + r"\s+(?:the\s+)?" + _DAY + r",?\s+" + _YEAR,
+     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])", lambda m, now: _months(_year(m), int(m["m"]), int(m["m"]))),
+    (r"(?P<part>early|late)\s+" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR,
+     lambda m, now: _part_of_month(m["part"].lower(), _year(m), _month(m))),
+    (_MID + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("mid", _year(m), _month(m))),
+    (_START + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("early", _year(m), _month(m))),
+    (_END + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("late", _year(m), _month(m))),
+    (_MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _months(_year(m), _month(m), _month(m))),
+    (r"Q(?P<q>[1-4])[\s/]+" + _YEAR, lambda m, now: _months(_year(m), 3 * int(m["q"]) - 2, 3 * int(m["q"]))),
+    (r"(?:the\s+)?" + _ORDINAL + r"\s+quarter\s+(?:of\s+)?" + _YEAR,
+     lambda m, now: _months(_year(m), 3 * ORDINALS[m["ordinal"].lower()] - 2, 3 * ORDINALS[m["ordinal"].lower()])),
+    (r"(?:H(?P<h>[12])\s+|(?:the\s+)?(?P<half>first|second)\s+half\s+of\s+)" + _YEAR,
+     lambda m, now: _months(_year(m), *((1, 6) if m["h"] == "1" or (m["half"] or "").lower() == "first" else (7, 12)))),
+    (r"(?:the\s+)?" + _SEASON + r"\s+(?:of\s+)?" + _YEAR, lambda m, now: _months(_year(m), *SEASONS[m["season"].lower()])),
+    (_MID + _YEAR, lambda m, now: _months(_year(m), 6, 7)),
+    (r"early\s+" + _YEAR, lambda m, now: _months(_year(m), 1, 4)),
+    (r"late\s+" + _YEAR, lambda m, now: _months(_year(m), 9, 12)),
+    (_START + _YEAR, lambda m, now: _months(_year(m), 1, 2)),
+    (_END + _YEAR, lambda m, now: _months(_year(m), 11, 12)),
+]
+_BARE_YEAR = (r"(?:the\s+year\s+)?" + _YEAR, lambda m, now: _months(_year(m), 1, 12))
+
+
+def _ago(m, now: dt.datetime) -> _Period:
+    word = m["n"].lower()
+    count = 1 if word in ARTICLES else NUMBER_WORDS.get(word) or int(word)
+    unit = m["unit"].lower()
+    if unit.startswith("year"):
+        moment = _shift_months(now, 12 * count)
+    elif unit.startswith("month"):
+        moment = _shift_months(now, count)
+    else:
+        moment = now - dt.timedelta(weeks=count) if unit.startswith("week") else now - dt.timedelta(days=count)
+    return _Period(moment.date(), moment.date(), moment, AGO)
 
 
 def _shift_months(moment: dt.datetime, months: int) -> dt.datetime:
+    """The same day ``months`` earlier (the month's last day when it has fewer)."""
     index = moment.year * 12 + moment.month - 1 - months
-    return dt.datetime(index // 12, index % 12 + 1, 15, 12, tzinfo=UTC)
+    year, month = index // 12, index % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
 
 
-def _patterns(now: dt.datetime):
-    """(regex, resolver) pairs, most specific first."""
-
-    def iso(m):
-        return dt.datetime(int(m["year"]), int(m["m"]), int(m["d"]), 12, tzinfo=UTC)
-
-    def iso_month(m):
-        return _point(int(m["year"]), int(m["m"]), 15)
-
-    def day_month_year(m):
-        return dt.datetime(int(m["year"]), MONTHS[m["month"].lower()], int(m["day"]), 12, tzinfo=UTC)
-
-    def month_year(m):
-        return _point(int(m["year"]), MONTHS[m["month"].lower()], 15)
-
-    def quarter(m):
-        return _point(int(m["year"]), 3 * int(m["q"]) - 1, 15)
-
-    def year(m):
-        return _point(int(m["year"]))
-
-    def ago(m):
-        word = m["n"].lower()
-        count = 1 if word in ARTICLES else NUMBER_WORDS.get(word) or int(word)
-        unit = m["unit"].lower()
-        if unit.startswith("year"):
-            return now.replace(year=now.year - count) if not (now.month == 2 and now.day == 29) else now - dt.timedelta(days=365 * count)
-        if unit.startswith("month"):
-            return _shift_months(now, count)
-        if unit.startswith("week"):
-            return now - dt.timedelta(weeks=count)
-        return now - dt.timedelta(days=count)
-
-    def last(m):
-        unit = m["unit"].lower()
-        if unit == "year":
-            return _point(now.year - 1)
-        if unit == "month":
-            return _shift_months(now, 1)
-        if unit == "quarter":
-            q = (now.month - 1) // 3
-            year_, q = (now.year, q) if q > 0 else (now.year - 1, 4)
-            return _point(year_, 3 * q - 1, 15)
-        return now - dt.timedelta(weeks=1)
-
-    def yesterday(m):
-        return now - dt.timedelta(days=1)
-
-    day = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-    return [
-        (LEAD + r"?\b" + YEAR + r"-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b", iso),
-        (LEAD + r"?\b" + day + r"\s+(?:of\s+)?" + MONTH + r",?\s+" + YEAR + r"\b", day_month_year),
-        (LEAD + r"?\b" + MONTH + r"\s+" + day + r",?\s+" + YEAR + r"\b", day_month_year),
-        (LEAD + r"?\b" + YEAR + r"-(?P<m>[01]\d)\b(?!-)", iso_month),
-        (LEAD + r"?\b(?:early\s+|mid\s+|late\s+)?" + MONTH + r",?\s+(?:of\s+)?" + YEAR + r"\b", month_year),
-        (LEAD + r"?\bQ(?P<q>[1-4])\s+" + YEAR + r"\b", quarter),
-        (LEAD + r"(?:early\s+|mid\s+|late\s+)?" + YEAR + r"\b", year),
-        (r"\b" + COUNT + r"\s+(?P<unit>years?|months?|weeks?|days?)\s+ago\b", ago),
-        (r"\b(?:last|previous)\s+(?P<unit>year|month|quarter|week)\b", last),
-        (r"\byesterday\b", yesterday),
-    ]
+def _last(m, now: dt.datetime) -> _Period | tuple[dt.date, dt.date]:
+    """The last whole year, month, quarter or season before today; a week is the day a week ago."""
+    unit = m["unit"].lower()
+    today = now.date()
+    if unit == "year":
+        return _months(today.year - 1, 1, 12)
+    if unit == "month":
+        previous = _shift_months(now, 1)
+        return _months(previous.year, previous.month, previous.month)
+    if unit == "quarter":
+        q = (today.month - 1) // 3
+        year, q = (today.year, q) if q > 0 else (today.year - 1, 4)
+        return _months(year, 3 * q - 2, 3 * q)
+    if unit in SEASONS:
+        for year in (today.year, today.year - 1, today.year - 2):
+            first, last = _months(year, *SEASONS[unit])
+            if last < today:
+                return first, last
+    moment = now - dt.timedelta(weeks=1)
+    return _Period(moment.date(), moment.date(), moment, AGO)
 
 
-def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
-    """The time a question asks about, if it names one."""
-    for pattern, resolve in _patterns(now):
-        match = re.search(pattern, question, flags=re.IGNORECASE)
+_RELATIVE = [
+    (_COUNT + r"\s+(?P<unit>years?|months?|weeks?|days?)\s+ago", _ago),
+    (r"(?:last|previous)\s+(?P<unit>year|month|quarter|week|spring|summer|autumn|fall|winter)", _last),
+    (r"yesterday", lambda m, now: _Period((now - dt.timedelta(days=1)).date(), (now - dt.timedelta(days=1)).date(),
+                                          now - dt.timedelta(days=1), AGO)),
+]
+
+
+def _plain(pattern: str) -> str:
+    """The pattern without its group names, so that several can be combined into one."""
+    return re.sub(r"\(\?P<\w+>", "(?:", pattern)
+
+
+_NAMED = "(?:" + "|".join(_plain(p) for p, _ in _FORMS) + ")"  # periods that need no lead
+_ANY = "(?:" + "|".join(_plain(p) for p, _ in (*_FORMS, _BARE_YEAR)) + ")"
+_RANGE = r"(?:from|between)\s+(?:the\s+)?(?P<a>" + _ANY + r")\s+(?:to|and|until|till|through)\s+(?:the\s+)?(?P<b>" + _ANY + r")"
+_BEFORE_AFTER = r"(?P<side>before|prior\s+to|after)\s+(?:the\s+)?(?P<c>" + _ANY + r")"
+_LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
+
+
+@functools.cache
+def _search() -> re.Pattern:
+    """Every date phrase a question may hold, in one pattern (compiled on first use: it is large)."""
+    parts = [_RANGE, _BEFORE_AFTER, LEAD + "?" + _NAMED, LEAD + _plain(_BARE_YEAR[0]), *(_plain(p) for p, _ in _RELATIVE)]
+    return re.compile(r"\b(?:" + "|".join(parts) + r")", flags=re.IGNORECASE)
+
+
+def _resolve(words: str, now: dt.datetime) -> _Period | None:
+    """The period the words (the whole of them, without a lead) name, or None."""
+    for pattern, resolve in (*_FORMS, _BARE_YEAR, *_RELATIVE):
+        match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
         if not match:
             continue
         try:
-            moment = resolve(match)
+            found = resolve(match, now)
         except ValueError:  # 31 February and the like
+            return None
+        if found is None or isinstance(found, _Period):
+            return found
+        return _period(*found)
+    range_ = re.fullmatch(_RANGE, words, flags=re.IGNORECASE)
+    if range_:
+        a, b = _resolve(range_["a"], now), _resolve(range_["b"], now)
+        return _period(a.first, b.last) if a and b and a.first <= b.last else None
+    side = re.fullmatch(_BEFORE_AFTER, words, flags=re.IGNORECASE)
+    if side:
+        inner = _resolve(side["c"], now)
+        if inner is None:
+            return None
+        if side["side"].lower() == "after":
+            day = inner.last + dt.timedelta(days=1)
+            return _Period(day, None, _noon(day), AFTER)
+        day = inner.first - dt.timedelta(days=1)
+        return _Period(None, day, _noon(day), BEFORE)
+    return None
+
+
+def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
+    return AsOf(period.moment, phrase, remainder, period.first, period.last, period.rule)
+
+
+def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
+    """The time a question asks about, if it names one (the first phrase that resolves)."""
+    for match in _search().finditer(question):
+        words = match.group(0).strip()
+        before = question[: match.start()].lower().split()
+        if before and before[-1] in VERSION_WORDS:
+            continue
+        period = _resolve(words, now) or _resolve(_LEAD.sub("", words), now)
+        if period is None:
             continue
         remainder = (question[: match.start()] + " " + question[match.end() :]).strip()
         remainder = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", remainder)).lstrip(",;: ")
-        return AsOf(moment, match.group(0).strip(), remainder or question)
+        return _as_of(period, words, remainder or question)
     return None
+
+
+def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime) -> AsOf:
+    """An ``--as-of`` value: an ISO date or time (that moment; a date alone means its noon), or the same
+    words a question may use ("March 2023", "mid-2022", "last spring"). Anything else is a usage error."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        moment = parse_when(value)
+        day = moment.date()
+        return AsOf(moment if isinstance(value, dt.datetime) else _noon(day), str(value), "", day, day, "the moment given")
+    words = " ".join(str(value).split())
+    try:
+        moment = parse_when(words)
+    except UsageError:
+        period = (_resolve(words, now) or _resolve(_LEAD.sub("", words), now)) if words else None
+        if period is None:
+            raise UsageError(
+                f"not a date: {value!r} (expected e.g. 2023-03-05, 2023-03-05T09:00, 'March 2023', 'mid-2022', 'last spring')"
+            ) from None
+        return _as_of(period, words, "")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", words):
+        return _as_of(_period(moment.date(), moment.date()), words, "")
+    return AsOf(moment, words, "", moment.date(), moment.date(), "the moment given")

@@ -2,8 +2,8 @@
 
 Declared validity (``valid_from``/``effective``, ``valid_until``/``valid_to``/``expires``,
 a ``version`` or a ``supersedes``) is an assertion by the author: such a passage is
-fully valid inside its window and does not fade. ``date`` (or ``created``) is when a
-note was written: nothing it says was true before, and undated notes fade from it.
+fully valid inside its window and does not fade. ``date`` (or ``created``; ISO or any
+common writing of a day; else a day in the file name) is when a note was written: nothing it says was true before, and undated notes fade from it.
 A passage's own window is the note's window narrowed by what was observed: a passage
 that appeared through an edit starts when the edit was seen (or at a newly declared
 effective date), and an archived version ends when its successor began.
@@ -11,10 +11,13 @@ effective date), and an archived version ends when its successor began.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass
 
 from ..clock import parse_when, to_iso
 from ..errors import UsageError
+from .asof import read_day
 
 FROM_KEYS = ("valid_from", "effective", "effective_from", "effective_date")
 UNTIL_KEYS = ("valid_until", "valid_to", "expires", "effective_until")
@@ -36,7 +39,11 @@ DECLARED, OBSERVED, INFERRED, GIT = "declared", "observed", "inferred", "git"
 the note's ``date:``/``created:`` or another note's supersession; a commit date of the vault's git history."""
 
 
+FILE_NAME_DAY = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.]([01]\d)[-_.]([0-3]\d)(?!\d)")
+
+
 def _first_date(metadata: dict, keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` that holds a date: ISO, or a day in any common writing ("5 March 2023", "03/05/2023")."""
     for key in keys:
         value = metadata.get(key)
         if value in (None, ""):
@@ -44,14 +51,28 @@ def _first_date(metadata: dict, keys: tuple[str, ...]) -> str | None:
         try:
             return to_iso(parse_when(value))
         except UsageError:
-            continue
+            day = read_day(str(value)) if re.search(r"\d", str(value)) else None
+            if day:
+                return to_iso(parse_when(day))
     return None
 
 
-def note_time(metadata: dict) -> NoteTime:
+def file_name_day(rel_path: str) -> str | None:
+    """The day a file name carries ("meetings/2023-03-05 Team sync.md", "journal/2023_03_05.md"), in ISO."""
+    found = FILE_NAME_DAY.search(rel_path.rsplit("/", 1)[-1])
+    if not found:
+        return None
+    try:
+        return to_iso(parse_when(dt.date(*map(int, found.groups()))))
+    except ValueError:
+        return None
+
+
+def note_time(metadata: dict, rel_path: str = "") -> NoteTime:
+    """A note's times from its frontmatter; ``date`` falls back on a day in the file name."""
     declared_from = _first_date(metadata, FROM_KEYS)
     valid_until = _first_date(metadata, UNTIL_KEYS)
-    doc_date = _first_date(metadata, DATE_KEYS)
+    doc_date = _first_date(metadata, DATE_KEYS) or file_name_day(rel_path)
     version = metadata.get("version")
     try:
         version = int(version) if version is not None and not isinstance(version, bool) else None

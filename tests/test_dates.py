@@ -1,0 +1,181 @@
+"""Dates in plain words: each phrase with the period it names and the moment it resolves to."""
+
+import datetime as dt
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, write
+from smartvec_cli.errors import UsageError
+from smartvec_cli.memory.asof import AFTER, AGO, BEFORE, DAY, MIDDLE, parse_as_of, resolve_as_of
+from smartvec_cli.memory.temporal import note_time
+
+NOW = dt.datetime(2026, 11, 29, 9, tzinfo=dt.timezone.utc)
+
+# (question, words it takes as the date, first day, last day, moment's day, rule)
+PHRASES = [
+    ("policy in mid-2022?", "in mid-2022", "2022-06-01", "2022-07-31", "2022-07-01", MIDDLE),
+    ("leave around mid-2025", "around mid-2025", "2025-06-01", "2025-07-31", "2025-07-01", MIDDLE),
+    ("per diem in spring 2023", "in spring 2023", "2023-03-01", "2023-05-31", "2023-04-15", MIDDLE),
+    ("per diem over the summer of 2023", "over the summer of 2023", "2023-06-01", "2023-08-31", "2023-07-16", MIDDLE),
+    ("leave in autumn 2022", "in autumn 2022", "2022-09-01", "2022-11-30", "2022-10-16", MIDDLE),
+    ("leave in the fall of 2022", "in the fall of 2022", "2022-09-01", "2022-11-30", "2022-10-16", MIDDLE),
+    ("office rules in winter 2023", "in winter 2023", "2023-12-01", "2024-02-29", "2024-01-15", MIDDLE),
+    ("what was it before 2023", "before 2023", None, "2022-12-31", "2022-12-31", BEFORE),
+    ("the limit before March 2023", "before March 2023", None, "2023-02-28", "2023-02-28", BEFORE),
+    ("the limit after 2022", "after 2022", "2023-01-01", None, "2023-01-01", AFTER),
+    ("per diem at the start of 2021", "at the start of 2021", "2021-01-01", "2021-02-28", "2021-01-30", MIDDLE),
+    ("per diem at the beginning of 2024", "at the beginning of 2024", "2024-01-01", "2024-02-29", "2024-01-30", MIDDLE),
+    ("per diem at the end of 2025", "at the end of 2025", "2025-11-01", "2025-12-31", "2025-12-01", MIDDLE),
+    ("per diem in early 2024", "in early 2024", "2024-01-01", "2024-04-30", "2024-03-01", MIDDLE),
+    ("per diem in late 2024", "in late 2024", "2024-09-01", "2024-12-31", "2024-10-31", MIDDLE),
+    ("per diem in early March 2023", "in early March 2023", "2023-03-01", "2023-03-10", "2023-03-05", MIDDLE),
+    ("per diem in mid-March 2023", "in mid-March 2023", "2023-03-11", "2023-03-20", "2023-03-15", MIDDLE),
+    ("per diem in late March 2023", "in late March 2023", "2023-03-21", "2023-03-31", "2023-03-26", MIDDLE),
+    ("per diem on 03/05/2023", "on 03/05/2023", "2023-05-03", "2023-05-03", "2023-05-03", DAY),  # day first
+    ("per diem on 03/13/2023", "on 03/13/2023", "2023-03-13", "2023-03-13", "2023-03-13", DAY),  # 13 cannot be a month
+    ("per diem on 05.03.2023", "on 05.03.2023", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
+    ("per diem on 2023/03/05", "on 2023/03/05", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
+    ("per diem on the 5th of March 2023", "on the 5th of March 2023", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
+    ("per diem on 5 March 2023", "on 5 March 2023", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
+    ("per diem on March 5th, 2023", "on March 5th, 2023", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
+    ("as of 2022-05-01 what was the per diem", "as of 2022-05-01", "2022-05-01", "2022-05-01", "2022-05-01", DAY),
+    ("what was the policy from 2021 to 2023", "from 2021 to 2023", "2021-01-01", "2023-12-31", "2022-07-02", MIDDLE),
+    ("leave between March 2022 and May 2022", "between March 2022 and May 2022", "2022-03-01", "2022-05-31", "2022-04-15", MIDDLE),
+    ("the remote work policy in March 2022?", "in March 2022", "2022-03-01", "2022-03-31", "2022-03-16", MIDDLE),
+    ("policy in 2022-05", "in 2022-05", "2022-05-01", "2022-05-31", "2022-05-16", MIDDLE),
+    ("policy in Q3 2023", "in Q3 2023", "2023-07-01", "2023-09-30", "2023-08-15", MIDDLE),
+    ("policy in the third quarter of 2023", "in the third quarter of 2023", "2023-07-01", "2023-09-30", "2023-08-15", MIDDLE),
+    ("policy in the first half of 2023", "in the first half of 2023", "2023-01-01", "2023-06-30", "2023-04-01", MIDDLE),
+    ("back in 2021, how many weeks", "back in 2021", "2021-01-01", "2021-12-31", "2021-07-02", MIDDLE),
+    ("what was the rule last year", "last year", "2025-01-01", "2025-12-31", "2025-07-02", MIDDLE),
+    ("what was the rule last spring", "last spring", "2026-03-01", "2026-05-31", "2026-04-15", MIDDLE),
+    ("what was the rule last quarter", "last quarter", "2026-07-01", "2026-09-30", "2026-08-15", MIDDLE),
+    ("leave rules two years ago", "two years ago", "2024-11-29", "2024-11-29", "2024-11-29", AGO),
+    ("leave rules 3 weeks ago", "3 weeks ago", "2026-11-08", "2026-11-08", "2026-11-08", AGO),
+    ("leave rules yesterday", "yesterday", "2026-11-28", "2026-11-28", "2026-11-28", AGO),
+]
+
+NOT_DATES = [
+    "may I work from home", "May I work from home on Fridays?", "the second week of onboarding", "what is it now",
+    "leave for 2 weeks", "what changed in version 2023.1", "the fee is EUR 2024", "the KX-2023 router",
+    "within 30 days", "in 5 minutes", "What is the 2025 budget?", "Is port 8883 open?", "How many days of leave?",
+    "release notes of version 2023.01.05", "a march through the park", "in spring", "the fall of prices",
+]
+
+
+@pytest.mark.parametrize("question, words, first, last, day, rule", PHRASES)
+def test_date_phrases_name_a_period_and_a_moment(question, words, first, last, day, rule):
+    found = parse_as_of(question, NOW)
+    assert found is not None, question
+    assert (found.phrase, found.rule) == (words, rule)
+    assert (found.first_day and found.first_day.isoformat(), found.last_day and found.last_day.isoformat()) == (first, last)
+    assert found.moment.date().isoformat() == day
+    assert found.moment.hour == (NOW.hour if rule == AGO else 12)
+
+
+@pytest.mark.parametrize("question", NOT_DATES)
+def test_phrases_that_are_not_dates(question):
+    assert parse_as_of(question, NOW) is None
+
+
+def test_the_date_words_leave_the_embedded_text():
+    assert parse_as_of("What was the remote work policy in mid-2022?", NOW).remainder == "What was the remote work policy?"
+    assert parse_as_of("from 2021 to 2023, what was the per diem", NOW).remainder == "what was the per diem"
+
+
+@pytest.mark.parametrize(
+    "value, moment, rule",
+    [
+        ("March 2023", "2023-03-16T12:00:00Z", MIDDLE),
+        ("mid-2022", "2022-07-01T12:00:00Z", MIDDLE),
+        ("last spring", "2026-04-15T12:00:00Z", MIDDLE),
+        ("2023-03-05", "2023-03-05T12:00:00Z", DAY),
+        ("2023-03-05T09:30", "2023-03-05T09:30:00Z", "the moment given"),
+        ("2023", "2023-07-02T12:00:00Z", MIDDLE),
+        ("in spring 2023", "2023-04-15T12:00:00Z", MIDDLE),
+        ("03/05/2023", "2023-05-03T12:00:00Z", DAY),
+        (dt.date(2023, 3, 5), "2023-03-05T12:00:00Z", "the moment given"),
+    ],
+)
+def test_as_of_values_take_the_same_words(value, moment, rule):
+    found = resolve_as_of(value, NOW)
+    assert (found.to_json()["moment"], found.rule) == (moment, rule)
+
+
+@pytest.mark.parametrize("value", ["someday", "the day after tomorrow", "may", "March 2023 and more", "2 weeks"])
+def test_as_of_values_that_are_not_dates_are_usage_errors(value):
+    with pytest.raises(UsageError, match="not a date"):
+        resolve_as_of(value, NOW)
+
+
+@pytest.mark.parametrize(
+    "metadata, path, doc_date",
+    [
+        ({"date": "2023-03-05"}, "notes/a.md", "2023-03-05T00:00:00Z"),
+        ({"date": "5 March 2023"}, "notes/a.md", "2023-03-05T00:00:00Z"),
+        ({"created": "March 5, 2023"}, "notes/a.md", "2023-03-05T00:00:00Z"),
+        ({"date": "05.03.2023"}, "notes/a.md", "2023-03-05T00:00:00Z"),
+        ({"date": "03/13/2023"}, "notes/a.md", "2023-03-13T00:00:00Z"),
+        ({}, "meetings/2023-03-05 Team sync.md", "2023-03-05T00:00:00Z"),
+        ({}, "journal/2023_03_05.md", "2023-03-05T00:00:00Z"),
+        ({"date": "2024-01-01"}, "meetings/2023-03-05 sync.md", "2024-01-01T00:00:00Z"),  # the frontmatter wins
+        ({"date": "soon"}, "notes/a.md", None),
+        ({}, "notes/version 2023.md", None),
+    ],
+)
+def test_note_dates_in_any_common_format_and_in_file_names(metadata, path, doc_date):
+    assert note_time(metadata, path).doc_date == doc_date
+
+
+def _imports(code: str) -> str:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_dateparser_is_imported_only_for_a_written_day():
+    ask = "import datetime as dt; from smartvec_cli.memory.asof import parse_as_of; print(parse_as_of({!r}, dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)))"
+    assert "dateparser" not in _imports(ask.format("How many days of leave?"))
+    assert "dateparser" not in _imports(ask.format("How many days of leave in mid-2022?"))
+    assert "dateparser" in _imports(ask.format("How many days of leave on 03/05/2023?"))
+    assert "dateparser" not in _imports("import sys; sys.argv = ['smartvec', '--help']\nfrom smartvec_cli.cli.main import run\ntry:\n    run()\nexcept SystemExit:\n    pass")
+
+
+@pytest.fixture
+def dated_policy(vault, cli, fake_embedder):
+    """Two versions of a per diem: EUR 45 until mid-2022, EUR 60 since."""
+    write(vault, "policies/travel-v1.md", "---\ntitle: Travel v1\nsource_type: policy\nvalid_from: 2020-01-01\nvalid_until: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 45.\n")
+    write(vault, "policies/travel-v2.md", "---\ntitle: Travel v2\nsource_type: policy\nvalid_from: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 60.\n")
+    cli.json("--now", "2026-01-01", "index", "--json")
+    return vault
+
+
+def test_as_of_flag_takes_words_and_the_answer_says_where_its_moment_came_from(dated_policy, cli):
+    hits = cli.json("--now", "2026-01-01", "query", "per diem", "--as-of", "spring 2022", "--json", "--explain", "--no-track")
+    assert "EUR 45" in hits[0]["text"]
+    assert hits[0]["explain"]["as_of"] == {
+        "moment": "2022-04-15T12:00:00Z", "words": "spring 2022", "first_day": "2022-03-01", "last_day": "2022-05-31",
+        "rule": MIDDLE,
+    }
+    hits = cli.json("--now", "2026-01-01", "query", "per diem before 2023", "--json", "--explain", "--no-track")
+    assert "EUR 60" in hits[0]["text"] and hits[0]["explain"]["as_of"]["rule"] == BEFORE
+    shown = cli("--now", "2026-01-01", "query", "per diem in early 2022", "--no-track", "--top-k", "1")
+    assert shown.stdout.startswith('as of 2022-03-01T12:00:00Z ("in early 2022": 2022-01-01 to 2022-04-30, the middle of the period)')
+    assert "EUR 45" in shown.stdout
+    bad = cli("--now", "2026-01-01", "query", "per diem", "--as-of", "someday")
+    assert bad.exit_code == 2 and "not a date" in bad.stderr
+
+
+def test_the_api_answer_carries_the_period_and_rule(dated_policy, fake_embedder):
+    from smartvec_cli.core.api import open_vault
+
+    with open_vault(dated_policy, now="2026-01-01") as vault:
+        answer = vault.answer("per diem", as_of="mid-2022", track=False)
+    assert (answer["as_of"], answer["as_of_phrase"], answer["as_of_period"], answer["as_of_rule"]) == (
+        "2022-07-01T12:00:00Z", "mid-2022", ["2022-06-01", "2022-07-31"], MIDDLE,
+    )
+    assert "EUR 60" in answer["hits"][0]["text"]
+    assert json.dumps(answer)
