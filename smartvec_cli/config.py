@@ -34,7 +34,7 @@ The file is optional; every key has a default. Example::
     "chat/**" = "chat"
 
     [consolidation]
-    duplicate_cosine = 0.75     # neighbours this close are checked for contradictions
+    value_cosine = 0.63         # two differing values contradict when the sentences giving them are this close
     ripple_penalties = [0.15, 0.075]   # per hop; their number is the depth limit
 """
 
@@ -124,7 +124,7 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     if "infer_kinds" in confidence:
         settings.infer_kinds = bool(confidence["infer_kinds"])
     consolidation = data.get("consolidation", {})
-    for key in ("neighbours", "duplicate_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days"):
+    for key in ("neighbours", "body_neighbours", "value_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days"):
         if key in consolidation:
             kind = type(getattr(config.consolidation, key))
             setattr(config.consolidation, key, kind(consolidation[key]))

@@ -8,7 +8,7 @@ from smartvec_cli.memory.answer import ALL_UNITS, MONEY_UNITS, TIME_UNITS, about
 @pytest.mark.parametrize(
     "question, units",
     [
-        ("How many weeks of parental leave?", {"week"}),
+        ("How many weeks of parental leave?", {"duration"}),  # a unit names its dimension: weeks and days compare
         ("How long is the probation?", TIME_UNITS),
         ("How much is the per diem?", MONEY_UNITS | {"percent"}),
         ("What was the paid time-off entitlement after a birth or adoption?", ALL_UNITS),

@@ -32,7 +32,7 @@ def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, 
     assert summary["contradictions_found"] == 1
     [(loser, winner, detail)] = edges(tmp_path, "contradicts")
     assert loser.startswith("chat/sales#") and winner.startswith("policies/travel#")
-    assert "75 eur" in detail["reason"] and "60 eur" in detail["reason"]
+    assert "EUR 75" in detail["reason"] and "EUR 60" in detail["reason"]
     hits = cli.json("query", "What is the per diem for business travel?", "--json", "--no-track", "--include-dormant")
     assert hits[0]["path"] == "policies/travel.md"
     assert any(w.startswith("disputed by chat/sales#") for w in hits[0]["warnings"])
@@ -145,3 +145,18 @@ def test_graph_exports(vault, cli, fake_embedder):
     assert mermaid.startswith("graph LR") and "|depends_on|" in mermaid and "Gamma" not in mermaid
     assert cli("graph", "--format", "dot").stdout.startswith("digraph smartvec {")
     assert cli("graph", "--format", "svg").exit_code == 2
+
+
+@pytest.mark.slow
+def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(vault, cli, real_embedder, tmp_path, monkeypatch):
+    """Each passage is embedded under its own heading (cosine under the duplicate gate); their own words still meet."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    write(vault, "policies/returns.md", "---\nsource_type: policy\n---\n# Returns and Refunds\n\n## Refund window\n\n"
+          "Customers receive a full refund within 30 days of delivery.\n")
+    write(vault, "slack/support.md", "---\nsource_type: slack\ndate: 2026-10-20\n---\n# support channel\n\n"
+          "**Sam** 10:14\nA customer asked about returns: they get a refund within 14 days of delivery, I think.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    [(loser, winner, detail)] = edges(tmp_path, "contradicts")
+    assert loser.startswith("slack/support#") and winner.startswith("policies/returns#")
+    assert "30 days" in detail["reason"] and "14 days" in detail["reason"]

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import disagreement
+from ..memory.contradiction import Quantity, disagreement, negated, quantities, value_conflicts
 from ..memory.graph import pagerank
+from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
@@ -64,6 +66,12 @@ class ConsolidationSummary:
         return bool(self.transitions or self.edges_added or self.edges_removed or self.passages_rippled)
 
 
+def cosine_similarity(a, b) -> float:
+    """The cosine of two stored vectors (numpy arrays)."""
+    norms = math.sqrt(float(a @ a) * float(b @ b))
+    return float(a @ b) / norms if norms else 0.0
+
+
 class Consolidator:
     def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
         self.ws = workspace
@@ -73,6 +81,8 @@ class Consolidator:
         self.now_iso = workspace.clock.now_iso()
         self.summary = ConsolidationSummary()
         self._transitions: Counter[str] = Counter()
+        self._embedder = None
+        self._sentence_vectors: dict[str, object] = {}
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
@@ -121,41 +131,74 @@ class Consolidator:
         """Derived edges whose passages are no longer current (edited away, deleted) go."""
         self.summary.edges_removed += self.store.drop_stale_derived_edges(DERIVED_EDGES)
 
-    def _superseding_pairs(self) -> set[frozenset[int]]:
-        return {frozenset(pair) for pair in self.store.supersedes_note_pairs()}
+    def _lineages(self) -> dict[int, int]:
+        """Each note in a supersession lineage (declared or inferred ``supersedes`` edges, followed through
+        every version) mapped to one representative note of its lineage: versions of one document are
+        never a contradiction, however many versions lie between them."""
+        parent: dict[int, int] = {}
+
+        def root(note: int) -> int:
+            while parent.setdefault(note, note) != note:
+                parent[note] = parent[parent[note]]
+                note = parent[note]
+            return note
+
+        for newer, older in self.store.supersedes_note_pairs():
+            parent[root(newer)] = root(older)
+        return {note: root(note) for note in parent}
+
+    def _candidates(self, queued: list[int]) -> dict[int, set[int]]:
+        """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
+        the passages whose own words best match its own words (the full-text index, by passage text only).
+        The second source does not depend on headings: a chat message and a policy that state one rule
+        under different titles are embedded with different context, but share the words of the rule.
+
+        Only a passage that gives a value or negates something asks the full-text index, and with its
+        ``body_terms`` rarest words among the queued passages: an OR of every word, boilerplate included,
+        matches most of the vault and costs as much as a scan."""
+        ann = self.store.load_ann()
+        vectors = self.store.vectors_for_chunks(queued)
+        found = {chunk: {label for label, _ in ann.search(vector, self.settings.neighbours + 1)} for chunk, vector in zip(queued, vectors)}
+        passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
+        terms = {chunk: query_terms(p.text) for chunk, p in passages.items() if quantities(p.text) or negated(p.text)}
+        frequency = Counter(term for words in terms.values() for term in words)
+        for chunk, words in terms.items():
+            expression = any_of(sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms])
+            if expression:
+                found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
+        return found
 
     def _relate(self, queued: list[int]) -> None:
-        ann = self.store.load_ann()
         settings = self.settings
-        vectors = self.store.vectors_for_chunks(queued)
-        neighbour_sets = {chunk: ann.search(vector, settings.neighbours + 1) for chunk, vector in zip(queued, vectors)}
-        rows = self.store.passages(sorted(set(queued) | {label for found in neighbour_sets.values() for label, _ in found}))
-        versions = self._superseding_pairs()
-
+        candidates = self._candidates(queued)
+        involved = sorted(set(queued) | {other for found in candidates.values() for other in found})
+        rows = self.store.passages(involved)
+        vectors = dict(zip(involved, self.store.vectors_for_chunks(involved)))
+        lineage = self._lineages()
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
-        seen: set[frozenset[int]] = set()
-        new_edges: list[dict] = []
-        for chunk, found in neighbour_sets.items():
+        pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
+        for chunk, found in candidates.items():
             mine = rows.get(chunk)
-            if mine is None:
-                continue
-            for other_id, cosine in found:
+            for other_id in found:
                 other = rows.get(other_id)
                 pair = frozenset((chunk, other_id))
-                if other is None or other_id == chunk or pair in seen or cosine < settings.duplicate_cosine:
+                if mine is None or other is None or other_id == chunk or pair in pairs or mine.note == other.note:
                     continue
-                seen.add(pair)
-                if mine.note == other.note or not self._comparable(mine, other, versions):
-                    continue
-                found_disagreement = disagreement(mine.text, other.text, check_negation=cosine >= settings.restate_cosine)
-                winner, loser = self._resolve(mine, other)
-                if found_disagreement:
-                    new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
-                    touched.update((chunk, other_id))
-                elif cosine >= settings.restate_cosine:
-                    new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+                if self._comparable(mine, other, lineage):
+                    pairs[pair] = (mine, other)
+        self._embed_sentences([q.sentence for a, b in pairs.values() for conflict in value_conflicts(a.text, b.text) for q in conflict])
+        new_edges: list[dict] = []
+        for mine, other in pairs.values():
+            cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
+            found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
+            winner, loser = self._resolve(mine, other)
+            if found_disagreement:
+                new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
+                touched.update((mine.id, other.id))
+            elif cosine >= settings.restate_cosine:
+                new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
         if new_edges:
             self.store.insert_edges(new_edges)
         added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")
@@ -164,9 +207,28 @@ class Consolidator:
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
 
-    def _comparable(self, a: Passage, b: Passage, versions: set) -> bool:
-        """Two passages can contradict only if they are not versions of one another and overlap in time."""
-        if frozenset((a.note, b.note)) in versions:
+    def _embed_sentences(self, sentences: list[str]) -> None:
+        """Embeds, in one batch, the sentences not embedded yet; the model is loaded on the first."""
+        missing = list(dict.fromkeys(s for s in sentences if s not in self._sentence_vectors))
+        if missing:
+            if self._embedder is None:
+                self._embedder = self.ws.embedder()
+            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+
+    def _same_thing(self, a: Quantity, b: Quantity) -> bool:
+        """Two conflicting values are about one thing when the sentences that give them mean nearly the same,
+        embedded on their own (no title or heading): "laptops lock after 5 minutes of inactivity" and "the
+        laptop lock kicks in after 10 minutes idle" are; "meeting-room screens switch off after 2 minutes of
+        inactivity" is not, though it shares more words. The model is loaded only when a conflict is found."""
+        self._embed_sentences([a.sentence, b.sentence])
+        return cosine_similarity(self._sentence_vectors[a.sentence], self._sentence_vectors[b.sentence]) >= self.settings.value_cosine
+
+    def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
+        """Two passages can contradict only while both are in force (neither archived), if they are not
+        versions of one document, and if their validity overlaps."""
+        if a.state not in LIVE_STATES or b.state not in LIVE_STATES:
+            return False
+        if a.note in lineage and lineage.get(a.note) == lineage.get(b.note):
             return False
         start = max(filter(None, (a.valid_from, b.valid_from)), default=None)
         end = min(filter(None, (a.valid_until, b.valid_until)), default=None)

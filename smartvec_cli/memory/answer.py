@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 
-from .contradiction import BARE, STOPWORDS, UNIT_ALIASES, quantities, stem
+from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
 from .words import QUESTION_WORDS
 
-TIME_UNITS = frozenset({"day", "week", "month", "year", "hour", "minute"})
-MONEY_UNITS = frozenset({"eur", "usd"})
-ALL_UNITS = frozenset(UNIT_ALIASES.values())
+TIME_UNITS = frozenset({"duration"})
+ALL_UNITS = frozenset(unit.dimension for unit in UNITS.values())
+MONEY_UNITS = frozenset(unit for unit in ALL_UNITS if unit.startswith("currency:"))
 # Nouns that name an amount, a limit, a length of time or a rate: "what is the <noun>" asks for a number.
 VALUE_NOUNS = frozenset(
     """allowance amount budget bonus cap ceiling charge cost count deadline duration entitlement fee frequency
@@ -26,13 +26,13 @@ VALUE_NOUNS = frozenset(
     quota rate refund reimbursement retention rhythm salary share size stipend subsidy threshold total wage""".split()
 )
 MEASURE_WINDOW = 8  # words after "what"/"which" that may name the measured thing
-WORD = re.compile(r"€|\$|%|[a-z][a-z'-]*", re.IGNORECASE)
+WORD = re.compile("|".join(map(re.escape, SYMBOLS)) + r"|[a-z][a-z'-]*", re.IGNORECASE)
 
 
 def asked_units(question: str) -> frozenset[str]:
     """The units a value that answers ``question`` would come in; empty when it asks for no value."""
     lowered = question.lower()
-    named = frozenset(UNIT_ALIASES[w] for w in WORD.findall(lowered) if w in UNIT_ALIASES)
+    named = frozenset(UNITS[w].dimension for w in WORD.findall(lowered) if w in UNITS)
     if named:
         return named
     if re.search(r"\bhow\s+(long|often)\b", lowered):
@@ -62,7 +62,7 @@ def about_words(question: str) -> frozenset[str]:
     return frozenset(
         stem(w)
         for w in WORD.findall(question.lower())
-        if w.isalpha() and w not in STOPWORDS and w not in QUESTION_WORDS and w not in UNIT_ALIASES
+        if w.isalpha() and w not in STOPWORDS and w not in QUESTION_WORDS and w not in UNITS
     )
 
 
@@ -72,4 +72,4 @@ def states_value(units: frozenset[str], about: frozenset[str], text: str) -> boo
     if not units or not about:
         return False
     found = quantities(text, bare=units == ALL_UNITS)
-    return any((q.unit in units or q.unit == BARE) and q.context & about for q in found)
+    return any((q.unit.split("/")[0] in units or q.unit == BARE) and q.context & about for q in found)

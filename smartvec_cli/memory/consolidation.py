@@ -8,7 +8,9 @@ from dataclasses import dataclass
 @dataclass
 class ConsolidationSettings:
     neighbours: int = 12
-    duplicate_cosine: float = 0.75
+    body_neighbours: int = 12
+    body_terms: int = 8
+    value_cosine: float = 0.63
     restate_cosine: float = 0.90
     contradiction_penalty: float = 0.25
     ripple_penalties: tuple[float, ...] = (0.15, 0.075)

@@ -12,37 +12,77 @@ Precision matters more than recall: a wrong invalidation is worse than a missed 
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from . import words
 from .words import NUMBER_WORDS
 
-NEGATIONS = {"not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden"}
-STOPWORDS = words.STOPWORDS - NEGATIONS
-UNIT_ALIASES = {
-    "eur": "eur", "euro": "eur", "euros": "eur", "€": "eur",
-    "usd": "usd", "$": "usd", "dollar": "usd", "dollars": "usd",
-    "day": "day", "days": "day",
-    "week": "week", "weeks": "week",
-    "month": "month", "months": "month",
-    "year": "year", "years": "year",
-    "hour": "hour", "hours": "hour",
-    "minute": "minute", "minutes": "minute",
-    "%": "percent", "percent": "percent",
-    "gb": "gb", "mb": "mb", "tb": "tb",
-    "km": "km",
+NEGATIONS = {
+    "not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden",
+    "banned", "barred",
 }
-TOKEN = re.compile(r"€|\$|%|\d+(?:[.,]\d+)*|[a-z][a-z'-]*", re.IGNORECASE)
+STOPWORDS = words.STOPWORDS - NEGATIONS
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a value is measured in: values of one ``dimension`` compare after multiplying by ``factor``."""
+
+    dimension: str
+    factor: float = 1.0
+    exact: bool = True  # False for calendar lengths: a month is about 30.44 days
+
+
+def _units(dimension: str, factors: dict[str, float], exact: bool = True) -> dict[str, Unit]:
+    return {name: Unit(dimension, factor, exact) for names, factor in factors.items() for name in names.split()}
+
+
+# A small table, not a units library: pint takes seconds to import and finds no quantity in running text,
+# quantulum3 imports scikit-learn and reads "1.000,50 EUR" as 1 and 50 EUR and "CHF 300" as a bare 300,
+# and price-parser (currencies only) costs half a second to import on the query path (memory.answer).
+UNITS: dict[str, Unit] = {
+    **_units("currency:EUR", {"eur euro euros €": 1}),
+    **_units("currency:USD", {"usd dollar dollars $ us$": 1}),
+    **_units("currency:GBP", {"gbp £ sterling": 1}),
+    **_units("currency:CHF", {"chf": 1}),
+    **_units("currency:JPY", {"jpy ¥ yen": 1}),
+    **_units("currency:SEK", {"sek": 1}),
+    **_units("currency:PLN", {"pln zł zloty": 1}),
+    **_units("duration", {
+        "ms msec millisecond milliseconds": 0.001, "sec secs second seconds": 1, "min mins minute minutes": 60,
+        "h hr hrs hour hours": 3600, "day days": 86400, "week weeks": 604800,
+    }),
+    **_units("duration", {"month months": 30.44 * 86400, "year years yr yrs": 365.25 * 86400}, exact=False),
+    **_units("data", {"byte bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}),
+    **_units("mass", {"mg": 1e-3, "gram grams": 1, "kg kilo kilos kilogram kilograms": 1e3, "tonne tonnes": 1e6}),
+    **_units("length", {"mm": 1e-3, "cm": 1e-2, "metre metres meter meters": 1, "km kilometre kilometres kilometer kilometers": 1e3}),
+    **_units("percent", {"% percent per-cent": 1}),
+}
+SYMBOLS = "€$£¥%"
+# Characters past U+00FF stay out of [...] classes, which would cost 40 ms each to compile on every query.
+THOUSANDS = "([.,']|\u00a0|\u202f)"  # 1,200  1.200  1'200  1 200 (no-break or narrow space)
+NUMBER = rf"\d{{1,3}}(?:{THOUSANDS}\d{{3}})(?:\1\d{{3}})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+TOKEN = re.compile("|".join(map(re.escape, SYMBOLS)) + rf"|{NUMBER}|[^\W\d_][\w'-]*")
+GROUPED = re.compile(rf"^\d{{1,3}}{THOUSANDS}\d{{3}}(?:\1\d{{3}})*(?:([.,])(\d+))?$")
 CONTEXT_WINDOW = 4
+RATE_WORDS = frozenset({"per", "a", "an", "each", "every", "/"})
 BARE = ""  # the unit of a number given without one ("199 spaces")
+APPROXIMATE = 0.1  # how far apart two values may be and still be one when either is in calendar months or years
+SENTENCE = re.compile(r"[^\n]+?(?:[.!?;](?=\s|$)|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Quantity:
-    value: float
-    unit: str
+    value: float  # in the dimension's base unit (seconds, bytes, grams, metres)
+    unit: str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
     context: frozenset[str]
+    written: str = ""  # as the text gives it ("14 days", "EUR 75")
+    sentence: str = ""  # the sentence that gives it
+    approximate: bool = False  # in calendar months or years
 
 
 @dataclass(frozen=True)
@@ -51,90 +91,164 @@ class Disagreement:
     detail: str
 
 
+@functools.cache
+def _stemmer():
+    from snowballstemmer.english_stemmer import EnglishStemmer  # 25 ms; only the first passage compared pays it
+
+    return EnglishStemmer()
+
+
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Plural and verb endings off, so that 'hotels' meets 'hotel' and 'capped' meets 'cap'."""
-    for suffix, keep in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + keep
-    return word
+    """The Snowball (Porter2) English stem: 'hotels' meets 'hotel', 'capped' meets 'cap', 'changed' meets 'change'."""
+    return _stemmer().stemWord(word.lower())
 
 
-def _number(token: str) -> float | None:
+def number_value(token: str) -> float | None:
+    """The value of a number as written: '1,200' and '1.200' and "1'200" are 1200, '1.000,50' is 1000.5,
+    '2.5' and '2,5' are 2.5; a number word ('five') counts too."""
     lowered = token.lower()
     if lowered in NUMBER_WORDS:
         return float(NUMBER_WORDS[lowered])
-    if token[0].isdigit():
-        try:
-            return float(token.replace(",", ""))
-        except ValueError:
-            return None
-    return None
+    if not token[:1].isdigit():
+        return None
+    grouped = GROUPED.match(token)
+    if grouped:
+        separator, decimal_mark, fraction = grouped.groups()
+        if decimal_mark == separator:
+            return None  # "1.000.5": not a number anyone writes
+        whole = re.sub(r"\D", "", token[: grouped.start(2)] if decimal_mark else token)
+        return float(f"{whole}.{fraction}") if decimal_mark else float(whole)
+    return float(token.replace(",", "."))
 
 
 def quantities(text: str, bare: bool = False) -> list[Quantity]:
     """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
     without a unit too (their unit is ``BARE``)."""
-    tokens = [t.lower() for t in TOKEN.findall(text)]
+    return list(_quantities(text, bare))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
+    """Consolidation compares each passage with two dozen others: it is read once."""
+    matches = list(TOKEN.finditer(text))
+    sentences = list(SENTENCE.finditer(text))
+    tokens = [m.group(0) for m in matches]
+    lowered = [t.lower() for t in tokens]
     found = []
     for i, token in enumerate(tokens):
-        value = _number(token)
+        value = number_value(token)
         if value is None:
             continue
-        unit = None
+        unit, first, last = None, i, i
         for j in (i + 1, i - 1, i + 2):
-            if 0 <= j < len(tokens) and tokens[j] in UNIT_ALIASES:
-                unit = UNIT_ALIASES[tokens[j]]
+            if 0 <= j < len(tokens) and lowered[j] in UNITS and number_value(tokens[j]) is None:
+                unit, first, last = UNITS[lowered[j]], min(i, j), max(i, j)
                 break
         if unit is None:
             if not bare:
                 continue
-            unit = BARE
-        window = tokens[max(0, i - CONTEXT_WINDOW) : i] + tokens[i + 1 : i + 1 + CONTEXT_WINDOW]
+            unit = Unit(BARE)
+        dimension = unit.dimension
+        rate = last + 2 if last + 2 < len(tokens) and lowered[last + 1] == "for" and lowered[last + 2] in ("each", "every") else last + 1
+        if unit.dimension != BARE and rate + 1 < len(tokens) and lowered[rate] in RATE_WORDS and tokens[rate + 1].isalpha():
+            per = UNITS.get(lowered[rate + 1])  # "per km" is "per kilometre"
+            dimension += "/" + (f"{per.dimension}*{per.factor:g}" if per else stem(lowered[rate + 1]))  # "EUR 75 per day" is not "EUR 180 per night"
+            last = rate + 1
+        written = text[matches[first].start() : matches[last].end()]
+        window = lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]  # not 'working' of 'one working day'
         context = frozenset(
-            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNIT_ALIASES and w not in NUMBER_WORDS
+            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS
         )
-        found.append(Quantity(value, unit, context))
+        sentence = next((m.group(0).strip() for m in sentences if m.start() <= matches[i].start() < m.end()), text)
+        found.append(Quantity(value * unit.factor, dimension, context, written, sentence, not unit.exact))
+    return tuple(found)
+
+
+def same_unit(a: str, b: str) -> bool:
+    """One dimension, and per the same thing when both say what per: "EUR 75 per day" and "EUR 60" compare,
+    "EUR 75 per day" and "EUR 180 per night" do not."""
+    base_a, _, per_a = a.partition("/")
+    base_b, _, per_b = b.partition("/")
+    return base_a == base_b and (per_a == per_b or not per_a or not per_b)
+
+
+@functools.lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
+    """The stems of a text's words that say something (no stopwords, numbers or units)."""
+    return frozenset(stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS)
+
+
+NAME = re.compile(r"(?<![.!?:*\[]\s)(?<![.!?:*\[])(?<!^)\b[A-Z][a-z]+\b", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4096)
+def names(text: str) -> frozenset[str]:
+    """Capitalised words inside a sentence: the places, teams and people a statement is about."""
+    return frozenset(NAME.findall(text))
+
+
+def _about_other_names(text_a: str, text_b: str) -> bool:
+    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg office."""
+    a, b = names(text_a), names(text_b)
+    return bool(a) and bool(b) and a.isdisjoint(b)
+
+
+@functools.lru_cache(maxsize=4096)
+def negated(text: str) -> bool:
+    """Whether a negation word occurs: one side of a contradiction by negation."""
+    return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
+
+
+def same_value(a: Quantity, b: Quantity) -> bool:
+    if a.approximate or b.approximate:
+        return abs(a.value - b.value) <= APPROXIMATE * max(abs(a.value), abs(b.value))
+    return math.isclose(a.value, b.value, rel_tol=1e-9)
+
+
+def value_conflicts(text_a: str, text_b: str) -> list[tuple[Quantity, Quantity]]:
+    """Pairs of values, one from each passage, in the same dimension and rate that differ while neither
+    passage also gives the other's value: a passage that recounts the old and the new value (a history,
+    a comparison) agrees with both. Every pair is judged on its own, so one shared value ("Plus 200 MB"
+    in both) does not hide another that differs ("50 MB" against "5 MB"). Passages that name only other
+    places or people than each other ("the Krakow office", "the Hamburg office") have none."""
+    if _about_other_names(text_a, text_b):
+        return []
+    qa, qb = quantities(text_a), quantities(text_b)
+    found = []
+    for a in qa:
+        for b in qb:
+            if not same_unit(a.unit, b.unit) or same_value(a, b):
+                continue
+            if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(same_unit(y.unit, a.unit) and same_value(y, a) for y in qb):
+                continue
+            found.append((a, b))
     return found
 
 
-def _same_thing(a: Quantity, b: Quantity) -> bool:
+def same_context(a: Quantity, b: Quantity) -> bool:
+    """The words around the two values overlap: the judge of what a value is about when no model is at hand."""
     shared = a.context & b.context
-    return a.unit == b.unit and bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
+    return bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
 
 
-def _content_words(text: str) -> set[str]:
-    return {t.lower() for t in TOKEN.findall(text) if t.isalpha() and t.lower() not in STOPWORDS}
-
-
-def disagreement(text_a: str, text_b: str, check_negation: bool = True) -> Disagreement | None:
-    """Why two near-duplicate passages contradict each other, or None when they do not.
-
-    A quantity disagrees when both passages give a value with the same unit for the
-    same thing and the values they give in that unit share nothing: a passage that
-    recounts the old and the new value (a history, a comparison) agrees with both.
-    """
-    qa, qb = quantities(text_a), quantities(text_b)
-    for a in qa:
-        for b in qb:
-            if not _same_thing(a, b) or a.value == b.value:
-                continue
-            values_a = {x.value for x in qa if x.unit == a.unit}
-            values_b = {y.value for y in qb if y.unit == b.unit}
-            if values_a.isdisjoint(values_b):
-                about = " ".join(sorted(a.context & b.context))
-                return Disagreement("quantity", f"{about}: {_fmt(a)} vs {_fmt(b)}")
-    if not check_negation:
+def disagreement(
+    text_a: str, text_b: str, check_negation: bool = True, same_thing: Callable[[Quantity, Quantity], bool] = same_context
+) -> Disagreement | None:
+    """Why two passages about one thing contradict each other, or None when they do not: two values
+    that conflict (``value_conflicts``) and that ``same_thing`` judges to be about one thing, or one
+    passage negating the other."""
+    for a, b in value_conflicts(text_a, text_b):
+        if same_thing(a, b):
+            about = " ".join(sorted(a.context & b.context))
+            return Disagreement("quantity", f"{about + ': ' if about else ''}{a.written} vs {b.written}")
+    if not check_negation or negated(text_a) == negated(text_b):
         return None
-    words_a, words_b = _content_words(text_a), _content_words(text_b)
-    neg_a, neg_b = bool(words_a & NEGATIONS), bool(words_b & NEGATIONS)
-    if neg_a != neg_b:
-        plain_a, plain_b = words_a - NEGATIONS, words_b - NEGATIONS
-        overlap = len(plain_a & plain_b) / max(1, min(len(plain_a), len(plain_b)))
-        if overlap >= 0.8:
-            return Disagreement("negation", "one passage negates the other")
+    names_a, names_b = names(text_a), names(text_b)
+    if names_a - names_b and names_b - names_a:
+        return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
+    plain_a, plain_b = content_words(text_a) - NEGATIONS, content_words(text_b) - NEGATIONS
+    overlap = len(plain_a & plain_b) / max(1, min(len(plain_a), len(plain_b)))
+    if overlap >= 0.8:
+        return Disagreement("negation", "one passage negates the other")
     return None
-
-
-def _fmt(quantity: Quantity) -> str:
-    value = int(quantity.value) if quantity.value.is_integer() else quantity.value
-    return f"{value} {quantity.unit}"

@@ -61,10 +61,12 @@ def specific_terms(question: str) -> set[str]:
 
 def match_expression(question: str) -> str | None:
     """An FTS5 MATCH expression for ``question`` (any content word may match), or None when it has none."""
-    terms = query_terms(question)
-    if not terms:
-        return None
-    return " OR ".join(f'"{term}"' for term in terms)
+    return any_of(query_terms(question))
+
+
+def any_of(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression that any of these words matches (each quoted), or None for no words."""
+    return " OR ".join(f'"{term}"' for term in terms) or None
 
 
 def idf(frequency: int, total: int) -> float:
@@ -85,3 +87,4 @@ def coverage(total: int, frequency: dict[str, int], holders: dict[str, set[int]]
     if whole <= 0:
         return {i: 0.0 for i in ids}
     return {i: sum(w for term, w in weights.items() if i in holders.get(term, ())) / whole for i in ids}
+

@@ -7,6 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .db import FTS_TABLE
+
 
 class GraphQueries:
     """Mixed into ``Store``: what consolidation and feedback read and change."""
@@ -91,6 +93,19 @@ class GraphQueries:
     def supersedes_note_pairs(self) -> list[tuple[int, int]]:
         """(newer note, older note) for every resolved ``supersedes`` edge."""
         return self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL").fetchall()
+
+    def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
+        """Current live passages of other notes whose own words (the passage text: not the title or heading
+        it is embedded with) best match an FTS5 expression, best first: the lexical side of the pairs that
+        consolidation compares."""
+        rows = self.db.execute(
+            f"""SELECT f.rowid FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
+                WHERE {FTS_TABLE} MATCH ? AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
+                  AND c.note != (SELECT note FROM chunks WHERE id = ?)
+                ORDER BY bm25({FTS_TABLE}, 1.0, 0.0, 0.0) LIMIT ?""",
+            [f"text : ({expression})", chunk, limit],
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def contradiction_edges_touching(self, ids: Sequence[int]) -> list[tuple[int, int]]:
         """(src, dst) of the ``contradicts`` edges with either end among these passages."""

@@ -1,0 +1,65 @@
+"""Values, units, number formats and stems that the contradiction check reads (memory.contradiction)."""
+
+import pytest
+
+from smartvec_cli.memory.contradiction import disagreement, quantities, stem
+
+
+@pytest.mark.parametrize(
+    "text, value, unit",
+    [
+        ("a fee of 1.000,50 EUR", 1000.5, "currency:EUR"),
+        ("a fee of EUR 1,200", 1200.0, "currency:EUR"),
+        ("rooms up to £40", 40.0, "currency:GBP"),
+        ("a deposit of CHF 300", 300.0, "currency:CHF"),
+        ("bags up to 5 kg", 5000.0, "mass"),
+        ("answered in 2 h", 7200.0, "duration"),
+        ("a timeout of 250 ms", 0.25, "duration"),
+        ("uploads up to 1.5 GB", 1.5e9, "data"),
+        ("a bonus of $1,200.50", 1200.5, "currency:USD"),
+    ],
+)
+def test_values_are_read_in_their_unit_and_number_format(text, value, unit):
+    [quantity] = quantities(text)
+    assert quantity.value == pytest.approx(value) and quantity.unit == unit
+
+
+def test_a_rate_is_part_of_the_unit():
+    [per_day], [a_day] = quantities("The per diem is EUR 75 per day."), quantities("The per diem is EUR 60 a day.")
+    assert per_day.unit == a_day.unit != quantities("Hotels up to EUR 180 per night.")[0].unit
+    assert quantities("EUR 0.42 per kilometre")[0].unit == quantities("EUR 0.32 per km")[0].unit
+    assert disagreement("The per diem for business travel is EUR 75 per day.", "The hotel limit for business travel is EUR 180 per night.") is None
+
+
+def test_the_stemmer_is_snowball():
+    assert stem("capped") == stem("cap") and stem("changed") == stem("change") and stem("hotels") == stem("hotel")
+
+
+def test_the_refund_windows_disagree():
+    found = disagreement("Customers get a full refund within 30 days of delivery.", "you get a refund within 14 days of delivery, I think")
+    assert found and "30 days" in found.detail and "14 days" in found.detail
+
+
+def test_a_shared_value_does_not_hide_one_that_differs():
+    found = disagreement(
+        "The Standard plan limit is 50 MB per upload and the Plus plan limit is 200 MB per upload.",
+        "The Standard plan limit is 5 MB per upload and the Plus plan limit is 200 MB per upload.",
+    )
+    assert found and "50 MB" in found.detail and "5 MB" in found.detail
+
+
+def test_a_history_of_the_value_agrees_with_the_current_value():
+    assert disagreement("The per diem was EUR 60 until March, now it is EUR 75 per day.", "The per diem is EUR 75 per day.") is None
+
+
+def test_the_same_value_in_another_unit_agrees():
+    assert disagreement("Uploads of video are capped at 2 h.", "Uploads of video are capped at 120 minutes.") is None
+    assert disagreement("Backups are kept for 1 year.", "Backups are kept for 12 months.") is None
+    assert disagreement("Backups are kept for 1 month.", "Backups are kept for 30 days.") is None
+    assert disagreement("The notice period is 6 weeks.", "The notice period is 3 months.")
+
+
+def test_a_negation_about_another_place_is_not_a_contradiction():
+    policy = "Smoking is allowed on the roof terrace of the Hamburg office."
+    assert disagreement(policy, "Smoking is not allowed on the roof terrace of the Hamburg office.")
+    assert disagreement(policy, "Smoking is not allowed on the roof terrace of the Krakow office.") is None
