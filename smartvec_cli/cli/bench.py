@@ -188,3 +188,30 @@ def report_command(
     markdown = results_markdown(accuracy, perfs, command)
     (out_dir / "results.md").write_text(markdown, encoding="utf-8")
     sys.stdout.write(markdown)
+
+
+@bench_app.command("history")
+def history_command(
+    repo: Optional[str] = typer.Option(None, "--repo", help="A git repository of markdown files (default: smartvec's own, if installed from one)."),
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for history.json and history.md."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the index here and keep it (default: a temporary folder)."),
+    as_json: JsonOutput = False,
+) -> None:
+    """Replay a real git history of markdown files: as-of accuracy (smart and cosine) and version chains followed."""
+    from ..bench.history import history_markdown, run_history
+    from ..bench.report import write_json
+
+    source = Path(repo).expanduser() if repo else Path(__file__).resolve().parents[2]
+    if not (source / ".git").exists():
+        raise UsageError(f"{source} is not a git repository: pass --repo PATH")
+    with work_folder(workdir, "history") as folder:
+        report = run_history(source, folder, log=message)
+    out_dir = Path(out)
+    markdown = history_markdown(report)
+    write_json(out_dir / "history.json", report)
+    (out_dir / "history.md").write_text(markdown, encoding="utf-8")
+    message(f"wrote {out_dir}/history.json and history.md in {report['seconds']:.0f}s")
+    if as_json:
+        print_json(report)
+    else:
+        sys.stdout.write(markdown)

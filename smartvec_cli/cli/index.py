@@ -17,15 +17,25 @@ def index_command(
     ctx: typer.Context,
     full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
+    from_git: bool = typer.Option(
+        False, "--from-git", help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not read)."
+    ),
     as_json: JsonOutput = False,
     quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    with open_vault(ctx, wait) as vault, progress_bar("embedding", quiet) as progress:
-        data = vault.index(full=full, exclude=exclude or (), progress=progress)
+    with open_vault(ctx, wait) as vault, progress_bar("commits" if from_git else "embedding", quiet) as progress:
+        data = vault.index(full=full, exclude=exclude or (), progress=progress, from_git=from_git)
     if as_json:
         print_json(data)
+    elif not quiet and from_git:
+        message(
+            f"{data['commits_replayed']} commits replayed ({data['commits_without_notes']} changed no note)"
+            + (f", {data['first_date'][:10]} to {data['last_date'][:10]}" if data["first_date"] else "")
+            + f": {data['notes_new']} notes new, {data['notes_changed']} changed, {data['notes_deleted']} deleted, "
+            f"{data['notes_renamed']} renamed; {data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
+        )
     elif not quiet:
         message(
             f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
@@ -35,7 +45,8 @@ def index_command(
         if data["notes_to_consolidate"] and stderr_is_terminal():
             message(next_step(data["notes_to_consolidate"]))
     for problem in data["errors"]:
-        message(f"warning: {problem['path']}: {problem['error']}")
+        where = f" (commit {problem['commit']})" if "commit" in problem else ""
+        message(f"warning: {problem['path']}{where}: {problem['error']}")
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
 

@@ -256,18 +256,29 @@ def show_answer(answer: dict, explain: bool) -> None:
 
 
 def show_explain_table(console, hits: list[dict]) -> None:
-    """Each signal per hit; the weighted sum is the score (weights in --json --explain)."""
+    """Each signal per hit and its validity window with where each bound came from; the weighted sum is the
+    score (weights in --json --explain)."""
     from rich.table import Table
 
     from .printing import plain
 
-    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf")
+    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf", "valid")
     table.columns[1].overflow = "fold"
     for hit in hits:
         cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit["signals"]
         table.add_row(
             str(hit["rank"]), plain(hit["chunk_id"]), f"{hit['score']:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
-            cell(signals["confidence"]), cell(signals["relational"]), f"{hit['confidence']:.0%}",
+            cell(signals["confidence"]), cell(signals["relational"]), f"{hit['confidence']:.0%}", validity(hit),
         )
     console.print(table)
+
+
+def validity(hit: dict) -> str:
+    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when unknown)."""
+    explain = hit.get("explain") or {}
+
+    def bound(value: str | None, source: str | None, unknown: str) -> str:
+        return f"{value[:10]} {source}" if value and source else (value or "")[:10] or unknown
+
+    return f"{bound(hit['valid_from'], explain.get('valid_from_source'), 'always')} – {bound(hit['valid_until'], explain.get('valid_until_source'), 'open')}"

@@ -107,20 +107,36 @@ class Vault:
     def _keep_notices(self, store: Store) -> None:
         self.notices.extend(store.notices)
 
-    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None) -> dict:
+    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None, from_git: bool = False) -> dict:
         """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
-        notes wait for ``consolidate``."""
+        notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
+        instead, each at its commit date (``progress`` then counts commits; see ``core.git_import``)."""
         from .indexer import Indexer
 
         ws = self.ws
         if exclude:
             ws = replace(ws, config=copy.deepcopy(ws.config))
             ws.config.exclude.extend(exclude)
+        if from_git:
+            if full:
+                raise UsageError("--from-git and --full cannot be combined: re-embed with 'index --full' after the import")
+            return self._import_git(ws, progress)
         with self._writing("smartvec index --full" if full else "smartvec index", create=True) as store:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
             data = summary.to_dict()
+            data["notes_to_consolidate"] = len(store.pending_notes())
+        self._keep_notices(store)
+        return data
+
+    def _import_git(self, ws: Workspace, progress: Progress | None) -> dict:
+        from .git_import import ImportSummary, import_git_history
+
+        summary = ImportSummary()
+        with self._writing("smartvec index --from-git", create=True) as store:
+            with recorded_if_unfinished(store, ws.clock, "index --from-git", summary.to_dict):
+                data = import_git_history(ws, store, self._models.writer, progress, summary).to_dict()
             data["notes_to_consolidate"] = len(store.pending_notes())
         self._keep_notices(store)
         return data

@@ -19,6 +19,7 @@ from ..errors import SmartvecError, UsageError
 from ..memory.confidence import SOURCE_AUTHORITY, reconsolidate
 from ..memory.passage import Passage
 from ..memory.ranking import passage_trust
+from ..memory.temporal import DECLARED
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from ..vault.hashing import sha256_text
@@ -124,6 +125,7 @@ def _record_correction(store: Store, corrected: Passage, text: str, embed_text: 
         "source_type": "correction",
         "authority": SOURCE_AUTHORITY["correction"],
         "valid_from": now_iso,
+        "from_source": DECLARED,
         "declared": 1,
         "doc_date": now_iso,
         "metadata": json.dumps({"corrects": corrected.chunk_id}),
@@ -144,6 +146,7 @@ def _record_correction(store: Store, corrected: Passage, text: str, embed_text: 
         "created_at": now_iso,
         "updated_at": now_iso,
         "valid_from": now_iso,
+        "from_source": DECLARED,
     }
     chunk = store.insert_correction(note, passage, embed_text, vector, corrected.id, now_iso)
     store.bump_generation()

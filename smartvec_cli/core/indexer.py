@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Callable
@@ -24,7 +26,7 @@ import numpy as np
 from ..embed import Embedder
 from ..memory.confidence import base_authority
 from ..memory.lineage import InferredSupersession, VersionCandidate, infer_supersessions
-from ..memory.temporal import earlier, later, note_time
+from ..memory.temporal import GIT, OBSERVED, earlier, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.decode import decode_note
@@ -34,6 +36,9 @@ from .workspace import Workspace
 
 ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
+FIRST_INDEX_AT = "first_index_at"
+"""When the vault was first indexed to the end: what its notes held then has an unknown past; whatever a later run
+finds for the first time was not there before that run."""
 RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
@@ -71,6 +76,20 @@ class StoredChunk:
     key: str
     hash: str
     version: int
+    text: str = ""
+
+
+CHAIN_SIMILARITY = 0.5
+"""Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
+its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Checked against
+the overlaps of real edits by ``smartvec bench history`` (README, *History*): most keep 70% of their words or
+more, and the 0.3-0.6 range between edits and unrelated paragraphs is thinly populated, with no clean valley."""
+KEY_BONUS = 0.3
+"""Added to the overlap of a pair in the same place (same key): position breaks near ties, never a clear text match."""
+MERGED_CONTAINMENT = 0.8
+"""The share of a vanished passage's words that a new passage must hold for the old one to have been merged into it."""
+MAX_PAIRS = 40_000
+"""Above this many (old, new) pairs in one note, only the same-place rule links versions (a bulk rewrite)."""
 
 
 @dataclass
@@ -80,14 +99,32 @@ class ChunkPlan:
     keep: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     revise: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     add: list[Chunk] = field(default_factory=list)
+    merged: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)  # old text now part of a revised or added passage
     retire: list[StoredChunk] = field(default_factory=list)
 
 
-def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
-    """Match stored passages to new ones: same text first (even if moved), then same key (an edit).
+def word_counts(text: str) -> Counter:
+    return Counter(re.findall(r"\w+", text.lower()))
 
-    Matched passages keep their stored key, so chunk ids stay stable; new passages whose
-    key is already taken get a numeric suffix.
+
+def overlap(a: Counter, b: Counter) -> tuple[float, float]:
+    """(Dice coefficient of the two word multisets, share of the smaller one's words the other holds)."""
+    common = sum((a & b).values())
+    sizes = sum(a.values()), sum(b.values())
+    if not common:
+        return 0.0, 0.0
+    return 2 * common / (sizes[0] + sizes[1]), common / min(sizes)
+
+
+def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
+    """Match stored passages to new ones, so that each new text continues the version chain it came from.
+
+    Same text first (even if moved), then by similarity of text and place: the pairs whose words overlap by
+    ``CHAIN_SIMILARITY`` or more, or that sit in the same place (same key), best first, one to one (a
+    reworded paragraph, one moved to another section and edited, the larger half of a split). A stored
+    passage left over whose words are mostly inside a revised or new one was merged into it; any other
+    is retired. Matched passages keep their stored key, so chunk ids stay stable; new passages whose key is
+    already taken get a numeric suffix.
     """
     plan = ChunkPlan()
     unmatched_old = {c.id: c for c in old}
@@ -108,20 +145,42 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
             del unmatched_old[match.id]
         else:
             still.append(chunk)
-    taken = {c.key for c, _ in plan.keep}
-    for chunk in still:
-        match = next((c for c in unmatched_old.values() if c.key == chunk.key), None)
-        if match:
-            plan.revise.append((match, chunk))
-            taken.add(match.key)
-            del unmatched_old[match.id]
+    compare = len(still) * len(unmatched_old) <= MAX_PAIRS
+    old_words = {c.id: word_counts(c.text) for c in unmatched_old.values()} if compare else {}
+    new_words = [word_counts(c.text) for c in still] if compare else []
+    pairs = []
+    for i, chunk in enumerate(still):
+        for stored in unmatched_old.values():
+            similarity = overlap(old_words[stored.id], new_words[i])[0] if compare else 0.0
+            same_place = stored.key == chunk.key
+            if same_place or similarity >= CHAIN_SIMILARITY:
+                pairs.append((similarity + (KEY_BONUS if same_place else 0.0), i, stored.id))
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    continued: dict[int, StoredChunk] = {}
+    for _, i, stored_id in pairs:
+        if i in continued or stored_id not in unmatched_old:
+            continue
+        continued[i] = unmatched_old.pop(stored_id)
+    taken = {c.key for c, _ in plan.keep} | {c.key for c in continued.values()}
+    for i, chunk in enumerate(still):
+        stored = continued.get(i)
+        if stored is not None:
+            chunk.key = stored.key
+            plan.revise.append((stored, chunk))
             continue
         base, n = chunk.key, 2
         while chunk.key in taken or any(c.key == chunk.key for c in unmatched_old.values()):
             chunk.key, n = f"{base}-{n}", n + 1
         taken.add(chunk.key)
         plan.add.append(chunk)
-    plan.retire = list(unmatched_old.values())
+    for stored in unmatched_old.values():
+        best = max(
+            ((overlap(old_words[stored.id], new_words[i])[1], i) for i in range(len(still))) if compare else (), default=(0.0, -1)
+        )
+        if best[0] >= MERGED_CONTAINMENT:
+            plan.merged.append((stored, still[best[1]]))
+        else:
+            plan.retire.append(stored)
     return plan
 
 
@@ -164,7 +223,11 @@ class Indexer:
         store: Store,
         embedder_factory: Callable[[], Embedder],
         progress: ProgressCallback | None = None,
+        source: str = OBSERVED,
+        moved: dict[str, str] | None = None,
     ):
+        """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
+        ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does)."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -172,6 +235,9 @@ class Indexer:
         self.progress = progress or (lambda done, total: None)
         self.now = workspace.clock.now_iso()
         self.summary = IndexSummary()
+        self.source = source
+        self.moved = moved or {}
+        self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
         self._full = False
@@ -195,9 +261,10 @@ class Indexer:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def run(self, full: bool = False, only: Callable[[str], bool] | None = None) -> IndexSummary:
+    def run(self, full: bool = False, only: Callable[[str], bool] | None = None, save_ann: bool = True) -> IndexSummary:
         """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
-        notes outside it are neither read nor marked deleted."""
+        notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
+        file to the caller (a git import saves it once, not after each commit; a reader catches up anyway)."""
         started = time.perf_counter()
         self._full = full
         config = self.ws.config
@@ -268,19 +335,24 @@ class Indexer:
             self.store.rebuild_ann()
         if not self.store.ann_loaded and self.store.ann.saved_generation() != self.store.generation:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
-        if self.store.ann_loaded and self.store.ann.generation != self.store.generation:
+        if save_ann and self.store.ann_loaded and self.store.ann.generation != self.store.generation:
             self.store.save_ann()
+        if self._first_index:
+            with self.store.write():
+                self.store.set_meta(FIRST_INDEX_AT, self.now)
         present = seen_paths | {p.path for p in problems} if only is None else None
         self.store.remember_note_problems(self.summary.errors, read_paths, present, self.now)
         self.summary.seconds = round(time.perf_counter() - started, 3)
         status = "partial" if self.summary.errors else "ok"
-        self.store.record_run("index --full" if full else "index", self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
+        command = "index --from-git" if self.source == GIT else "index --full" if full else "index"
+        self.store.record_run(command, self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
         return self.summary
 
     # -- renames ------------------------------------------------------------------------------
 
     def _match_renames(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> None:
-        """A new path whose author id or exact bytes belong to a vanished note is that note, moved."""
+        """A new path whose author id or exact bytes belong to a vanished note is that note, moved; so is one
+        the caller knows was renamed from a vanished path (``moved``), edited or not."""
         by_id = {r["note_id"]: r for r in missing.values()}
         by_sha = {r["file_sha"]: r for r in missing.values()}
         for item in to_write:
@@ -288,7 +360,7 @@ class Indexer:
                 continue
             explicit = item.parsed.explicit_id
             row = by_id.get(explicit) if explicit else None
-            row = row or by_sha.get(item.file_sha)
+            row = row or missing.get(self.moved.get(item.file.rel_path, "")) or by_sha.get(item.file_sha)
             if row and row["path"] in missing:
                 item.row = row
                 del missing[row["path"]]
@@ -306,6 +378,25 @@ class Indexer:
                 group, size = [], 0
         if group:
             yield group
+
+    def embed_ahead(self, notes: list[tuple[str, bytes]]) -> None:
+        """Embed and store, in full batches, the passages of notes that later runs will write (a git import
+        reads many commits ahead: one commit's one or two edited passages would make a batch each)."""
+        chunks: list[Chunk] = []
+        for rel_path, data in notes:
+            decoded = decode_note(data)
+            if decoded is None:
+                continue
+            try:
+                chunks.extend(parse_note(decoded[0], rel_path, max_chars=self.ws.config.chunk_max_chars).chunks)
+            except Exception:  # the run that writes this note reports it
+                continue
+        hashes = {c.hash for c in chunks}
+        stored = self.store.known_hashes(hashes)
+        self._to_embed_total, self._embedded_so_far = len(hashes - stored), 0
+        vectors = self._embed_missing(chunks, stored)
+        with self.store.write():
+            self._store_vectors(vectors)
 
     def _embed_missing(self, chunks: list[Chunk], stored: set[str]) -> dict[str, tuple[str, np.ndarray]]:
         """(text, vector) by hash for the passages whose vector is neither ``stored`` nor made by this run."""
@@ -368,6 +459,7 @@ class Indexer:
             "source_type": source_type,
             "authority": authority,
             "valid_from": timing.valid_from,
+            "from_source": timing.from_source,
             "valid_until": timing.valid_until,
             "declared": int(timing.declared),
             "doc_date": timing.doc_date,
@@ -403,11 +495,11 @@ class Indexer:
         values = self._note_values(item)
         row = item.row or self.store.deleted_note_at(item.file.rel_path)
         if row is None or row.get("deleted_at"):
-            observed = None  # first sight of this note: its declared window is all we know
+            observed, observed_by = self._first_seen(values)
         elif values["valid_from"] and values["valid_from"] != row.get("valid_from"):
-            observed = values["valid_from"]  # the author declared when the new text takes effect
+            observed, observed_by = values["valid_from"], values["from_source"]  # the author declared when the new text takes effect
         else:
-            observed = self.now
+            observed, observed_by = self.now, self.source
         if row is None:
             note_id = self._new_note_id(item)
             note_pk = self.store.insert_note({**values, "note_id": note_id, "created_at": self.now})
@@ -421,39 +513,66 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"]) for r in self.store.current_chunks(note_pk)]
+        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"], r["text"]) for r in self.store.current_chunks(note_pk)]
         plan = align_chunks(stored, item.parsed.chunks)
         added: list[int] = []
         for old, chunk in plan.keep:
             self.store.update_chunk(
                 old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)}
             )
+        successor_start = later(values["valid_from"], observed)
+        if successor_start is None:
+            ended, ended_by = self.now, self.source
+        else:
+            ended, ended_by = successor_start, observed_by if successor_start == observed else values["from_source"]
+        row_of: dict[int, int] = {}  # id() of a new passage -> its row
         for old, chunk in plan.revise:
-            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed))
-            self._archive(old.id, later(values["valid_from"], observed) or self.now, superseded_by=new_id)
+            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed, observed_by))
+            self._archive(old.id, ended, ended_by, superseded_by=new_id)
             added.append(new_id)
+            row_of[id(chunk)] = new_id
         for chunk in plan.add:
-            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed)))
+            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed, observed_by))
+            added.append(new_id)
+            row_of[id(chunk)] = new_id
+        for old, chunk in plan.merged:
+            self._archive(old.id, ended, ended_by, superseded_by=row_of[id(chunk)])
         for old in plan.retire:
-            self._archive(old.id, self.now)
-        self.summary.chunks_archived += len(plan.revise) + len(plan.retire)
+            self._archive(old.id, self.now, self.source)
+        self.summary.chunks_archived += len(plan.revise) + len(plan.merged) + len(plan.retire)
         existing = row is not None and not row.get("deleted_at")
         self._written_notes.add(note_pk)
         if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
             self._names_changed = True
-        text_changed = existing and bool(plan.revise or plan.add or plan.retire)
+        text_changed = existing and bool(plan.revise or plan.add or plan.merged or plan.retire)
         if text_changed or not existing or row["file_sha"] != item.file_sha:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)
         self.store.refresh_windows([note_pk])
         return added, []
 
-    def _archive(self, chunk_pk: int, ended: str, superseded_by: int | None = None) -> None:
-        """Close a passage version's window (never later than it already ended) and archive it."""
-        current = self.store.chunk_valid_until(chunk_pk)
-        self.store.archive_chunk(chunk_pk, earlier(current, ended), superseded_by, self.now)
+    def _first_seen(self, values: dict) -> tuple[str | None, str | None]:
+        """When a note this run sees for the first time began, and how that is known.
 
-    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None) -> dict:
+        Present at the vault's first index: unknown (None), unless the note declares it (the note's window
+        says so). Found by a later run: not there before that run, unless its own start (an effective date,
+        or its ``date:``/``created:``) is earlier and plausible, i.e. not after this run."""
+        if self._first_index:
+            return None, None
+        start = values["valid_from"]
+        if start and start <= self.now:
+            return start, values["from_source"]
+        return self.now, self.source
+
+    def _archive(self, chunk_pk: int, ended: str, ended_by: str | None, superseded_by: int | None = None) -> None:
+        """Close a passage version's window (never later than it already ended) and archive it."""
+        current, current_by = self.store.chunk_valid_until(chunk_pk)
+        if current is not None and current <= ended:
+            ended, ended_by = current, current_by
+        self.store.archive_chunk(chunk_pk, ended, ended_by, superseded_by, self.now)
+
+    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None,
+                   observed_by: str | None) -> dict:
         return {
             "note": note_pk,
             "chunk_id": f"{note_id}#{chunk.key}",
@@ -468,6 +587,7 @@ class Indexer:
             "created_at": self.now,
             "updated_at": self.now,
             "observed_from": observed_from,
+            "observed_by": observed_by if observed_from else None,
         }
 
     def _write_links(self, note_pk: int, parsed: ParsedNote) -> None:

@@ -67,6 +67,8 @@ def show_note(store: Store, name: str) -> dict:
             "hash": c["hash"],
             "valid_from": c["valid_from"],
             "valid_until": c["valid_until"],
+            "valid_from_source": c["from_source"],
+            "valid_until_source": c["until_source"],
             "access_count": c["access_count"],
         }
         for c in store.note_passages(note["id"])
@@ -100,6 +102,8 @@ def history(store: Store, name: str) -> dict:
                 "state": row["state"],
                 "valid_from": row["valid_from"],
                 "valid_until": row["valid_until"],
+                "valid_from_source": row["from_source"],
+                "valid_until_source": row["until_source"],
                 "replaced_by": f"{row['successor']}@{row['successor_version']}" if row["successor"] else None,
                 "text": row["text"],
             }

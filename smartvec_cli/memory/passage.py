@@ -23,6 +23,8 @@ class Passage:
     version: int
     valid_from: str | None = None
     valid_until: str | None = None
+    from_source: str | None = None  # where valid_from came from: declared, observed, inferred, git (None: unknown start)
+    until_source: str | None = None  # where valid_until came from
     created_at: str | None = None  # when this version was first indexed
     observed_from: str | None = None  # when an edit that made this version was seen
     last_accessed: str | None = None

@@ -212,6 +212,8 @@ def score(
         "states_value": candidate.states_value,
         "relevance": round(topical, 6),
         "valid_at_reference": valid,
+        "valid_from_source": passage.from_source,
+        "valid_until_source": passage.until_source,
         "reference_time": to_iso(moment),
         "declared_validity": passage.declared,
         "supersession_inferred": passage.supersession_inferred,

@@ -31,6 +31,12 @@ class NoteTime:
     declared: bool
     doc_date: str | None
     version: int | None
+    from_source: str | None = None  # "declared" (an effective date) or "inferred" (from the note's date); None: unknown
+
+
+DECLARED, OBSERVED, INFERRED, GIT = "declared", "observed", "inferred", "git"
+"""Where a validity bound came from: the author's effective date or expiry; a run that saw the text appear or go;
+the note's ``date:``/``created:`` or another note's supersession; a commit date of the vault's git history."""
 
 
 FILE_NAME_DAY = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.]([01]\d)[-_.]([0-3]\d)(?!\d)")
@@ -79,6 +85,7 @@ def note_time(metadata: dict, rel_path: str = "") -> NoteTime:
         declared=declared,
         doc_date=doc_date,
         version=version,
+        from_source=DECLARED if declared_from else (INFERRED if doc_date else None),
     )
 
 

@@ -205,6 +205,26 @@ def m006_stale_echoes(db: sqlite_utils.Database) -> None:
     db["chunks"].add_column("echo_penalty", float, not_null_default=0.0)
 
 
+@migration
+def m007_bound_sources(db: sqlite_utils.Database) -> None:
+    """Where each validity bound came from (declared, observed, inferred, git), and when the vault was first indexed.
+
+    Notes present at the first index have an unknown past; a note first seen by a later run was not there
+    before it. Existing indexes learn their first index from their oldest index run.
+    """
+    db["notes"].add_column("from_source", str)
+    chunks = db["chunks"]
+    for column in ("observed_by", "from_source", "until_source"):
+        chunks.add_column(column, str)
+    db.execute("UPDATE chunks SET observed_by = 'observed' WHERE observed_from IS NOT NULL")
+    db.execute("UPDATE chunks SET until_source = 'observed' WHERE state = 'ARCHIVED' AND valid_until IS NOT NULL")
+    first = db.execute("SELECT min(started_at) FROM runs WHERE command LIKE 'index%'").fetchone()[0]
+    if first:
+        db["meta"].upsert({"key": "first_index_at", "value": first}, pk="key")
+    # The note-level sources are derived from frontmatter: the next index re-reads every note (no re-embedding).
+    db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..memory.temporal import DECLARED, INFERRED
+
 REFRESH_WINDOWS_SQL = """
     UPDATE chunks SET
       valid_from = CASE
-        WHEN observed_from IS NULL THEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note)
-        WHEN (SELECT valid_from FROM notes WHERE notes.id = chunks.note) IS NULL THEN observed_from
-        ELSE max(observed_from, (SELECT valid_from FROM notes WHERE notes.id = chunks.note)) END,
-      valid_until = (SELECT CASE
-        WHEN n.valid_until IS NULL THEN n.superseded_at
-        WHEN n.superseded_at IS NULL THEN n.valid_until
-        ELSE min(n.valid_until, n.superseded_at) END FROM notes n WHERE n.id = chunks.note)
-    WHERE note = ? AND current = 1 AND state != 'DELETED'
+        WHEN observed_from IS NULL THEN :valid_from
+        WHEN :valid_from IS NULL THEN observed_from
+        ELSE max(observed_from, :valid_from) END,
+      from_source = CASE
+        WHEN observed_from IS NULL THEN :from_source
+        WHEN :valid_from IS NULL OR observed_from >= :valid_from THEN observed_by
+        ELSE :from_source END,
+      valid_until = :valid_until,
+      until_source = :until_source
+    WHERE note = :note AND current = 1 AND state != 'DELETED'
 """
 
 SUPERSESSION_SQL = """
@@ -77,10 +81,10 @@ class NoteQueries:
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions (id, key, hash, version) in reading order."""
+        """The note's current passage versions (id, key, hash, version, text) in reading order."""
         return list(
             self.db.query(
-                "SELECT id, key, hash, version FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
+                "SELECT id, key, hash, version, text FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
         )
@@ -92,20 +96,38 @@ class NoteQueries:
     def update_chunk(self, chunk_pk: int, values: dict) -> None:
         self.db["chunks"].update(chunk_pk, values)
 
-    def chunk_valid_until(self, chunk_pk: int) -> str | None:
-        return self.db["chunks"].get(chunk_pk)["valid_until"]
+    def chunk_valid_until(self, chunk_pk: int) -> tuple[str | None, str | None]:
+        """(valid_until, where that bound came from) of one passage version."""
+        row = self.db["chunks"].get(chunk_pk)
+        return row["valid_until"], row["until_source"]
 
-    def archive_chunk(self, chunk_pk: int, valid_until: str | None, superseded_by: int | None, now: str) -> None:
+    def archive_chunk(self, chunk_pk: int, valid_until: str | None, until_source: str | None, superseded_by: int | None, now: str) -> None:
         """Keep a passage version as history: no longer current, its window closed at ``valid_until``."""
         self.db["chunks"].update(
             chunk_pk,
-            {"state": "ARCHIVED", "current": 0, "valid_until": valid_until, "superseded_by": superseded_by, "updated_at": now},
+            {
+                "state": "ARCHIVED", "current": 0, "valid_until": valid_until, "until_source": until_source,
+                "superseded_by": superseded_by, "updated_at": now,
+            },
         )
 
     def refresh_windows(self, note_pks: Sequence[int]) -> None:
         """Recompute the validity window of the live passages of these notes from note and observation."""
         for note_pk in note_pks:
-            self.db.execute(REFRESH_WINDOWS_SQL, [note_pk])
+            note = self.db.execute(
+                "SELECT valid_from, from_source, valid_until, superseded_at FROM notes WHERE id = ?", [note_pk]
+            ).fetchone()
+            if note is None:
+                continue
+            valid_from, from_source, declared_until, superseded_at = note
+            if superseded_at is not None and (declared_until is None or superseded_at < declared_until):
+                valid_until, until_source = superseded_at, INFERRED
+            else:
+                valid_until, until_source = declared_until, DECLARED if declared_until else None
+            self.db.execute(
+                REFRESH_WINDOWS_SQL,
+                {"note": note_pk, "valid_from": valid_from, "from_source": from_source, "valid_until": valid_until, "until_source": until_source},
+            )
 
     def embedded_texts_in_use(self) -> list[tuple[str, str]]:
         """(hash, embedded text) of every stored vector a passage not deleted still uses."""

@@ -11,7 +11,7 @@ from .db import FTS_FILL, FTS_TABLE
 BATCH = 500
 
 PASSAGE_SQL = """
-    SELECT c.id, c.note, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.version,
+    SELECT c.id, c.note, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.from_source, c.until_source, c.version,
            c.created_at, c.observed_from, c.feedback, c.access_count, c.last_accessed,
            c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
@@ -42,6 +42,8 @@ def _passage(row: dict) -> Passage:
         version=row["version"],
         valid_from=row["valid_from"],
         valid_until=row["valid_until"],
+        from_source=row["from_source"],
+        until_source=row["until_source"],
         created_at=row["created_at"],
         observed_from=row["observed_from"],
         last_accessed=row["last_accessed"],

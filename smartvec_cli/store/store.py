@@ -278,6 +278,10 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 }
             ).last_pk
 
+    def latest_index_run(self) -> str | None:
+        """When the latest index run started (by its clock): nothing may be observed before it."""
+        return self.db.execute("SELECT max(started_at) FROM runs WHERE command LIKE 'index%'").fetchone()[0]
+
     def append_refresh_log(self, record: dict) -> None:
         """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""
         path = IndexLayout(self.index_dir).refresh_log

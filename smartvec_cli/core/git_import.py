@@ -1,0 +1,261 @@
+"""A vault's past from git: its commits replayed through the indexer, oldest first, each at its commit date.
+
+The ``git`` command does the reading (rev-list, diff-tree with rename detection, cat-file), in read-only
+commands that never touch the repository's state (``GIT_OPTIONAL_LOCKS=0``); it is on every machine that has a
+repository to import, and a library binding would add a compiled dependency for the same three calls. Each
+commit on the first-parent line (a merge counts once, as the change it brought to the main line, so the
+side branch's back-and-forth is not replayed) becomes one index run restricted to the notes it changed:
+their new text is written to a scratch folder outside the vault, the clock is set to the commit date,
+and the ordinary indexer decides what is new, edited, renamed or deleted. The last imported commit is kept
+in the index, so the next import replays only what came after it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from ..clock import Clock, parse_when, to_iso
+from ..errors import SmartvecError, UsageError
+from ..memory.temporal import GIT
+from ..store.store import Store
+from ..vault.scan import is_ignored
+from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
+from .workspace import Workspace
+
+GIT_COMMIT = "git_commit"
+"""The last commit an import replayed (meta); the next import starts after it."""
+GIT_DATE = "git_date"
+"""The time that commit was replayed at: later commits are never replayed before it."""
+AHEAD = 100
+"""Commits read (and their new passages embedded, in full batches) ahead of their replay."""
+COUNTED = ("notes_new", "notes_changed", "notes_deleted", "notes_renamed", "chunks_embedded", "chunks_reused", "chunks_archived")
+
+
+@dataclass
+class Commit:
+    sha: str
+    parent: str | None  # its first parent; None for a root commit
+    date: str  # committer date, ISO UTC
+
+
+@dataclass
+class Change:
+    """One note a commit touched, in vault paths: ``old`` is where it was (None when added), ``new`` where it is
+    now (None when deleted), ``blob`` its new content's object id."""
+
+    old: str | None
+    new: str | None
+    blob: str | None
+    old_blob: str | None = None  # the content it had before the commit, when it was a note then
+
+
+@dataclass
+class ImportSummary:
+    commits_replayed: int = 0
+    commits_without_notes: int = 0
+    from_commit: str | None = None
+    to_commit: str | None = None
+    first_date: str | None = None
+    last_date: str | None = None
+    notes_new: int = 0
+    notes_changed: int = 0
+    notes_deleted: int = 0
+    notes_renamed: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_archived: int = 0
+    errors: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, run: IndexSummary, commit: Commit) -> None:
+        for name in COUNTED:
+            setattr(self, name, getattr(self, name) + getattr(run, name))
+        self.errors.extend({**error, "commit": commit.sha[:12]} for error in run.errors)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Git:
+    """The read-only git commands an import needs, run in the vault's repository."""
+
+    def __init__(self, vault: Path):
+        if shutil.which("git") is None:
+            raise UsageError("index --from-git needs the git command, which is not installed")
+        self.vault = vault
+        self.env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+        top = self._run("rev-parse", "--show-toplevel", what=f"{vault} is not inside a git repository").strip()
+        self.root = Path(top)
+        self.prefix = self._run("rev-parse", "--show-prefix").strip()  # the vault's folder in the repository, "" or "notes/"
+
+    def _run(self, *args: str, what: str | None = None, binary: bool = False):
+        done = subprocess.run(["git", "-C", str(self.vault), *args], capture_output=True, env=self.env)
+        if done.returncode != 0:
+            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UsageError(what or f"git {args[0]} failed: {detail[-1] if detail else done.returncode}")
+        return done.stdout if binary else done.stdout.decode("utf-8", "surrogateescape")
+
+    def head(self) -> str | None:
+        """The commit HEAD names; None in a repository without commits."""
+        done = subprocess.run(["git", "-C", str(self.vault), "rev-parse", "--verify", "-q", "HEAD^{commit}"], capture_output=True, env=self.env)
+        return done.stdout.decode().strip() or None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        done = subprocess.run(["git", "-C", str(self.vault), "merge-base", "--is-ancestor", older, newer], capture_output=True, env=self.env)
+        return done.returncode == 0
+
+    def commits(self, after: str | None, head: str) -> list[Commit]:
+        """The first-parent line up to ``head``, oldest first, after ``after`` when given."""
+        span = f"{after}..{head}" if after else head
+        out = self._run("rev-list", "--first-parent", "--reverse", "--format=%H %P%x00%cI", span)
+        commits = []
+        for line in out.splitlines():
+            if line.startswith("commit ") or not line.strip():
+                continue
+            ids, date = line.split("\x00", 1)
+            shas = ids.split()
+            commits.append(Commit(shas[0], shas[1] if len(shas) > 1 else None, to_iso(parse_when(date.strip()))))
+        return commits
+
+    def changes(self, commit: Commit) -> list[Change]:
+        """The ``.md`` files under the vault that ``commit`` added, changed, renamed or deleted (against its first parent)."""
+        base = [commit.parent, commit.sha] if commit.parent else ["--root", commit.sha]
+        out = self._run("diff-tree", "-r", "-M", "--no-commit-id", "--raw", "-z", *base, "--", self.prefix or ".")
+        fields = out.split("\x00")
+        changes, i = [], 0
+        while i < len(fields) - 1:
+            old_mode, new_mode, old_blob, blob, status = fields[i].lstrip(":").split()
+            kind = status[0]
+            if kind in "RC":
+                old, new, i = fields[i + 1], fields[i + 2], i + 3
+            else:
+                old = new = fields[i + 1]
+                i += 2
+            if kind in "AC":  # a copy leaves its source where it was
+                old = None
+            if kind == "D" or not new_mode.startswith("100"):  # a symlink or a submodule is not a note
+                new = None
+            change = Change(self._vault_path(old), self._vault_path(new), None)
+            change.blob = blob if change.new else None
+            change.old_blob = old_blob if change.old and old_mode.startswith("100") else None
+            if change.old or change.new:
+                changes.append(change)
+        return changes
+
+    def _vault_path(self, repo_path: str | None) -> str | None:
+        """The path of a note in the vault, or None for a file outside it or not a note."""
+        if repo_path is None or not repo_path.startswith(self.prefix) or not repo_path.lower().endswith(".md"):
+            return None
+        return repo_path[len(self.prefix):]
+
+    def blobs(self, ids: list[str]) -> dict[str, bytes]:
+        """The contents of these blobs, in one ``cat-file --batch``."""
+        if not ids:
+            return {}
+        done = subprocess.run(
+            ["git", "-C", str(self.vault), "cat-file", "--batch"], input="\n".join(ids).encode() + b"\n", capture_output=True, env=self.env
+        )
+        if done.returncode != 0:
+            raise SmartvecError(f"git cat-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+        data, found, pos = done.stdout, {}, 0
+        for blob in ids:
+            end = data.index(b"\n", pos)
+            header = data[pos:end].split()
+            if len(header) < 3:
+                raise SmartvecError(f"git cat-file: {blob} is missing from the repository")
+            size = int(header[2])
+            found[blob] = data[end + 1 : end + 1 + size]
+            pos = end + 1 + size + 1
+        return found
+
+
+def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: Callable[[int, int], None] | None = None,
+                       summary: ImportSummary | None = None) -> ImportSummary:
+    """Replay the vault's git history after the last imported commit (see the module) into ``summary``."""
+    started = time.perf_counter()
+    progress = progress or (lambda done, total: None)
+    git = Git(ws.vault)
+    summary = summary if summary is not None else ImportSummary()
+    last = store.get_meta(GIT_COMMIT)
+    if last is None and store.get_meta(FIRST_INDEX_AT) is not None:
+        raise UsageError(
+            "this index was built from the vault's files, not from its git history, so its past cannot be put before "
+            "what it already holds; import into a new index (--index-dir DIR) or delete the index folder first"
+        )
+    head = git.head()
+    if head is None:
+        raise UsageError(f"the git repository of {ws.vault} has no commits yet")
+    if last and not git.is_ancestor(last, head):
+        raise UsageError(
+            f"the last imported commit {last[:12]} is not in the history of HEAD any more (rewritten or another branch); "
+            "import into a new index (--index-dir DIR) to replay this history"
+        )
+    commits = git.commits(last, head)
+    floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
+    scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
+    embedding = Indexer(ws, store, embedder_factory, source=GIT)
+    try:
+        for window_start in range(0, len(commits), AHEAD):
+            window = [(commit, [c for c in git.changes(commit) if not _ignored(c, ws)]) for commit in commits[window_start : window_start + AHEAD]]
+            contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
+            embedding.embed_ahead([(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob])
+            for done, (commit, changes) in enumerate(window, window_start + 1):
+                when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
+                floor = when
+                if changes:
+                    run = _replay(ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done))
+                    summary.add(run, commit)
+                    summary.commits_replayed += 1
+                    summary.first_date = summary.first_date or when
+                    summary.last_date = when
+                else:
+                    summary.commits_without_notes += 1
+                with store.write():
+                    store.set_meta(GIT_COMMIT, commit.sha)
+                    store.set_meta(GIT_DATE, when)
+                summary.from_commit = summary.from_commit or commit.sha
+                summary.to_commit = commit.sha
+                progress(done, len(commits))
+    finally:
+        shutil.rmtree(scratch_parent, ignore_errors=True)
+        if store.ann_loaded and store.ann.generation != store.generation:
+            store.save_ann()
+    summary.chunks_embedded += embedding.summary.chunks_embedded  # each run then found these stored: not reused
+    summary.chunks_reused = max(0, summary.chunks_reused - embedding.summary.chunks_embedded)
+    summary.seconds = round(time.perf_counter() - started, 3)
+    return summary
+
+
+def later_of(a: str | None, b: str | None) -> str | None:
+    return max(filter(None, (a, b)), default=None)
+
+
+def _ignored(change: Change, ws: Workspace) -> bool:
+    paths = [p for p in (change.old, change.new) if p]
+    return all(is_ignored(p, ws.config.exclude) for p in paths)
+
+
+def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change], contents: dict[str, bytes], when: str,
+            scratch: Path) -> IndexSummary:
+    """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
+    scratch.mkdir(parents=True)
+    for change in changes:
+        if change.new and change.blob:
+            target = scratch / PurePosixPath(change.new)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(contents[change.blob])
+    touched = {p for c in changes for p in (c.old, c.new) if p}
+    moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
+    at_commit = replace(ws, vault=scratch, clock=Clock(when))
+    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved)
+    try:
+        return indexer.run(only=touched.__contains__, save_ann=False)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

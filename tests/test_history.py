@@ -1,0 +1,246 @@
+"""A vault's past: notes that appear later were not always there, and where each validity bound came from (real model)."""
+
+import pytest
+
+from conftest import write
+
+pytestmark = pytest.mark.slow
+
+BIKES = "# Bikes\n\nThe garage has a bicycle repair stand, a floor pump and a box of spare inner tubes.\n"
+GARAGE = "# Garage\n\nThe garage holds the car, the lawn mower and shelves of paint tins.\n"
+KITCHEN = "# Kitchen\n\nThe kitchen has a gas stove, a dishwasher and a coffee grinder on the counter.\n"
+BIKE_QUESTION = "Is there a bicycle repair stand in the garage?"
+
+
+def query(cli, *args):
+    return cli.json("query", *args, "--json", "--no-track", "--explain")
+
+
+@pytest.fixture
+def bikes_vault(vault, cli, real_embedder, monkeypatch):
+    """Indexed since 2020; bikes.md appears in 2023, an edit to garage.md in 2022."""
+    write(vault, "garage.md", GARAGE)
+    write(vault, "kitchen.md", KITCHEN)
+    monkeypatch.setenv("SMARTVEC_NOW", "2020-01-01")
+    cli.json("index", "--json")
+    write(vault, "garage.md", GARAGE + "\nA workbench stands along the back wall.\n")
+    monkeypatch.setenv("SMARTVEC_NOW", "2022-01-01")
+    cli.json("index", "--json")
+    write(vault, "bikes.md", BIKES)
+    monkeypatch.setenv("SMARTVEC_NOW", "2023-03-01")
+    cli.json("index", "--json")
+    return vault
+
+
+def test_a_note_that_appears_later_was_not_there_before(bikes_vault, cli):
+    hits = query(cli, BIKE_QUESTION, "--as-of", "2021-01-01")
+    bikes = [h for h in hits if h["path"] == "bikes.md"]
+    assert hits[0]["path"] != "bikes.md" or any("not yet valid" in w for w in hits[0]["warnings"])
+    for hit in bikes:
+        assert hit["valid_from"] == "2023-03-01T00:00:00Z"
+        assert any("not yet valid on 2021-01-01 (from 2023-03-01)" in w for w in hit["warnings"])
+        assert hit["explain"]["valid_from_source"] == "observed"
+    now = query(cli, BIKE_QUESTION, "--as-of", "2024-01-01")[0]
+    assert now["path"] == "bikes.md" and not now["warnings"]
+
+
+def test_notes_of_the_first_index_keep_an_unknown_start(bikes_vault, cli):
+    hit = query(cli, "What does the kitchen have on the counter?", "--as-of", "2019-01-01")[0]
+    assert hit["path"] == "kitchen.md" and hit["valid_from"] is None and not hit["warnings"]
+    assert hit["explain"]["valid_from_source"] is None
+
+
+def test_an_earlier_plausible_date_of_a_new_note_is_its_start(bikes_vault, cli, monkeypatch):
+    write(bikes_vault, "shed.md", "---\ndate: 2021-06-01\n---\n# Shed\n\nThe shed stores the canoe and two paddles.\n")
+    write(bikes_vault, "future.md", "---\ndate: 2030-01-01\n---\n# Future\n\nThe attic will get a skylight.\n")
+    monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
+    cli.json("index", "--json")
+    shed = cli.json("show", "shed.md", "--json")["chunks"][0]
+    assert (shed["valid_from"], shed["valid_from_source"]) == ("2021-06-01T00:00:00Z", "inferred")
+    future = cli.json("show", "future.md", "--json")["chunks"][0]
+    assert future["valid_from"] == "2030-01-01T00:00:00Z" and future["valid_from_source"] == "inferred"
+
+
+def test_explain_and_history_say_where_each_bound_came_from(bikes_vault, cli):
+    versions = cli.json("history", "garage.md", "--json")["passages"]
+    added = [v for p in versions for v in p["versions"] if "workbench" in v["text"]]
+    assert added and added[0]["valid_from"] == "2022-01-01T00:00:00Z" and added[0]["valid_from_source"] == "observed"
+    hit = query(cli, "Where is the workbench?", "--as-of", "2023-01-01")[0]
+    assert "workbench" in hit["text"] and hit["explain"]["valid_from_source"] == "observed"
+
+
+# -- a vault's past from git --------------------------------------------------------------------
+
+EQUIPMENT = (
+    "\n## Equipment\n\nThe company pays for a desk chair, a monitor and a headset for the home office, up to 600 euros "
+    "every three years. Receipts go to the finance team within a month of the purchase. Broken equipment is "
+    "replaced through the IT service desk, which ships the replacement to the employee's home address.\n"
+)
+REMOTE_V1 = "# Remote work\n\nEmployees may work from home on up to 2 days per week.\n" + EQUIPMENT
+REMOTE_V2 = "# Remote work\n\nEmployees may work from home on up to 3 days per week; Tuesday and Thursday are office days.\n" + EQUIPMENT
+REMOTE_V3 = (
+    "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per quarter.\n"
+    + EQUIPMENT
+)
+REMOTE_QUESTION = "How many days per week can I work from home?"
+
+
+class Repo:
+    """A git repository whose commits carry the dates we give them."""
+
+    def __init__(self, root):
+        self.root = root
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "test@example.com")
+        self.git("config", "user.name", "Test")
+
+    def git(self, *args, date: str | None = None) -> str:
+        import os
+        import subprocess
+
+        env = dict(os.environ)
+        if date:
+            env.update(GIT_AUTHOR_DATE=f"{date}T12:00:00+00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00+00:00")
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit(self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()) -> str:
+        for old, new in [move] if move else []:
+            (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+            self.git("mv", old, new)
+        for rel, text in (write_files or {}).items():
+            write(self.root, rel, text)
+        for rel in remove:
+            self.git("rm", "-q", rel)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message, date=date)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def git_vault(vault, real_embedder):
+    """Five years of a vault's history: add, edit, rename with an edit, a merged side branch, a deletion."""
+    repo = Repo(vault)
+    repo.commit("2019-01-10", "start", {"policies/remote.md": REMOTE_V1, "kitchen.md": KITCHEN})
+    repo.commit("2020-06-01", "three days", {"policies/remote.md": REMOTE_V2})
+    repo.commit("2021-03-01", "move and go remote", {"handbook/remote-work.md": REMOTE_V3}, move=("policies/remote.md", "handbook/remote-work.md"))
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("2021-04-01", "draft", {"draft.md": "# Draft\n\nA half-written idea about the garden shed.\n"})
+    repo.commit("2021-04-02", "garden instead", {"garden.md": "# Garden\n\nThe garden has three apple trees and a compost heap.\n"}, remove=("draft.md",))
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side", date="2021-05-01")
+    repo.commit("2022-01-01", "bikes", {"bikes.md": BIKES})
+    repo.commit("2022-06-01", "no kitchen", remove=("kitchen.md",))
+    return repo
+
+
+def test_git_history_answers_as_of_questions_with_commit_dates(git_vault, cli, monkeypatch):
+    before = git_vault.git("status", "--porcelain")
+    data = cli.json("index", "--from-git", "--json")
+    assert data["commits_replayed"] == 6 and data["notes_renamed"] == 1 and data["notes_deleted"] == 1
+    assert git_vault.git("status", "--porcelain") == before  # the repository and its notes are untouched
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
+
+    assert "2 days per week" in query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]["text"]
+    hit = query(cli, REMOTE_QUESTION, "--as-of", "2020-12-01")[0]
+    assert "3 days per week" in hit["text"]
+    assert (hit["valid_from"], hit["explain"]["valid_from_source"]) == ("2020-06-01T12:00:00Z", "git")
+    assert (hit["valid_until"], hit["explain"]["valid_until_source"]) == ("2021-03-01T12:00:00Z", "git")
+    now = query(cli, REMOTE_QUESTION)[0]
+    assert "fully remote" in now["text"] and now["path"] == "handbook/remote-work.md"
+    assert now["chunk_id"].startswith("policies/remote#")  # the renamed note kept its id, so its versions are one chain
+    first = query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]
+    assert first["valid_from"] is None and first["explain"]["valid_from_source"] is None  # present at the first commit
+
+    bikes = [h for h in query(cli, BIKE_QUESTION, "--as-of", "2021-06-01") if h["path"] == "bikes.md"]
+    assert all(h["valid_from"] == "2022-01-01T12:00:00Z" and any("not yet valid" in w for w in h["warnings"]) for h in bikes)
+    garden = cli.json("show", "garden.md", "--json")["chunks"][0]
+    assert (garden["valid_from"], garden["valid_from_source"]) == ("2021-05-01T12:00:00Z", "git")  # arrived with the merge
+    assert cli("show", "draft.md").exit_code != 0  # the side branch's back-and-forth is not replayed
+    assert all(h["path"] != "kitchen.md" for h in query(cli, "What does the kitchen have on the counter?"))
+
+
+def test_a_second_git_import_replays_only_the_new_commits(git_vault, cli):
+    cli.json("index", "--from-git", "--json")
+    sha = git_vault.commit("2023-02-01", "bikes grow", {"bikes.md": BIKES + "\nA cargo bike hangs from the ceiling hook.\n"})
+    data = cli.json("index", "--from-git", "--json")
+    assert (data["commits_replayed"], data["from_commit"], data["to_commit"]) == (1, sha, sha)
+    assert data["notes_changed"] == 1 and data["notes_new"] == 0
+    assert cli.json("index", "--from-git", "--json")["commits_replayed"] == 0
+    hit = query(cli, "Where does the cargo bike hang?", "--as-of", "2023-06-01")[0]
+    assert "cargo bike" in hit["text"] and hit["valid_from"] == "2023-02-01T12:00:00Z"
+
+
+def test_git_import_refuses_what_it_cannot_do(vault, cli, fake_embedder):
+    result = cli("index", "--from-git")
+    assert result.exit_code == 2 and "not inside a git repository" in result.stderr
+    Repo(vault).commit("2020-01-01", "one", {"a.md": "# A\n\nText.\n"})
+    cli.json("index", "--json")
+    result = cli("index", "--from-git")
+    assert result.exit_code == 2 and "built from the vault's files" in result.stderr
+
+
+# -- version chains through real editing ------------------------------------------------------------
+
+HOUSE = "# House\n\n## Heating\n\n{heating}\n\n## Water\n\n{water}\n"
+A_2020 = "The boiler is serviced every October by Nordic Heat, and a service visit costs 180 euros."
+A_2021 = "Nordic Heat services the boiler each October; a service visit now costs 210 euros."  # reworded
+A1_2022 = "Nordic Heat services the boiler each October."  # split in two
+A2_2022 = "A service visit now costs 240 euros, paid by the landlord."
+B = "The water meter is read in the cellar on the first Monday of each month."
+C = "The main water valve is behind the cellar door, painted red."
+BC_2023 = "The water meter in the cellar is read on the first Monday of each month; the main water valve is behind the cellar door, painted red."
+A2_2024 = "A service visit costs 240 euros, which the landlord pays."  # moved to the water section and reworded
+COST = "How much does a boiler service visit cost?"
+VALVE = "Where is the main water valve?"
+
+
+@pytest.fixture
+def edited_house(vault, cli, real_embedder, monkeypatch):
+    """One note replayed through a rewording, a split, a merge and a move, each indexed at its own date."""
+    versions = (
+        ("2020-01-01", A_2020, f"{B}\n\n{C}"),
+        ("2021-01-01", A_2021, f"{B}\n\n{C}"),
+        ("2022-01-01", f"{A1_2022}\n\n{A2_2022}", f"{B}\n\n{C}"),
+        ("2023-01-01", f"{A1_2022}\n\n{A2_2022}", BC_2023),
+        ("2024-01-01", A1_2022, f"{BC_2023}\n\n{A2_2024}"),
+    )
+    for when, heating, water in versions:
+        write(vault, "house.md", HOUSE.format(heating=heating, water=water))
+        monkeypatch.setenv("SMARTVEC_NOW", when)
+        cli.json("index", "--json")
+    monkeypatch.setenv("SMARTVEC_NOW", "2025-01-01")
+    return vault
+
+
+def chains(cli) -> dict[str, list[str]]:
+    """Each passage's texts, oldest version first."""
+    return {p["chunk_id"]: [v["text"] for v in p["versions"]] for p in cli.json("history", "house.md", "--json")["passages"]}
+
+
+def test_the_version_chain_follows_rewording_split_merge_and_move(edited_house, cli):
+    found = chains(cli)
+    assert [A_2020, A_2021, A1_2022] in found.values()  # reworded, then the larger half of the split
+    assert [A2_2022, A2_2024] in found.values()  # the other half, moved to another section and reworded
+    merged_into = [v for p in cli.json("history", "house.md", "--json")["passages"] for v in p["versions"] if v["text"] in (B, C)]
+    assert len(merged_into) == 2 and all(v["replaced_by"] and v["valid_until"] == "2023-01-01T00:00:00Z" for v in merged_into)
+    assert all(v["valid_until_source"] == "observed" for v in merged_into)
+
+
+def test_each_old_text_answers_for_its_time(edited_house, cli):
+    for when, expected in (("2020-06-01", A_2020), ("2021-06-01", A_2021), ("2022-06-01", A2_2022), ("2024-06-01", A2_2024)):
+        hit = query(cli, COST, "--as-of", when)[0]
+        assert hit["text"] == expected, (when, hit["text"])
+    old = query(cli, VALVE, "--as-of", "2022-06-01")[0]
+    assert old["text"] == C and any(w.startswith("superseded by") for w in old["warnings"])
+    assert query(cli, VALVE)[0]["text"] == BC_2023
+
+
+def test_the_explain_table_shows_each_bound_and_its_source(bikes_vault, cli):
+    from smartvec_cli.cli.query_line import validity
+
+    hit = query(cli, BIKE_QUESTION)[0]
+    assert validity(hit) == "2023-03-01 observed – open"
+    kitchen = query(cli, "What does the kitchen have on the counter?")[0]
+    assert validity(kitchen) == "always – open"
+    result = cli("query", BIKE_QUESTION, "--explain", "--no-track")
+    assert result.exit_code == 0 and "valid" in result.stdout
