@@ -26,7 +26,7 @@ import numpy as np
 from ..embed import Embedder
 from ..memory.confidence import base_authority
 from ..memory.lineage import InferredSupersession, VersionCandidate, infer_supersessions
-from ..memory.temporal import GIT, OBSERVED, earlier, later, note_time
+from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.decode import decode_note
