@@ -57,7 +57,8 @@ def written_at(index_dir, now) -> int:
 def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
     """Start ``index``, send ``sig`` once ``ready()`` holds (plus a little seeded jitter); how it ended."""
     argv, env = smartvec(vault, index_dir, "index", "--json")
-    proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
     deadline = time.monotonic() + 60
     while proc.poll() is None and not ready() and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -65,10 +66,11 @@ def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
     if proc.poll() is not None:
         proc.communicate()
         return f"finished ({proc.returncode})"
+    written_when_signalled, signalled_after = written_at(index_dir, NOW_CRASH), time.monotonic() - t0
     proc.send_signal(sig)
-    _, stderr = proc.communicate(timeout=30)
+    out, stderr = proc.communicate(timeout=30)
     if sig == signal.SIGINT:  # Ctrl-C: a clean stop, saying so in one line
-        assert proc.returncode == 130, stderr
+        assert proc.returncode == 130, (stderr, written_when_signalled, signalled_after, time.monotonic() - t0, out[-1500:])
         assert stderr.strip().splitlines()[-1] == "error: interrupted; everything committed before the interruption is kept"
         return "interrupted"
     return "killed"
@@ -113,7 +115,9 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
 
     outcomes = [kill_index_when(vault, index_dir, lambda: rng.random() < 0.02, rng)]  # while starting up
     for fraction, sig in ((0.1, signal.SIGKILL), (0.3, signal.SIGINT), (0.5, signal.SIGKILL), (1.0, signal.SIGKILL)):
-        target = int(total * fraction)
+        # a share of what is left: a run interrupted "midway" still has work to do when the signal comes
+        done = written_at(index_dir, NOW_CRASH)
+        target = done + int((total - done) * fraction)
         outcomes.append(kill_index_when(vault, index_dir, lambda: written_at(index_dir, NOW_CRASH) >= target, rng, sig))
         events, archived = preserved(index_dir)
         assert events_before <= events and archived_before <= archived
