@@ -70,7 +70,10 @@ def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
     proc.send_signal(sig)
     out, stderr = proc.communicate(timeout=30)
     if sig == signal.SIGINT:  # Ctrl-C: a clean stop, saying so in one line
-        assert proc.returncode == 130, (stderr, written_when_signalled, signalled_after, time.monotonic() - t0, out[-1500:])
+        assert proc.returncode == 130, (
+            signal.getsignal(signal.SIGINT), sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])), written_when_signalled,
+            round(signalled_after, 2), round(time.monotonic() - t0, 2), stderr, out[-300:],
+        )
         assert stderr.strip().splitlines()[-1] == "error: interrupted; everything committed before the interruption is kept"
         return "interrupted"
     return "killed"
