@@ -43,9 +43,13 @@ def run(vault, index_dir, *args, now=NOW_CRASH, expect=0):
 
 
 def written_at(index_dir, now) -> int:
-    """Notes the run stamped so far, read without disturbing the writer (WAL readers never block it)."""
+    """Notes the run stamped so far, read without disturbing the writer (WAL readers never block it).
+
+    An ordinary connection, not a read-only one: a reader that fails counts 0, and with a read-only
+    reader the SIGINT step sometimes signalled a run that had already done all its work (suspected, not
+    proven: a read-only connection cannot recover a write-ahead log a SIGKILL left behind)."""
     try:
-        conn = sqlite3.connect(f"file:{index_dir / 'smartvec.db'}?mode=ro", uri=True, timeout=5)
+        conn = sqlite3.connect(index_dir / "smartvec.db", timeout=5)
         try:
             return conn.execute("SELECT COUNT(*) FROM notes WHERE updated_at = ?", [now]).fetchone()[0]
         finally:
