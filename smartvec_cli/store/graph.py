@@ -131,15 +131,19 @@ class GraphQueries:
     def reset_contradiction_penalties(self, ids: Sequence[int], penalty: float) -> None:
         """Each of these passages gets ``penalty`` if it loses a contradiction (is the source of a
         ``contradicts`` edge), else none."""
+        self._penalise_edge_sources("contradiction_penalty", "contradicts", ids, penalty)
+
+    def _penalise_edge_sources(self, column: str, edge_type: str, ids: Sequence[int], penalty: float) -> None:
+        """``column`` of each of these passages: ``penalty`` while an ``edge_type`` edge leaves it, else 0."""
         ids = list(ids)
         if not ids:
             return
         marks = ",".join("?" * len(ids))
         self.db.execute(
-            f"""UPDATE chunks SET contradiction_penalty = CASE
-                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'contradicts') THEN ? ELSE 0 END
+            f"""UPDATE chunks SET {column} = CASE
+                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = ?) THEN ? ELSE 0 END
                 WHERE id IN ({marks})""",
-            [penalty, *ids],
+            [edge_type, penalty, *ids],
         )
 
     # -- stale echoes -------------------------------------------------------------------------
@@ -190,16 +194,7 @@ class GraphQueries:
 
     def reset_echo_penalties(self, ids: Sequence[int], penalty: float) -> None:
         """Each of these passages gets ``penalty`` while an ``echoes`` edge leaves it, else none."""
-        ids = list(ids)
-        if not ids:
-            return
-        marks = ",".join("?" * len(ids))
-        self.db.execute(
-            f"""UPDATE chunks SET echo_penalty = CASE
-                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = 'echoes') THEN ? ELSE 0 END
-                WHERE id IN ({marks})""",
-            [penalty, *ids],
-        )
+        self._penalise_edge_sources("echo_penalty", "echoes", ids, penalty)
 
     # -- ripple -------------------------------------------------------------------------------
 
