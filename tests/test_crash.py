@@ -43,13 +43,9 @@ def run(vault, index_dir, *args, now=NOW_CRASH, expect=0):
 
 
 def written_at(index_dir, now) -> int:
-    """Notes the run stamped so far, read without disturbing the writer (WAL readers never block it).
-
-    An ordinary connection, not a read-only one: a reader that fails counts 0, and with a read-only
-    reader the SIGINT step sometimes signalled a run that had already done all its work (suspected, not
-    proven: a read-only connection cannot recover a write-ahead log a SIGKILL left behind)."""
+    """Notes the run stamped so far, read without disturbing the writer (WAL readers never block it)."""
     try:
-        conn = sqlite3.connect(index_dir / "smartvec.db", timeout=5)
+        conn = sqlite3.connect(f"file:{index_dir / 'smartvec.db'}?mode=ro", uri=True, timeout=5)
         try:
             return conn.execute("SELECT COUNT(*) FROM notes WHERE updated_at = ?", [now]).fetchone()[0]
         finally:
@@ -58,10 +54,19 @@ def written_at(index_dir, now) -> int:
         return 0
 
 
+def answer_ctrl_c() -> None:
+    """In the child: SIGINT back to its default. A suite started in the background (``make test &``,
+    ``nohup``) ignores SIGINT, and an ignored signal stays ignored across ``exec``: the run would never
+    see the Ctrl-C this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
     """Start ``index``, send ``sig`` once ``ready()`` holds (plus a little seeded jitter); how it ended."""
     argv, env = smartvec(vault, index_dir, "index", "--json")
-    proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=answer_ctrl_c
+    )
     t0 = time.monotonic()
     deadline = time.monotonic() + 60
     while proc.poll() is None and not ready() and time.monotonic() < deadline:
