@@ -4,7 +4,9 @@ People keep versions of a document as copies: "Policy", "Policy v2", "Policy (20
 "Policy - updated", "Copy of Policy 3", "Policy 2025-05-08". Without ``supersedes`` or
 ``valid_from`` every copy is "valid now", and for "what is X" the oldest copy may win.
 Here such copies, ordered by their dates, supersede one another as if declared: the
-later copy closes the earlier one's window when it starts. Frontmatter always wins: a
+later copy closes the earlier one's window when it starts. Copies without a date of
+their own (no ``date:``/``created:``, none in the name) are dated by the run that first
+saw them, so undated copies present at a vault's first index infer nothing. Frontmatter always wins: a
 note that declares its validity (``valid_from``, ``valid_until``, ``version``,
 ``supersedes``) or is named by a declared ``supersedes`` takes no part. Notes of a kind
 that comes in series (chats, meeting notes, mail, daily notes) are never versions of one
@@ -148,8 +150,9 @@ def infer_supersessions(candidates: list[VersionCandidate]) -> list[InferredSupe
 
 
 def _chain(members: list[tuple[VersionCandidate, NamedVersion]]) -> list[InferredSupersession]:
-    """Order by date (the marker breaks ties and orders undated copies); each copy supersedes the one
-    before it when the two dates differ. A draft only ever gives way to the next copy that is not one."""
+    """Order by date, the marker breaking ties; each copy supersedes the one before it only when the two
+    dates differ (copies with no date of their own count from when they were first indexed, so copies
+    first seen by the same run infer nothing). A draft only ever gives way to the next copy that is not one."""
     dated = [(c, v, *_start(c, v)) for c, v in members]
     dated.sort(key=lambda item: (item[2], item[1].rank, item[0].path))
     found = []
