@@ -2,6 +2,7 @@
 
 The file is optional; every key has a default. Example::
 
+    store = "postgresql://team@db.example/handbook"  # a shared PostgreSQL + pgvector store (default: SQLite here)
     exclude = ["drafts/**", "*.excalidraw.md"]
     max_note_mb = 10
     max_passages_per_note = 2000
@@ -56,6 +57,7 @@ EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 
 @dataclass
 class Config:
+    store: str | None = None  # a postgresql:// URL; None keeps the embedded SQLite store in the index folder
     exclude: list[str] = field(default_factory=list)
     max_note_mb: float = 10.0
     embedder_backend: str = "auto"
@@ -81,6 +83,10 @@ def load_config(path: Path) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    store = data.get("store")
+    if store is not None and not is_store_url(store):
+        raise UsageError(f"{path}: 'store' must be a postgresql:// URL")
+    config.store = store
     exclude = data.get("exclude", [])
     if isinstance(exclude, str):
         exclude = [exclude]
@@ -135,6 +141,14 @@ def _load_memory_settings(config: Config, data: dict) -> None:
             setattr(config.consolidation, key, kind(consolidation[key]))
     if "ripple_penalties" in consolidation:
         config.consolidation.ripple_penalties = tuple(float(p) for p in consolidation["ripple_penalties"])
+
+
+STORE_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_store_url(value) -> bool:
+    """Whether ``value`` names a PostgreSQL store (the only server store there is)."""
+    return isinstance(value, str) and value.startswith(STORE_URL_SCHEMES)
 
 
 def is_import_spec(value) -> bool:

@@ -112,8 +112,56 @@ def real_embedder(monkeypatch, real_embedder_session):
     return real_embedder_session
 
 
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 16 with pgvector (the ``pgserver`` wheel) in a temporary folder, for the session.
+
+    Never skipped: a server that cannot start fails every test that asked for it."""
+    import tempfile
+
+    import pgserver
+
+    folder = tempfile.mkdtemp(prefix="smartvec-pg-")  # short: the server's socket path must fit 107 bytes
+    server = pgserver.get_server(folder, cleanup_mode="stop")
+    yield server
+    server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture
-def vault(tmp_path, monkeypatch) -> Path:
+def pg_store_url(pg_server) -> str:
+    """The URL of a new, empty database on the session's server, dropped after the test."""
+    import uuid
+
+    import psycopg
+
+    name = f"smartvec_{uuid.uuid4().hex[:12]}"
+    admin = pg_server.get_uri()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield admin.replace("/postgres?", f"/{name}?", 1)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def store_backend(request, monkeypatch) -> str:
+    """Which store the test's vault uses: SQLite in the index folder unless the test is parametrised with
+    ``both_stores``, which runs it once more on a fresh PostgreSQL database (SMARTVEC_STORE)."""
+    backend = getattr(request, "param", "sqlite")
+    if backend == "postgres":
+        monkeypatch.setenv("SMARTVEC_STORE", request.getfixturevalue("pg_store_url"))
+    else:
+        monkeypatch.delenv("SMARTVEC_STORE", raising=False)
+    return backend
+
+
+both_stores = pytest.mark.parametrize("store_backend", ["sqlite", "postgres"], indirect=True)
+"""Runs a behavioural test on both stores, so that they cannot drift apart."""
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch, store_backend) -> Path:
     """An empty vault with its index outside it; SMARTVEC_* point at them."""
     root = tmp_path / "vault"
     root.mkdir()
@@ -124,7 +172,7 @@ def vault(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def sample_vault(tmp_path, monkeypatch) -> Path:
+def sample_vault(tmp_path, monkeypatch, store_backend) -> Path:
     root = tmp_path / "sample_vault"
     shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".smartvec"))
     monkeypatch.setenv("SMARTVEC_VAULT", str(root))

@@ -63,11 +63,12 @@ class GlobalOptions:
     vault: Optional[str]
     index_dir: Optional[str]
     now: Optional[str]
+    store: Optional[str] = None
 
     def workspace(self):
         from ..core.workspace import Workspace
 
-        return Workspace.resolve(self.vault, self.index_dir, self.now)
+        return Workspace.resolve(self.vault, self.index_dir, self.now, self.store)
 
 
 def version_callback(value: bool) -> None:
@@ -90,9 +91,13 @@ def main(
     now: Optional[str] = typer.Option(
         None, "--now", envvar="SMARTVEC_NOW", metavar="ISO-DATE", help="Clock for every time computation (ISO date), for replays and tests."
     ),
+    store: Optional[str] = typer.Option(
+        None, "--store", envvar="SMARTVEC_STORE", metavar="URL",
+        help="A shared PostgreSQL + pgvector store (postgresql://...) instead of SQLite in the index folder.",
+    ),
     version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
 ) -> None:
-    ctx.obj = GlobalOptions(vault, index_dir, now)
+    ctx.obj = GlobalOptions(vault, index_dir, now, store)
 
 
 def workspace(ctx: typer.Context):

@@ -29,8 +29,8 @@ from typing import Callable, Iterator
 
 from ..errors import UsageError
 
-GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now"}
-GLOBAL_ENV = {"vault": "SMARTVEC_VAULT", "index_dir": "SMARTVEC_INDEX", "now": "SMARTVEC_NOW"}
+GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now", "--store": "store"}
+GLOBAL_ENV = {"vault": "SMARTVEC_VAULT", "index_dir": "SMARTVEC_INDEX", "now": "SMARTVEC_NOW", "store": "SMARTVEC_STORE"}
 QUERY_VALUES = {"--top-k": "top_k", "-k": "top_k", "--mode": "mode", "--as-of": "as_of", "--weights": "weights"}
 QUERY_FLAGS = {
     "--json": "as_json", "--explain": "explain", "--no-track": "no_track",
@@ -107,7 +107,7 @@ def direct_session(line: dict):
     from ..core.workspace import Workspace
     from .session import open_session
 
-    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"]))
+    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]))
 
 
 def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..clock import Clock
-from ..config import Config, load_config
+from ..config import Config, is_store_url, load_config
 from ..errors import UsageError
 from ..store.layout import IndexLayout, index_dir_for
 
@@ -18,25 +18,59 @@ class Workspace:
     index_dir: Path
     clock: Clock
     config: Config
+    store_url: str | None = None  # a PostgreSQL store shared by a team; None: SQLite in the index folder
 
     @classmethod
-    def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None) -> "Workspace":
-        """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW), then defaults."""
+    def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None,
+                store: str | None = None) -> "Workspace":
+        """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW, SMARTVEC_STORE),
+        then ``config.toml`` (``store``), then defaults."""
         vault_path = Path(vault or os.environ.get("SMARTVEC_VAULT") or ".").expanduser()
         if not vault_path.is_dir():
             raise UsageError(f"vault folder not found: {vault_path}")
         index_path = index_dir_for(vault_path, index_dir or os.environ.get("SMARTVEC_INDEX"))
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
-        return cls(vault_path.resolve(), index_path, clock, load_config(IndexLayout(index_path).config))
+        config = load_config(IndexLayout(index_path).config)
+        store_url = store or os.environ.get("SMARTVEC_STORE") or config.store
+        if store_url and not is_store_url(store_url):
+            raise UsageError(f"--store must be a postgresql:// URL, not {store_url!r}")
+        return cls(vault_path.resolve(), index_path, clock, config, store_url or None)
 
     @property
     def layout(self) -> IndexLayout:
         return IndexLayout(self.index_dir)
 
     def open_store(self, create: bool = False):
+        """The store this workspace is configured for: the index folder's SQLite database, or the team's
+        PostgreSQL server (whose client libraries are imported only then)."""
+        if self.store_url:
+            from ..store.postgres.store import PgStore
+
+            return PgStore.open(self.store_url, self.index_dir, create=create)
         from ..store.store import Store
 
         return Store.open(self.index_dir, create=create)
+
+    def open_store_unmigrated(self):
+        """The store as it is, for ``doctor``: pending migrations are reported, not applied."""
+        if self.store_url:
+            from ..store.postgres.store import PgStore
+
+            return PgStore.open_unmigrated(self.store_url, self.index_dir)
+        from ..store.store import Store
+
+        return Store.open_unmigrated(self.index_dir)
+
+    def writer_lock(self, command: str):
+        """The one-writer-at-a-time lock: a lock file in the index folder, or for a PostgreSQL store an
+        advisory lock on the server, which writers on every machine share."""
+        if self.store_url:
+            from ..store.postgres.lock import AdvisoryLock
+
+            return AdvisoryLock.writer(self.store_url, command)
+        from ..store.lock import FileLock
+
+        return FileLock.writer(self.index_dir, command)
 
     def embedder(self, prepare: bool = False, on_notice=None):
         """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""

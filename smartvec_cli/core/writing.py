@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 from ..clock import Clock
 
 from ..errors import SmartvecError
-from ..store.lock import DEFAULT_WAIT, FileLock, Holder, LockBusyError
+from ..store.lock import DEFAULT_WAIT, Holder, LockBusyError
 from ..store.store import Store
 from .workspace import Workspace
 
@@ -23,7 +23,7 @@ def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait
 
     ``on_wait`` hears whom it waits for; ``on_notice`` hears that a dead writer's lock was taken over.
     """
-    lock = FileLock.writer(ws.index_dir, command)
+    lock = ws.writer_lock(command)
     try:
         lock.acquire(wait, on_wait=on_wait)
     except LockBusyError as exc:

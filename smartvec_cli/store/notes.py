@@ -27,7 +27,7 @@ SUPERSESSION_SQL = """
     WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
 """
 
-INFERRED = "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
+INFERRED_EDGE_SQL = "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
 
 LINEAGE_CANDIDATES_SQL = """
     SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
@@ -40,6 +40,8 @@ LINEAGE_CANDIDATES_SQL = """
 
 class NoteQueries:
     """Mixed into ``Store``: reading and writing notes, passage rows, links and versions while indexing."""
+
+    INFERRED_EDGE = INFERRED_EDGE_SQL  # the dialect's test for an inferred edge (PostgreSQL reads JSON otherwise)
 
     # -- notes --------------------------------------------------------------------------------
 
@@ -146,7 +148,7 @@ class NoteQueries:
 
     def replace_links(self, note_pk: int, links: list[dict]) -> None:
         """The note's own links (not passage edges) become exactly ``links``, unresolved."""
-        self.db.execute(f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({INFERRED})", [note_pk])
+        self.db.execute(f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})", [note_pk])
         if links:
             self.db["edges"].insert_all(links)
 
@@ -156,7 +158,7 @@ class NoteQueries:
 
     def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
         """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
-        sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({INFERRED})"
+        sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
         params: list = []
         if src_notes is not None:
             src_notes = list(src_notes)
@@ -187,11 +189,11 @@ class NoteQueries:
 
     def inferred_supersessions(self) -> dict[tuple[int, int], str]:
         """(newer note, older note) -> detail JSON of every ``supersedes`` edge that inference made."""
-        return {(r[0], r[1]): r[2] for r in self.db.execute(f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {INFERRED}")}
+        return {(r[0], r[1]): r[2] for r in self.db.execute(f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}")}
 
     def replace_inferred_supersessions(self, rows: list[dict]) -> None:
         """The inferred ``supersedes`` edges become exactly ``rows`` (each with its detail JSON)."""
-        self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {INFERRED}")
+        self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}")
         if rows:
             self.db["edges"].insert_all(rows)
 

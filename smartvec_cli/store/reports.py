@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-INFERRED_REASON = "CASE WHEN json_extract(e.detail, '$.inferred') = 1 THEN json_extract(e.detail, '$.reason') END"
+INFERRED_REASON_SQL = "CASE WHEN json_extract(e.detail, '$.inferred') = 1 THEN json_extract(e.detail, '$.reason') END"
 
 
 class ReportQueries:
     """Mixed into ``Store``: what the reports and the doctor read."""
+
+    INFERRED_REASON = INFERRED_REASON_SQL  # the dialect's reading of why an edge was inferred
 
     # -- the whole index (status, doctor) -----------------------------------------------------
 
@@ -108,7 +110,7 @@ class ReportQueries:
     def notes_superseded_by(self, note: int) -> list[tuple[str, str | None, str | None]]:
         """(path, superseded_at, why it was inferred or None when declared) of the notes this note supersedes."""
         return self.db.execute(
-            f"""SELECT n.path, n.superseded_at, {INFERRED_REASON} FROM edges e JOIN notes n ON n.id = e.dst_note
+            f"""SELECT n.path, n.superseded_at, {self.INFERRED_REASON} FROM edges e JOIN notes n ON n.id = e.dst_note
                 WHERE e.type = 'supersedes' AND e.src_note = ?""",
             [note],
         ).fetchall()
@@ -116,7 +118,7 @@ class ReportQueries:
     def supersession_reason(self, newer: int, older: int) -> str | None:
         """Why ``newer`` was inferred to supersede ``older``; None when the note declared it (or it does not)."""
         row = self.db.execute(
-            f"SELECT {INFERRED_REASON} FROM edges e WHERE e.type = 'supersedes' AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
+            f"SELECT {self.INFERRED_REASON} FROM edges e WHERE e.type = 'supersedes' AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
             [newer, older],
         ).fetchone()
         return row[0] if row else None
@@ -140,7 +142,7 @@ class ReportQueries:
         types = list(types)
         marks = ",".join("?" * len(types))
         return self.db.execute(
-            f"SELECT src_note, dst_note, type, {INFERRED_REASON} FROM edges e "
+            f"SELECT src_note, dst_note, type, {self.INFERRED_REASON} FROM edges e "
             f"WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
             types,
         ).fetchall()

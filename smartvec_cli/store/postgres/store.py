@@ -1,0 +1,459 @@
+"""``PgStore``: the ``Store`` interface on PostgreSQL + pgvector.
+
+Everything the SQLite store keeps in its database lives here in the server's: notes, passage versions,
+vectors, edges, events and runs. There is no ANN file to keep in step: vectors are searched in the
+database, by pgvector's HNSW index (cosine) above the size where smart search asks the graph, and exactly
+below it, so ``load_ann`` hands out a ``PgVectorIndex`` that answers with SQL. The index folder keeps
+only what is local to one machine: ``config.toml``, the ONNX export, logs and the daemon's socket.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+
+from ...errors import SmartvecError
+from ...memory.temporal import DECLARED, INFERRED as INFERRED_SOURCE
+from ..ann import search_list_size
+from ..store import Store
+from . import database as schema
+from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, PgDatabase, connect, safe_url
+
+INFERRED_EDGE = "COALESCE(detail::jsonb ->> 'inferred', 'false') = 'true'"
+INFERRED_REASON = "CASE WHEN e.detail::jsonb ->> 'inferred' = 'true' THEN e.detail::jsonb ->> 'reason' END"
+MAX_EF_SEARCH = 1000  # pgvector's ceiling for hnsw.ef_search
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
+
+REFRESH_WINDOWS_SQL = """
+    UPDATE chunks SET
+      valid_from = CASE
+        WHEN observed_from IS NULL THEN %(valid_from)s
+        WHEN %(valid_from)s::text IS NULL THEN observed_from
+        ELSE GREATEST(observed_from, %(valid_from)s) END,
+      from_source = CASE
+        WHEN observed_from IS NULL THEN %(from_source)s
+        WHEN %(valid_from)s::text IS NULL OR observed_from >= %(valid_from)s THEN observed_by
+        ELSE %(from_source)s END,
+      valid_until = %(valid_until)s,
+      until_source = %(until_source)s
+    WHERE note = %(note)s AND current = 1 AND state != 'DELETED'
+"""
+
+SUPERSESSION_SQL = """
+    SELECT e.dst_note, COALESCE(e.detail::jsonb ->> 'start', n.valid_from, n.created_at) AS start, n.id
+    FROM edges e JOIN notes n ON n.id = e.src_note
+    WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
+"""
+
+LINEAGE_CANDIDATES_SQL = """
+    SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
+           (COALESCE(n.declared, 0) != 0 OR EXISTS (
+             SELECT 1 FROM edges e WHERE e.type = 'supersedes' AND e.dst_note = n.id
+               AND COALESCE(e.detail::jsonb ->> 'inferred', 'false') != 'true'))::int AS declared
+    FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
+"""
+
+PASSAGE_SQL = """
+    SELECT c.id, c.note, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.from_source, c.until_source, c.version,
+           c.created_at, c.observed_from, c.feedback, c.access_count, c.last_accessed,
+           c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
+           n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
+           n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
+           s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
+           sn.path AS successor_note_path,
+           (SELECT e.detail::jsonb ->> 'reason' FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
+              AND e.dst_note = n.id AND e.detail::jsonb ->> 'inferred' = 'true' LIMIT 1) AS supersession_inferred
+    FROM chunks c
+    JOIN notes n ON n.id = c.note
+    LEFT JOIN chunks s ON s.id = c.superseded_by
+    LEFT JOIN notes sn ON sn.id = n.superseded_by
+    WHERE c.id = ANY(%s) AND c.state != 'DELETED'
+"""
+
+
+def any_terms(expression: str) -> str | None:
+    """A tsquery (any of the words) for an FTS5 expression of quoted words joined by OR, which is all
+    the core writes (``memory.lexical.any_of``): each word as the text search configuration reads it."""
+    words = [word for quoted in expression.split('"')[1::2] for word in quoted.split() if word]
+    words = ["".join(ch for ch in word if ch.isalnum()) for word in words]
+    words = [word for word in words if word]
+    return " | ".join(f"'{word}'" for word in dict.fromkeys(words)) or None
+
+
+def as_array(value) -> np.ndarray:
+    """A vector as pgvector's loader gives it (a ``Vector``, or an array in older versions) as float32."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
+
+
+class PgVectorIndex:
+    """``load_ann``'s answer on PostgreSQL: the vectors are the table's rows, so adding, removing and
+    saving are nothing to do, and a search is one statement."""
+
+    tombstones: frozenset[int] = frozenset()
+
+    def __init__(self, store: "PgStore"):
+        self.store = store
+        self.generation = store.generation
+        self._live: set[int] | None = None
+
+    @property
+    def live(self) -> set[int]:
+        """The passages search can find (read once per generation: a writer's change makes a new index)."""
+        if self._live is None:
+            self._live = self.store.ann_expected_labels()
+        return self._live
+
+    def add(self, labels, vectors) -> None:
+        self._live = None
+
+    def remove(self, labels) -> None:
+        self._live = None
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        return self.store.nearest_by_graph(vector, k, len(self.live))
+
+    def exact_search(self, vector: np.ndarray, k: int, fetch_vectors=None) -> list[tuple[int, float]]:
+        return self.store.nearest_exact(vector, k)
+
+    def needs_compaction(self) -> bool:
+        return False
+
+    def saved_generation(self) -> int:
+        return self.store.generation
+
+    def saved_file_name(self) -> None:
+        return None
+
+    def save(self, generation: int) -> None:
+        self.generation = generation
+
+
+class PgStore(Store):
+    """The store on a PostgreSQL server. ``index_dir`` is still the local index folder (config, model
+    export, logs); ``url`` names the database every machine of the team shares."""
+
+    INFERRED_EDGE = INFERRED_EDGE
+    INFERRED_REASON = INFERRED_REASON
+
+    def __init__(self, index_dir: Path, db: PgDatabase):
+        super().__init__(index_dir, db)
+        self.url = db.url
+        self._vector_indexes: set[int] = set()
+
+    @classmethod
+    def open(cls, url: str, index_dir: Path | None = None, create: bool = False) -> "PgStore":
+        db = PgDatabase(connect(url), url)
+        try:
+            if not create and not db.table_exists("_migrations"):
+                raise SmartvecError(f"no index in {safe_url(url)}; run 'smartvec index' first")
+            schema.migrate(db)
+            register_vector(db.conn)
+        except BaseException:
+            db.close()
+            raise
+        return cls(Path(index_dir or "."), db)
+
+    @classmethod
+    def open_unmigrated(cls, url: str, index_dir: Path | None = None) -> "PgStore":
+        db = PgDatabase(connect(url), url)
+        if not db.table_exists("_migrations"):
+            db.close()
+            raise SmartvecError(f"no index in {safe_url(url)}; run 'smartvec index' first")
+        try:
+            register_vector(db.conn)
+        except psycopg.ProgrammingError:
+            pass  # the vector extension comes with the first migration, which doctor reports as pending
+        return cls(Path(index_dir or "."), db)
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """A transaction (nested ones become savepoints); writers of different machines are kept apart
+        by the writer lock (``postgres.lock``), readers see the last commit."""
+        with self.db.conn.transaction():
+            yield
+
+    @property
+    def location(self) -> str:
+        return safe_url(self.url)
+
+    # -- metadata and schema ------------------------------------------------------------------
+
+    def newer_migrations(self) -> list[str]:
+        return schema.unknown_migrations(self.db)
+
+    def known_migration_count(self) -> int:
+        return len(schema.MIGRATIONS)
+
+    def pending_migrations(self) -> list[str]:
+        return schema.pending_migrations(self.db)
+
+    def apply_migrations(self) -> None:
+        schema.migrate(self.db)
+        register_vector(self.db.conn)
+
+    def integrity_problems(self) -> list[str]:
+        """``["ok"]`` when the server answers and has pgvector; the server keeps its own files whole."""
+        installed = self.db.conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        return ["ok"] if installed else ["the pgvector extension is not installed in this database"]
+
+    def database_size(self) -> int:
+        return self.db.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def store_vectors(self, vectors: dict, created_at: str) -> None:
+        for h, (text, vector) in vectors.items():
+            self._upsert_vector(h, text, vector, created_at)
+        for vector_dim in {len(v) for _, v in vectors.values()}:
+            self.ensure_vector_index(vector_dim)
+
+    def _upsert_vector(self, hash_: str, text: str, vector: np.ndarray, created_at: str) -> None:
+        self.db.conn.execute(
+            "INSERT INTO embeddings (hash, text, vector, created_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (hash) DO UPDATE SET text = EXCLUDED.text, vector = EXCLUDED.vector, created_at = EXCLUDED.created_at",
+            [hash_, text, np.asarray(vector, dtype=np.float32), created_at],
+        )
+
+    def ensure_vector_index(self, vector_dim: int) -> None:
+        """pgvector's HNSW index over the vectors of this size (an index needs one size; an index being
+        re-embedded by another model holds two for a while)."""
+        if vector_dim in self._vector_indexes:
+            return
+        name = f"idx_embeddings_hnsw_{int(vector_dim)}"
+        if not self.db.table_exists(name):
+            self.db.conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({int(vector_dim)})) vector_cosine_ops) "
+                f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE vector_dims(vector) = {int(vector_dim)}"
+            )
+        self._vector_indexes.add(vector_dim)
+
+    def vector_index_missing(self) -> bool:
+        """Whether vectors of the index's size have no HNSW index to be searched by (doctor repairs it)."""
+        return bool(self.vector_count()) and not self.db.table_exists(f"idx_embeddings_hnsw_{self.dim}")
+
+    def vectors_for_chunks(self, chunk_ids: list[int]) -> np.ndarray:
+        chunk_ids = [int(i) for i in chunk_ids]
+        if not chunk_ids:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = self.db.conn.execute(
+            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id = ANY(%s)", [chunk_ids]
+        ).fetchall()
+        by_id = {row[0]: row[1] for row in rows}
+        missing = [i for i in chunk_ids if i not in by_id]
+        if missing:
+            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
+        return np.stack([as_array(by_id[i]) for i in chunk_ids])
+
+    def nearest_exact(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(passage, cosine) of the ``k`` live passages most similar to ``vector``, every one compared."""
+        if k <= 0:
+            return []
+        rows = self.db.conn.execute(
+            """SELECT c.id, 1 - (e.vector <=> %s) AS similarity FROM chunks c JOIN embeddings e ON e.hash = c.hash
+               WHERE c.state != 'DELETED' ORDER BY similarity DESC, c.id LIMIT %s""",
+            [np.asarray(vector, dtype=np.float32), k],
+        ).fetchall()
+        return [(row[0], float(row[1])) for row in rows]
+
+    def nearest_by_graph(self, vector: np.ndarray, k: int, live: int) -> list[tuple[int, float]]:
+        """The same from pgvector's HNSW index, its search list sized as hnswlib's (``search_list_size``).
+
+        The graph holds one entry per distinct text; the passages that use it are joined after, so the
+        graph is asked for more than ``k`` and again for more when deleted versions crowded the answer."""
+        if k <= 0 or live <= 0:
+            return []
+        dim = int(len(vector))
+        query = np.asarray(vector, dtype=np.float32)
+        want = min(k, live)
+        depth = 2 * k
+        while True:
+            ef = min(MAX_EF_SEARCH, max(search_list_size(live, k), depth))
+            with self.db.conn.transaction():
+                self.db.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                rows = self.db.conn.execute(
+                    f"""SELECT c.id, 1 - near.distance FROM (
+                          SELECT hash, vector::vector({dim}) <=> %s AS distance FROM embeddings
+                          WHERE vector_dims(vector) = {dim} ORDER BY vector::vector({dim}) <=> %s LIMIT %s) near
+                        JOIN chunks c ON c.hash = near.hash
+                        WHERE c.state != 'DELETED' ORDER BY near.distance, c.id LIMIT %s""",
+                    [query, query, depth, k],
+                ).fetchall()
+            if len(rows) >= want or depth >= MAX_EF_SEARCH:
+                break
+            depth *= 4
+        if len(rows) < want:
+            return self.nearest_exact(vector, k)
+        return [(row[0], float(row[1])) for row in rows]
+
+    def insert_correction(self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str) -> dict:
+        note_pk = self.db["notes"].insert(note).last_pk
+        self._upsert_vector(passage["hash"], embed_text, vector, now_iso)
+        chunk = {"note": note_pk, **passage}
+        chunk["id"] = self.db["chunks"].insert(chunk).last_pk
+        self.db["edges"].insert(
+            {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrects, "type": "corrects", "created_at": now_iso}
+        )
+        return chunk
+
+    def wrong_size_vector_count(self, dim: int) -> int:
+        return self.db.conn.execute("SELECT COUNT(*) FROM embeddings WHERE vector_dims(vector) != %s", [dim]).fetchone()[0]
+
+    # -- the vector index ---------------------------------------------------------------------
+
+    @property
+    def ann(self) -> PgVectorIndex:
+        if self._ann is None or self._ann.generation != self.generation:
+            self._ann = PgVectorIndex(self)
+        return self._ann
+
+    def load_ann(self) -> PgVectorIndex:
+        self._ann_loaded = True
+        return self.ann
+
+    def rebuild_ann(self) -> int:
+        """The HNSW index anew from the stored vectors (``doctor --repair``); how many passages it serves."""
+        name = f"idx_embeddings_hnsw_{self.dim}"
+        self.db.conn.execute(f"DROP INDEX IF EXISTS {name}")
+        self._vector_indexes.discard(self.dim)
+        self.ensure_vector_index(self.dim)
+        self._ann_loaded = True
+        self._ann = None
+        return len(self.ann.live)
+
+    def save_ann(self) -> None:
+        self.ann.save(self.generation)
+
+    # -- notes --------------------------------------------------------------------------------
+
+    def mark_note_pending(self, note_pk: int, level: int) -> None:
+        self.db.execute("UPDATE notes SET pending = GREATEST(pending, ?) WHERE id = ?", [level, note_pk])
+
+    def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
+        self.db.conn.execute("UPDATE notes SET pending = GREATEST(pending, 1) WHERE id = ANY(%s)", [list(note_pks)])
+
+    def refresh_windows(self, note_pks: Sequence[int]) -> None:
+        for note_pk in note_pks:
+            note = self.db.execute(
+                "SELECT valid_from, from_source, valid_until, superseded_at FROM notes WHERE id = ?", [note_pk]
+            ).fetchone()
+            if note is None:
+                continue
+            valid_from, from_source, declared_until, superseded_at = note
+            if superseded_at is not None and (declared_until is None or superseded_at < declared_until):
+                valid_until, until_source = superseded_at, INFERRED_SOURCE
+            else:
+                valid_until, until_source = declared_until, DECLARED if declared_until else None
+            self.db.conn.execute(
+                REFRESH_WINDOWS_SQL,
+                {"note": note_pk, "valid_from": valid_from, "from_source": from_source, "valid_until": valid_until, "until_source": until_source},
+            )
+
+    def supersession_links(self) -> list[tuple[int, str, int]]:
+        return self.db.conn.execute(SUPERSESSION_SQL).fetchall()
+
+    def lineage_candidates(self) -> list[tuple]:
+        return self.db.conn.execute(LINEAGE_CANDIDATES_SQL).fetchall()
+
+    def set_ripple(self, note_pk: int, penalty: float, reason: str, now_iso: str) -> int:
+        cursor = self.db.execute(
+            "UPDATE chunks SET ripple_penalty = GREATEST(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
+            [penalty, note_pk],
+        )
+        self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, now_iso, note_pk])
+        return cursor.rowcount
+
+    def set_importance(self, scores: dict[int, float]) -> None:
+        with self.db.conn.cursor() as cursor:
+            cursor.executemany("UPDATE notes SET importance = %s WHERE id = %s", [(float(score), note) for note, score in scores.items()])
+
+    # -- passages -----------------------------------------------------------------------------
+
+    def passages(self, ids: Sequence[int]):
+        from ..passages import _passage
+
+        ids = [int(i) for i in ids]
+        if not ids:
+            return {}
+        with self.db.conn.cursor(row_factory=psycopg.rows.dict_row) as cursor:
+            rows = cursor.execute(PASSAGE_SQL, [ids]).fetchall()
+        return {row["id"]: _passage(row) for row in rows}
+
+    # -- full-text search ---------------------------------------------------------------------
+
+    def lexical_matches(self, expression: str, limit: int) -> list[tuple[int, float]]:
+        """(passage id, ts_rank score; higher is better) of the passages matching any of the expression's
+        words, best first: the passage's own words weigh more than its heading and note title, as in FTS5."""
+        terms = any_terms(expression)
+        if terms is None:
+            return []
+        rows = self.db.conn.execute(
+            f"""SELECT f.id, ts_rank('{{0, 0, 0.75, 1.0}}', f.document, q) AS score
+                FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
+                WHERE f.document @@ q AND c.state != 'DELETED' ORDER BY score DESC, f.id LIMIT %s""",
+            [terms, limit],
+        ).fetchall()
+        return [(row[0], float(row[1])) for row in rows]
+
+    def lexical_term_stats(self, terms: list[str], ids: list[int]) -> tuple[int, dict[str, int], dict[str, set[int]]]:
+        total = self.db.conn.execute("SELECT count(*) FROM chunks WHERE state != 'DELETED'").fetchone()[0]
+        frequency: dict[str, int] = {}
+        holders: dict[str, set[int]] = {}
+        ids = [int(i) for i in ids]
+        for term in terms:
+            query = any_terms(f'"{term}"')
+            if query is None:
+                frequency[term], holders[term] = 0, set()
+                continue
+            frequency[term] = self.db.conn.execute(
+                f"SELECT count(*) FROM {FTS_TABLE} WHERE body @@ to_tsquery('{TS_CONFIG}', %s)", [query]
+            ).fetchone()[0]
+            holders[term] = (
+                {
+                    row[0]
+                    for row in self.db.conn.execute(
+                        f"SELECT id FROM {FTS_TABLE} WHERE body @@ to_tsquery('{TS_CONFIG}', %s) AND id = ANY(%s)", [query, ids]
+                    )
+                }
+                if frequency[term] and ids
+                else set()
+            )
+        return total, frequency, holders
+
+    def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
+        terms = any_terms(expression)
+        if terms is None:
+            return []
+        rows = self.db.conn.execute(
+            f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
+                WHERE f.body @@ q AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
+                  AND c.note != (SELECT note FROM chunks WHERE id = %s)
+                ORDER BY ts_rank(f.body, q) DESC, f.id LIMIT %s""",
+            [terms, chunk, limit],
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def lexical_index_drift(self) -> tuple[int, int, int]:
+        missing = self.db.conn.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM {FTS_TABLE})").fetchone()[0]
+        extra = self.db.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE id NOT IN (SELECT id FROM chunks)").fetchone()[0]
+        stale = self.db.conn.execute(
+            f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id JOIN notes n ON n.id = c.note
+                WHERE f.text IS DISTINCT FROM c.text OR f.heading IS DISTINCT FROM c.heading OR f.title IS DISTINCT FROM n.title"""
+        ).fetchone()[0]
+        return missing, extra, stale
+
+    def rebuild_lexical_index(self) -> None:
+        with self.write():
+            self.db.conn.execute(f"DELETE FROM {FTS_TABLE}")
+            self.db.conn.execute(FTS_FILL)
+
+    # -- local files --------------------------------------------------------------------------
+
+    def append_refresh_log(self, record: dict) -> None:
+        Path(self.index_dir).mkdir(parents=True, exist_ok=True)
+        super().append_refresh_log(record)
