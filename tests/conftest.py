@@ -181,6 +181,15 @@ def sample_vault(tmp_path, monkeypatch, store_backend) -> Path:
     return root
 
 
+def index_rows(sql: str, params: Sequence = ()) -> list[tuple]:
+    """The rows of a statement (SQLite's dialect) run on the test's own store, SQLite or PostgreSQL
+    (SMARTVEC_STORE): what a test checks was stored, whichever backend stored it."""
+    from smartvec_cli.core.workspace import Workspace
+
+    with Workspace.resolve().open_store() as store:
+        return [tuple(row) for row in store.db.execute(sql, list(params)).fetchall()]
+
+
 def write(vault: Path, rel: str, text: str) -> Path:
     path = vault / rel
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,10 @@
 """Consolidation: contradictions, supersession, lineage, ripple, dormancy, idempotence."""
 
 import json
-import sqlite3
 
 import pytest
 
-from conftest import write
+from conftest import both_stores, index_rows, write
 
 POLICY = "---\nsource_type: policy\nvalid_from: 2025-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n"
 CHAT = "---\nsource_type: chat\ndate: 2026-10-20\n---\n# sales chat\n\nThe per diem for business travel is EUR 60 per day, remember.\n"
@@ -16,13 +15,13 @@ def consolidate(cli):
 
 
 def edges(tmp_path, kind):
-    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
     sql = """SELECT s.chunk_id, d.chunk_id, e.detail FROM edges e
              JOIN chunks s ON s.id = e.src_chunk JOIN chunks d ON d.id = e.dst_chunk WHERE e.type = ?"""
-    return [(a, b, json.loads(detail)) for a, b, detail in db.execute(sql, [kind])]
+    return [(a, b, json.loads(detail)) for a, b, detail in index_rows(sql, [kind])]
 
 
 @pytest.mark.slow
+@both_stores
 def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
     write(vault, "policies/travel.md", POLICY)
@@ -44,6 +43,7 @@ def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, 
 
 
 @pytest.mark.slow
+@both_stores
 def test_notes_that_merely_share_words_do_not_contradict(vault, cli, real_embedder, tmp_path):
     write(vault, "policies/travel.md", POLICY)
     write(vault, "wiki/booking.md", "# Booking\n\nBusiness travel is booked through the travel portal at least 14 days ahead.\n")
@@ -53,6 +53,7 @@ def test_notes_that_merely_share_words_do_not_contradict(vault, cli, real_embedd
     assert edges(tmp_path, "contradicts") == []
 
 
+@both_stores
 def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder, tmp_path, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
     write(vault, "p/v1.md", "---\nversion: 1\nvalid_from: 2020-01-01\n---\n# Per diem\n\nThe per diem is EUR 45 per day.\n")
@@ -68,6 +69,7 @@ def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder
     assert history["superseded_by"] == "p/v2.md" and history["superseded_at"] == "2022-04-01T00:00:00Z"
 
 
+@both_stores
 def test_an_edited_passage_keeps_its_lineage(vault, cli, fake_embedder, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
     write(vault, "n.md", "# Limits\n\nThe upload limit is 10 MB per file.\n")
@@ -84,6 +86,7 @@ def test_an_edited_passage_keeps_its_lineage(vault, cli, fake_embedder, monkeypa
     assert (second["version"], second["state"], second["valid_from"]) == (2, "ACTIVE", "2025-01-01T00:00:00Z")
 
 
+@both_stores
 def test_ripple_penalties_at_hop_one_and_two_and_nothing_beyond(vault, cli, fake_embedder, tmp_path):
     write(vault, "a.md", "# A\n\nThe base rule says ten.\n")
     write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# B\n\nB builds on the base rule.\n")
@@ -95,10 +98,7 @@ def test_ripple_penalties_at_hop_one_and_two_and_nothing_beyond(vault, cli, fake
     cli.json("index", "--json")
     summary = consolidate(cli)
     assert summary["passages_rippled"] == 2 and summary["notes_needing_review"] == 2
-    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
-    penalties = dict(
-        db.execute("SELECT n.path, c.ripple_penalty FROM chunks c JOIN notes n ON n.id = c.note WHERE c.current = 1").fetchall()
-    )
+    penalties = dict(index_rows("SELECT n.path, c.ripple_penalty FROM chunks c JOIN notes n ON n.id = c.note WHERE c.current = 1"))
     assert penalties == {"a.md": 0.0, "b.md": 0.15, "c.md": 0.075, "d.md": 0.0}
     review = {r["path"]: r["reason"] for r in cli.json("status", "--json")["needs_review"]}
     assert set(review) == {"b.md", "c.md"} and "a.md changed" in review["b.md"] and "hop 2" in review["c.md"]
@@ -109,6 +109,7 @@ def test_ripple_penalties_at_hop_one_and_two_and_nothing_beyond(vault, cli, fake
     assert "b.md" not in review  # editing a note is reviewing it
 
 
+@both_stores
 def test_consolidate_twice_changes_nothing_the_second_time(vault, cli, fake_embedder):
     write(vault, "a.md", "# A\n\nAlpha text about the deploy window on Tuesday.\n")
     write(vault, "b.md", "---\ndepends_on: ['[[a]]']\n---\n# B\n\nBeta text that links [[a]].\n")
@@ -120,6 +121,7 @@ def test_consolidate_twice_changes_nothing_the_second_time(vault, cli, fake_embe
     assert second["passages_rippled"] == 0 and second["notes_processed"] == 0
 
 
+@both_stores
 def test_unused_low_trust_passages_fall_dormant_and_wake_on_access(vault, cli, fake_embedder, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
     write(vault, "chat/old.md", "---\nsource_type: chat\ndate: 2026-01-05\n---\n# Old chat\n\nThe zebra crossing was repainted.\n")
@@ -148,6 +150,7 @@ def test_graph_exports(vault, cli, fake_embedder):
 
 
 @pytest.mark.slow
+@both_stores
 def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(vault, cli, real_embedder, tmp_path, monkeypatch):
     """Each passage is embedded under its own heading (cosine under the duplicate gate); their own words still meet."""
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")

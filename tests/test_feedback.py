@@ -1,17 +1,17 @@
 """Feedback reconsolidates confidence, changes the ranking, is kept as events and survives re-indexing."""
 
 import json
-import sqlite3
 
 import pytest
 
-from conftest import write
+from conftest import both_stores, index_rows, write
 
 
 def ranking(cli, question):
     return [h["path"] for h in cli.json("query", question, "--json", "--no-track")]
 
 
+@both_stores
 def test_feedback_changes_the_ranking_and_survives_a_reindex(vault, cli, fake_embedder, tmp_path):
     write(vault, "a.md", "# Boiler\n\nThe boiler service interval is twelve months for the boiler.\n")
     write(vault, "b.md", "# Heating\n\nThe boiler service interval is twelve months.\n")
@@ -28,12 +28,12 @@ def test_feedback_changes_the_ranking_and_survives_a_reindex(vault, cli, fake_em
     cli.json("index", "--json")
     assert ranking(cli, question)[:2] == [second, first]
 
-    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")
-    events = [json.loads(d) for (d,) in db.execute("SELECT data FROM events WHERE kind = 'feedback'")]
+    events = [json.loads(d) for (d,) in index_rows("SELECT data FROM events WHERE kind = 'feedback' ORDER BY id")]
     assert [e["signal"] for e in events] == ["down"] * 3
     assert events[0]["after"] < events[0]["before"] and all(e["after"] <= e["before"] for e in events)
 
 
+@both_stores
 def test_up_votes_raise_and_a_correction_weighs_more_than_a_down_vote(vault, cli, fake_embedder):
     write(vault, "a.md", "# A\n\nThe deploy window is Tuesday afternoon.\n")
     write(vault, "b.md", "# B\n\nThe deploy window is Thursday morning.\n")
@@ -47,6 +47,7 @@ def test_up_votes_raise_and_a_correction_weighs_more_than_a_down_vote(vault, cli
 
 
 @pytest.mark.slow
+@both_stores
 def test_a_correction_becomes_a_passage_that_answers_and_flags_the_old_one(vault, cli, real_embedder):
     write(vault, "a.md", "# Parking\n\nVisitor parking is in lot C behind the building.\n")
     cli.json("index", "--json")
@@ -72,6 +73,7 @@ def test_feedback_needs_a_target_and_one_signal(vault, cli, fake_embedder):
     assert no_query.exit_code == 1 and "no query" in no_query.stderr
 
 
+@both_stores
 def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder):
     write(vault, "a.md", "# A\n\nAccess counting passage with words.\n")
     cli.json("index", "--json")
@@ -81,6 +83,7 @@ def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder
     assert chunk["access_count"] == 1
 
 
+@both_stores
 def test_a_downvoted_passage_loses_its_confidence_not_only_its_rank(vault, cli, real_embedder):
     write(vault, "policies/remote.md", "# Remote work\n\nEmployees may work from home on up to 3 days per week.\n")
     cli.json("index", "--json")

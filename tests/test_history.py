@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import write
+from conftest import both_stores, write
 
 pytestmark = pytest.mark.slow
 
@@ -61,6 +61,7 @@ def test_an_earlier_plausible_date_of_a_new_note_is_its_start(bikes_vault, cli, 
     assert future["valid_from"] == "2030-01-01T00:00:00Z" and future["valid_from_source"] == "inferred"
 
 
+@both_stores
 def test_explain_and_history_say_where_each_bound_came_from(bikes_vault, cli):
     versions = cli.json("history", "garage.md", "--json")["passages"]
     added = [v for p in versions for v in p["versions"] if "workbench" in v["text"]]
@@ -217,6 +218,7 @@ def chains(cli) -> dict[str, list[str]]:
     return {p["chunk_id"]: [v["text"] for v in p["versions"]] for p in cli.json("history", "house.md", "--json")["passages"]}
 
 
+@both_stores
 def test_the_version_chain_follows_rewording_split_merge_and_move(edited_house, cli):
     found = chains(cli)
     assert [A_2020, A_2021, A1_2022] in found.values()  # reworded, then the larger half of the split
@@ -226,6 +228,7 @@ def test_the_version_chain_follows_rewording_split_merge_and_move(edited_house, 
     assert all(v["valid_until_source"] == "observed" for v in merged_into)
 
 
+@both_stores
 def test_each_old_text_answers_for_its_time(edited_house, cli):
     for when, expected in (("2020-06-01", A_2020), ("2021-06-01", A_2021), ("2022-06-01", A2_2022), ("2024-06-01", A2_2024)):
         hit = query(cli, COST, "--as-of", when)[0]

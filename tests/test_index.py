@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from conftest import write
+from conftest import both_stores, write
 
 TEN_PARAGRAPHS = "# Handbook\n\n" + "\n\n".join(
     f"## Topic {i}\n\nParagraph {i} explains rule number {i} of the handbook in plenty of words." for i in range(10)
@@ -14,6 +14,7 @@ def index(cli):
     return cli.json("index", "--json")
 
 
+@both_stores
 def test_one_word_edit_reembeds_exactly_one_passage(vault, cli, fake_embedder):
     note = write(vault, "handbook.md", TEN_PARAGRAPHS)
     first = index(cli)
@@ -41,6 +42,7 @@ def test_a_second_run_without_changes_embeds_nothing_and_reads_no_file(vault, cl
     assert reads == [] and fake_embedder.embedded == []
 
 
+@both_stores
 def test_edit_keeps_the_old_text_as_an_archived_version(vault, cli, fake_embedder):
     note = write(vault, "policy.md", "# Policy\n\nEmployees may work remotely on up to 2 days per week.\n")
     index(cli)
@@ -55,6 +57,7 @@ def test_edit_keeps_the_old_text_as_an_archived_version(vault, cli, fake_embedde
     assert "2 days" in archived["text"] and archived["valid_until"]
 
 
+@both_stores
 def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, fake_embedder):
     note = write(vault, "n.md", "---\ntags: [a]\n---\n# N\n\nA paragraph that does not change at all.\n")
     index(cli)
@@ -66,6 +69,7 @@ def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, 
     assert shown["tags"] == ["a", "b"] and shown["metadata"]["valid_until"] == "2030-01-01"
 
 
+@both_stores
 def test_rename_keeps_vectors_and_chunk_ids(vault, cli, fake_embedder):
     note = write(vault, "old name.md", "# Topic\n\nA paragraph about the migration of the ingestion service.\n")
     index(cli)
@@ -81,6 +85,7 @@ def test_rename_keeps_vectors_and_chunk_ids(vault, cli, fake_embedder):
     assert after["path"] == "moved/new name.md"
 
 
+@both_stores
 def test_deleted_notes_disappear_from_results(vault, cli, fake_embedder):
     write(vault, "keep.md", "# Keep\n\nBananas are yellow and grow in bunches.\n")
     gone = write(vault, "gone.md", "# Gone\n\nZebras have black and white stripes.\n")
@@ -96,6 +101,7 @@ def test_deleted_notes_disappear_from_results(vault, cli, fake_embedder):
     assert status["notes"] == 1 and status["ann"]["live"] == status["chunks"]["UNCONSOLIDATED"]
 
 
+@both_stores
 def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedder):
     note = write(vault, "n.md", "# N\n\nA note that will be deleted and restored.\n")
     index(cli)
@@ -123,6 +129,7 @@ def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
     assert len(set(after.values())) == 3
 
 
+@both_stores
 def test_links_resolve_by_name_title_and_aclarai_underscores(vault, cli, fake_embedder):
     write(vault, "concepts/CUDA_error.md", "# CUDA error\n\nA concept note with a few words.\n")
     write(vault, "notes/a.md", "# A\n\nSee [[CUDA error]] and [[b|bee]] and [[Missing Note]].\n")
@@ -136,6 +143,7 @@ def test_links_resolve_by_name_title_and_aclarai_underscores(vault, cli, fake_em
     assert links["Missing Note"] == "Missing Note.md"
 
 
+@both_stores
 def test_a_different_model_refuses_to_mix_vectors(vault, cli, fake_embedder, monkeypatch):
     write(vault, "n.md", "# N\n\nSome text to embed with the first model.\n")
     index(cli)
@@ -153,6 +161,7 @@ def test_a_different_model_refuses_to_mix_vectors(vault, cli, fake_embedder, mon
     assert cli("query", "new note").exit_code == 0
 
 
+@both_stores
 def test_full_reembeds_archived_versions_too(vault, cli, fake_embedder):
     note = write(vault, "n.md", "# N\n\nVersion one of the text, long enough.\n")
     index(cli)

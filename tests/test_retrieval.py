@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import write
+from conftest import both_stores, write
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +28,7 @@ def top(cli, *args):
     return cli.json("query", *args, "--json", "--no-track")[0]
 
 
+@both_stores
 def test_a_question_about_now_gets_the_newest_text(replayed, cli):
     hit = top(cli, QUESTION)
     assert "fully remote" in hit["text"]
@@ -35,12 +36,14 @@ def test_a_question_about_now_gets_the_newest_text(replayed, cli):
     assert hit["valid_from"] == "2024-01-15T00:00:00Z" and hit["valid_until"] is None
 
 
+@both_stores
 def test_plain_cosine_over_all_versions_is_the_baseline_that_fails(replayed, cli):
     hit = top(cli, QUESTION, "--mode", "cosine")
     assert "fully remote" not in hit["text"]
     assert hit["state"] == "ARCHIVED"
 
 
+@both_stores
 def test_a_date_in_the_question_answers_from_that_time(replayed, cli):
     hit = top(cli, "How many days per week could I work from home in March 2022?")
     assert "2 days per week" in hit["text"]
@@ -50,6 +53,7 @@ def test_a_date_in_the_question_answers_from_that_time(replayed, cli):
     assert "3 days per week" in top(cli, "What was the remote work rule back in 2023?")["text"]
 
 
+@both_stores
 def test_as_of_flag_and_batch_field(replayed, cli):
     assert "3 days per week" in top(cli, QUESTION, "--as-of", "2023-06-01")["text"]
     assert "2 days per week" in top(cli, QUESTION, "--as-of", "2021-12-31")["text"]
@@ -58,6 +62,7 @@ def test_as_of_flag_and_batch_field(replayed, cli):
     assert "2 days per week" in result.stdout
 
 
+@both_stores
 def test_a_fresh_low_authority_chat_repeating_an_old_value_does_not_win(vault, cli, real_embedder, monkeypatch):
     write(
         vault,

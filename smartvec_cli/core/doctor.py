@@ -81,9 +81,13 @@ class Doctor:
 
     # -- locks (looked at before the caller takes the writer lock) ------------------------------
 
+    def _locks(self, command: str) -> tuple:
+        """The writer lock (a lock file, or the PostgreSQL store's advisory lock) and this machine's watch lock."""
+        return self.ws.writer_lock(command), FileLock.watch(self.index_dir, command)
+
     def inspect_locks(self) -> None:
         problems, states = [], []
-        for lock in (FileLock.writer(self.index_dir, ""), FileLock.watch(self.index_dir, "")):
+        for lock in self._locks(""):
             held, holder = lock.probe()
             if held:
                 states.append(f"{lock.purpose} held by {holder.describe() if holder else 'another process'}")
@@ -99,27 +103,33 @@ class Doctor:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> DoctorReport:
-        if not self.db_file.is_file():
+        if not self.ws.store_url and not self.db_file.is_file():
             raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
         if not self._lock_checks:
             self.inspect_locks()
         try:
-            store = Store.open_unmigrated(self.index_dir)
+            store = self.ws.open_store_unmigrated()
         except SmartvecError as exc:
-            self.add("database", False, f"{exc}; {_DAMAGED}")
+            self.add("database", False, f"{exc}; {self._damaged}" if not self.ws.store_url else str(exc))
             self._finish_locks()
             return self.report
         try:
             if self._database(store) and self._schema(store):
-                for step in (self._model, self._vectors, self._orphans, self._lexical, self._ann, self._leftovers, self._notes):
+                ann = self._vector_index if self.ws.store_url else self._ann
+                for step in (self._model, self._vectors, self._orphans, self._lexical, ann, self._leftovers, self._notes):
                     try:
                         step(store)
-                    except sqlite3.DatabaseError as exc:
-                        self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {_DAMAGED}")
+                    except store.DATABASE_ERRORS as exc:
+                        self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {self._damaged}")
         finally:
             store.close()
         self._finish_locks()
         return self.report
+
+    @property
+    def _damaged(self) -> str:
+        """What to do about a database that fails to answer: a damaged SQLite file, or the server's own logs."""
+        return "see the PostgreSQL server's log" if self.ws.store_url else _DAMAGED
 
     def _finish_locks(self) -> None:
         for check in self._lock_checks:
@@ -132,7 +142,7 @@ class Doctor:
     def _clear_stale_locks(self) -> None:
         """Taking and releasing a free lock empties the holder info a dead process left in it."""
         command = "smartvec doctor --repair"
-        for lock in (FileLock.writer(self.index_dir, command), FileLock.watch(self.index_dir, command)):
+        for lock in self._locks(command):
             held, holder = lock.probe()
             if holder is not None and not held:
                 try:
@@ -144,6 +154,8 @@ class Doctor:
     # -- SQLite -------------------------------------------------------------------------------
 
     def _database(self, store: Store) -> bool:
+        if self.ws.store_url:
+            return self._server(store)
         try:
             problems = store.integrity_problems()
         except sqlite3.DatabaseError as exc:
@@ -154,6 +166,16 @@ class Doctor:
             return False
         size = self.db_file.stat().st_size
         self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
+        return True
+
+    def _server(self, store) -> bool:
+        """A PostgreSQL store: the server keeps its files whole; what can be missing is pgvector."""
+        problems = store.integrity_problems()
+        if problems != ["ok"]:
+            self.add("database", False, f"PostgreSQL at {store.location}: {'; '.join(problems)} "
+                     "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)", repairable=True)
+            return True  # the schema check that follows applies the migration that installs it
+        self.add("database", True, f"PostgreSQL at {store.location}, pgvector installed ({store.database_size() / 1048576:.1f} MB)")
         return True
 
     def _schema(self, store: Store) -> bool:
@@ -285,6 +307,18 @@ class Doctor:
             for check in broken:
                 check.repaired = True
                 check.detail += f"; rebuilt from {count} stored vectors and saved"
+
+    def _vector_index(self, store) -> None:
+        """A PostgreSQL store has no ANN file: its vectors are searched by an HNSW index in the database,
+        which ``--repair`` builds again when it is gone (a database restored without its indexes)."""
+        if not store.vector_index_missing():
+            self.add("ann_index", True, f"pgvector HNSW index serves {len(store.load_ann().live)} passages")
+            return
+        check = self.add("ann_index", False, f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{store.dim})", repairable=True)
+        if self.repair:
+            count = store.rebuild_ann()
+            check.repaired = True
+            check.detail += f"; built for {count} passages"
 
     # -- files --------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -43,6 +44,8 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
 class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
     """Owns every SQL statement and every file of the index folder; the statements are grouped by who
     needs them (``notes``, ``graph``, ``passages``, ``reports``, ``problems``) and mixed in here."""
+
+    DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)  # what a damaged database raises
 
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)

@@ -27,6 +27,8 @@ TEXT = 'text COLLATE "C"'
 """Text compares byte by byte, as in SQLite: paths and ISO times sort the same on every server, whatever its locale."""
 
 PLACEHOLDER = re.compile(r"\?")
+EMPTY_IN = re.compile(r"\b(NOT\s+)?IN\s*\(\s*\)", re.IGNORECASE)
+"""SQLite takes ``IN ()`` (an empty list of marks); PostgreSQL takes the same test against an empty array."""
 
 
 def migration(fn: Callable[["PgDatabase"], None]):
@@ -37,6 +39,7 @@ def migration(fn: Callable[["PgDatabase"], None]):
 @lru_cache(maxsize=4096)
 def to_pg(sql: str) -> str:
     """A statement with SQLite's ``?`` placeholders in psycopg's style (a literal ``%`` doubled)."""
+    sql = EMPTY_IN.sub(lambda m: "<> ALL('{}')" if m.group(1) else "= ANY('{}')", sql)
     return PLACEHOLDER.sub("%s", sql.replace("%", "%%"))
 
 

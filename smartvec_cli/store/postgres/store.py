@@ -139,6 +139,7 @@ class PgStore(Store):
     export, logs); ``url`` names the database every machine of the team shares."""
 
     INFERRED_EDGE = INFERRED_EDGE
+    DATABASE_ERRORS = (psycopg.DatabaseError,)
     INFERRED_REASON = INFERRED_REASON
 
     def __init__(self, index_dir: Path, db: PgDatabase):
