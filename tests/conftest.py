@@ -129,19 +129,32 @@ def pg_server():
 
 
 @pytest.fixture
-def pg_store_url(pg_server) -> str:
-    """The URL of a new, empty database on the session's server, dropped after the test."""
+def pg_databases(pg_server):
+    """Makes new, empty databases on the session's server (their URLs), dropped after the test."""
     import uuid
 
     import psycopg
 
-    name = f"smartvec_{uuid.uuid4().hex[:12]}"
     admin = pg_server.get_uri()
+    made: list[str] = []
+
+    def new_database() -> str:
+        name = f"smartvec_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return admin.replace("/postgres?", f"/{name}?", 1)
+
+    yield new_database
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield admin.replace("/postgres?", f"/{name}?", 1)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        for name in made:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_store_url(pg_databases) -> str:
+    """The URL of a new, empty database on the session's server."""
+    return pg_databases()
 
 
 @pytest.fixture
@@ -215,7 +228,7 @@ def cli() -> Cli:
     return Cli()
 
 
-HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch")
+HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch", "psycopg", "pgvector")
 
 _CLI_PROCESS = (
     "import json, sys\n"
