@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..errors import SmartvecError, UsageError
 from .generator import NoteFile, single_word_edit
 from .metrics import recall_at
 
@@ -291,8 +292,9 @@ def ann_recall(base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECA
 
 
 def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200, cold_runs: int = 5, edits: int = 5,
-             warm_runs: int = 20, recall_sizes=RECALL_SIZES, log: Log = lambda t: None) -> dict:
-    """Every measure in the module docstring; ``cold_runs=0`` skips the command-line calls, cold and warm."""
+             warm_runs: int = 20, recall_sizes=RECALL_SIZES, store_url: str | None = None, log: Log = lambda t: None) -> dict:
+    """Every measure in the module docstring; ``cold_runs=0`` skips the command-line calls, cold and warm.
+    ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
     from ..core.indexer import Indexer
     from ..core.query import Question, QueryEngine
     from ..core.search import SearchOptions, search
@@ -307,8 +309,15 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         shutil.rmtree(index_dir)
     paths = write_perf_vault(vault, notes, seed)
     log(f"wrote {notes} notes to {vault}")
-    ws = Workspace.resolve(vault, index_dir)
-    results: dict = {}
+    ws = Workspace.resolve(vault, index_dir, store=store_url)
+    if store_url:
+        try:
+            ws.open_store().close()
+        except SmartvecError:
+            pass  # no index there yet, as it must be
+        else:
+            raise UsageError(f"bench perf --store needs an empty database; {store_url} already holds an index")
+    results: dict = {"store": "postgresql" if store_url else "sqlite"}
 
     started = time.perf_counter()
     embedder = ws.embedder()
@@ -316,7 +325,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     results["model_load_s"] = round(time.perf_counter() - started, 2)
 
     def refresh() -> tuple[float, object]:
-        fresh = Workspace.resolve(vault, index_dir)
+        fresh = Workspace.resolve(vault, index_dir, store=store_url)
         t = time.perf_counter()
         store = fresh.open_store(create=True)
         try:
@@ -332,7 +341,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     log(f"first index: {summary.chunks_embedded} passages in {seconds:.1f}s")
 
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
-    base = ["--vault", str(vault), "--index-dir", str(index_dir)]
+    base = ["--vault", str(vault), "--index-dir", str(index_dir), *(["--store", store_url] if store_url else [])]
     if cold_runs:
         cold = [cold_call([*base, "index", "--json"]) for _ in range(3)]
         results["nochange_refresh_cli_s"] = round(statistics.median(c[0] for c in cold), 3)
@@ -409,7 +418,11 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
             results[key] = None
 
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    results["index_mb"] = round(_folder_mb(index_dir), 1)
+    if store_url:
+        with ws.open_store() as store:
+            results["index_mb"] = round(store.database_size() / 1048576, 1)
+    else:
+        results["index_mb"] = round(_folder_mb(index_dir), 1)
     if "torch" in sys.modules:
         info["torch_threads"] = sys.modules["torch"].get_num_threads()
     info["load_average_after"] = machine().get("load_average")

@@ -113,6 +113,8 @@ def perf_command(
                                      help="Index sizes (passages, comma-separated) at which ANN recall@50 is measured; '' for none."),
     out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
+    store: Optional[str] = typer.Option(None, "--store", metavar="URL",
+                                        help="Measure a PostgreSQL store (postgresql://..., an empty database) instead of SQLite."),
     as_json: JsonOutput = False,
 ) -> None:
     """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
@@ -127,12 +129,13 @@ def perf_command(
         raise UsageError("--recall-sizes must be positive")
     with work_folder(workdir, "perf") as folder:
         perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs,
-                        recall_sizes=sizes, log=message)
+                        recall_sizes=sizes, store_url=store, log=message)
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
-    write_json(out_dir / f"perf-{notes}.json", perf)
-    (out_dir / f"perf-{notes}.md").write_text(markdown, encoding="utf-8")
-    message(f"wrote {out_dir}/perf-{notes}.json and perf-{notes}.md")
+    name = f"perf-{notes}" + ("-postgres" if store else "")
+    write_json(out_dir / f"{name}.json", perf)
+    (out_dir / f"{name}.md").write_text(markdown, encoding="utf-8")
+    message(f"wrote {out_dir}/{name}.json and {name}.md")
     if as_json:
         print_json(perf)
     else:
