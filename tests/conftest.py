@@ -118,11 +118,14 @@ def pg_server():
 
     Never skipped: a server that cannot start fails every test that asked for it."""
     import tempfile
+    import warnings
 
     import pgserver
 
     folder = tempfile.mkdtemp(prefix="smartvec-pg-")  # short: the server's socket path must fit 107 bytes
-    server = pgserver.get_server(folder, cleanup_mode="stop")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs' note that XDG_RUNTIME_DIR is unset (pgserver asks for it)
+        server = pgserver.get_server(folder, cleanup_mode="stop")
     yield server
     server.cleanup()
     shutil.rmtree(folder, ignore_errors=True)

@@ -84,9 +84,10 @@ class Vault:
 
     @classmethod
     def open(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
-             embedder: Embedder | None = None, wait: float = DEFAULT_WAIT) -> "Vault":
-        """Options win over SMARTVEC_VAULT / SMARTVEC_INDEX / SMARTVEC_NOW, then the defaults (as on the command line)."""
-        return cls(Workspace.resolve(vault, index_dir, now), embedder, wait)
+             embedder: Embedder | None = None, wait: float = DEFAULT_WAIT, store: str | None = None) -> "Vault":
+        """Options win over SMARTVEC_VAULT / SMARTVEC_INDEX / SMARTVEC_NOW / SMARTVEC_STORE, then the defaults (as on
+        the command line); ``store`` is a ``postgresql://`` URL of a team's shared store."""
+        return cls(Workspace.resolve(vault, index_dir, now, store), embedder, wait)
 
     def at(self, now: str | dt.date | dt.datetime | None) -> "Vault":
         """The same vault and loaded model with the clock fixed at ``now`` (None: the wall clock)."""
@@ -309,6 +310,6 @@ def search_options_from_json(data: dict) -> SearchOptions:
 
 
 def open_vault(vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
-               embedder: Embedder | None = None, wait: float = DEFAULT_WAIT) -> Vault:
+               embedder: Embedder | None = None, wait: float = DEFAULT_WAIT, store: str | None = None) -> Vault:
     """smartvec over ``vault`` (default: SMARTVEC_VAULT, else the current folder); see the module docstring."""
-    return Vault.open(vault, index_dir, now, embedder, wait)
+    return Vault.open(vault, index_dir, now, embedder, wait, store)

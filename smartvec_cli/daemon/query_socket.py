@@ -149,9 +149,7 @@ class QueryService:
         store = self._store
         if store is not None and store.generation == self._synced_generation:
             return store
-        from ..store.store import Store
-
-        fresh = Store.open(self.ws.index_dir)
+        fresh = self.ws.open_store()
         try:
             fresh.check_fingerprint(self.embedder.fingerprint)
             generation = fresh.generation

@@ -140,11 +140,9 @@ class Watcher:
     def _prepare(self) -> None:
         """Create the index if there is none (so that queries never race its creation), refuse at once
         rather than at every batch an index built with other weights, and load the model."""
-        from ..store.store import Store
-
         started = time.monotonic()
         with self._writer_lock():
-            with Store.open(self.ws.index_dir, create=True) as store:
+            with self.ws.open_store(create=True) as store:
                 store.check_fingerprint(self.embedder.fingerprint)
         self.embedder.embed(["warm up"])
         self.log(f"model {self.embedder.name} ready in {time.monotonic() - started:.1f}s")
@@ -198,13 +196,12 @@ class Watcher:
     def _batch(self, reason: str) -> None:
         from ..core.consolidate import Consolidator
         from ..core.indexer import Indexer
-        from ..store.store import Store
 
         paths = self._debouncer.take()
         started = time.monotonic()
         try:
             with self._writer_lock():
-                store = Store.open(self.ws.index_dir, create=True)
+                store = self.ws.open_store(create=True)
                 try:
                     summary = Indexer(self.ws, store, lambda: self.embedder).run()
                     Consolidator(self.ws, store).run()  # incremental: the batch's notes and their neighbourhood

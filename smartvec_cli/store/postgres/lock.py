@@ -18,6 +18,7 @@ from ..lock import DEFAULT_WAIT, POLL_SECONDS, Holder, LockBusyError
 from .database import connect, safe_url
 
 WRITER_LOCK = (0x736D7663, 1)  # 'smvc', 1: the writer lock of the database (migrations use 0)
+WRITE_TRANSACTION = (0x736D7663, 2)  # held by each store transaction that writes, for its length (``PgStore.write``)
 PREFIX = "smartvec "
 
 

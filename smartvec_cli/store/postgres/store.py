@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg.pq import TransactionStatus
 
 from ...errors import SmartvecError
 from ...memory.temporal import DECLARED, INFERRED as INFERRED_SOURCE
@@ -23,6 +24,7 @@ from ..ann import search_list_size
 from ..store import Store
 from . import database as schema
 from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, PgDatabase, connect, safe_url
+from .lock import WRITE_TRANSACTION
 
 INFERRED_EDGE = "COALESCE(detail::jsonb ->> 'inferred', 'false') = 'true'"
 INFERRED_REASON = "CASE WHEN e.detail::jsonb ->> 'inferred' = 'true' THEN e.detail::jsonb ->> 'reason' END"
@@ -121,7 +123,8 @@ class PgVectorIndex:
     def exact_search(self, vector: np.ndarray, k: int, fetch_vectors=None) -> list[tuple[int, float]]:
         return self.store.nearest_exact(vector, k)
 
-    def needs_compaction(self) -> bool:
+    def needs_compaction(self, ratio: float = 0.2, minimum: int = 1000) -> bool:
+        """Never: PostgreSQL's own vacuum keeps the HNSW index, and there are no tombstones to drop."""
         return False
 
     def saved_generation(self) -> int:
@@ -174,9 +177,17 @@ class PgStore(Store):
 
     @contextmanager
     def write(self) -> Iterator[None]:
-        """A transaction (nested ones become savepoints); writers of different machines are kept apart
-        by the writer lock (``postgres.lock``), readers see the last commit."""
+        """A transaction (nested ones become savepoints) that waits its turn behind every other store
+        transaction that writes, as SQLite's BEGIN IMMEDIATE does.
+
+        Writers of different machines are kept apart by the writer lock (``postgres.lock``); this lock is
+        for readers that also write (a query counting accesses, feedback) beside the one writer. Without
+        it a reader's UPDATE of a few passages and a writer's long consolidation, each locking rows in
+        its own order, deadlock, and the server aborts one of them."""
+        outermost = self.db.conn.info.transaction_status == TransactionStatus.IDLE
         with self.db.conn.transaction():
+            if outermost:
+                self.db.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", WRITE_TRANSACTION)
             yield
 
     @property
