@@ -245,3 +245,19 @@ def test_sqlite_runs_never_import_the_postgres_client(sample_vault):
     result = cli_process("status", "--json")
     assert result.exit_code == 1 and "no index" in result.stderr
     assert "sqlite_utils" in result.heavy and "psycopg" not in result.heavy and "pgvector" not in result.heavy
+
+
+@both_stores
+def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store_backend):
+    """The lexical statements PostgreSQL answers with tsvector: what FTS5 answers on SQLite."""
+    write(vault, "a.md", "# Billing runbook\n\nError ERR-4012 means the invoices queue is stuck; restart the workers.\n")
+    write(vault, "b.md", "# Travel\n\nThe per diem is 60 euros, and the queue for visas is long.\n")
+    cli.json("index", "--json")
+    with Workspace.resolve().open_store() as store:
+        assert store.unknown_terms(["invoices", "billing", "zebrafish"]) == frozenset({"zebrafish"})
+        assert [store.passages([i])[i].path for i, _ in store.lexical_matches('"err" OR "4012"', 5)] == ["a.md"]
+        ids = sorted(store.live_passage_ids())
+        total, frequency, holders = store.lexical_term_stats(["queue", "restarting", "runbook"], ids)
+        assert (total, frequency["queue"], frequency["restarting"], frequency["runbook"]) == (2, 2, 1, 0)  # stems; text only
+        a_id = next(i for i in ids if store.passages([i])[i].path == "a.md")
+        assert store.body_neighbours(a_id, '"queue"', 5) == [i for i in ids if i != a_id]

@@ -437,6 +437,16 @@ class PgStore(Store):
             )
         return total, frequency, holders
 
+    def unknown_terms(self, terms: list[str]) -> frozenset[str]:
+        unknown = set()
+        for term in terms:
+            query = any_terms(f'"{term}"')
+            if query is None or not self.db.conn.execute(
+                f"SELECT 1 FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TS_CONFIG}', %s) LIMIT 1", [query]
+            ).fetchone():
+                unknown.add(term)
+        return frozenset(unknown)
+
     def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
         terms = any_terms(expression)
         if terms is None:
