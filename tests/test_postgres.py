@@ -206,8 +206,9 @@ def test_hnsw_search_in_the_database_finds_what_exact_search_finds(vault, cli, f
         query = fake_embedder.embed(["item basket river"])[0]
         exact = ann.exact_search(query, 10)
         graph = ann.search(query, 10)
-        assert [label for label, _ in graph] == [label for label, _ in exact]
-        assert np.allclose([s for _, s in graph], [s for _, s in exact], atol=1e-5)
+        every = dict(ann.exact_search(query, 10_000))
+        assert all(abs(every[label] - similarity) < 1e-5 for label, similarity in graph)  # true cosines, of live passages
+        assert np.allclose([s for _, s in graph], [s for _, s in exact], atol=1e-5)  # as good a top 10 (ties may swap)
         plan = "\n".join(
             r[0] for r in store.db.conn.execute(
                 "EXPLAIN SELECT hash FROM embeddings WHERE vector_dims(vector) = 384 ORDER BY vector::vector(384) <=> %s LIMIT 20", [query]

@@ -212,20 +212,9 @@ class HnswIndex:
         if not self.live or k <= 0:
             return []
         if self._exact is None:
-            labels = np.asarray(sorted(self.live), dtype=np.int64)
-            rows = np.asarray(fetch_vectors(labels.tolist()), dtype=np.float32)
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            self._exact = (labels, rows / np.where(norms > 0, norms, 1.0))
-        labels, rows = self._exact
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
-        # einsum's own loop rather than BLAS: OpenBLAS's two-thread matrix-vector product took 17 ms instead of
-        # 0.3 ms for 4,300 rows on a busy 2-core machine; einsum is single-threaded and took 0.4 ms there.
-        similarities = np.einsum("ij,j->i", rows, query / norm if norm > 0 else query)
-        k = min(k, len(labels))
-        best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
-        best = best[np.argsort(-similarities[best], kind="stable")]
-        return [(int(labels[i]), float(similarities[i])) for i in best]
+            labels = sorted(self.live)
+            self._exact = unit_matrix(labels, fetch_vectors(labels))
+        return cosine_top_k(self._exact, vector, k)
 
     def rebuild(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         """A fresh index holding exactly these items: compaction drops every tombstone."""
@@ -280,6 +269,29 @@ class HnswIndex:
                 except OSError:
                     pass
         self.generation = generation
+
+
+def unit_matrix(labels: list[int], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, their vectors scaled to unit length): what ``cosine_top_k`` searches."""
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.asarray(labels, dtype=np.int64), rows / np.where(norms > 0, norms, 1.0)
+
+
+def cosine_top_k(matrix: tuple[np.ndarray, np.ndarray], vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(label, cosine similarity) of the ``k`` rows of ``unit_matrix`` most similar to ``vector``, best first."""
+    labels, rows = matrix
+    if not len(labels) or k <= 0:
+        return []
+    query = np.asarray(vector, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(query))
+    # einsum's own loop rather than BLAS: OpenBLAS's two-thread matrix-vector product took 17 ms instead of
+    # 0.3 ms for 4,300 rows on a busy 2-core machine; einsum is single-threaded and took 0.4 ms there.
+    similarities = np.einsum("ij,j->i", rows, query / norm if norm > 0 else query)
+    k = min(k, len(labels))
+    best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
+    best = best[np.argsort(-similarities[best], kind="stable")]
+    return [(int(labels[i]), float(similarities[i])) for i in best]
 
 
 def file_sha256(path: Path) -> str:
