@@ -113,7 +113,8 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
             shares = coverage(total, frequency, holders, ids)
         if specific:
             specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
-    units, about = asked_units(query_text), about_words(query_text)
+    units = asked_units(query_text)
+    about = about_words(query_text) if units else frozenset()  # stems (and the stemmer's import) only for a value asked for
     found = [
         Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(states_value(units, about, passages[i].text)))
         for i in ids
