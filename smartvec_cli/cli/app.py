@@ -99,9 +99,9 @@ def workspace(ctx: typer.Context):
     return ctx.find_root().obj.workspace()
 
 
-def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT):
+def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT, embeds_questions: bool = False):
     """The Python API's ``Vault`` for this command line (``session.open_session``), as a context manager."""
-    return open_session(workspace(ctx), wait)
+    return open_session(workspace(ctx), wait, embeds_questions)
 
 
 def register_commands() -> None:

@@ -24,13 +24,15 @@ INTERRUPTED = "interrupted; everything committed before the interruption is kept
 
 
 @contextmanager
-def open_session(workspace, wait: float = DEFAULT_WAIT) -> Iterator:
+def open_session(workspace, wait: float = DEFAULT_WAIT, embeds_questions: bool = False) -> Iterator:
     """The Python API's ``Vault`` for a command line; what it has to tell the user goes to stderr
-    once the command succeeded."""
+    once the command succeeded. A session that ``embeds_questions`` (``query``) starts loading the
+    model before the rest of the core is imported, so that the two overlap (``Workspace.question_embedder``)."""
+    embedder = workspace.question_embedder() if embeds_questions else None
     from ..core.api import Vault
     from .lock import waiting_note
 
-    vault = Vault(workspace, wait=wait, on_wait=waiting_note(wait), on_message=message)
+    vault = Vault(workspace, embedder, wait=wait, on_wait=waiting_note(wait), on_message=message)
     try:
         yield vault
     finally:

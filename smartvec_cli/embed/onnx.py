@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -105,11 +106,37 @@ class OnnxEmbedder:
         self.threads = threads
         self._tokenizer = None
         self._session = None
+        self._loading: threading.Thread | None = None
+        self._loading_failed: BaseException | None = None
+
+    def start_loading(self) -> None:
+        """Load the tokenizer and session in a thread, for a caller with other work to do before its first
+        ``embed``: onnxruntime reads and prepares the model without holding the GIL (a quarter of a second,
+        most of a cold query's time), so a second core does it meanwhile. ``embed`` waits for it. Not a daemon
+        thread: a process that ends while the session is being made is aborted by onnxruntime, so the
+        interpreter waits for it (a command that fails before it embeds ends that much later)."""
+        if self._session is None and self._loading is None:
+            self._loading = threading.Thread(target=self._load_in_thread, name="smartvec-model-load")
+            self._loading.start()
+
+    def _load_in_thread(self) -> None:
+        try:
+            self._load_now()
+        except BaseException as exc:  # handed to the caller of ``embed``
+            self._loading_failed = exc
 
     def _load(self) -> None:
-        """Tokenizer and session on first use: knowing the fingerprint must cost nothing."""
-        if self._session is not None:
-            return
+        """Tokenizer and session on first use (or as ``start_loading`` left them): knowing the fingerprint must cost nothing."""
+        if self._loading is not None:
+            self._loading.join()
+            self._loading = None
+            failed, self._loading_failed = self._loading_failed, None
+            if failed is not None:
+                raise failed
+        if self._session is None:
+            self._load_now()
+
+    def _load_now(self) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
