@@ -91,6 +91,30 @@ def test_length_sorted_batches_come_back_in_input_order(exported):
     assert embedder.embed([]).shape == (0, DIMENSIONS)
 
 
+def test_a_model_loaded_in_the_background_embeds_as_one_loaded_on_first_use(exported):
+    """``start_loading`` (a cold query's overlap of the model load with its other work) changes nothing but when."""
+    early = load_onnx_embedder(exported)
+    early.start_loading()
+    assert early._loading is not None and early._loading.name == "smartvec-model-load" and not early._loading.daemon
+    vectors = early.embed(UNSEEN_TEXTS)
+    assert early._loading is None and early._session is not None
+    early.start_loading()  # loaded already: nothing more to start
+    assert early._loading is None
+    assert np.array_equal(vectors, load_onnx_embedder(exported).embed(UNSEEN_TEXTS))
+
+
+def test_a_background_load_that_fails_fails_the_first_embed(exported, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(exported, broken)
+    manifest = _manifest(broken)
+    embedder = load_onnx_embedder(broken)
+    (broken / manifest["onnx_file"]).write_bytes(b"not a model")
+    embedder.start_loading()
+    with pytest.raises(Exception, match="(?i)protobuf|invalid|load"):
+        embedder.embed(["a question"])
+    assert embedder._loading is None and embedder._loading_failed is None
+
+
 def test_unusable_caches_load_as_none(exported, tmp_path):
     assert load_onnx_embedder(tmp_path / "missing") is None
     assert load_onnx_embedder(exported, expected_fingerprint="all-MiniLM-L6-v2@0000000000000000") is None
