@@ -9,7 +9,6 @@ reader of stdout went away. Set SMARTVEC_DEBUG=1 to see a traceback instead of t
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from contextlib import contextmanager
 from typing import Iterator
@@ -54,6 +53,8 @@ def report_failure(exc: BaseException) -> int:
         return silence_broken_pipe()
     if not isinstance(exc, Exception) or os.environ.get("SMARTVEC_DEBUG"):
         raise exc
+    import sqlite3  # here, not for every command line: only a failure needs its exception types
+
     if isinstance(exc, sqlite3.OperationalError):
         error_line(f"index database: {exc} (if this persists, run 'smartvec doctor')")
     elif isinstance(exc, sqlite3.DatabaseError):
