@@ -211,12 +211,7 @@ class HnswIndex:
         set changes, so a long-lived reader pays for it once."""
         if not self.live or k <= 0:
             return []
-        if self._exact is None:
-            labels = np.asarray(sorted(self.live), dtype=np.int64)
-            rows = np.asarray(fetch_vectors(labels.tolist()), dtype=np.float32)
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            self._exact = (labels, rows / np.where(norms > 0, norms, 1.0))
-        labels, rows = self._exact
+        labels, rows = self.exact_matrix(fetch_vectors)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(query))
         # einsum's own loop rather than BLAS: OpenBLAS's two-thread matrix-vector product took 17 ms instead of
@@ -226,6 +221,15 @@ class HnswIndex:
         best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
         best = best[np.argsort(-similarities[best], kind="stable")]
         return [(int(labels[i]), float(similarities[i])) for i in best]
+
+    def exact_matrix(self, fetch_vectors: Callable[[list[int]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The live items' labels and unit vectors, as ``exact_search`` multiplies them (read once per live set)."""
+        if self._exact is None:
+            labels = np.asarray(sorted(self.live), dtype=np.int64)
+            rows = np.asarray(fetch_vectors(labels.tolist()), dtype=np.float32)
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            self._exact = (labels, rows / np.where(norms > 0, norms, 1.0))
+        return self._exact
 
     def rebuild(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         """A fresh index holding exactly these items: compaction drops every tombstone."""
