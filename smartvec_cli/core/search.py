@@ -23,7 +23,7 @@ import numpy as np
 from ..clock import to_iso
 from ..config import Config
 from ..memory.passage import Passage
-from ..memory.answer import about_words, asked_units, states_value
+from ..memory.answer import AskedAnswer
 from ..memory.lexical import coverage, match_expression, query_terms, specific_terms
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
@@ -112,13 +112,11 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
             shares = coverage(total, frequency, holders, ids)
         if specific:
-            specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
-    units = asked_units(query_text)
-    about = about_words(query_text) if units else frozenset()  # stems (and the stemmer's import) only for a value asked for
-    found = [
-        Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(states_value(units, about, passages[i].text)))
-        for i in ids
-    ]
+            named = {t: n for t, n in frequency.items() if t in specific}
+            unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
+            specific_shares = coverage(total, named, holders, ids, unknown)
+    asked = AskedAnswer.of(query_text)
+    found = [Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(asked.stated_by(passages[i].text))) for i in ids]
     ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
     ranked = rank(
         found,
