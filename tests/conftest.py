@@ -94,14 +94,16 @@ def user_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def onnx_export(user_cache) -> Path:
     """The packaged weights exported to ONNX and verified once per test session, into the session's
-    user cache, where every index run with the default backend finds it (no test exports again)."""
+    user cache, where every index run with the default backend finds it (no test exports again), with
+    its optimised graph as a writer leaves it (``embed.cache.prepare_export``)."""
     from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
     from smartvec_cli.embed.cache import user_export_dir
-    from smartvec_cli.embed.onnx import export_onnx
+    from smartvec_cli.embed.onnx import export_onnx, save_optimised
 
     model_dir = packaged_model_dir()
     folder = user_export_dir(weights_fingerprint(model_dir))
     export_onnx(model_dir, folder)
+    assert save_optimised(folder)
     return folder
 
 

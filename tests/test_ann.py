@@ -38,6 +38,23 @@ def test_a_new_save_replaces_the_old_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["vectors-2.hnsw", "vectors.json"]
 
 
+def test_the_exact_matrix_is_read_once_whether_prepared_or_searched(tmp_path):
+    """``prepare_search`` reads the matrix before the question's vector exists (a cold query's wait for its model);
+    ``exact_search`` then multiplies what was read, and reads again only once the live set changes."""
+    vectors = unit_vectors(30)
+    index = HnswIndex(tmp_path, 8)
+    index.add(np.arange(30), vectors)
+    index.remove([4])
+    reads = []
+    fetch = lambda labels: (reads.append(list(labels)), vectors[labels])[1]  # noqa: E731
+    labels, rows = index.exact_matrix(fetch)
+    assert labels.tolist() == [label for label in range(30) if label != 4] and np.allclose(rows, vectors[labels])
+    found = index.exact_search(vectors[7], 3, fetch)
+    assert found[0][0] == 7 and len(reads) == 1
+    index.remove([7])
+    assert index.exact_search(vectors[7], 3, fetch)[0][0] != 7 and len(reads) == 2
+
+
 def test_compaction_drops_tombstones(tmp_path):
     vectors = unit_vectors(50)
     index = HnswIndex(tmp_path, 8)

@@ -8,7 +8,7 @@ import pytest
 
 from smartvec_cli.errors import EXIT_USAGE
 
-from conftest import REPO
+from conftest import REPO, cli_process
 from fake_backend import subprocess_env
 
 
@@ -59,6 +59,36 @@ def test_help_shows_flags_without_a_value_type(cli):
         text = cli(*words, "--help").stdout
         assert "--json" in text or "--top-k" in text
         assert "<bool>" not in text, words
+
+
+@pytest.mark.parametrize("columns", ["80", "200", "50"])
+def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when_needed(columns):
+    """``command_line`` lists commands from their outlines and makes a Click command only for the one run; the help it
+    prints is the one the whole Typer app prints (``typer.main.get_command``, as the ``cli`` fixture runs it), at any
+    width; a mistyped command makes them all, for Click's suggestion."""
+    import json
+
+    env = {**subprocess_env(), "COLUMNS": columns}
+    for words in ((), ("query",), ("bench",), ("bench", "perf"), ("index",)):
+        lazy = subprocess.run([sys.executable, "-m", "smartvec_cli", *words, "--help"], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=60)
+        whole = subprocess.run([sys.executable, "-c", "import sys, typer.main; from smartvec_cli.cli.app import app, register_commands; "
+                                "register_commands(); typer.main.get_command(app)(sys.argv[1:], prog_name='smartvec')", *words, "--help"],
+                               cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert (lazy.returncode, lazy.stdout) == (whole.returncode, whole.stdout) == (0, whole.stdout), words
+        assert "Commands:" in lazy.stdout or "Options:" in lazy.stdout
+    made = (
+        "import json, sys\nfrom smartvec_cli.cli import app\ngroup = app.command_line()\n"
+        "try:\n    group(sys.argv[1:], prog_name='smartvec')\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(group.commands)), file=sys.stderr)\n"
+    )
+    top = cli_process("--help")
+    assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
+    every = ["bench", "consolidate", "cron", "doctor", "feedback", "graph", "history", "index", "mcp", "query", "refresh",
+             "show", "status", "watch"]
+    for words, converted in ((("--help",), []), (("query", "--help"), ["query"]), (("qeury",), every)):
+        done = subprocess.run([sys.executable, "-c", made, *words], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert json.loads(done.stderr.strip().splitlines()[-1]) == converted, words
 
 
 def test_progress_lines_for_a_log_every_few_seconds_and_none_for_a_short_run():

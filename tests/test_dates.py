@@ -6,8 +6,11 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO, write
+from smartvec_cli.memory import asof
 from smartvec_cli.errors import UsageError
 from smartvec_cli.memory.asof import AFTER, AGO, BEFORE, DAY, MIDDLE, parse_as_of, resolve_as_of
 from smartvec_cli.memory.temporal import note_time
@@ -79,6 +82,23 @@ def test_date_phrases_name_a_period_and_a_moment(question, words, first, last, d
 @pytest.mark.parametrize("question", NOT_DATES)
 def test_phrases_that_are_not_dates(question):
     assert parse_as_of(question, NOW) is None
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.from_regex(asof._search()))
+def test_every_date_phrase_passes_the_cheap_check_that_spares_compiling_the_search(text):
+    """A question the cheap check turns away is never searched: it must hold nothing the search would find."""
+    assert asof._MAY_NAME_A_TIME.search(text), text
+
+
+def test_a_question_without_a_time_is_answered_without_compiling_the_search():
+    ask = (
+        "import datetime as dt, sys; from smartvec_cli.memory import asof\n"
+        "found = asof.parse_as_of({!r}, dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))\n"
+        "print(found is not None, asof._search.cache_info().currsize, file=sys.stderr)"
+    )
+    assert _imports(ask.format("What is the travel per diem?")).splitlines()[-1] == "False 0"
+    assert _imports(ask.format("What was the per diem last spring?")).splitlines()[-1] == "True 1"
 
 
 def test_the_date_words_leave_the_embedded_text():

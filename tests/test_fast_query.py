@@ -66,6 +66,33 @@ def test_a_query_process_never_imports_torch(sample_index):
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
 
 
+def test_a_cold_query_loads_the_model_while_it_opens_the_index_and_ends_cleanly_when_that_fails(sample_index, tmp_path):
+    """The model starts loading before the core is imported (``Workspace.question_embedder``); a query that fails
+    meanwhile still ends with its one line and exit code (onnxruntime aborts a process that exits mid-load)."""
+    vault, index = sample_index
+    base = ("--vault", str(vault), "--now", "2026-11-29")
+    script = (
+        "import json, sys, threading\n"
+        "from smartvec_cli.cli.main import run\n"
+        "started = []\n"
+        "real_start = threading.Thread.start\n"
+        "threading.Thread.start = lambda self: (started.append(self.name), real_start(self))[1]\n"
+        "sys.argv = ['smartvec', *sys.argv[1:]]\n"
+        "try:\n    run()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "print(json.dumps([code, started]), file=sys.stderr)\n"
+    )
+    for mode, loads in (("smart", True), ("cosine", True), ("lexical", False)):
+        done = subprocess.run([sys.executable, "-c", script, *base, "--index-dir", str(index), "query", "per diem", "--mode", mode, "--json", "--no-track"],
+                              cwd=REPO, capture_output=True, text=True, timeout=120)
+        code, started = json.loads(done.stderr.strip().splitlines()[-1])
+        assert code == 0 and json.loads(done.stdout), (mode, done.stderr)
+        assert started == (["smartvec-model-load"] if loads else []), mode
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-m", "smartvec_cli", *base, "--index-dir", str(tmp_path / "none"), "query", "per diem"],
+                              cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (1, f"error: no index in {tmp_path / 'none'}; run 'smartvec index' first\n")
+
+
 def test_help_imports_nothing_heavy():
     script = (
         "import sys\n"

@@ -91,6 +91,58 @@ def test_length_sorted_batches_come_back_in_input_order(exported):
     assert embedder.embed([]).shape == (0, DIMENSIONS)
 
 
+def test_the_optimised_graph_embeds_as_the_export_does_and_is_what_sessions_load(exported, tmp_path):
+    """``save_optimised`` (run by writers, and by the session fixture) keeps the graph onnxruntime makes of the export;
+    a session is made from it only with the onnxruntime that made it, and only while its files are whole."""
+    import onnxruntime
+
+    optimised = _manifest(exported)["optimised"]
+    assert optimised["onnxruntime"] == onnxruntime.__version__ and optimised["max_difference"] <= onnx_backend.OPTIMISED_MAX_DIFFERENCE
+    fast = load_onnx_embedder(exported)
+    assert fast.optimised == (exported / optimised["onnx_file"], onnxruntime.__version__)
+    plain = load_onnx_embedder(exported)
+    plain.optimised = None
+    assert np.abs(fast.embed(UNSEEN_TEXTS) - plain.embed(UNSEEN_TEXTS)).max() <= onnx_backend.OPTIMISED_MAX_DIFFERENCE
+    assert fast._session._model_path == str(exported / optimised["onnx_file"])
+    assert plain._session._model_path == str(exported / _manifest(exported)["onnx_file"])
+
+    other_version = load_onnx_embedder(exported)
+    other_version.optimised = (other_version.optimised[0], "0.0.1")
+    other_version.embed(["a question"])
+    assert other_version._session._model_path == str(other_version.onnx_path)
+
+    cut = tmp_path / "cut"
+    shutil.copytree(exported, cut)
+    with open(cut / optimised["data_file"], "r+b") as data:
+        data.truncate(1000)
+    assert load_onnx_embedder(cut).optimised is None
+
+
+def test_a_model_loaded_in_the_background_embeds_as_one_loaded_on_first_use(exported):
+    """``start_loading`` (a cold query's overlap of the model load with its other work) changes nothing but when."""
+    early = load_onnx_embedder(exported)
+    early.start_loading()
+    assert early._loading is not None and early._loading.name == "smartvec-model-load" and not early._loading.daemon
+    vectors = early.embed(UNSEEN_TEXTS)
+    assert early._loading is None and early._session is not None
+    early.start_loading()  # loaded already: nothing more to start
+    assert early._loading is None
+    assert np.array_equal(vectors, load_onnx_embedder(exported).embed(UNSEEN_TEXTS))
+
+
+def test_a_background_load_that_fails_fails_the_first_embed(exported, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(exported, broken)
+    manifest = _manifest(broken)
+    embedder = load_onnx_embedder(broken)
+    for name in (manifest["onnx_file"], manifest["optimised"]["onnx_file"]):
+        (broken / name).write_bytes(b"not a model")
+    embedder.start_loading()
+    with pytest.raises(Exception, match="(?i)protobuf|invalid|load"):
+        embedder.embed(["a question"])
+    assert embedder._loading is None and embedder._loading_failed is None
+
+
 def test_unusable_caches_load_as_none(exported, tmp_path):
     assert load_onnx_embedder(tmp_path / "missing") is None
     assert load_onnx_embedder(exported, expected_fingerprint="all-MiniLM-L6-v2@0000000000000000") is None

@@ -11,6 +11,8 @@ Python process per call, as cron and shell scripts have it):
   alone), as a cold ``query`` call, and as a warm one: a whole ``query`` process
   answered by a ``watch`` daemon that has the model loaded;
 - ``smartvec --help``, the floor of every command line;
+- beside each batch of command-line calls, the 1-minute load average when it began (the
+  package is byte-compiled first, as an installed one is);
 - peak memory (maximum resident set size) of this process and of the cold calls;
 - recall@50 of the ANN graph against exact search at 10,000 and 100,000 passages
   (``ann_recall``): the index's real vectors, grown to that size by perturbed copies,
@@ -169,6 +171,20 @@ COLD_RUNNER = (
 )
 
 
+def compile_package() -> None:
+    """Byte-compile this copy of the package, as installing it does: with PYTHONDONTWRITEBYTECODE set (a
+    development shell) and no ``__pycache__``, every cold call would compile each module it imports, a
+    quarter of ``--help``'s time, which no installed smartvec pays."""
+    import compileall
+
+    compileall.compile_dir(Path(__file__).resolve().parents[1], quiet=2)
+
+
+def load_now() -> float | None:
+    """The 1-minute load average, stated beside each batch of timed calls: on a shared machine it moves."""
+    return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+
+
 def cli_environment() -> tuple[str, dict]:
     """(the folder holding this copy of the package, an environment whose Python imports it)."""
     root = str(Path(__file__).resolve().parents[2])
@@ -205,13 +221,14 @@ def daemon_query_latency(base: list[str], index_dir: Path, texts: list[str], run
                     raise RuntimeError(f"the watch daemon did not start: {_read(daemon_log).strip().splitlines()[-1:]}")
                 time.sleep(0.2)
             log("watch daemon ready; timing query processes it answers")
+            load = load_now()
             calls = [cold_call([*base, "query", texts[i % len(texts)], "--json", "--no-track"]) for i in range(runs + 1)][1:]
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(timeout=120)
     seconds = [c[0] for c in calls]
     return {"query_warm_p50_s": round(percentile(seconds, 50), 3), "query_warm_p95_s": round(percentile(seconds, 95), 3),
-            "query_warm_peak_rss_mb": round(max(c[1] or 0.0 for c in calls), 1)}
+            "query_warm_peak_rss_mb": round(max(c[1] or 0.0 for c in calls), 1), "query_warm_load": load}
 
 
 def _read(stream) -> str:
@@ -343,6 +360,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
     base = ["--vault", str(vault), "--index-dir", str(index_dir), *(["--store", store_url] if store_url else [])]
     if cold_runs:
+        compile_package()
         cold = [cold_call([*base, "index", "--json"]) for _ in range(3)]
         results["nochange_refresh_cli_s"] = round(statistics.median(c[0] for c in cold), 3)
         results["nochange_refresh_cli_peak_rss_mb"] = round(max(c[1] or 0.0 for c in cold), 1)
@@ -401,11 +419,13 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     del stored_vectors
 
     if cold_runs:
+        results["query_cli_load"] = load_now()
         cold = [cold_call([*base, "query", texts[i % len(texts)], "--json", "--no-track"]) for i in range(cold_runs)]
         results["query_cli_p50_s"] = round(percentile([c[0] for c in cold], 50), 3)
         results["query_cli_p95_s"] = round(percentile([c[0] for c in cold], 95), 3)
         results["query_cli_peak_rss_mb"] = round(max(c[1] or 0.0 for c in cold), 1)
         log(f"cold query: p50 {results['query_cli_p50_s']:.2f}s")
+        results["help_cli_load"] = load_now()
         helps = [cold_call(["--help"])[0] for _ in range(cold_runs)]
         results["help_cli_p50_s"] = round(percentile(helps, 50), 3)
         results["help_cli_p95_s"] = round(percentile(helps, 95), 3)
@@ -414,7 +434,8 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         log(f"query answered by the daemon: p50 {results['query_warm_p50_s']:.3f}s")
     else:
         for key in ("query_cli_p50_s", "query_cli_p95_s", "query_cli_peak_rss_mb", "help_cli_p50_s", "help_cli_p95_s",
-                    "query_warm_p50_s", "query_warm_p95_s", "query_warm_peak_rss_mb"):
+                    "query_warm_p50_s", "query_warm_p95_s", "query_warm_peak_rss_mb", "query_cli_load", "help_cli_load",
+                    "query_warm_load"):
             results[key] = None
 
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

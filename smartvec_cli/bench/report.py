@@ -143,6 +143,11 @@ def targets_markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def at_load(load: float | None) -> str:
+    """`` (load 1.9)``: the 1-minute load average when a batch of timed calls began (results before it was recorded have none)."""
+    return "" if load is None else f" (load {load:.1f})"
+
+
 def perf_markdown(perf: dict) -> str:
     m, r = perf["machine"], perf["results"]
     load = m.get("load_average")
@@ -160,10 +165,12 @@ def perf_markdown(perf: dict) -> str:
         f"| re-embedding saved by those single-word edits | {r['edit_reembed_saved']:.1%} |",
         f"| query latency in process, p50 / p95 | {r['query_p50_ms']:.1f} / {r['query_p95_ms']:.1f} ms |",
         f"| of which search without embedding, p50 / p95 | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms |",
-        f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / {num(r['query_cli_p95_s'], '.2f')} s |",
+        f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / {num(r['query_cli_p95_s'], '.2f')} s"
+        f"{at_load(r.get('query_cli_load'))} |",
         f"| query answered by the watch daemon, whole CLI process, p50 / p95 | {num(r.get('query_warm_p50_s'), '.3f')} / "
-        f"{num(r.get('query_warm_p95_s'), '.3f')} s |",
-        f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / {num(r.get('help_cli_p95_s'), '.2f')} s |",
+        f"{num(r.get('query_warm_p95_s'), '.3f')} s{at_load(r.get('query_warm_load'))} |",
+        f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / {num(r.get('help_cli_p95_s'), '.2f')} s"
+        f"{at_load(r.get('help_cli_load'))} |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
         f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",

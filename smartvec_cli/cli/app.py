@@ -4,10 +4,15 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
 from dataclasses import dataclass
-from typing import Optional
+from functools import partial
+from typing import Callable, Optional
 
 import typer
+import typer.main
+from typer import _click as click
 from typer.core import TyperCommand, TyperGroup
 
 from ..store.lock import DEFAULT_WAIT
@@ -35,7 +40,37 @@ class SmartvecGroup(FlagsWithoutType, TyperGroup):
     Typer's own exceptions pass through untouched: a usage error (an unknown command or
     option, a bad value) is printed by Click as Click prints it, with the usage line and
     a suggestion, and exits 2.
+
+    The console script's group (``command_line``) holds its commands as Typer definitions until
+    one is run or its help is shown (``pending``: name -> (conversion, outline)); the list of
+    commands in ``--help`` is written from each one's outline (name, docstring, flags), which
+    needs none of its parameters read.
     """
+
+    pending: dict[str, tuple[Callable[[], click.Command], click.Command]] = {}
+    _listing = False
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        return [*super().list_commands(ctx), *self.pending]
+
+    def get_command(self, ctx: typer.Context, cmd_name: str):
+        if cmd_name in self.pending:
+            convert, outline = self.pending[cmd_name]
+            if self._listing:
+                return outline
+            del self.pending[cmd_name]
+            self.commands[cmd_name] = convert()
+        elif cmd_name not in self.commands:  # Click's "did you mean" looks among ``commands``
+            for name in list(self.pending):
+                self.get_command(ctx, name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: typer.Context, formatter) -> None:
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
 
     def invoke(self, ctx: typer.Context):
         try:
@@ -104,9 +139,9 @@ def workspace(ctx: typer.Context):
     return ctx.find_root().obj.workspace()
 
 
-def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT):
+def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT, embeds_questions: bool = False):
     """The Python API's ``Vault`` for this command line (``session.open_session``), as a context manager."""
-    return open_session(workspace(ctx), wait)
+    return open_session(workspace(ctx), wait, embeds_questions)
 
 
 def register_commands() -> None:
@@ -141,10 +176,38 @@ def _use_smartvec_classes(typer_app: typer.Typer) -> None:
         _use_smartvec_classes(group.typer_instance)
 
 
+def command_line() -> SmartvecGroup:
+    """The app as Click runs it, with each command made a Click command only when needed (see
+    ``SmartvecGroup``): Typer makes one by reading every parameter of the function, which for all of
+    them took an eighth of ``smartvec --help``. ``typer.main.get_command(app)`` makes the same group
+    with every command made at once (the tests' ``CliRunner`` does)."""
+    register_commands()
+    shell = copy.copy(app)
+    shell.registered_commands, shell.registered_groups = [], []
+    group = typer.main.get_command(shell)
+    group.pending = {}
+    for info in app.registered_commands:
+        convert = partial(typer.main.get_command_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
+                          rich_markup_mode=app.rich_markup_mode)
+        name = info.name or typer.main.get_command_name(info.callback.__name__)
+        help_text = inspect.cleandoc(info.help) if info.help is not None else inspect.getdoc(info.callback)
+        group.pending[name] = (convert, _outline(name, help_text, info))
+    for info in app.registered_groups:
+        convert = partial(typer.main.get_group_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
+                          rich_markup_mode=app.rich_markup_mode, suggest_commands=app.suggest_commands)
+        solved = typer.main.solve_typer_info_defaults(info)
+        group.pending[solved.name] = (convert, _outline(solved.name, solved.help, solved))
+    return group
+
+
+def _outline(name: str, help_text: str | None, info) -> TyperCommand:
+    """What the list of commands shows of a command: its name, help, short help and flags."""
+    return TyperCommand(name, help=help_text, short_help=info.short_help, hidden=bool(info.hidden), deprecated=info.deprecated)
+
+
 def run() -> None:
     """The whole command line (the console script, ``main.run``, comes here unless a daemon answered)."""
-    register_commands()
-    app(prog_name="smartvec")
+    command_line()(prog_name="smartvec")
 
 
 if __name__ == "__main__":

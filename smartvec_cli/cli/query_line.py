@@ -103,11 +103,11 @@ def answer_query_line(argv: list[str]) -> int | None:
     return 0
 
 
-def direct_session(line: dict):
+def direct_session(line: dict, embeds_questions: bool):
     from ..core.workspace import Workspace
     from .session import open_session
 
-    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]))
+    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]), embeds_questions=embeds_questions)
 
 
 def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
@@ -130,10 +130,11 @@ def search_request(top_k: int, mode: str, as_of: str | None, include_archived: b
 
 class Answerer:
     """Asks the daemon serving this index while it answers; otherwise the vault itself, opened (with the core
-    imported) on first need by ``open_direct``. Answers are ``Answer.to_json()`` dicts either way."""
+    imported) on first need by ``open_direct``, told whether the questions will be embedded (not in lexical
+    mode). Answers are ``Answer.to_json()`` dicts either way."""
 
     def __init__(self, vault: str | None, index_dir: str | None, now: str | None, options: dict,
-                 open_direct: Callable[[], AbstractContextManager] | None = None):
+                 open_direct: Callable[..., AbstractContextManager] | None = None):
         from ..store.layout import index_dir_for
 
         vault_dir = Path(vault or ".").expanduser()
@@ -163,12 +164,14 @@ class Answerer:
         return answer if answer is not None else self._ask_directly(text, question_id, as_of)
 
     def _ask_directly(self, text: str, question_id, as_of: str | None) -> dict:
-        from ..core.api import search_options_from_json
+        if self._vault is None:
+            embeds = self.options["mode"] in ("smart", "cosine")  # lexical answers without the model
+            self._vault = self._stack.enter_context(self.open_direct(embeds_questions=embeds))
+            from ..core.api import search_options_from_json  # after the model has started loading
+
+            self._search_options = search_options_from_json(self.options)
         from ..core.query import Question
 
-        if self._vault is None:
-            self._search_options = search_options_from_json(self.options)
-            self._vault = self._stack.enter_context(self.open_direct())
         question = Question(text, question_id, as_of)
         return self._vault.ask(question, self._search_options).to_json()
 

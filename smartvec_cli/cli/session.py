@@ -9,7 +9,6 @@ reader of stdout went away. Set SMARTVEC_DEBUG=1 to see a traceback instead of t
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from contextlib import contextmanager
 from typing import Iterator
@@ -24,13 +23,15 @@ INTERRUPTED = "interrupted; everything committed before the interruption is kept
 
 
 @contextmanager
-def open_session(workspace, wait: float = DEFAULT_WAIT) -> Iterator:
+def open_session(workspace, wait: float = DEFAULT_WAIT, embeds_questions: bool = False) -> Iterator:
     """The Python API's ``Vault`` for a command line; what it has to tell the user goes to stderr
-    once the command succeeded."""
+    once the command succeeded. A session that ``embeds_questions`` (``query``) starts loading the
+    model before the rest of the core is imported, so that the two overlap (``Workspace.question_embedder``)."""
+    embedder = workspace.question_embedder() if embeds_questions else None
     from ..core.api import Vault
     from .lock import waiting_note
 
-    vault = Vault(workspace, wait=wait, on_wait=waiting_note(wait), on_message=message)
+    vault = Vault(workspace, embedder, wait=wait, on_wait=waiting_note(wait), on_message=message)
     try:
         yield vault
     finally:
@@ -52,6 +53,8 @@ def report_failure(exc: BaseException) -> int:
         return silence_broken_pipe()
     if not isinstance(exc, Exception) or os.environ.get("SMARTVEC_DEBUG"):
         raise exc
+    import sqlite3  # here, not for every command line: only a failure needs its exception types
+
     if isinstance(exc, sqlite3.OperationalError):
         error_line(f"index database: {exc} (if this persists, run 'smartvec doctor')")
     elif isinstance(exc, sqlite3.DatabaseError):

@@ -11,7 +11,7 @@ from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
-from .search import Hit, SearchOptions, record_retrieval, search
+from .search import Hit, SearchOptions, prepare_search, record_retrieval, search
 from .workspace import Workspace
 
 
@@ -78,6 +78,7 @@ class QueryEngine:
                 text = when.remainder
         if not question.text.strip():
             raise UsageError("the question is empty")
+        prepare_search(self.store, options)  # before the model is waited for (see ``Workspace.question_embedder``)
         vector = None if options.mode == "lexical" else self.embedder.embed([text])[0]
         hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now)
         if options.record_access:

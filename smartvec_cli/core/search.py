@@ -130,6 +130,15 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     return _numbered([_smart_hit(item) for item in ranked[: options.top_k]]), len(ranked)
 
 
+def prepare_search(store: Store, options: SearchOptions) -> None:
+    """Read what ``search`` reads whatever the question: the vector index and, where the candidates are exact,
+    the matrix of stored vectors. A cold query does it while its model is still loading; later calls cost nothing."""
+    if options.mode != "lexical":
+        ann = store.load_ann()
+        if ann.live and (options.mode == "cosine" or len(ann.live) <= EXACT_CANDIDATES_UP_TO):
+            ann.exact_matrix(store.vectors_for_chunks)
+
+
 def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False) -> list[tuple[int, float]]:
     """The candidate stage: the ``k`` stored passages most similar to the question, (row id, cosine) best
     first; exact when asked or when the index is small (``EXACT_CANDIDATES_UP_TO``), else from the graph."""

@@ -78,6 +78,16 @@ class Workspace:
 
         return select_embedder(self.config, self.layout.onnx_dir, prepare=prepare, on_notice=on_notice)
 
+    def question_embedder(self):
+        """The configured embedder with its model already loading in the background, where the backend can
+        (``OnnxEmbedder.start_loading``): for a caller about to embed a question with other work to do first,
+        such as importing the rest of the core (a cold ``query``)."""
+        embedder = self.embedder()
+        start_loading = getattr(embedder, "start_loading", None)
+        if start_loading is not None:
+            start_loading()
+        return embedder
+
     def writer_embedder(self, on_notice=None):
         return self.embedder(prepare=True, on_notice=on_notice)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import weights_fingerprint
-from .onnx import export_onnx, read_manifest, weights_stamp, write_manifest
+from .onnx import export_onnx, read_manifest, save_optimised, weights_stamp, write_manifest
 
 APP_NAME = "smartvec"
 Notice = Callable[[str], None]
@@ -64,8 +64,28 @@ def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> P
     Recognised by its record of the weights file, else by their fingerprint (hashed here; the
     record is then brought up to date). An index's own export from before the shared cache is
     copied into it. A new export goes to the user cache, or to the index folder when the cache
-    cannot be written. Raises what :func:`export_onnx` raises.
+    cannot be written. Raises what :func:`export_onnx` raises. The folder is given its optimised graph
+    (``onnx.save_optimised``) when it has none for this onnxruntime.
     """
+    folder = _find_or_make_export(model_dir, index_export_dir, notice)
+    _optimise(folder, notice)
+    return folder
+
+
+def _optimise(folder: Path, notice: Notice) -> None:
+    """Save the optimised graph where the export has none for this onnxruntime; a failure only costs speed."""
+    import onnxruntime
+
+    manifest = read_manifest(folder) or {}
+    if manifest.get("optimised", {}).get("onnxruntime") == onnxruntime.__version__:
+        return
+    try:
+        save_optimised(folder)
+    except Exception as exc:  # an unwritable folder, an onnxruntime error: the export still works
+        notice(f"could not save the optimised ONNX graph in {folder} ({exc}); queries start a little slower")
+
+
+def _find_or_make_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> Path:
     stamp = weights_stamp(model_dir)
     for folder in _candidates(index_export_dir):
         manifest = read_manifest(folder)
@@ -114,7 +134,8 @@ def _copy_export(source: Path, manifest: dict, target: Path, stamp: dict) -> boo
     try:
         for name in (manifest["onnx_file"], manifest["tokenizer_file"]):
             shutil.copyfile(source / name, staging / name)
-        write_manifest(staging, {**manifest, "weights": stamp})
+        copied = {key: value for key, value in manifest.items() if key != "optimised"}  # its files stay behind
+        write_manifest(staging, {**copied, "weights": stamp})
         shutil.rmtree(target, ignore_errors=True)  # an empty or broken folder of the same name
         os.replace(staging, target)
     except OSError:

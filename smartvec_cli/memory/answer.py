@@ -118,7 +118,9 @@ class AskedAnswer:
 
     @classmethod
     def of(cls, question: str) -> "AskedAnswer":
-        return cls(question, asked_units(question), about_words(question), asks_for_person(question))
+        units = asked_units(question)
+        about = about_words(question) if units else frozenset()  # only states_value reads it, and only with units
+        return cls(question, units, about, asks_for_person(question))
 
     def stated_by(self, text: str) -> bool:
         """Whether ``text`` states an answer of the asked kind: a value in the asked unit, or a person."""

@@ -241,6 +241,12 @@ _BEFORE_AFTER = r"(?P<side>before|prior\s+to|after)\s+(?:the\s+)?(?P<c>" + _ANY 
 _LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
 
 
+_MAY_NAME_A_TIME = re.compile(r"\d|ago|last|previous|yesterday", flags=re.IGNORECASE)
+"""What every phrase ``_search`` finds holds: a digit (each period it names has a year in it) or a relative
+phrase's word. A question without any names no time, and is not searched: compiling ``_search`` takes
+longer than the rest of a cold query's parsing."""
+
+
 @functools.cache
 def _search() -> re.Pattern:
     """Every date phrase a question may hold, in one pattern (compiled on first use: it is large)."""
@@ -284,6 +290,8 @@ def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
 
 def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
     """The time a question asks about, if it names one (the first phrase that resolves)."""
+    if not _MAY_NAME_A_TIME.search(question):
+        return None
     for match in _search().finditer(question):
         words = match.group(0).strip()
         before = question[: match.start()].lower().split()

@@ -211,10 +211,14 @@ class HnswIndex:
         set changes, so a long-lived reader pays for it once."""
         if not self.live or k <= 0:
             return []
+        return cosine_top_k(self.exact_matrix(fetch_vectors), vector, k)
+
+    def exact_matrix(self, fetch_vectors: Callable[[list[int]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The live items' labels and unit vectors, as ``exact_search`` multiplies them (read once per live set)."""
         if self._exact is None:
             labels = sorted(self.live)
             self._exact = unit_matrix(labels, fetch_vectors(labels))
-        return cosine_top_k(self._exact, vector, k)
+        return self._exact
 
     def rebuild(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         """A fresh index holding exactly these items: compaction drops every tombstone."""

@@ -17,7 +17,6 @@ import datetime as dt
 import fcntl
 import json
 import os
-import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +40,7 @@ class Holder:
 
     @property
     def alive(self) -> bool:
-        if self.host and self.host != socket.gethostname():
+        if self.host and self.host != _host():
             return True  # a process on another machine cannot be checked from here
         try:
             os.kill(self.pid, 0)
@@ -141,7 +140,7 @@ class FileLock:
                 time.sleep(min(POLL_SECONDS, remaining))
         previous = _parse_holder(os.pread(fd, 4096, 0))
         self.taken_over = previous if previous and previous.pid != os.getpid() else None
-        me = Holder(os.getpid(), self.command, _now_iso(), socket.gethostname())
+        me = Holder(os.getpid(), self.command, _now_iso(), _host())
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(dataclasses.asdict(me)).encode("utf-8") + b"\n", 0)
         self._fd = fd
@@ -192,6 +191,11 @@ def _parse_holder(data: bytes) -> Holder | None:
         return Holder(int(info["pid"]), str(info["command"]), str(info["since"]), str(info.get("host", "")))
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
+
+
+def _host() -> str:
+    """This machine's name, as ``socket.gethostname()`` gives it on POSIX (where flock is), without importing socket."""
+    return os.uname().nodename
 
 
 def _now_iso() -> str:

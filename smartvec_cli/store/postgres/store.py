@@ -125,10 +125,14 @@ class PgVectorIndex:
         """Every live passage compared, in process, as on SQLite: the matrix of their vectors is read once
         per generation (a long-lived reader pays for it once; a statement comparing every row on the
         server took 33 ms for 4,310 passages on a busy machine, the product well under one)."""
+        return cosine_top_k(self.exact_matrix(), vector, k)
+
+    def exact_matrix(self, fetch_vectors=None) -> tuple[np.ndarray, np.ndarray]:
+        """The live passages' labels and unit vectors (``HnswIndex.exact_matrix``), read from the database."""
         if self._exact is None:
             labels = sorted(self.live)
             self._exact = unit_matrix(labels, self.store.vectors_for_chunks(labels))
-        return cosine_top_k(self._exact, vector, k)
+        return self._exact
 
     def needs_compaction(self, ratio: float = 0.2, minimum: int = 1000) -> bool:
         """Never: PostgreSQL's own vacuum keeps the HNSW index, and there are no tombstones to drop."""
