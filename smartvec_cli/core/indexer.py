@@ -453,11 +453,12 @@ class Indexer:
         parsed, file = item.parsed, item.file
         previous_hash = item.row["embedding_hash"] if item.row else None
         timing = note_time(parsed.metadata, file.rel_path)
-        authority, source_type = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence)
+        source = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence)
         return {
             "kind": "vault",
-            "source_type": source_type,
-            "authority": authority,
+            "source_type": source.source_type,
+            "kind_source": source.kind_source,
+            "authority": source.authority,
             "valid_from": timing.valid_from,
             "from_source": timing.from_source,
             "valid_until": timing.valid_until,

@@ -225,6 +225,15 @@ def m007_bound_sources(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET mtime_ns = NULL")
 
 
+
+@migration
+def m008_kind_source(db: sqlite_utils.Database) -> None:
+    """Whether each note's kind was declared in its frontmatter or inferred by a rule (``status`` counts them)."""
+    db["notes"].add_column("kind_source", str)
+    # Derived from frontmatter and the kind rules: the next index re-reads every note (no re-embedding).
+    db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
