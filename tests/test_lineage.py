@@ -45,10 +45,28 @@ def test_later_dated_copies_form_a_chain_with_their_reasons():
     assert found[0].reason == "title 'Policy v2' is a later version of 'Policy' (v2 marker; dated 2024-03-01 > 2023-01-10)"
 
 
-def test_dates_decide_over_markers_and_equal_dates_infer_nothing():
+def test_dates_decide_over_markers_and_on_the_same_day_the_marker_decides():
     found = infer_supersessions([candidate(1, "Policy v2.md", "2024-01-01T00:00:00Z"), candidate(2, "Policy v3.md", "2023-01-01T00:00:00Z")])
     assert [(e.newer, e.older) for e in found] == [(1, 2)]
-    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v2.md")]) == []
+
+    undated = infer_supersessions([candidate(1, "Refund Policy v2.md"), candidate(2, "Refund Policy.md"), candidate(3, "Refund Policy old.md")])
+    assert [(e.newer, e.older) for e in undated] == [(2, 3), (1, 2)]
+    assert undated[1].reason == (
+        "title 'Refund Policy v2' is a later version of 'Refund Policy' (v2 marker; both indexed 2026-01-01: the marker decides, not a date)"
+    )
+    assert undated[1].start == "2026-01-01T00:00:00Z"
+    same_day = infer_supersessions([candidate(1, "Policy v3.md", "2024-05-01T00:00:00Z"), candidate(2, "Policy v2.md", "2024-05-01T09:00:00Z")])
+    assert [(e.newer, e.older) for e in same_day] == [(1, 2)]
+    assert "the marker decides" in same_day[0].reason
+
+
+def test_copies_of_one_day_and_one_rank_and_undated_drafts_infer_nothing():
+    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v1.md")]) == []
+    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md")]) == []
+    older_draft = infer_supersessions([candidate(1, "Policy draft.md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy.md", created="2025-03-01T00:00:00Z")])
+    assert [(e.newer, e.older) for e in older_draft] == [(2, 1)]
+    around_a_draft = infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md"), candidate(3, "Policy v2.md")])
+    assert [(e.newer, e.older) for e in around_a_draft] == [(3, 1)]
 
 
 def test_undated_copies_are_ordered_by_marker_and_indexed_time():
@@ -158,3 +176,19 @@ def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real
     echo = next(h for h in hits if h["path"] == "notes/ops.md")
     assert any(w.startswith("repeats outdated information: 14 days; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
     assert hits[0]["path"] == "policies/Log Retention Policy (new).md"
+
+
+@pytest.mark.slow
+def test_undated_copies_indexed_together_are_ordered_by_their_marker(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    body = "# Refund Policy\n\n## Refunds\n\nCustomers can ask for a refund within {days} days of delivery.\n"
+    write(vault, "Refund Policy.md", body.format(days=14))
+    write(vault, "Refund Policy v2.md", body.format(days=30))
+    cli.json("index", "--json")
+    assert cli.json("consolidate", "--json")["contradictions_found"] == 0
+
+    history = cli.json("history", "Refund Policy.md", "--json")
+    assert history["superseded_by"] == "Refund Policy v2.md"
+    assert "the marker decides, not a date" in history["superseded_inferred"]
+    [hit] = cli.json("query", "How long do customers have to ask for a refund?", "--json", "--no-track", "--top-k", "1")
+    assert hit["path"] == "Refund Policy v2.md" and "30 days" in hit["text"]

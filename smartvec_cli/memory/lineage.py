@@ -6,13 +6,14 @@ People keep versions of a document as copies: "Policy", "Policy v2", "Policy (20
 Here such copies, ordered by their dates, supersede one another as if declared: the
 later copy closes the earlier one's window when it starts. Copies without a date of
 their own (no ``date:``/``created:``, none in the name) are dated by the run that first
-saw them, so undated copies present at a vault's first index infer nothing. Frontmatter always wins: a
+saw them; copies of the same day (undated copies one run found together) are ordered by their
+markers: "old" < the bare name < "v2" < "v3" < "new"/"updated". Frontmatter always wins: a
 note that declares its validity (``valid_from``, ``valid_until``, ``version``,
 ``supersedes``) or is named by a declared ``supersedes`` takes no part. Notes of a kind
 that comes in series (chats, meeting notes, mail, daily notes) are never versions of one
 another, and a group of names that differ only by a date ("Standup 2024-03-01",
 "Standup 2024-03-08") is a series too, unless one of them is the bare name or carries
-a version word. A draft is superseded by the next copy but supersedes nothing.
+a version word. A draft supersedes nothing, and is superseded only by a copy of a later date.
 """
 
 from __future__ import annotations
@@ -150,31 +151,45 @@ def infer_supersessions(candidates: list[VersionCandidate]) -> list[InferredSupe
 
 
 def _chain(members: list[tuple[VersionCandidate, NamedVersion]]) -> list[InferredSupersession]:
-    """Order by date, the marker breaking ties; each copy supersedes the one before it only when the two
-    dates differ (copies with no date of their own count from when they were first indexed, so copies
-    first seen by the same run infer nothing). A draft only ever gives way to the next copy that is not one."""
+    """Order by day, the marker breaking ties; each copy is superseded by the next later one. Later means a
+    later day or, on the same day (copies with no date of their own that one run first indexed), a marker of
+    higher rank: "Policy v2" after "Policy", "Policy" after "Policy old". Copies of one day and one rank
+    infer nothing. A draft never supersedes, and on the same day it is not superseded either: a draft is
+    as often the next version being written as an abandoned one, and only a date tells which."""
     dated = [(c, v, *_start(c, v)) for c, v in members]
-    dated.sort(key=lambda item: (item[2], item[1].rank, item[0].path))
+    dated.sort(key=lambda item: (item[2][:10], item[1].rank, item[0].path))
     found = []
     for i, (older, older_version, older_start, older_source) in enumerate(dated):
-        newer = next((item for item in dated[i + 1 :] if not item[1].draft), None)
+        newer = next((item for item in dated[i + 1 :] if _later(item, dated[i])), None)
         if newer is None:
             continue
         newer_candidate, newer_version, newer_start, newer_source = newer
-        if newer_start[:10] <= older_start[:10]:
-            continue
+        markers = _marker_words(newer_version, older_version)
+        if newer_start[:10] > older_start[:10]:
+            evidence = f"{newer_source} {newer_start[:10]} > {older_start[:10]}"
+        else:
+            evidence = f"{_same_day(newer_source, older_source)} {newer_start[:10]}: the marker decides, not a date"
         found.append(
             InferredSupersession(
                 newer=newer_candidate.note,
                 older=older.note,
                 start=newer_start,
-                reason=(
-                    f"title '{newer_candidate.name}' is a later version of '{older.name}' "
-                    f"({_marker_words(newer_version, older_version)}; {newer_source} {newer_start[:10]} > {older_start[:10]})"
-                ),
+                reason=f"title '{newer_candidate.name}' is a later version of '{older.name}' ({markers}; {evidence})",
             )
         )
     return found
+
+
+def _later(newer: tuple, older: tuple) -> bool:
+    """Whether ``newer`` (a candidate, its version, start, source) is a later version than ``older``."""
+    if newer[1].draft:
+        return False
+    day, older_day = newer[2][:10], older[2][:10]
+    return day > older_day or (day == older_day and not older[1].draft and newer[1].rank > older[1].rank)
+
+
+def _same_day(newer_source: str, older_source: str) -> str:
+    return f"both {newer_source}" if newer_source == older_source else f"{newer_source} and {older_source} the same day,"
 
 
 def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
