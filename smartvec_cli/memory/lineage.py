@@ -200,3 +200,69 @@ def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
     if older.marker:
         return f"{older.marker} marker on the older copy"
     return "same name"
+
+
+# -- copies under other names: passages that mostly match -----------------------------------------
+
+MOSTLY_MATCHED = 0.6
+"""The share of the longer note's passages that must have an identical or near-identical passage in the other."""
+MIN_MATCHED = 2
+"""And at least this many: one shared passage is a quote, not a copy."""
+
+
+@dataclass(frozen=True)
+class PassageOverlap:
+    """Two notes, and how many of their passages have an identical or near-identical passage in the other
+    (matched one to one), out of the passages of the one with more."""
+
+    notes: tuple[int, int]
+    matched: int
+    distinct: int  # of those, the matches that are not boilerplate (a text many notes share, as a template's)
+    passages: int
+
+    @property
+    def mostly(self) -> bool:
+        """Most passages match, and not only by boilerplate: notes of one template share only that."""
+        return self.distinct >= 1 and self.matched >= MIN_MATCHED and self.matched >= MOSTLY_MATCHED * self.passages
+
+
+def copy_candidates(candidates: list[VersionCandidate]) -> list[VersionCandidate]:
+    """The notes whose passages may make them copies of one another: not declared, not of a kind that comes
+    in series (meeting notes from one template, daily notes and chats repeat themselves by nature)."""
+    return [c for c in candidates if not c.declared and c.source_type not in SERIES_KINDS]
+
+
+def infer_copies(
+    candidates: list[VersionCandidate], overlaps: list[PassageOverlap], named: list[InferredSupersession]
+) -> list[InferredSupersession]:
+    """Notes whose passages mostly match, with different days: the later supersedes the earlier, as if
+    declared, unless their names already made them versions of one another (``named``). Each note is
+    superseded by the earliest later copy only, so a chain of three copies gives two edges, not three."""
+    by_note = {c.note: c for c in copy_candidates(candidates)}
+    related = {frozenset((e.newer, e.older)) for e in named}
+    named_groups = {c.note: _version_of(c).base for c in by_note.values()}
+    best: dict[int, tuple[str, InferredSupersession]] = {}
+    for overlap in overlaps:
+        a, b = (by_note.get(n) for n in overlap.notes)
+        if a is None or b is None or not overlap.mostly or frozenset(overlap.notes) in related:
+            continue
+        if named_groups[a.note] == named_groups[b.note]:
+            continue  # versions by name: the title lineage orders them, markers and drafts included
+        (a_start, a_source), (b_start, b_source) = _start(a, _version_of(a)), _start(b, _version_of(b))
+        if a_start[:10] == b_start[:10]:
+            continue
+        (older, older_start), (newer, newer_start, newer_source) = (
+            ((a, a_start), (b, b_start, b_source)) if a_start < b_start else ((b, b_start), (a, a_start, a_source))
+        )
+        edge = InferredSupersession(
+            newer=newer.note,
+            older=older.note,
+            start=newer_start,
+            reason=(
+                f"passages mostly match ({overlap.matched} of {overlap.passages}): '{newer.name}' is a later copy of "
+                f"'{older.name}' ({newer_source} {newer_start[:10]} > {older_start[:10]})"
+            ),
+        )
+        if older.note not in best or newer_start < best[older.note][0]:
+            best[older.note] = (newer_start, edge)
+    return [edge for _, edge in sorted(best.values(), key=lambda item: (item[1].older, item[1].newer))]

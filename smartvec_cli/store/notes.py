@@ -185,6 +185,27 @@ class NoteQueries:
         ``declared`` also holds for a note a written ``supersedes`` names: what lineage inference reads."""
         return self.db.execute(LINEAGE_CANDIDATES_SQL).fetchall()
 
+    def shared_passages(self) -> list[tuple[str, list[int]]]:
+        """(text, the live vault notes whose current text holds it) of every passage text (the words alone, without
+        the title and headings the stored hash covers) found in two notes or more."""
+        rows = self.db.execute(
+            """SELECT c.text, group_concat(DISTINCT c.note) FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE c.current = 1 AND c.state != 'DELETED' AND n.deleted_at IS NULL AND n.kind = 'vault'
+               GROUP BY c.text HAVING COUNT(DISTINCT c.note) > 1"""
+        )
+        return [(text, [int(n) for n in notes.split(",")]) for text, notes in rows]
+
+    def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(note, passage row, text) of the current text of these notes."""
+        note_pks, found = list(note_pks), []
+        for start in range(0, len(note_pks), 500):
+            batch = note_pks[start : start + 500]
+            found += self.db.execute(
+                f"SELECT note, id, text FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({','.join('?' * len(batch))})",
+                batch,
+            ).fetchall()
+        return found
+
     def inferred_supersessions(self) -> dict[tuple[int, int], str]:
         """(newer note, older note) -> detail JSON of every ``supersedes`` edge that inference made."""
         return {(r[0], r[1]): r[2] for r in self.db.execute(f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {INFERRED}")}
