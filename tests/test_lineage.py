@@ -60,7 +60,11 @@ def test_dates_decide_over_markers_and_on_the_same_day_the_marker_decides():
     assert "the marker decides" in same_day[0].reason
 
 
-def test_copies_of_one_day_and_one_rank_and_undated_drafts_infer_nothing():
+def test_copies_of_one_day_and_one_rank_undated_drafts_and_notes_of_one_name_infer_nothing():
+    one_name = [candidate(1, "projects/A/Overview.md", "2020-01-01T00:00:00Z"), candidate(2, "projects/B/Overview.md", "2021-01-01T00:00:00Z")]
+    assert infer_supersessions(one_name) == []
+    with_a_copy = infer_supersessions(one_name + [candidate(3, "projects/Overview v2.md", "2022-01-01T00:00:00Z")])
+    assert sorted((e.newer, e.older) for e in with_a_copy) == [(3, 1), (3, 2)]
     assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v1.md")]) == []
     assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md")]) == []
     older_draft = infer_supersessions([candidate(1, "Policy draft.md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy.md", created="2025-03-01T00:00:00Z")])

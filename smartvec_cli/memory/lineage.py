@@ -13,7 +13,8 @@ note that declares its validity (``valid_from``, ``valid_until``, ``version``,
 that comes in series (chats, meeting notes, mail, daily notes) are never versions of one
 another, and a group of names that differ only by a date ("Standup 2024-03-01",
 "Standup 2024-03-08") is a series too, unless one of them is the bare name or carries
-a version word. A draft supersedes nothing, and is superseded only by a copy of a later date.
+a version word. Two notes of one name without a marker ("A/Overview", "B/Overview") are two notes, not
+versions. A draft supersedes nothing, and is superseded only by a copy of a later date.
 """
 
 from __future__ import annotations
@@ -181,8 +182,9 @@ def _chain(members: list[tuple[VersionCandidate, NamedVersion]]) -> list[Inferre
 
 
 def _later(newer: tuple, older: tuple) -> bool:
-    """Whether ``newer`` (a candidate, its version, start, source) is a later version than ``older``."""
-    if newer[1].draft:
+    """Whether ``newer`` (a candidate, its version, start, source) is a later version than ``older``. Two notes
+    of one name without a marker (``A/Overview``, ``B/Overview``) are different notes, not versions."""
+    if newer[1].draft or (newer[1].marker is None and older[1].marker is None):
         return False
     day, older_day = newer[2][:10], older[2][:10]
     return day > older_day or (day == older_day and not older[1].draft and newer[1].rank > older[1].rank)
@@ -197,9 +199,7 @@ def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
         return f"{newer.marker} marker after {older.marker}"
     if newer.marker:
         return f"{newer.marker} marker"
-    if older.marker:
-        return f"{older.marker} marker on the older copy"
-    return "same name"
+    return f"{older.marker} marker on the older copy"
 
 
 # -- copies under other names: passages that mostly match -----------------------------------------
