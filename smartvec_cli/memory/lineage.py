@@ -240,15 +240,15 @@ def infer_copies(
     superseded by the earliest later copy only, so a chain of three copies gives two edges, not three."""
     by_note = {c.note: c for c in copy_candidates(candidates)}
     related = {frozenset((e.newer, e.older)) for e in named}
-    named_groups = {c.note: _version_of(c).base for c in by_note.values()}
+    names = {c.note: _version_of(c) for c in by_note.values()}
     best: dict[int, tuple[str, InferredSupersession]] = {}
     for overlap in overlaps:
         a, b = (by_note.get(n) for n in overlap.notes)
         if a is None or b is None or not overlap.mostly or frozenset(overlap.notes) in related:
             continue
-        if named_groups[a.note] == named_groups[b.note]:
+        if names[a.note].base == names[b.note].base and (names[a.note].marker or names[b.note].marker):
             continue  # versions by name: the title lineage orders them, markers and drafts included
-        (a_start, a_source), (b_start, b_source) = _start(a, _version_of(a)), _start(b, _version_of(b))
+        (a_start, a_source), (b_start, b_source) = _start(a, names[a.note]), _start(b, names[b.note])
         if a_start[:10] == b_start[:10]:
             continue
         (older, older_start), (newer, newer_start, newer_source) = (
