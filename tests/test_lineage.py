@@ -306,3 +306,30 @@ def test_templates_series_quotes_and_same_day_copies_infer_nothing(vault, cli, r
     cli.json("index", "--json")
     graph = cli.json("graph", "--format", "json")
     assert [e for e in graph["edges"] if e["type"] == "supersedes"] == []
+
+
+def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(vault, cli, fake_embedder, tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "shop/Refund Policy.md", REFUNDS.format(date="2023-02-01", title="Refund Policy", days=14))
+    write(vault, "shop/Customer Returns.md", REFUNDS.format(date="2025-04-01", title="Customer Returns", days=30))
+    cli.json("index", "--json")
+    assert cli.json("history", "shop/Refund Policy.md", "--json")["superseded_by"] == "shop/Customer Returns.md"
+
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")  # as an index made before migration m008 left it
+    db.execute("DELETE FROM edges WHERE type = 'supersedes'")
+    db.execute("UPDATE notes SET superseded_at = NULL, superseded_by = NULL")
+    db.execute("DROP INDEX idx_chunks_current_text_hash")
+    db.execute("ALTER TABLE chunks DROP COLUMN text_hash")
+    db.execute("ALTER TABLE notes DROP COLUMN kind_source")
+    db.execute("DELETE FROM _migrations WHERE name = 'm008_kinds_and_copies'")
+    db.commit()
+    db.close()
+
+    summary = cli.json("index", "--json")
+    assert summary["chunks_embedded"] == 0
+    history = cli.json("history", "shop/Refund Policy.md", "--json")
+    assert history["superseded_by"] == "shop/Customer Returns.md"
+    assert history["superseded_inferred"].startswith("passages mostly match (2 of 3)")
+    assert cli.json("status", "--json")["kinds"] == {"declared": 0, "inferred": 0, "unknown": 2}

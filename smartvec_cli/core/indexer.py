@@ -33,6 +33,7 @@ from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import Chunk, embed_text_for
 from ..vault.decode import decode_note
+from ..vault.hashing import sha256_text
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
@@ -522,7 +523,11 @@ class Indexer:
         added: list[int] = []
         for old, chunk in plan.keep:
             self.store.update_chunk(
-                old.id, {"ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "block_ids": json.dumps(chunk.block_ids)}
+                old.id,
+                {
+                    "ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "text_hash": sha256_text(chunk.text),
+                    "block_ids": json.dumps(chunk.block_ids),
+                },
             )
         successor_start = later(values["valid_from"], observed)
         if successor_start is None:
@@ -585,6 +590,7 @@ class Indexer:
             "ordinal": chunk.ordinal,
             "heading": chunk.heading,
             "text": chunk.text,
+            "text_hash": sha256_text(chunk.text),
             "hash": chunk.hash,
             "block_ids": json.dumps(chunk.block_ids),
             "state": "UNCONSOLIDATED",
@@ -733,11 +739,11 @@ passages of different notes are closer than 0.875 (README, *Copies under another
 
 def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
     """How far the current passages of each two of ``notes`` that share a passage text match (one to one:
-    identical texts first, then the closest near-identical pairs by stored vector). Texts are compared without
-    the note title that the stored hash covers, so a copy under another name still shares them. Only notes
+    identical texts first, then the closest near-identical pairs by stored vector). Texts are compared by their
+    own hash, without the note title that the stored ``hash`` covers, so a copy under another name shares them. Only notes
     sharing at least one identical text are compared, so the cost follows the copies, not the size of the vault."""
     shared = store.shared_passages()
-    boilerplate = {text for text, holders in shared if len(holders) > COMMON_PASSAGE_NOTES}
+    boilerplate = {text_hash for text_hash, holders in shared if len(holders) > COMMON_PASSAGE_NOTES}
     pairs: set[tuple[int, int]] = set()
     for _, holders in shared:
         held = sorted(n for n in holders if n in notes)
@@ -746,8 +752,8 @@ def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
     if not pairs:
         return []
     passages: dict[int, list[tuple[int, str]]] = {}
-    for note, row, text in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
-        passages.setdefault(note, []).append((row, text))
+    for note, row, text_hash in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
+        passages.setdefault(note, []).append((row, text_hash))
     rows = [row for held in passages.values() for row, _ in held]
     try:
         vectors = dict(zip(rows, store.vectors_for_chunks(rows)))
@@ -758,7 +764,7 @@ def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
         left, right = passages.get(a, []), passages.get(b, [])
         exact = Counter(t for _, t in left) & Counter(t for _, t in right)
         near = _near_identical(_without(left, exact), _without(right, exact), vectors)
-        rare = sum(count for text, count in exact.items() if text not in boilerplate)
+        rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
         found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
     return found
 
