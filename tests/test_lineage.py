@@ -116,6 +116,8 @@ def test_copies_by_passages_chain_by_date_and_leave_named_versions_series_and_bo
     assert PassageOverlap((1, 2), 2, 1, 3).mostly
     one_name = [candidate(1, "a/Overview.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Overview.md", "2023-01-01T00:00:00Z")]
     assert [(e.newer, e.older) for e in infer_copies(one_name, [PassageOverlap((1, 2), 3, 3, 3)], [])] == [(2, 1)]
+    draft = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns draft.md", "2023-01-01T00:00:00Z")]
+    assert infer_copies(draft, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
     same_day = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns.md", "2022-01-01T10:00:00Z")]
     assert infer_copies(same_day, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
 

@@ -254,6 +254,8 @@ def infer_copies(
         (older, older_start), (newer, newer_start, newer_source) = (
             ((a, a_start), (b, b_start, b_source)) if a_start < b_start else ((b, b_start), (a, a_start, a_source))
         )
+        if names[newer.note].draft:
+            continue  # a draft supersedes nothing, whatever it copies
         edge = InferredSupersession(
             newer=newer.note,
             older=older.note,
