@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import write
-from smartvec_cli.memory.lineage import VersionCandidate, infer_supersessions, named_version
+from smartvec_cli.memory.lineage import PassageOverlap, VersionCandidate, infer_copies, infer_supersessions, named_version
 
 POLICY = "---\ndate: {date}\n---\n# Log Retention Policy\n\n## Retention\n\nLog output is removed after {days} days.\n"
 
@@ -45,10 +45,32 @@ def test_later_dated_copies_form_a_chain_with_their_reasons():
     assert found[0].reason == "title 'Policy v2' is a later version of 'Policy' (v2 marker; dated 2024-03-01 > 2023-01-10)"
 
 
-def test_dates_decide_over_markers_and_equal_dates_infer_nothing():
+def test_dates_decide_over_markers_and_on_the_same_day_the_marker_decides():
     found = infer_supersessions([candidate(1, "Policy v2.md", "2024-01-01T00:00:00Z"), candidate(2, "Policy v3.md", "2023-01-01T00:00:00Z")])
     assert [(e.newer, e.older) for e in found] == [(1, 2)]
-    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v2.md")]) == []
+
+    undated = infer_supersessions([candidate(1, "Refund Policy v2.md"), candidate(2, "Refund Policy.md"), candidate(3, "Refund Policy old.md")])
+    assert [(e.newer, e.older) for e in undated] == [(2, 3), (1, 2)]
+    assert undated[1].reason == (
+        "title 'Refund Policy v2' is a later version of 'Refund Policy' (v2 marker; both indexed 2026-01-01: the marker decides, not a date)"
+    )
+    assert undated[1].start == "2026-01-01T00:00:00Z"
+    same_day = infer_supersessions([candidate(1, "Policy v3.md", "2024-05-01T00:00:00Z"), candidate(2, "Policy v2.md", "2024-05-01T09:00:00Z")])
+    assert [(e.newer, e.older) for e in same_day] == [(1, 2)]
+    assert "the marker decides" in same_day[0].reason
+
+
+def test_copies_of_one_day_and_one_rank_undated_drafts_and_notes_of_one_name_infer_nothing():
+    one_name = [candidate(1, "projects/A/Overview.md", "2020-01-01T00:00:00Z"), candidate(2, "projects/B/Overview.md", "2021-01-01T00:00:00Z")]
+    assert infer_supersessions(one_name) == []
+    with_a_copy = infer_supersessions(one_name + [candidate(3, "projects/Overview v2.md", "2022-01-01T00:00:00Z")])
+    assert sorted((e.newer, e.older) for e in with_a_copy) == [(3, 1), (3, 2)]
+    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v1.md")]) == []
+    assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md")]) == []
+    older_draft = infer_supersessions([candidate(1, "Policy draft.md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy.md", created="2025-03-01T00:00:00Z")])
+    assert [(e.newer, e.older) for e in older_draft] == [(2, 1)]
+    around_a_draft = infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md"), candidate(3, "Policy v2.md")])
+    assert [(e.newer, e.older) for e in around_a_draft] == [(3, 1)]
 
 
 def test_undated_copies_are_ordered_by_marker_and_indexed_time():
@@ -70,6 +92,34 @@ def test_series_declared_notes_and_drafts_are_left_alone():
         [candidate(1, "Policy.md", "2023-01-01T00:00:00Z"), candidate(2, "Policy draft.md", "2024-01-01T00:00:00Z")]
     )
     assert draft == []
+
+
+def test_copies_by_passages_chain_by_date_and_leave_named_versions_series_and_boilerplate_alone():
+    notes = [
+        candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"),
+        candidate(2, "b/Returns.md", "2023-01-01T00:00:00Z"),
+        candidate(3, "c/Money back.md", "2024-01-01T00:00:00Z"),
+        candidate(4, "Slack/general.md", "2024-02-01T00:00:00Z", source_type="chat"),
+        candidate(5, "a/Refunds v2.md", "2025-01-01T00:00:00Z"),
+    ]
+    overlaps = [
+        PassageOverlap((1, 2), 3, 3, 4), PassageOverlap((2, 3), 4, 4, 4), PassageOverlap((1, 3), 3, 3, 4),
+        PassageOverlap((3, 4), 4, 4, 4), PassageOverlap((1, 5), 4, 4, 4),
+    ]
+    found = infer_copies(notes, overlaps, infer_supersessions(notes))
+    assert [(e.newer, e.older) for e in found] == [(2, 1), (3, 2)]  # 3 does not also supersede 1; 4 is a chat; 5 by name
+    assert found[0].reason == "passages mostly match (3 of 4): 'Returns' is a later copy of 'Refunds' (dated 2023-01-01 > 2022-01-01)"
+
+    assert not PassageOverlap((1, 2), 2, 2, 4).mostly  # half is not most
+    assert not PassageOverlap((1, 2), 1, 1, 1).mostly  # one passage is a quote
+    assert not PassageOverlap((1, 2), 3, 0, 3).mostly  # boilerplate only: one template
+    assert PassageOverlap((1, 2), 2, 1, 3).mostly
+    one_name = [candidate(1, "a/Overview.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Overview.md", "2023-01-01T00:00:00Z")]
+    assert [(e.newer, e.older) for e in infer_copies(one_name, [PassageOverlap((1, 2), 3, 3, 3)], [])] == [(2, 1)]
+    draft = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns draft.md", "2023-01-01T00:00:00Z")]
+    assert infer_copies(draft, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
+    same_day = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns.md", "2022-01-01T10:00:00Z")]
+    assert infer_copies(same_day, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
 
 
 @pytest.mark.slow
@@ -158,3 +208,130 @@ def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real
     echo = next(h for h in hits if h["path"] == "notes/ops.md")
     assert any(w.startswith("repeats outdated information: 14 days; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
     assert hits[0]["path"] == "policies/Log Retention Policy (new).md"
+
+
+@pytest.mark.slow
+def test_undated_copies_indexed_together_are_ordered_by_their_marker(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    body = "# Refund Policy\n\n## Refunds\n\nCustomers can ask for a refund within {days} days of delivery.\n"
+    write(vault, "Refund Policy.md", body.format(days=14))
+    write(vault, "Refund Policy v2.md", body.format(days=30))
+    cli.json("index", "--json")
+    assert cli.json("consolidate", "--json")["contradictions_found"] == 0
+
+    history = cli.json("history", "Refund Policy.md", "--json")
+    assert history["superseded_by"] == "Refund Policy v2.md"
+    assert "the marker decides, not a date" in history["superseded_inferred"]
+    [hit] = cli.json("query", "How long do customers have to ask for a refund?", "--json", "--no-track", "--top-k", "1")
+    assert hit["path"] == "Refund Policy v2.md" and "30 days" in hit["text"]
+
+
+REFUNDS = """---
+date: {date}
+---
+# {title}
+
+## Scope
+
+This document covers refunds for orders placed in the web shop and in the stores of Larkspur Outfitters.
+
+## Deadline
+
+Customers can ask for a refund within {days} days of delivery, with the receipt.
+
+## Contact
+
+Refund requests go to the service desk, which answers within two working days.
+"""
+
+
+@pytest.mark.slow
+def test_a_copy_under_another_name_supersedes_the_note_its_passages_match(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "shop/Refund Policy.md", REFUNDS.format(date="2023-02-01", title="Refund Policy", days=14))
+    write(vault, "shop/Customer Returns.md", REFUNDS.format(date="2025-04-01", title="Customer Returns", days=30))
+    write(vault, "shop/Shipping.md", "---\ndate: 2025-05-01\n---\n# Shipping\n\n## Warehouse\n\nOrders leave the Leipzig warehouse by truck.\n\n"
+          "## Contact\n\nRefund requests go to the service desk, which answers within two working days.\n")
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+
+    history = cli.json("history", "shop/Refund Policy.md", "--json")
+    assert history["superseded_by"] == "shop/Customer Returns.md"
+    assert history["superseded_at"].startswith("2025-04-01")
+    assert history["superseded_inferred"] == (
+        "passages mostly match (2 of 3): 'Customer Returns' is a later copy of 'Refund Policy' (dated 2025-04-01 > 2023-02-01)"
+    )
+    assert cli.json("history", "shop/Shipping.md", "--json")["superseded_by"] is None  # it quotes one passage
+    assert cli.json("history", "shop/Customer Returns.md", "--json")["superseded_by"] is None
+    edges = cli.json("graph", "--format", "json")["edges"]
+    [edge] = [e for e in edges if e["type"] == "supersedes"]
+    assert edge["inferred"].startswith("passages mostly match")
+    assert not [e for e in edges if e["type"] == "contradicts" and {e["source"], e["target"]} == {"shop/Refund Policy", "shop/Customer Returns"}]
+
+    [now] = cli.json("query", "Within how many days can customers ask for a refund?", "--json", "--no-track", "--top-k", "1")
+    assert now["path"] == "shop/Customer Returns.md" and "30 days" in now["text"]
+    [before] = cli.json("query", "Within how many days could customers ask for a refund in 2024?", "--json", "--no-track", "--top-k", "1", "--explain")
+    assert before["path"] == "shop/Refund Policy.md"
+    assert before["explain"]["supersession_inferred"].startswith("passages mostly match")
+
+
+PROJECT = """---
+date: {date}
+---
+# {name}
+
+## How we work
+
+Every project has an owner, a weekly check-in and a page in the wiki that lists its decisions.
+
+## Risks
+
+Risks are reviewed at each check-in and recorded with an owner and a due date.
+
+## Goal
+
+{goal}
+"""
+
+
+@pytest.mark.slow
+def test_templates_series_quotes_and_same_day_copies_infer_nothing(vault, cli, real_embedder, monkeypatch):
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    goals = ["Move the warehouse to Leipzig.", "Replace the payroll system.", "Open a store in Graz.", "Halve the packaging waste."]
+    for i, goal in enumerate(goals):
+        write(vault, f"projects/Project {i}.md", PROJECT.format(date=f"202{i + 1}-03-01", name=f"Project {i}", goal=goal))
+    sync = "# Sync\n\n## Notes\n\nThe release moves to Friday.\n\n## Actions\n\nAna writes the changelog.\n\n## Next\n\nWe meet again next week.\n"
+    write(vault, "Meetings/Sync 1.md", "---\ndate: 2025-01-01\n---\n" + sync)
+    write(vault, "Meetings/Weekly.md", "---\ndate: 2025-01-08\n---\n" + sync.replace("Friday", "Monday"))
+    write(vault, "notes/Garden.md", REFUNDS.format(date="2024-01-01", title="Garden", days=14))
+    write(vault, "notes/Yard.md", REFUNDS.format(date="2024-01-01", title="Yard", days=20))
+    cli.json("index", "--json")
+    graph = cli.json("graph", "--format", "json")
+    assert [e for e in graph["edges"] if e["type"] == "supersedes"] == []
+
+
+def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(vault, cli, fake_embedder, tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "shop/Refund Policy.md", REFUNDS.format(date="2023-02-01", title="Refund Policy", days=14))
+    write(vault, "shop/Customer Returns.md", REFUNDS.format(date="2025-04-01", title="Customer Returns", days=30))
+    cli.json("index", "--json")
+    assert cli.json("history", "shop/Refund Policy.md", "--json")["superseded_by"] == "shop/Customer Returns.md"
+
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")  # as an index made before migration m008 left it
+    db.execute("DELETE FROM edges WHERE type = 'supersedes'")
+    db.execute("UPDATE notes SET superseded_at = NULL, superseded_by = NULL")
+    db.execute("DROP INDEX idx_chunks_current_text_hash")
+    db.execute("ALTER TABLE chunks DROP COLUMN text_hash")
+    db.execute("ALTER TABLE notes DROP COLUMN kind_source")
+    db.execute("DELETE FROM _migrations WHERE name = 'm008_kinds_and_copies'")
+    db.commit()
+    db.close()
+
+    summary = cli.json("index", "--json")
+    assert summary["chunks_embedded"] == 0
+    history = cli.json("history", "shop/Refund Policy.md", "--json")
+    assert history["superseded_by"] == "shop/Customer Returns.md"
+    assert history["superseded_inferred"].startswith("passages mostly match (2 of 3)")
+    assert cli.json("status", "--json")["kinds"] == {"declared": 0, "inferred": 0, "unknown": 2}

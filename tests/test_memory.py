@@ -6,7 +6,7 @@ import pytest
 
 from smartvec_cli.errors import UsageError
 from smartvec_cli.memory.asof import parse_as_of
-from smartvec_cli.memory.confidence import ConfidenceSettings, base_authority, reconsolidate, retention, trust
+from smartvec_cli.memory.confidence import ConfidenceSettings, SourceAuthority, base_authority, reconsolidate, retention, trust
 from smartvec_cli.memory.graph import pagerank
 from smartvec_cli.memory.scoring import Weights, combine, is_valid_at, relevance, temporal_signal
 from smartvec_cli.memory.temporal import note_time
@@ -57,10 +57,12 @@ def test_trust_is_decay_plus_feedback_plus_access_clamped():
 
 def test_authority_from_frontmatter_source_type_and_folders():
     settings = ConfidenceSettings(folders={"chat/**": "chat"})
-    assert base_authority({"authority": 0.7}, "x.md", settings) == (0.7, None)
-    assert base_authority({"source_type": "policy"}, "x.md", settings) == (0.9, "policy")
-    assert base_authority({}, "chat/today.md", settings) == (0.3, "chat")
-    assert base_authority({}, "notes/x.md", settings) == (0.5, None)
+    assert base_authority({"authority": 0.7}, "x.md", settings) == SourceAuthority(0.7, None, None)
+    assert base_authority({"source_type": "policy"}, "x.md", settings) == SourceAuthority(0.9, "policy", "declared")
+    assert base_authority({"authority": "wiki"}, "x.md", settings) == SourceAuthority(0.75, "wiki", "declared")
+    assert base_authority({}, "chat/today.md", settings) == SourceAuthority(0.3, "chat", "inferred")
+    assert base_authority({}, "Slack/today.md", settings) == SourceAuthority(0.3, "chat", "inferred")
+    assert base_authority({}, "notes/x.md", settings) == SourceAuthority(0.5, None, None)
     assert settings.half_life_for("policy") is None and settings.half_life_for("chat") == 30.0
 
 

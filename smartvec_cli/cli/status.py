@@ -22,6 +22,10 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
     console.print(f"onnx       {data['onnx_export'] or '(none)'}", markup=False)
     console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
+    kinds = data["kinds"]
+    console.print(f"kinds      {kinds['declared']} declared, {kinds['inferred']} inferred, {kinds['unknown']} unknown", markup=False)
+    if data["trust_warning"]:
+        console.print(f"warning    {data['trust_warning']}", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
     if data["chunks"]["UNCONSOLIDATED"]:

@@ -9,7 +9,26 @@ from ..errors import SmartvecError
 from ..store.store import Store
 
 
+BARE_SHARE_WARNED = 0.5
+"""Above this share of notes with neither a kind nor a date, ``status`` warns that trust has nothing to go on:
+every such note gets the default authority and never fades, so a year-old chat ranks like today's policy."""
+
+
+def kinds_and_trust_warning(counts: dict) -> tuple[dict, str | None]:
+    """(notes by where their kind came from, the warning when most notes give trust nothing to go on)."""
+    kinds = {key: counts[key] for key in ("declared", "inferred", "unknown")}
+    total, bare = sum(kinds.values()), counts["unknown_and_undated"]
+    if not total or bare <= BARE_SHARE_WARNED * total:
+        return kinds, None
+    return kinds, (
+        f"{bare} of {total} notes have neither a kind nor a date, so trust cannot tell a policy from a chat "
+        "or an old note from a new one: declare source_type and date in their frontmatter, or add kind rules "
+        "([confidence.folders] in config.toml)"
+    )
+
+
 def status(store: Store, vault: str) -> dict:
+    kinds, trust_warning = kinds_and_trust_warning(store.note_kind_counts())
     states = store.passage_counts_by_state()
     last_run = store.last_run()
     ann = store.load_ann()
@@ -19,6 +38,8 @@ def status(store: Store, vault: str) -> dict:
         "model": store.fingerprint,
         "notes": store.live_note_count(),
         "notes_deleted": store.deleted_note_count(),
+        "kinds": kinds,
+        "trust_warning": trust_warning,
         "chunks": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
         "vectors": store.vector_count(),
         "edges": store.edge_count(),

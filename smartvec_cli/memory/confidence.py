@@ -113,13 +113,26 @@ def _type_key(source_type: str | None) -> str:
     return str(source_type or "").strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) -> tuple[float, str | None]:
-    """(C0, source type): frontmatter ``authority`` wins, then ``source_type``, then the folder rules of
+KIND_DECLARED, KIND_INFERRED = "declared", "inferred"
+"""Where a note's kind (its ``source_type``) came from: its frontmatter, or a rule (``config.toml`` folder globs,
+folder words, a daily note's name); a note with neither has an unknown kind."""
+
+
+@dataclass(frozen=True)
+class SourceAuthority:
+    authority: float  # C0
+    source_type: str | None
+    kind_source: str | None  # KIND_DECLARED, KIND_INFERRED, or None: the kind is unknown
+
+
+def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) -> SourceAuthority:
+    """C0 and the note's kind: frontmatter ``authority`` wins, then ``source_type``, then the folder rules of
     ``config.toml``, then the kind the note's folder names (``inferred_kind``)."""
     explicit = metadata.get("authority")
     source_type = metadata.get("source_type") or metadata.get("source")
     if not isinstance(source_type, str):
         source_type = None
+    kind_source = KIND_DECLARED if source_type else None
     if source_type is None:
         for pattern, folder_type in settings.folders.items():
             if fnmatch.fnmatchcase(rel_path, pattern):
@@ -127,14 +140,16 @@ def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) 
                 break
     if source_type is None and settings.infer_kinds:
         source_type = inferred_kind(rel_path)
+    if source_type and kind_source is None:
+        kind_source = KIND_INFERRED
     if isinstance(explicit, (int, float)) and not isinstance(explicit, bool) and 0 <= explicit <= 1:
-        return float(explicit), source_type
+        return SourceAuthority(float(explicit), source_type, kind_source)
     if isinstance(explicit, str):
         by_name = settings.authority_of(explicit)
         if by_name is not None:
-            return by_name, source_type or explicit
+            return SourceAuthority(by_name, source_type or explicit, kind_source or KIND_DECLARED)
     by_type = settings.authority_of(source_type)
-    return (by_type if by_type is not None else settings.default_authority), source_type
+    return SourceAuthority(by_type if by_type is not None else settings.default_authority, source_type, kind_source)
 
 
 def retention(age_days: float | None, half_life_days: float | None) -> float:

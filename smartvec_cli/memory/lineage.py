@@ -6,13 +6,15 @@ People keep versions of a document as copies: "Policy", "Policy v2", "Policy (20
 Here such copies, ordered by their dates, supersede one another as if declared: the
 later copy closes the earlier one's window when it starts. Copies without a date of
 their own (no ``date:``/``created:``, none in the name) are dated by the run that first
-saw them, so undated copies present at a vault's first index infer nothing. Frontmatter always wins: a
+saw them; copies of the same day (undated copies one run found together) are ordered by their
+markers: "old" < the bare name < "v2" < "v3" < "new"/"updated". Frontmatter always wins: a
 note that declares its validity (``valid_from``, ``valid_until``, ``version``,
 ``supersedes``) or is named by a declared ``supersedes`` takes no part. Notes of a kind
 that comes in series (chats, meeting notes, mail, daily notes) are never versions of one
 another, and a group of names that differ only by a date ("Standup 2024-03-01",
 "Standup 2024-03-08") is a series too, unless one of them is the bare name or carries
-a version word. A draft is superseded by the next copy but supersedes nothing.
+a version word. Two notes of one name without a marker ("A/Overview", "B/Overview") are two notes, not
+versions. A draft supersedes nothing, and is superseded only by a copy of a later date.
 """
 
 from __future__ import annotations
@@ -150,31 +152,46 @@ def infer_supersessions(candidates: list[VersionCandidate]) -> list[InferredSupe
 
 
 def _chain(members: list[tuple[VersionCandidate, NamedVersion]]) -> list[InferredSupersession]:
-    """Order by date, the marker breaking ties; each copy supersedes the one before it only when the two
-    dates differ (copies with no date of their own count from when they were first indexed, so copies
-    first seen by the same run infer nothing). A draft only ever gives way to the next copy that is not one."""
+    """Order by day, the marker breaking ties; each copy is superseded by the next later one. Later means a
+    later day or, on the same day (copies with no date of their own that one run first indexed), a marker of
+    higher rank: "Policy v2" after "Policy", "Policy" after "Policy old". Copies of one day and one rank
+    infer nothing. A draft never supersedes, and on the same day it is not superseded either: a draft is
+    as often the next version being written as an abandoned one, and only a date tells which."""
     dated = [(c, v, *_start(c, v)) for c, v in members]
-    dated.sort(key=lambda item: (item[2], item[1].rank, item[0].path))
+    dated.sort(key=lambda item: (item[2][:10], item[1].rank, item[0].path))
     found = []
     for i, (older, older_version, older_start, older_source) in enumerate(dated):
-        newer = next((item for item in dated[i + 1 :] if not item[1].draft), None)
+        newer = next((item for item in dated[i + 1 :] if _later(item, dated[i])), None)
         if newer is None:
             continue
         newer_candidate, newer_version, newer_start, newer_source = newer
-        if newer_start[:10] <= older_start[:10]:
-            continue
+        markers = _marker_words(newer_version, older_version)
+        if newer_start[:10] > older_start[:10]:
+            evidence = f"{newer_source} {newer_start[:10]} > {older_start[:10]}"
+        else:
+            evidence = f"{_same_day(newer_source, older_source)} {newer_start[:10]}: the marker decides, not a date"
         found.append(
             InferredSupersession(
                 newer=newer_candidate.note,
                 older=older.note,
                 start=newer_start,
-                reason=(
-                    f"title '{newer_candidate.name}' is a later version of '{older.name}' "
-                    f"({_marker_words(newer_version, older_version)}; {newer_source} {newer_start[:10]} > {older_start[:10]})"
-                ),
+                reason=f"title '{newer_candidate.name}' is a later version of '{older.name}' ({markers}; {evidence})",
             )
         )
     return found
+
+
+def _later(newer: tuple, older: tuple) -> bool:
+    """Whether ``newer`` (a candidate, its version, start, source) is a later version than ``older``. Two notes
+    of one name without a marker (``A/Overview``, ``B/Overview``) are different notes, not versions."""
+    if newer[1].draft or (newer[1].marker is None and older[1].marker is None):
+        return False
+    day, older_day = newer[2][:10], older[2][:10]
+    return day > older_day or (day == older_day and not older[1].draft and newer[1].rank > older[1].rank)
+
+
+def _same_day(newer_source: str, older_source: str) -> str:
+    return f"both {newer_source}" if newer_source == older_source else f"{newer_source} and {older_source} the same day,"
 
 
 def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
@@ -182,6 +199,72 @@ def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:
         return f"{newer.marker} marker after {older.marker}"
     if newer.marker:
         return f"{newer.marker} marker"
-    if older.marker:
-        return f"{older.marker} marker on the older copy"
-    return "same name"
+    return f"{older.marker} marker on the older copy"
+
+
+# -- copies under other names: passages that mostly match -----------------------------------------
+
+MOSTLY_MATCHED = 0.6
+"""The share of the longer note's passages that must have an identical or near-identical passage in the other."""
+MIN_MATCHED = 2
+"""And at least this many: one shared passage is a quote, not a copy."""
+
+
+@dataclass(frozen=True)
+class PassageOverlap:
+    """Two notes, and how many of their passages have an identical or near-identical passage in the other
+    (matched one to one), out of the passages of the one with more."""
+
+    notes: tuple[int, int]
+    matched: int
+    distinct: int  # of those, the matches that are not boilerplate (a text many notes share, as a template's)
+    passages: int
+
+    @property
+    def mostly(self) -> bool:
+        """Most passages match, and not only by boilerplate: notes of one template share only that."""
+        return self.distinct >= 1 and self.matched >= MIN_MATCHED and self.matched >= MOSTLY_MATCHED * self.passages
+
+
+def copy_candidates(candidates: list[VersionCandidate]) -> list[VersionCandidate]:
+    """The notes whose passages may make them copies of one another: not declared, not of a kind that comes
+    in series (meeting notes from one template, daily notes and chats repeat themselves by nature)."""
+    return [c for c in candidates if not c.declared and c.source_type not in SERIES_KINDS]
+
+
+def infer_copies(
+    candidates: list[VersionCandidate], overlaps: list[PassageOverlap], named: list[InferredSupersession]
+) -> list[InferredSupersession]:
+    """Notes whose passages mostly match, with different days: the later supersedes the earlier, as if
+    declared, unless their names already made them versions of one another (``named``). Each note is
+    superseded by the earliest later copy only, so a chain of three copies gives two edges, not three."""
+    by_note = {c.note: c for c in copy_candidates(candidates)}
+    related = {frozenset((e.newer, e.older)) for e in named}
+    names = {c.note: _version_of(c) for c in by_note.values()}
+    best: dict[int, tuple[str, InferredSupersession]] = {}
+    for overlap in overlaps:
+        a, b = (by_note.get(n) for n in overlap.notes)
+        if a is None or b is None or not overlap.mostly or frozenset(overlap.notes) in related:
+            continue
+        if names[a.note].base == names[b.note].base and (names[a.note].marker or names[b.note].marker):
+            continue  # versions by name: the title lineage orders them, markers and drafts included
+        (a_start, a_source), (b_start, b_source) = _start(a, names[a.note]), _start(b, names[b.note])
+        if a_start[:10] == b_start[:10]:
+            continue
+        (older, older_start), (newer, newer_start, newer_source) = (
+            ((a, a_start), (b, b_start, b_source)) if a_start < b_start else ((b, b_start), (a, a_start, a_source))
+        )
+        if names[newer.note].draft:
+            continue  # a draft supersedes nothing, whatever it copies
+        edge = InferredSupersession(
+            newer=newer.note,
+            older=older.note,
+            start=newer_start,
+            reason=(
+                f"passages mostly match ({overlap.matched} of {overlap.passages}): '{newer.name}' is a later copy of "
+                f"'{older.name}' ({newer_source} {newer_start[:10]} > {older_start[:10]})"
+            ),
+        )
+        if older.note not in best or newer_start < best[older.note][0]:
+            best[older.note] = (newer_start, edge)
+    return [edge for _, edge in sorted(best.values(), key=lambda item: (item[1].older, item[1].newer))]

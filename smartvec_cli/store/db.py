@@ -15,11 +15,15 @@ from typing import Callable
 import sqlite_utils
 
 from ..errors import SmartvecError
+from ..vault.hashing import sha256_text
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
 
 CHUNK_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
 IN_ANN_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED")
+CURRENT_TEXT_HASH = "current = 1 AND state != 'DELETED' AND text_hash IS NOT NULL"
+"""The rows the partial index on (text_hash, note) covers: the current text of live vault notes (a deleted note's
+passages are DELETED; a correction's have no text hash)."""
 
 
 def migration(fn: Callable[[sqlite_utils.Database], None]):
@@ -222,6 +226,21 @@ def m007_bound_sources(db: sqlite_utils.Database) -> None:
     if first:
         db["meta"].upsert({"key": "first_index_at", "value": first}, pk="key")
     # The note-level sources are derived from frontmatter: the next index re-reads every note (no re-embedding).
+    db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
+
+@migration
+def m008_kinds_and_copies(db: sqlite_utils.Database) -> None:
+    """Whether each note's kind was declared in its frontmatter or inferred by a rule (``status`` counts them), and
+    the hash of each passage's text alone (the stored ``hash`` covers the note title too): copies of a note under
+    another name share these."""
+    db["notes"].add_column("kind_source", str)
+    db["chunks"].add_column("text_hash", str)
+    current = db.execute("SELECT id, text FROM chunks WHERE current = 1 AND state != 'DELETED'").fetchall()
+    db.conn.executemany("UPDATE chunks SET text_hash = ? WHERE id = ?", [(sha256_text(text or ""), pk) for pk, text in current])
+    db.execute(f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}")
+    # The kinds are derived from frontmatter and the kind rules: the next index re-reads every note (no re-embedding).
     db.execute("UPDATE notes SET mtime_ns = NULL")
 
 

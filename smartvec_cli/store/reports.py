@@ -27,6 +27,19 @@ class ReportQueries:
     def live_note_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL").fetchone()[0]
 
+    def note_kind_counts(self) -> dict:
+        """How many live vault notes have a declared, an inferred or no kind, and how many have neither a kind
+        nor any date of their own (no validity, no ``date:``/``created:``, no day in the name)."""
+        declared, inferred, unknown, bare = self.db.execute(
+            """SELECT COUNT(*) FILTER (WHERE kind_source = 'declared'),
+                      COUNT(*) FILTER (WHERE kind_source = 'inferred'),
+                      COUNT(*) FILTER (WHERE kind_source IS NULL),
+                      COUNT(*) FILTER (WHERE kind_source IS NULL AND valid_from IS NULL AND valid_until IS NULL
+                                       AND doc_date IS NULL)
+               FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"""
+        ).fetchone()
+        return {"declared": declared, "inferred": inferred, "unknown": unknown, "unknown_and_undated": bare}
+
     def deleted_note_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NOT NULL").fetchone()[0]
 
