@@ -339,7 +339,7 @@ class Consolidator:
         for successor in self.store.passages(successor_ids).values():
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(mine.text, old.text, successor.text)
+            value = repeated_outdated_value(mine.text, old.text, successor.text, lambda echo, now: self._same_thing(echo, mine, now, successor))
             if value:
                 return value, successor
         return None

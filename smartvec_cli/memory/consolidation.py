@@ -17,5 +17,5 @@ class ConsolidationSettings:
     dormant_after_days: float = 30.0
     infer_versions: bool = True  # copies named "X v2", "X (2024)", "X - updated" supersede the earlier copy (memory.lineage)
     echo_neighbours: int = 40  # chats resemble one another more than the policy they quote: look further
-    echo_cosine: float = 0.45  # a passage this close to an outdated one is checked for repeating its value
+    echo_cosine: float = 0.25  # a passage this close to an outdated one is checked for repeating its value (fitted like value_cosine)
     echo_penalty: float = 0.25  # trust a passage loses for repeating outdated information

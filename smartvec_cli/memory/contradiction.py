@@ -257,16 +257,22 @@ def disagreement(
     return None
 
 
-def repeated_outdated_value(text: str, outdated: str, current: str) -> str | None:
+def repeated_outdated_value(
+    text: str, outdated: str, current: str, same_thing: Callable[[Quantity, Quantity], bool] = lambda echo, now: True
+) -> str | None:
     """The old value ``text`` repeats ("14 days"), or None.
 
     ``outdated`` is a superseded or archived version and ``current`` what replaced it. The
     text repeats outdated information when it states a value ``outdated`` stated (same unit,
-    same value), ``current`` states another value for that same thing and no longer the
-    old one, and the text does not also state the current value (a passage that recounts
-    the change is not an echo). The two versions are compared by context words, as
-    ``disagreement`` does; the text only by value, since it is already a near neighbour
-    of the outdated version and rewords it freely ("logs are kept for 14 days").
+    same value), ``current`` states another value for that same thing and no longer the old one,
+    and the text does not also state the current value (a passage that recounts the change is not
+    an echo). The two versions are compared by context words, as ``disagreement`` does without a
+    model. The text is a near neighbour of the outdated version and rewords it freely ("logs are
+    kept for 14 days"), so whether its value is about what the current one is about is asked of
+    ``same_thing(echo, current value)`` (without a judge: always): a phone allowance of EUR 40 per
+    month does not repeat a gym subsidy that was EUR 40 per month. The judge compares the text with
+    the current version, not the outdated one: two sentences that give the same number read alike
+    whatever they are about, and an echo is a disagreement with what holds now.
     """
     said, old, new = quantities(text), quantities(outdated), quantities(current)
     for echo in said:
@@ -278,5 +284,6 @@ def repeated_outdated_value(text: str, outdated: str, current: str) -> str | Non
                 continue
             if any(same_value(mine, q) for mine in said for q in new if same_unit(mine.unit, q.unit)):
                 continue
-            return echo.written or f"{echo.value:g}"
+            if any(same_thing(echo, q) for q in now):
+                return echo.written or f"{echo.value:g}"
     return None
