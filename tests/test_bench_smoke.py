@@ -10,8 +10,9 @@ from functools import partial
 
 import pytest
 
-from smartvec_cli.bench.accuracy import run_accuracy
+from smartvec_cli.bench.accuracy import off_topic_questions, run_accuracy
 from smartvec_cli.bench.catalogue import CALIBRATION, EVALUATION, overlap
+from smartvec_cli.bench.report import accuracy_markdown
 from smartvec_cli.bench.generator import (
     COLLOQUIAL_PHRASES, DOCUMENTED_PHRASES, MARGIN, PLAIN_CHAT_FOLDERS, PLAIN_MEETING_FOLDERS, QUESTION_TYPES, STYLES, generate,
 )
@@ -186,6 +187,12 @@ def test_accuracy_benchmark_end_to_end(tmp_path, fake_embedder, monkeypatch):
     fitted = tmp_path / "labelled" / "index" / "config.toml"
     assert f"bias = {calibration_block['fitted']['bias']}" in fitted.read_text()
     assert len(records) == len(tiny.questions) and set(records[0]) >= {"labelled", "plain"}
+    asked = len(off_topic_questions(calibration))
+    for style in ("labelled", "plain"):
+        off = report["off_topic"][style]
+        assert off["cosine"]["answered"] == off["cosine"]["asked"] == asked  # plain cosine always answers something
+        assert 0 <= off["smart"]["answered"] <= asked and 0.0 <= off["smart"]["ece_with_answerable"] <= 1.0
+    assert "answered anyway" in accuracy_markdown(report)
     json.dumps(report)
 
 

@@ -121,3 +121,16 @@ def test_folder_names_give_a_kind_only_when_they_name_one():
     assert inferred_kind("2024-03-01.md") == "daily_note"
     assert inferred_kind("teams/Platform Team.md") is None  # a folder of team pages is not a chat
     assert inferred_kind("engineering/Async design.md") is None
+
+
+def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault, cli, real_embedder):
+    """"How do I call the Facilities Desk?" in a vault that knows no "Facilities": a purchase order for
+    standing desks shares "desk" only; it must not count as holding every specific word of the question."""
+    write(vault, "finance/PO-629677.md", "# Purchase orders\n\nPurchase order PO-629677 covers forty standing desks for the new floor.\n")
+    write(vault, "contacts/Service Desk.md", "# Service Desk\n\nThe Service Desk answers on extension 4400 from 8 am to 6 pm.\n")
+    cli.json("index", "--json")
+    explain = lambda question: {h["path"]: h["explain"]["specific_coverage"] for h in cli.json("query", question, "--json", "--no-track", "--explain")}  # noqa: E731
+    absent = explain("How do I call the Facilities Desk?")
+    assert absent.get("finance/PO-629677.md", 0.0) < 0.75
+    present = explain("How do I call the Service Desk?")
+    assert present["contacts/Service Desk.md"] == 1.0

@@ -10,6 +10,10 @@ only) answers in ``cosine`` mode: plain RAG over the current text, ``cosine_curr
 Then the contradiction probes are added and the ``contradicts`` edges of the graph are
 compared with the pairs known to disagree.
 
+"Nothing relevant" is an answer too: the other catalogue's questions (no shared topic) are
+asked of the evaluated vault, where nothing answers them; the report says how many each
+baseline answered anyway (plain RAG always does) and how sure the first hit claimed to be.
+
 The confidence is fitted first on the calibration catalogue (another seed, no shared
 topic or question template) and written into the evaluated index's config, so the
 reported ECE is out of sample; the ECE of the shipped parameters is reported beside it.
@@ -99,6 +103,32 @@ class Level:
     outcomes: dict[str, list[Outcome]]  # mode (and cosine_current at the main rate) -> outcomes
 
 
+@dataclass(frozen=True)
+class OffTopicQuestion:
+    """A question about a topic the vault does not hold (from the other catalogue): the right answer is none."""
+
+    id: str
+    text: str
+    as_of: str | None = None
+
+
+def off_topic_questions(other: BenchVault) -> list[OffTopicQuestion]:
+    """The other catalogue's questions about now (``current`` and ``stable``), each text once."""
+    texts = dict.fromkeys(q.text for q in other.questions if q.type in ("current", "stable") and not q.as_of)
+    return [OffTopicQuestion(f"off-topic-{n:03d}", text) for n, text in enumerate(texts, start=1)]
+
+
+def answered_off_topic(answers: dict[str, list[dict]]) -> dict:
+    """How many off-topic questions got a hit at all, and the confidence their first hits claimed."""
+    tops = [hits[0]["confidence"] for hits in answers.values() if hits]
+    return {
+        "asked": len(answers),
+        "answered": len(tops),
+        "answered_share": round(len(tops) / len(answers), 4) if answers else None,
+        "mean_top_confidence": round(sum(tops) / len(tops), 4) if tops else None,
+    }
+
+
 @dataclass
 class StyleRun:
     style: str
@@ -106,6 +136,8 @@ class StyleRun:
     main: Level
     status: dict
     contradictions: dict | None = None
+    off_topic: dict | None = None  # per mode: ``answered_off_topic``
+    off_topic_answers: dict[str, list[dict]] | None = None  # smart mode's hits for each off-topic question
     paths: BenchPaths | None = None
     index_runs: int = 0
     notes: int = 0
@@ -123,8 +155,10 @@ def run_style(
     modes: Sequence[str] = MODES,
     measure_current_text: bool = True,
     probe_contradictions: bool = True,
+    off_topic: Sequence[OffTopicQuestion] = (),
 ) -> StyleRun:
-    """Replay one style, then for each rate in increasing order add its rumours and ask; then the probes."""
+    """Replay one style, then for each rate in increasing order add its rumours and ask (at the main rate the
+    ``off_topic`` questions too); then the probes."""
     rendering = bench.styles[style]
     paths = BenchPaths.fresh(workdir / style, config_text)
     with Driver(paths.vault, paths.index) as driver:
@@ -151,6 +185,11 @@ def run_style(
         main = next(level for level in levels if level.rate == rate)
         run = StyleRun(style, levels, main, driver.status(bench.now), paths=paths, index_runs=len(rendering.steps))
         run.notes = len(rendering.final_files()) + main.rumours
+        if off_topic:
+            asked = {mode: driver.ask(off_topic, mode, bench.now, top_k) for mode in modes}
+            run.off_topic = {mode: answered_off_topic(answers) for mode, answers in asked.items()}
+            run.off_topic_answers = asked["smart"]
+            log(f"{name}, off-topic questions answered: " + ", ".join(f"{m} {v['answered']} of {v['asked']}" for m, v in run.off_topic.items()))
         if probe_contradictions:
             run.contradictions = measure_contradictions(driver, bench, style, written)
             c = run.contradictions
@@ -247,6 +286,16 @@ def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, l
     return samples
 
 
+def off_topic_samples(answers: dict[str, list[dict]]) -> list[tuple]:
+    """``calibration_samples`` for questions nothing in the vault answers: every valid hit is wrong."""
+    return [
+        (hit["score"], top_lead(hits, i), hit["explain"]["cosine"], False, i == 0)
+        for hits in answers.values()
+        for i, hit in enumerate(hits)
+        if (hit.get("explain") or {}).get("valid_at_reference")
+    ]
+
+
 def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> list[float]:
     """The first hits' confidence had it come from ``params`` (the ranking's own formula, other parameters)."""
     from ..memory.ranking import hit_confidence
@@ -270,6 +319,14 @@ def ece_with(questions: Sequence[BenchQuestion], level: Level, params: tuple) ->
     return expected_calibration_error(confidences, [o.correct for o in level.outcomes["smart"]])
 
 
+def ece_with_off_topic(run: StyleRun) -> float:
+    """The ECE of smart mode's first hits over the benchmark's questions and the off-topic ones it answered
+    (each of those wrong): whether a confident answer to an absent topic is rare, as its confidence says."""
+    outcomes = run.main.outcomes["smart"]
+    tops = [hits[0]["confidence"] for hits in (run.off_topic_answers or {}).values() if hits]
+    return expected_calibration_error([o.confidence for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops))
+
+
 def config_params(config_text: str | None, workdir: Path) -> tuple[float, float, float, float]:
     """The calibration a config (or the defaults, without one) gives the confidence."""
     folder = workdir / "config-probe"
@@ -288,15 +345,19 @@ def run_calibration(
     log: Log = lambda text: None,
     top1_only: bool = False,
     bench: BenchVault | None = None,
+    off_topic: Sequence[OffTopicQuestion] = (),
 ) -> dict:
-    """Fit the Platt parameters on the calibration catalogue (both styles, every rate in ``rates``)."""
+    """Fit the Platt parameters on the calibration catalogue (both styles, every rate in ``rates``); the first
+    hits of ``off_topic`` questions (about nothing the vault holds) are wrong answers the fit sees too, so a
+    weak match to an absent topic does not claim the confidence of a right answer."""
     bench = bench or generate(seed, catalogue=CALIBRATION)
-    log(f"calibration vault seed {bench.seed}: {len(bench.questions)} questions")
+    log(f"calibration vault seed {bench.seed}: {len(bench.questions)} questions, {len(off_topic)} off-topic")
     samples, runs = [], []
     for style in STYLES:
-        run = run_style(bench, style, workdir, config_text, rates, rates[0], top_k, log, ("smart",), False, False)
+        run = run_style(bench, style, workdir, config_text, rates, rates[0], top_k, log, ("smart",), False, False, off_topic)
         runs.append(run)
         samples += [s for level in run.levels for s in calibration_samples(bench.questions, level.answers["smart"], bench.styles[style].doc_of)]
+        samples += off_topic_samples(run.off_topic_answers or {})
     if top1_only:
         samples = [s for s in samples if s[4]]
     fitted = tuple(round(v, 2) for v in fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples]))
@@ -369,10 +430,13 @@ def run_accuracy(
     bench = bench or generate(seed)
     calibration_bench = calibration_bench or generate(fit_seed, catalogue=CALIBRATION)
     log(f"evaluation vault seed {bench.seed}: {len(bench.questions)} questions")
-    fit = run_calibration(workdir / "calibration", top_k=top_k, config_text=config_text, log=log, bench=calibration_bench)
+    fit = run_calibration(
+        workdir / "calibration", top_k=top_k, config_text=config_text, log=log, bench=calibration_bench, off_topic=off_topic_questions(bench)
+    )
     log(f"confidence fitted on seed {fit['seed']} ({fit['samples']} hits): {fit['fitted']}")
     eval_config = with_calibration(config_text, fit["fitted"])
-    runs = {style: run_style(bench, style, workdir, eval_config, rates, rate, top_k, log) for style in STYLES}
+    off_topic = off_topic_questions(calibration_bench)
+    runs = {style: run_style(bench, style, workdir, eval_config, rates, rate, top_k, log, off_topic=off_topic) for style in STYLES}
     labelled = runs["labelled"]
     short = reembedding_cost(labelled.paths.vault, labelled.paths.index, bench.now + dt.timedelta(days=1), bench.seed * 7 + 1)
     realistic = realistic_reembedding(workdir, eval_config, bench.seed, bench.now)
@@ -402,6 +466,10 @@ def build_report(
     report["no_conflict"] = _by_type(report, "stable")
     report["lexical"] = _by_type(report, "lexical")
     report["contradictions"] = {**labelled.contradictions, "plain": plain.contradictions}
+    report["off_topic"] = {style: run.off_topic for style, run in runs.items()}
+    for style, run in runs.items():
+        if run.off_topic:
+            run.off_topic["smart"]["ece_with_answerable"] = round(ece_with_off_topic(run), 4)
     report["sweep"] = [
         {
             "rate": a.rate,

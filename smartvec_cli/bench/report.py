@@ -86,6 +86,21 @@ def accuracy_markdown(report: dict) -> str:
         lines.append(f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |")
     lines.append("")
 
+    off_topic = report.get("off_topic") or {}
+    if all(off_topic.get(style) for style in ("labelled", "plain")):
+        lines += [
+            "| questions nothing in the vault answers (the other catalogue's) | labelled | plain |",
+            "|---|---:|---:|",
+        ]
+        for mode in off_topic["labelled"]:
+            cells = [off_topic[style][mode] for style in ("labelled", "plain")]
+            lines.append(f"| {MODE_LABELS[mode]}: answered anyway | " + " | ".join(f"{c['answered']} of {c['asked']}" for c in cells) + " |")
+            lines.append(f"| {MODE_LABELS[mode]}: mean confidence of that first hit | " + " | ".join(pct(c["mean_top_confidence"]) for c in cells) + " |")
+        if "ece_with_answerable" in off_topic["labelled"]["smart"]:
+            cells = [off_topic[style]["smart"]["ece_with_answerable"] for style in ("labelled", "plain")]
+            lines.append("| smartvec: ECE over these and the benchmark's questions | " + " | ".join(num(c, ".3f") for c in cells) + " |")
+        lines.append("")
+
     sweep = report["sweep"]
     lines += [
         "| rumour rate | " + " | ".join(f"{s['rate']:.0%}" for s in sweep) + " |",

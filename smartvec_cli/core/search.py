@@ -112,7 +112,9 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
             shares = coverage(total, frequency, holders, ids)
         if specific:
-            specific_shares = coverage(total, {t: n for t, n in frequency.items() if t in specific}, holders, ids)
+            named = {t: n for t, n in frequency.items() if t in specific}
+            unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
+            specific_shares = coverage(total, named, holders, ids, unknown)
     units, about = asked_units(query_text), about_words(query_text)
     found = [
         Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(states_value(units, about, passages[i].text)))

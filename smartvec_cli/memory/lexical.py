@@ -74,15 +74,19 @@ def idf(frequency: int, total: int) -> float:
     return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
 
 
-def coverage(total: int, frequency: dict[str, int], holders: dict[str, set[int]], ids: list[int]) -> dict[int, float]:
+def coverage(
+    total: int, frequency: dict[str, int], holders: dict[str, set[int]], ids: list[int], unknown: frozenset[str] = frozenset()
+) -> dict[int, float]:
     """The share of the question's rare-word weight that each passage holds: 1 when it holds every query
     word found in the vault, 0 when none. Words found nowhere are left out, so a typo or a word the vault
-    never uses does not count against every passage alike.
+    never uses does not count against every passage alike, except the ``unknown`` ones: names the
+    question is about that no passage, heading or title mentions ("Facilities" in "How do I call the
+    Facilities Desk?") weigh as the rarest word, so a passage holding only "desk" is not about it.
 
     Unlike BM25 scaled to its best match, this is absolute: a question whose only matches are common
     words gives every passage a small share, and an identifier found in one passage gives it all.
     """
-    weights = {term: idf(count, total) for term, count in frequency.items() if count > 0}
+    weights = {term: idf(count, total) for term, count in frequency.items() if count > 0 or term in unknown}
     whole = sum(weights.values())
     if whole <= 0:
         return {i: 0.0 for i in ids}

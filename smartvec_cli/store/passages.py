@@ -146,6 +146,13 @@ class PassageQueries:
                 holders[term] = set()
         return total, frequency, holders
 
+    def unknown_terms(self, terms: list[str]) -> frozenset[str]:
+        """The query terms that no stored passage's text, heading or note title contains: words the vault
+        does not know at all."""
+        return frozenset(
+            term for term in terms if not self.db.execute(f"SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? LIMIT 1", [f'"{term}"']).fetchone()
+        )
+
     def lexical_index_drift(self) -> tuple[int, int, int]:
         """(passages with no full-text entry, entries with no passage, entries whose text differs)."""
         missing = self.db.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {FTS_TABLE})").fetchone()[0]
