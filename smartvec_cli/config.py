@@ -15,7 +15,7 @@ The file is optional; every key has a default. Example::
     relevance_margin = 0.15 # only candidates this close to the most relevant are ranked by all four signals
     relevance_floor = 0.30  # below this a passage is no answer at all
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
-    value_weight = 0.15     # a passage stating a value of the kind asked for ("16 weeks") leads its note
+    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
 
     [confidence]

@@ -2,7 +2,9 @@
 
 import pytest
 
-from smartvec_cli.memory.answer import ALL_UNITS, MONEY_UNITS, TIME_UNITS, about_words, asked_units, states_value
+from smartvec_cli.memory.answer import ALL_UNITS, MONEY_UNITS, TIME_UNITS, AskedAnswer, about_words, asked_units, asks_for_person, states_value
+
+from conftest import write
 
 
 @pytest.mark.parametrize(
@@ -32,3 +34,42 @@ def test_a_measure_question_prefers_the_paragraph_with_the_number_over_the_one_t
     units, about = asked_units(question), about_words(question)
     assert states_value(units, about, "Each new parent receives 12 weeks of fully paid parental leave after a birth or adoption.")
     assert not states_value(units, about, "This policy describes the paid time off for parents after a birth or an adoption.")
+
+
+@pytest.mark.parametrize(
+    "question, person",
+    [
+        ("Who backs the Compass initiative?", True),
+        ("Which executive stands behind Harvest?", True),
+        ("Which team lead owns the rota?", True),
+        ("Whose sign-off does a refund need?", True),
+        ("Which datastore sits behind the Billing system?", False),
+        ("What is the upload limit?", False),
+        ("How many people fit in the Ember room?", False),
+        ("Which phone line belongs to the Security Desk?", False),
+    ],
+)
+def test_which_questions_ask_for_a_person(question, person):
+    assert asks_for_person(question) is person
+
+
+def test_a_person_question_is_answered_by_the_passage_that_names_someone_the_question_does_not():
+    asked = AskedAnswer.of("Which executive stands behind Harvest?")
+    assert asked.stated_by("The Harvest project is sponsored by Marta Rossi, who signs off its budget.")
+    assert asked.stated_by("Questions about it go to [[Ana Duarte]].")
+    assert not asked.stated_by("The Harvest project reports progress in the monthly steering committee.")
+    assert not asked.stated_by("Harvest Project updates are sent on Fridays.")  # the question's own name is no answer
+    assert not AskedAnswer.of("What is the upload limit?").stated_by("Marta Rossi owns the upload service.")
+
+
+@pytest.mark.slow
+def test_who_backs_a_project_gets_the_sponsor_paragraph(vault, cli, real_embedder):
+    write(
+        vault,
+        "projects/Harvest Project.md",
+        "# Harvest Project\n\nThe Harvest project reports progress in the monthly steering committee.\n\n"
+        "The Harvest project is sponsored by Marta Rossi, who signs off its budget.\n",
+    )
+    cli.json("index", "--json")
+    hits = cli.json("query", "Which executive stands behind Harvest?", "--json", "--no-track", "--top-k", "1")
+    assert "Marta Rossi" in hits[0]["text"]

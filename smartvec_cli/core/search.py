@@ -23,7 +23,7 @@ import numpy as np
 from ..clock import to_iso
 from ..config import Config
 from ..memory.passage import Passage
-from ..memory.answer import about_words, asked_units, states_value
+from ..memory.answer import AskedAnswer
 from ..memory.lexical import coverage, match_expression, query_terms, specific_terms
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
@@ -115,11 +115,8 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
             named = {t: n for t, n in frequency.items() if t in specific}
             unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
             specific_shares = coverage(total, named, holders, ids, unknown)
-    units, about = asked_units(query_text), about_words(query_text)
-    found = [
-        Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(states_value(units, about, passages[i].text)))
-        for i in ids
-    ]
+    asked = AskedAnswer.of(query_text)
+    found = [Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(asked.stated_by(passages[i].text))) for i in ids]
     ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
     ranked = rank(
         found,

@@ -6,15 +6,19 @@ before" a block starts, though the model finds the second closer. A question ask
 a value when it names a unit ("weeks", "EUR", "%"), asks how many, how much, how long
 or how often, or asks what a measurable thing is ("what was the notice period", "the
 upload limit", "the hotel cap"); a passage states one when it holds a quantity in that unit whose
-neighbouring words share a content word with the question.
+neighbouring words share a content word with the question. Likewise "Which executive stands behind
+Harvest?" is answered by "The Harvest project is sponsored by Marta Rossi", not by "The Harvest project
+reports progress in the steering committee": a question that asks for a person is answered by a passage
+that names someone the question does not.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
-from .words import QUESTION_WORDS
+from .words import QUESTION_WORDS, STOPWORDS as COMMON_WORDS
 
 TIME_UNITS = frozenset({"duration"})
 ALL_UNITS = frozenset(unit.dimension for unit in UNITS.values())
@@ -77,3 +81,49 @@ def states_value(units: frozenset[str], about: frozenset[str], text: str) -> boo
         return False
     found = quantities(text, bare=units == ALL_UNITS)
     return any((q.unit.split("/")[0] in units or q.unit == BARE) and q.context & about for q in found)
+
+
+# Nouns that name a person's role: "which executive", "what manager" ask for someone.
+PERSON_ROLES = frozenset(
+    """executive person manager lead leader head owner sponsor contact engineer director chair officer boss
+    colleague coordinator organiser organizer representative steward maintainer admin administrator approver""".split()
+)
+NAMED = re.compile(r"\[\[([^\]|#]+)|\b([A-Z][\w'-]+(?:[ \t]+[A-Z][\w'-]+)+)")  # a [[link]], or "Marta Rossi"
+
+
+def asks_for_person(question: str) -> bool:
+    """"Who backs Compass?", "Which executive stands behind Harvest?": the answer is someone."""
+    lowered = question.lower()
+    if re.search(r"(?:^|[,;:]\s*)(?:who|whom|whose)\b", lowered.strip()):
+        return True
+    match = re.search(r"\b(?:which|what)\s+([a-z-]+)(?:\s+([a-z-]+))?", lowered)  # "which executive", "which team lead"
+    return bool(match) and any((w or "").removesuffix("s") in PERSON_ROLES for w in match.groups())
+
+
+def names_someone(question: str, text: str) -> bool:
+    """Whether ``text`` names someone the question does not: a [[link]] or a run of capitalised words
+    ("Marta Rossi") that shares no word with the question ("Harvest Project" is what it asks about); a sentence's "The" does not count."""
+    asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
+    for match in NAMED.finditer(text):
+        words = [w for w in re.findall(r"[\w'-]+", match.group(1) or match.group(2)) if w.lower() not in COMMON_WORDS]
+        if len(words) >= (1 if match.group(1) else 2) and not any(w.lower() in asked for w in words):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class AskedAnswer:
+    """What kind of answer a question asks for, read once per question."""
+
+    question: str
+    units: frozenset[str]
+    about: frozenset[str]
+    person: bool
+
+    @classmethod
+    def of(cls, question: str) -> "AskedAnswer":
+        return cls(question, asked_units(question), about_words(question), asks_for_person(question))
+
+    def stated_by(self, text: str) -> bool:
+        """Whether ``text`` states an answer of the asked kind: a value in the asked unit, or a person."""
+        return states_value(self.units, self.about, text) or (self.person and names_someone(self.question, text))

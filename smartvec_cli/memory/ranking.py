@@ -51,7 +51,7 @@ class Candidate:
     cosine: float
     coverage: float = 0.0  # its share of the question's words (memory.lexical.coverage)
     specific: float = 0.0  # its share of the question's specific words: identifiers, numbers, names
-    states_value: float = 0.0  # 1 when it states a value of the kind asked about (memory.answer)
+    states_value: float = 0.0  # 1 when it states an answer of the kind asked for: a value, a person (memory.answer)
 
     def match(self, scoring: ScoringSettings) -> float:
         """How well the passage matches the question as a source: meaning, plus the specific words the

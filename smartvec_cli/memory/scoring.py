@@ -110,7 +110,7 @@ class ScoringSettings:
     relevance_spread: float = 0.15
     specific_weight: float = 0.50
     lexical_weight: float = 0.0
-    value_weight: float = 0.15
+    value_weight: float = 0.30
     relevance_margin: float = 0.15
     relevance_floor: float = 0.30
     calibration: Calibration = field(default_factory=Calibration)
