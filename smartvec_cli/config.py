@@ -35,7 +35,7 @@ The file is optional; every key has a default. Example::
     "chat/**" = "chat"
 
     [consolidation]
-    value_cosine = 0.63         # two differing values contradict when the sentences giving them are this close
+    value_cosine = 0.64         # two differing values contradict when the sentences giving them are this close
     ripple_penalties = [0.15, 0.075]   # per hop; their number is the depth limit
     infer_versions = true       # "X v2" dated after "X" supersedes it as if declared; false turns inference off
     echo_penalty = 0.25         # trust lost by a passage that repeats a superseded value

@@ -14,8 +14,9 @@ from conftest import write
         ("How long is the probation?", TIME_UNITS),
         ("How much is the per diem?", MONEY_UNITS | {"percent"}),
         ("What was the paid time-off entitlement after a birth or adoption?", ALL_UNITS),
-        ("What was the cut-off for handing in receipts?", ALL_UNITS),
-        ("What notice did leavers have to serve?", ALL_UNITS),
+        ("What was the deadline for handing in receipts?", ALL_UNITS),
+        ("Up to what value may a gift be accepted?", ALL_UNITS),
+        ("What notice did leavers have to serve?", set()),  # "notice" alone names no measure; "notice period" does
         ("How large was the payout for bringing in a new colleague?", ALL_UNITS),
         ("Which limit applies to uploads?", ALL_UNITS),
         ("What is the Wi-Fi password?", set()),

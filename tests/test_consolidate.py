@@ -163,3 +163,24 @@ def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(vault
     [(loser, winner, detail)] = edges(tmp_path, "contradicts")
     assert loser.startswith("slack/support#") and winner.startswith("policies/returns#")
     assert "30 days" in detail["reason"] and "14 days" in detail["reason"]
+
+
+@pytest.mark.slow
+def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(vault, cli, real_embedder, tmp_path, monkeypatch):
+    """The policy leaves its subject to its heading ("Home Office Budget"); a chat names it outright. Read on
+    its own the policy's sentence is not close enough to the chat's; read under its heading it is."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "policies/expenses.md", "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
+          "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n")
+    write(vault, "chat/general.md", "---\nsource_type: chat\ndate: 2026-05-02\n---\n# general, 2 May 2026\n\n"
+          "**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n")
+    write(vault, "chat/people.md", "---\nsource_type: chat\ndate: 2026-05-03\n---\n# people, 3 May 2026\n\n"
+          "**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n")
+    write(vault, "wiki/parking.md", "# Parking\n\nA parking space at the office costs EUR 200 a year.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {(loser.split("#")[0], winner.split("#")[0]): detail for loser, winner, detail in edges(tmp_path, "contradicts")}
+    detail = found[("chat/general", "policies/expenses")]
+    assert "EUR 300" in detail["reason"] and "EUR 200" in detail["reason"]
+    assert not any("policies/expenses" in pair and "chat/people" in pair for pair in found)  # agrees
+    assert not any("wiki/parking" in pair for pair in found)  # another thing in the same unit

@@ -2,7 +2,7 @@
 
 import pytest
 
-from smartvec_cli.memory.contradiction import disagreement, quantities, stem
+from smartvec_cli.memory.contradiction import disagreement, quantities, repeated_outdated_value, stem, value_conflicts
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,32 @@ def test_a_negation_about_another_place_is_not_a_contradiction():
     policy = "Smoking is allowed on the roof terrace of the Hamburg office."
     assert disagreement(policy, "Smoking is not allowed on the roof terrace of the Hamburg office.")
     assert disagreement(policy, "Smoking is not allowed on the roof terrace of the Krakow office.") is None
+
+
+def test_names_are_read_in_the_sentences_that_give_the_values():
+    """A chat's speaker line and a department named in the policy say nothing about what the values are of."""
+    policy = "Gifts from suppliers or customers worth more than EUR 75 must be declared to Legal."
+    chat = "**Chiara Quiroga** 12:13\nHeads up: gifts over EUR 25 must be declared, still true as far as I know."
+    [(a, b)] = value_conflicts(policy, chat)
+    assert (a.written, b.written) == ("EUR 75", "EUR 25")
+    assert value_conflicts(policy, "**Chiara Quiroga** 12:13\nGifts to the Lisbon team over EUR 25 go to Quiroga.") == []
+
+
+def test_different_identifiers_are_different_things():
+    memory = "Alert ALR-3158 fires when free memory on a worker drops under 5 percent."
+    assert disagreement(memory, "Alert ALR-8956 fires when free memory on a worker drops under 2 percent.") is None
+    assert disagreement(memory, "Alert ALR-3158 fires when free memory on a worker drops under 2 percent.")
+
+
+def test_a_reason_shows_the_words_as_written_not_their_stems():
+    found = disagreement("Customers get a full refund within 30 days of their deliveries.", "you get a refund within 14 days of delivery, I think")
+    assert found and "deliveries" in found.detail and "deliveri " not in found.detail + " "
+
+
+def test_an_echo_is_judged_against_the_current_value():
+    outdated, current = "The phone allowance is EUR 40 per month.", "The phone allowance is EUR 25 per month."
+    chat = "the phone allowance is EUR 40 per month, nothing changed"
+    assert repeated_outdated_value(chat, outdated, current) == "EUR 40 per month"
+    judged = []
+    assert repeated_outdated_value(chat, outdated, current, lambda echo, now: judged.append((echo.written, now.written)) or False) is None
+    assert judged == [("EUR 40 per month", "EUR 25 per month")]

@@ -339,6 +339,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("What did the employer put towards a fitness club each month {when}?", "How much of a sports membership was covered monthly {when}?",
          "{when}, what was the monthly gym contribution?"),
         "the gym contribution is {v} a month",
+        "Your fitness club fee is topped up by the employer with {v} every month.",
+        "Guests of the sports club in the basement pay {v} per month for the sauna.",
     ),
     PolicySpec(
         "bike-lease", "Bike Leasing Policy", 1, "leasing bicycles through the payroll", "Bike Value",
@@ -349,6 +351,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How expensive a bicycle could be leased via salary {when}?", "What was the price ceiling for a leased bike {when}?",
          "{when}, up to what value did the cycle scheme go?"),
         "you can lease a bike up to {v}",
+        "Through salary sacrifice you can get a bicycle with a price tag of at most {v}.",
+        "The courier team has a budget of {v} for bicycle repairs this year.",
     ),
     PolicySpec(
         "phone-allowance", "Mobile Phone Policy", 5, "private phones used for work", "Monthly Allowance",
@@ -359,6 +363,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How much was paid monthly for using your own mobile for the job {when}?", "What was the allowance for a personal handset used at work {when}?",
          "{when}, what did people get per month for bringing their own cell phone?"),
         "the phone allowance is {v} a month",
+        "If your own mobile doubles as your work phone, the company chips in {v} a month.",
+        "Roaming charges above {v} per month on a work phone need the approval of IT.",
     ),
     PolicySpec(
         "overtime-cap", "Working Time Policy", 0, "working hours, breaks and overtime", "Overtime",
@@ -369,6 +375,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("What was the monthly maximum of extra hours {when}?", "How much additional time could someone work in a month {when}?",
          "{when}, where was the ceiling for extra work each month?"),
         "overtime is capped at {v} a month",
+        "Nobody should clock more than {v} of extra work per month unless the works council agrees.",
+        "The works council sets aside {v} a month for its own meetings.",
     ),
     PolicySpec(
         "conference-days", "Conference Attendance Policy", 3, "attending external events and meetups", "Event Days",
@@ -379,6 +387,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How many days a year could a developer go to industry events on the clock {when}?", "What was the yearly quota of event days for engineers {when}?",
          "{when}, how much paid time was there for tech meetups annually?"),
         "engineers get {v} of conferences a year",
+        "Developers can attend outside tech events on company time for up to {v} annually.",
+        "The annual engineering offsite lasts {v} and is held in the spring.",
     ),
     PolicySpec(
         "access-review", "Access Review Policy", 2, "who may access which system", "Review Cycle",
@@ -389,6 +399,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How frequently were permissions on live systems checked {when}?", "What was the interval between audits of who could reach production {when}?",
          "{when}, how often did an owner recertify accounts on prod?"),
         "access is reviewed every {v}",
+        "System owners recertify who can get into production once every {v}.",
+        "Backups of the production databases are kept for {v} before they are deleted.",
     ),
     PolicySpec(
         "sabbatical", "Sabbatical Policy", 0, "long unpaid breaks from work", "Eligibility",
@@ -399,6 +411,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("After how long with the firm could you take an extended unpaid break {when}?", "How much tenure was needed before a career break {when}?",
          "{when}, when did someone qualify for a long leave without pay?"),
         "you can take a sabbatical after {v}",
+        "You can take a long unpaid career break once you have been with us for {v}.",
+        "Long-service awards are handed to employees after {v} with the company.",
     ),
     PolicySpec(
         "patch-window", "Patch Management Policy", 2, "how security updates are rolled out", "Critical Patches",
@@ -409,6 +423,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How fast did urgent fixes from vendors have to reach our machines {when}?", "What was the deadline for applying severe vulnerability updates {when}?",
          "{when}, within what time were the most serious updates rolled out?"),
         "critical patches go out within {v}",
+        "Vendor fixes for severe vulnerabilities reach every server no later than {v} after they are published.",
+        "Non-critical updates are bundled and installed on the servers every {v}.",
     ),
     PolicySpec(
         "wellbeing-days", "Wellbeing Days Policy", 0, "extra days off for rest and health", "Wellbeing Days",
@@ -419,6 +435,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("How many extra rest days were there beyond vacation {when}?", "What was the annual number of mental-health days {when}?",
          "{when}, how much additional time to recharge did each person get per year?"),
         "we get {v} of wellbeing leave",
+        "Besides regular vacation, each of us gets {v} a year as wellbeing leave.",
+        "The wellbeing team organises a retreat of {v} each year for volunteers.",
     ),
     PolicySpec(
         "gift-limit", "Gifts and Hospitality Policy", 6, "accepting gifts from business partners", "Gift Value",
@@ -429,6 +447,8 @@ CALIBRATION_POLICIES: tuple[PolicySpec, ...] = (
         ("From what value did a present from a vendor have to be reported {when}?", "What was the threshold for declaring a client's gift {when}?",
          "{when}, how pricey could a supplier's present be before compliance heard about it?"),
         "gifts over {v} must be declared",
+        "Anything a vendor or client gives you that is valued above {v} has to be reported to the legal team.",
+        "Client dinners costing more than {v} per person need a manager's approval.",
     ),
 )
 
@@ -816,6 +836,43 @@ EVAL_RULES: tuple[RuleSpec, ...] = (
 )
 
 
+CALIBRATION_CITIES = ("Porto", "Vilnius", "Leeds", "Lyon", "Gdansk", "Bergen")
+CALIBRATION_RULES: tuple[RuleSpec, ...] = (
+    RuleSpec(
+        "garage", "Parking at the {e} Office",
+        "Staff may park in the {e} office garage free of charge.",
+        "Staff may not park in the {e} office garage free of charge.",
+        "The garage under the {e} office is reserved for visitors now; employees have to find a space elsewhere.",
+        "Parking in the {e} garage costs employees nothing.",
+        CALIBRATION_CITIES,
+    ),
+    RuleSpec(
+        "late-guests", "Visitors after Hours in {e}",
+        "Guests may stay in the {e} office after 8 pm if their host is with them.",
+        "Guests may not stay in the {e} office after 8 pm, even if their host is with them.",
+        "Once it is 8 pm every visitor has to leave the {e} building, host or no host.",
+        "With their host beside them, guests are fine to remain in the {e} office past 8 pm.",
+        CALIBRATION_CITIES,
+    ),
+    RuleSpec(
+        "kitchen-music", "Music in the {e} Kitchen",
+        "Playing music through the speakers is allowed in the {e} office kitchen.",
+        "Playing music through the speakers is not allowed in the {e} office kitchen.",
+        "The speakers in the {e} kitchen stay silent from now on: headphones only.",
+        "Feel free to put music on over the speakers in the {e} kitchen.",
+        CALIBRATION_CITIES,
+    ),
+    RuleSpec(
+        "desk-booking", "Desk Booking in {e}",
+        "Desks in the {e} office can be booked in advance through the room app.",
+        "Desks in the {e} office cannot be booked in advance through the room app.",
+        "In {e} it is first come, first served: reserving a desk ahead was switched off.",
+        "You can reserve a desk in {e} ahead of time in the room app.",
+        CALIBRATION_CITIES,
+    ),
+)
+
+
 @dataclass(frozen=True)
 class Catalogue:
     name: str
@@ -861,7 +918,7 @@ CALIBRATION = Catalogue(
     (Person("Noor Haddad", "Head of People"), Person("Lukas Brandt", "Finance Controller"), Person("Aiko Mori", "Security Lead"),
      Person("Tomas Ferreira", "Head of Engineering"), Person("Greta Lindqvist", "Office Manager"), Person("Oluwaseun Adeyemi", "IT Lead"),
      Person("Clara Moreau", "General Counsel")),
-    CALIBRATION_POLICIES, CALIBRATION_FACT_FAMILIES, CALIBRATION_IDENTIFIERS, CALIBRATION_LONG_NOTES, (),
+    CALIBRATION_POLICIES, CALIBRATION_FACT_FAMILIES, CALIBRATION_IDENTIFIERS, CALIBRATION_LONG_NOTES, CALIBRATION_RULES,
     CALIBRATION_CHAT_FRAMES, CALIBRATION_MEETING_FRAMES, CALIBRATION_CHAT_REPLIES,
 )
 

@@ -41,6 +41,7 @@ from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.store import Store
+from ..vault.chunk import embed_text_for
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -197,11 +198,13 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        self._embed_sentences([q.sentence for a, b in pairs.values() for conflict in value_conflicts(a.text, b.text) for q in conflict])
+        self._embed_sentences(
+            [text for a, b in pairs.values() for qa, qb in value_conflicts(a.text, b.text) for text in self._readings(qa, a) + self._readings(qb, b)]
+        )
         new_edges: list[dict] = []
         for mine, other in pairs.values():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
-            found_disagreement = disagreement(mine.text, other.text, same_thing=self._same_thing)
+            found_disagreement = disagreement(mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other))
             winner, loser = self._resolve(mine, other)
             if found_disagreement:
                 new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
@@ -224,13 +227,28 @@ class Consolidator:
                 self._embedder = self.ws.embedder()
             self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
 
-    def _same_thing(self, a: Quantity, b: Quantity) -> bool:
-        """Two conflicting values are about one thing when the sentences that give them mean nearly the same,
-        embedded on their own (no title or heading): "laptops lock after 5 minutes of inactivity" and "the
-        laptop lock kicks in after 10 minutes idle" are; "meeting-room screens switch off after 2 minutes of
-        inactivity" is not, though it shares more words. The model is loaded only when a conflict is found."""
-        self._embed_sentences([a.sentence, b.sentence])
-        return cosine_similarity(self._sentence_vectors[a.sentence], self._sentence_vectors[b.sentence]) >= self.settings.value_cosine
+    @staticmethod
+    def _readings(value: Quantity, passage: Passage) -> tuple[str, str]:
+        """The sentence that gives a value, on its own and under its passage's title and headings."""
+        return value.sentence, embed_text_for(passage.title, passage.heading_path, value.sentence)
+
+    def _same_thing(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> bool:
+        """Two conflicting values are about one thing when the sentences that give them mean nearly the same:
+        "laptops lock after 5 minutes of inactivity" and "the laptop lock kicks in after 10 minutes idle" do;
+        "meeting-room screens switch off after 2 minutes of inactivity" does not, though it shares more words.
+        Either sentence may also be read under its own title and headings, since a policy's sentence often
+        leaves its subject to the heading ("Wellbeing Days: everyone may take 2 days off each year") that a
+        chat names outright ("we get 1 day of wellbeing leave"); the two are never both read so, which would
+        make two sections of one handbook alike by their shared title. The model is loaded only when a
+        conflict is found."""
+        return self._sentence_closeness(a, passage_a, b, passage_b) >= self.settings.value_cosine
+
+    def _sentence_closeness(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> float:
+        alone_a, read_a = self._readings(a, passage_a)
+        alone_b, read_b = self._readings(b, passage_b)
+        self._embed_sentences([alone_a, read_a, alone_b, read_b])
+        vector = self._sentence_vectors
+        return max(cosine_similarity(vector[x], vector[y]) for x, y in ((alone_a, alone_b), (read_a, alone_b), (alone_a, read_b)))
 
     def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
         """Two passages can contradict only while both are in force (neither archived), if they are not
@@ -321,7 +339,7 @@ class Consolidator:
         for successor in self.store.passages(successor_ids).values():
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(mine.text, old.text, successor.text)
+            value = repeated_outdated_value(mine.text, old.text, successor.text, lambda echo, now: self._same_thing(echo, mine, now, successor))
             if value:
                 return value, successor
         return None

@@ -79,10 +79,11 @@ SENTENCE = re.compile(r"[^\n]+?(?:[.!?;](?=\s|$)|$)", re.MULTILINE)
 class Quantity:
     value: float  # in the dimension's base unit (seconds, bytes, grams, metres)
     unit: str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
-    context: frozenset[str]
+    context: frozenset[str]  # the stems of the content words around it
     written: str = ""  # as the text gives it ("14 days", "EUR 75")
     sentence: str = ""  # the sentence that gives it
     approximate: bool = False  # in calendar months or years
+    context_words: tuple[str, ...] = ()  # those content words as the text writes them ("deliveries", not "deliveri")
 
 
 @dataclass(frozen=True)
@@ -157,11 +158,9 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
             last = rate + 1
         written = text[matches[first].start() : matches[last].end()]
         window = lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]  # not 'working' of 'one working day'
-        context = frozenset(
-            stem(w) for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS
-        )
+        context_words = tuple(w for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS)
         sentence = next((m.group(0).strip() for m in sentences if m.start() <= matches[i].start() < m.end()), text)
-        found.append(Quantity(value * unit.factor, dimension, context, written, sentence, not unit.exact))
+        found.append(Quantity(value * unit.factor, dimension, frozenset(map(stem, context_words)), written, sentence, not unit.exact, context_words))
     return tuple(found)
 
 
@@ -180,16 +179,19 @@ def content_words(text: str) -> frozenset[str]:
 
 
 NAME = re.compile(r"(?<![.!?:*\[]\s)(?<![.!?:*\[])(?<!^)\b[A-Z][a-z]+\b", re.MULTILINE)
+IDENTIFIER = re.compile(r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")  # ALR-3158, web-03, INC_2041
 
 
 @functools.lru_cache(maxsize=4096)
 def names(text: str) -> frozenset[str]:
-    """Capitalised words inside a sentence: the places, teams and people a statement is about."""
-    return frozenset(NAME.findall(text))
+    """Capitalised words inside a sentence and identifiers anywhere: the places, teams, people, alerts and
+    hosts a statement is about."""
+    return frozenset(NAME.findall(text)) | frozenset(IDENTIFIER.findall(text))
 
 
 def _about_other_names(text_a: str, text_b: str) -> bool:
-    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg office."""
+    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg
+    office, alert ALR-3158 is not alert ALR-8956."""
     a, b = names(text_a), names(text_b)
     return bool(a) and bool(b) and a.isdisjoint(b)
 
@@ -210,15 +212,15 @@ def value_conflicts(text_a: str, text_b: str) -> list[tuple[Quantity, Quantity]]
     """Pairs of values, one from each passage, in the same dimension and rate that differ while neither
     passage also gives the other's value: a passage that recounts the old and the new value (a history,
     a comparison) agrees with both. Every pair is judged on its own, so one shared value ("Plus 200 MB"
-    in both) does not hide another that differs ("50 MB" against "5 MB"). Passages that name only other
-    places or people than each other ("the Krakow office", "the Hamburg office") have none."""
-    if _about_other_names(text_a, text_b):
-        return []
+    in both) does not hide another that differs ("50 MB" against "5 MB"). Two sentences that name only
+    other places or people than each other ("the Krakow office", "the Hamburg office") give no pair; the
+    names are read in the two sentences, not the whole passages, because a chat's speaker line or a
+    department named in another sentence ("declared to Legal") says nothing about what the values are of."""
     qa, qb = quantities(text_a), quantities(text_b)
     found = []
     for a in qa:
         for b in qb:
-            if not same_unit(a.unit, b.unit) or same_value(a, b):
+            if not same_unit(a.unit, b.unit) or same_value(a, b) or _about_other_names(a.sentence, b.sentence):
                 continue
             if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(same_unit(y.unit, a.unit) and same_value(y, a) for y in qb):
                 continue
@@ -240,7 +242,8 @@ def disagreement(
     passage negating the other."""
     for a, b in value_conflicts(text_a, text_b):
         if same_thing(a, b):
-            about = " ".join(sorted(a.context & b.context))
+            shared = a.context & b.context
+            about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
             return Disagreement("quantity", f"{about + ': ' if about else ''}{a.written} vs {b.written}")
     if not check_negation or negated(text_a) == negated(text_b):
         return None
@@ -254,16 +257,22 @@ def disagreement(
     return None
 
 
-def repeated_outdated_value(text: str, outdated: str, current: str) -> str | None:
+def repeated_outdated_value(
+    text: str, outdated: str, current: str, same_thing: Callable[[Quantity, Quantity], bool] = lambda echo, now: True
+) -> str | None:
     """The old value ``text`` repeats ("14 days"), or None.
 
     ``outdated`` is a superseded or archived version and ``current`` what replaced it. The
     text repeats outdated information when it states a value ``outdated`` stated (same unit,
-    same value), ``current`` states another value for that same thing and no longer the
-    old one, and the text does not also state the current value (a passage that recounts
-    the change is not an echo). The two versions are compared by context words, as
-    ``disagreement`` does; the text only by value, since it is already a near neighbour
-    of the outdated version and rewords it freely ("logs are kept for 14 days").
+    same value), ``current`` states another value for that same thing and no longer the old one,
+    and the text does not also state the current value (a passage that recounts the change is not
+    an echo). The two versions are compared by context words, as ``disagreement`` does without a
+    model. The text is a near neighbour of the outdated version and rewords it freely ("logs are
+    kept for 14 days"), so whether its value is about what the current one is about is asked of
+    ``same_thing(echo, current value)`` (without a judge: always): a phone allowance of EUR 40 per
+    month does not repeat a gym subsidy that was EUR 40 per month. The judge compares the text with
+    the current version, not the outdated one: two sentences that give the same number read alike
+    whatever they are about, and an echo is a disagreement with what holds now.
     """
     said, old, new = quantities(text), quantities(outdated), quantities(current)
     for echo in said:
@@ -275,5 +284,6 @@ def repeated_outdated_value(text: str, outdated: str, current: str) -> str | Non
                 continue
             if any(same_value(mine, q) for mine in said for q in new if same_unit(mine.unit, q.unit)):
                 continue
-            return echo.written or f"{echo.value:g}"
+            if any(same_thing(echo, q) for q in now):
+                return echo.written or f"{echo.value:g}"
     return None
