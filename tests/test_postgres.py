@@ -162,7 +162,9 @@ def run_sql(url: str, *statements: str) -> None:
 def test_doctor_checks_a_postgres_store_and_repairs_its_search_indexes(pg_indexed, cli, fake_embedder):
     checks = doctor(cli, expect=0)
     assert checks["database"]["detail"].startswith("PostgreSQL at postgresql://") and "pgvector installed" in checks["database"]["detail"]
-    assert checks["schema"]["detail"] == "all 2 migrations applied"
+    from smartvec_cli.store.postgres.database import MIGRATIONS
+
+    assert checks["schema"]["detail"] == f"all {len(MIGRATIONS)} migrations applied"
     assert checks["ann_index"]["detail"] == "pgvector HNSW index serves 13 passages"
 
     run_sql(pg_indexed, "DROP INDEX idx_embeddings_hnsw_384", "DELETE FROM passages_fts WHERE id IN (SELECT min(id) FROM chunks)",

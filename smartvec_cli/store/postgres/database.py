@@ -19,6 +19,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from ...errors import SmartvecError
+from ..db import CURRENT_TEXT_HASH
 
 MIGRATIONS: list[Callable[["PgDatabase"], None]] = []
 MIGRATION_LOCK = (0x736D7663, 0)  # 'smvc', 0: held for the transaction that applies migrations
@@ -260,6 +261,15 @@ def p002_lexical(db: PgDatabase) -> None:
     db.conn.execute(
         "CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes FOR EACH ROW EXECUTE FUNCTION smartvec_fts_title()"
     )
+
+
+@migration
+def p003_kinds_and_copies(db: PgDatabase) -> None:
+    """SQLite's ``m008_kinds_and_copies``: where each note's kind came from, and the hash of each passage's text
+    alone, which copies of a note under another name share (a new store has no rows to fill)."""
+    db.conn.execute(f"ALTER TABLE notes ADD COLUMN kind_source {TEXT}")
+    db.conn.execute(f"ALTER TABLE chunks ADD COLUMN text_hash {TEXT}")
+    db.conn.execute(f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}")
 
 
 def migrate(db: PgDatabase) -> None:
