@@ -265,3 +265,12 @@ def cli_process(*args: str, input: str | None = None, env: dict | None = None) -
     *stderr, last = done.stderr.splitlines() or [""]
     code, heavy = json.loads(last)
     return CliProcess(code, done.stdout, "".join(line + "\n" for line in stderr), heavy)
+
+
+def index_six_notes_and_an_edit(vault, cli) -> None:
+    """Six two-paragraph notes indexed, then one edited and indexed again: an index with an archived version."""
+    for i in range(6):
+        write(vault, f"n{i}.md", f"# N{i}\n\nNote {i} talks about apples and pears number {i}.\n\nA second paragraph for note {i} here.\n")
+    cli.json("index", "--json")
+    write(vault, "n0.md", "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n")
+    cli.json("index", "--json")

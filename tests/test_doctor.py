@@ -11,7 +11,7 @@ from smartvec_cli.store import db as dbmod
 from smartvec_cli.store.ann import HnswIndex
 from smartvec_cli.store.store import Store
 
-from conftest import write
+from conftest import index_six_notes_and_an_edit, write
 
 CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "locks"]
 
@@ -19,11 +19,7 @@ CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_f
 @pytest.fixture
 def indexed(vault, cli, fake_embedder):
     """A small index with an archived version, ready to be damaged; returns its folder."""
-    for i in range(6):
-        write(vault, f"n{i}.md", f"# N{i}\n\nNote {i} talks about apples and pears number {i}.\n\nA second paragraph for note {i} here.\n")
-    cli.json("index", "--json")
-    write(vault, "n0.md", "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n")
-    cli.json("index", "--json")
+    index_six_notes_and_an_edit(vault, cli)
     fake_embedder.embedded.clear()
     return vault.parent / "index"
 

@@ -24,7 +24,7 @@ from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.core.writing import writing_store
 
-from conftest import REPO, FakeEmbedder, both_stores, cli_process, write
+from conftest import REPO, FakeEmbedder, both_stores, cli_process, index_six_notes_and_an_edit, write
 from vaultgen import sentence
 
 NOW = "2026-03-01"
@@ -131,11 +131,7 @@ def test_two_writers_indexing_halves_at_once_end_as_one_writer_while_readers_nev
 def pg_indexed(vault, cli, fake_embedder, pg_store_url, monkeypatch):
     """A small index on PostgreSQL with an archived version."""
     monkeypatch.setenv("SMARTVEC_STORE", pg_store_url)
-    for i in range(6):
-        write(vault, f"n{i}.md", f"# N{i}\n\nNote {i} talks about apples and pears number {i}.\n\nA second paragraph for note {i} here.\n")
-    cli.json("index", "--json")
-    write(vault, "n0.md", "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n")
-    cli.json("index", "--json")
+    index_six_notes_and_an_edit(vault, cli)
     fake_embedder.embedded.clear()
     return pg_store_url
 

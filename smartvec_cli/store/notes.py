@@ -43,6 +43,7 @@ class NoteQueries:
     """Mixed into ``Store``: reading and writing notes, passage rows, links and versions while indexing."""
 
     INFERRED_EDGE = INFERRED_EDGE_SQL  # the dialect's test for an inferred edge (PostgreSQL reads JSON otherwise)
+    REFRESH_WINDOWS = REFRESH_WINDOWS_SQL  # named parameters in the dialect's style (PostgreSQL writes max as GREATEST)
 
     # -- notes --------------------------------------------------------------------------------
 
@@ -127,8 +128,8 @@ class NoteQueries:
                 valid_until, until_source = superseded_at, INFERRED
             else:
                 valid_until, until_source = declared_until, DECLARED if declared_until else None
-            self.db.execute(
-                REFRESH_WINDOWS_SQL,
+            self.db.conn.execute(
+                self.REFRESH_WINDOWS,
                 {"note": note_pk, "valid_from": valid_from, "from_source": from_source, "valid_until": valid_until, "until_source": until_source},
             )
 

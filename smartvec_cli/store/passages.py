@@ -18,8 +18,8 @@ PASSAGE_SQL = """
            n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
            sn.path AS successor_note_path,
-           (SELECT json_extract(e.detail, '$.reason') FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
-              AND e.dst_note = n.id AND json_extract(e.detail, '$.inferred') = 1 LIMIT 1) AS supersession_inferred
+           (SELECT max({inferred_reason}) FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
+              AND e.dst_note = n.id) AS supersession_inferred
     FROM chunks c
     JOIN notes n ON n.id = c.note
     LEFT JOIN chunks s ON s.id = c.superseded_by
@@ -76,7 +76,7 @@ class PassageQueries:
         found: dict[int, Passage] = {}
         for start in range(0, len(ids), BATCH):
             batch = ids[start : start + BATCH]
-            sql = PASSAGE_SQL.format(marks=",".join("?" * len(batch)))
+            sql = PASSAGE_SQL.format(marks=",".join("?" * len(batch)), inferred_reason=self.INFERRED_REASON)
             found.update((row["id"], _passage(row)) for row in self.db.query(sql, batch))
         return found
 

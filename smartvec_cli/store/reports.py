@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-INFERRED_REASON_SQL = "CASE WHEN json_extract(e.detail, '$.inferred') = 1 THEN json_extract(e.detail, '$.reason') END"
-
 
 class ReportQueries:
-    """Mixed into ``Store``: what the reports and the doctor read."""
-
-    INFERRED_REASON = INFERRED_REASON_SQL  # the dialect's reading of why an edge was inferred
+    """Mixed into ``Store``: what the reports and the doctor read (``Store.INFERRED_REASON`` reads an edge's reason)."""
 
     # -- the whole index (status, doctor) -----------------------------------------------------
 

@@ -47,6 +47,11 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)  # what a damaged database raises
 
+    SCHEMA = schema  # the dialect's numbered migrations (``store.db``; PostgreSQL names its own)
+    # Why an edge ``e`` was inferred (NULL for a declared one), read from its JSON detail in the dialect's way;
+    # the passage and report statements share it.
+    INFERRED_REASON = "CASE WHEN json_extract(e.detail, '$.inferred') = 1 THEN json_extract(e.detail, '$.reason') END"
+
     def __init__(self, index_dir: Path, db: sqlite_utils.Database):
         self.index_dir = Path(index_dir)
         self.db = db
@@ -309,17 +314,17 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     def newer_migrations(self) -> list[str]:
         """Migrations recorded by a newer smartvec than this one."""
-        return schema.unknown_migrations(self.db)
+        return self.SCHEMA.unknown_migrations(self.db)
 
     def known_migration_count(self) -> int:
         """How many migrations this smartvec knows: all of them are applied once none is pending."""
-        return len(schema.MIGRATIONS)
+        return len(self.SCHEMA.MIGRATIONS)
 
     def pending_migrations(self) -> list[str]:
-        return schema.pending_migrations(self.db)
+        return self.SCHEMA.pending_migrations(self.db)
 
     def apply_migrations(self) -> None:
-        schema.migrate(self.db)
+        self.SCHEMA.migrate(self.db)
 
     def passages_without_note(self) -> list[int]:
         """Live passage rows whose note row is gone (damage from outside)."""

@@ -19,7 +19,6 @@ from pgvector.psycopg import register_vector
 from psycopg.pq import TransactionStatus
 
 from ...errors import SmartvecError
-from ...memory.temporal import DECLARED, INFERRED as INFERRED_SOURCE
 from ..ann import cosine_top_k, search_list_size, unit_matrix
 from ..store import Store
 from . import database as schema
@@ -60,24 +59,6 @@ LINEAGE_CANDIDATES_SQL = """
                AND COALESCE(e.detail::jsonb ->> 'inferred', 'false') != 'true'))::int AS declared
     FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
 """
-
-PASSAGE_SQL = """
-    SELECT c.id, c.note, c.chunk_id, c.heading, c.text, c.state, c.valid_from, c.valid_until, c.from_source, c.until_source, c.version,
-           c.created_at, c.observed_from, c.feedback, c.access_count, c.last_accessed,
-           c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
-           n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
-           n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
-           s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
-           sn.path AS successor_note_path,
-           (SELECT e.detail::jsonb ->> 'reason' FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
-              AND e.dst_note = n.id AND e.detail::jsonb ->> 'inferred' = 'true' LIMIT 1) AS supersession_inferred
-    FROM chunks c
-    JOIN notes n ON n.id = c.note
-    LEFT JOIN chunks s ON s.id = c.superseded_by
-    LEFT JOIN notes sn ON sn.id = n.superseded_by
-    WHERE c.id = ANY(%s) AND c.state != 'DELETED'
-"""
-
 
 def any_terms(expression: str) -> str | None:
     """A tsquery (any of the words) for an FTS5 expression of quoted words joined by OR, which is all
@@ -152,9 +133,11 @@ class PgStore(Store):
     """The store on a PostgreSQL server. ``index_dir`` is still the local index folder (config, model
     export, logs); ``url`` names the database every machine of the team shares."""
 
+    SCHEMA = schema
     INFERRED_EDGE = INFERRED_EDGE
     DATABASE_ERRORS = (psycopg.DatabaseError,)
     INFERRED_REASON = INFERRED_REASON
+    REFRESH_WINDOWS = REFRESH_WINDOWS_SQL
 
     def __init__(self, index_dir: Path, db: PgDatabase):
         super().__init__(index_dir, db)
@@ -207,17 +190,8 @@ class PgStore(Store):
 
     # -- metadata and schema ------------------------------------------------------------------
 
-    def newer_migrations(self) -> list[str]:
-        return schema.unknown_migrations(self.db)
-
-    def known_migration_count(self) -> int:
-        return len(schema.MIGRATIONS)
-
-    def pending_migrations(self) -> list[str]:
-        return schema.pending_migrations(self.db)
-
     def apply_migrations(self) -> None:
-        schema.migrate(self.db)
+        super().apply_migrations()
         register_vector(self.db.conn)
 
     def integrity_problems(self) -> list[str]:
@@ -360,23 +334,6 @@ class PgStore(Store):
     def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
         self.db.conn.execute("UPDATE notes SET pending = GREATEST(pending, 1) WHERE id = ANY(%s)", [list(note_pks)])
 
-    def refresh_windows(self, note_pks: Sequence[int]) -> None:
-        for note_pk in note_pks:
-            note = self.db.execute(
-                "SELECT valid_from, from_source, valid_until, superseded_at FROM notes WHERE id = ?", [note_pk]
-            ).fetchone()
-            if note is None:
-                continue
-            valid_from, from_source, declared_until, superseded_at = note
-            if superseded_at is not None and (declared_until is None or superseded_at < declared_until):
-                valid_until, until_source = superseded_at, INFERRED_SOURCE
-            else:
-                valid_until, until_source = declared_until, DECLARED if declared_until else None
-            self.db.conn.execute(
-                REFRESH_WINDOWS_SQL,
-                {"note": note_pk, "valid_from": valid_from, "from_source": from_source, "valid_until": valid_until, "until_source": until_source},
-            )
-
     def supersession_links(self) -> list[tuple[int, str, int]]:
         return self.db.conn.execute(SUPERSESSION_SQL).fetchall()
 
@@ -396,16 +353,6 @@ class PgStore(Store):
             cursor.executemany("UPDATE notes SET importance = %s WHERE id = %s", [(float(score), note) for note, score in scores.items()])
 
     # -- passages -----------------------------------------------------------------------------
-
-    def passages(self, ids: Sequence[int]):
-        from ..passages import _passage
-
-        ids = [int(i) for i in ids]
-        if not ids:
-            return {}
-        with self.db.conn.cursor(row_factory=psycopg.rows.dict_row) as cursor:
-            rows = cursor.execute(PASSAGE_SQL, [ids]).fetchall()
-        return {row["id"]: _passage(row) for row in rows}
 
     # -- full-text search ---------------------------------------------------------------------
 
