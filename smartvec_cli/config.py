@@ -31,18 +31,29 @@ The file is optional; every key has a default. Example::
     [confidence.half_lives]     # days; 0 = never fades (defaults: chat 30, email 90, wiki 730, policy never)
     meeting_notes = 60
 
-    [confidence.folders]        # source type by vault path glob
+    [confidence.folders]        # source type by vault path glob (before the kind rules below)
     "chat/**" = "chat"
+
+    [kinds]                     # how a note that declares no source_type gets a kind (memory/kinds.py)
+    daily_note_names = true     # a top-level note named by its date is a daily note
+    chat_line_share = 0.6       # this share of lines like "Ana: ..." makes a chat export; 0 = off
+    [kinds.folder_words]        # a word of a folder's name -> kind; a kind named here replaces its default words
+    chat = ["slack", "chat", "discord"]
+    [kinds.tags]                # a tag -> kind
+    meeting_notes = ["meeting", "minutes"]
 
     [consolidation]
     value_cosine = 0.64         # two differing values contradict when the sentences giving them are this close
     ripple_penalties = [0.15, 0.075]   # per hop; their number is the depth limit
     infer_versions = true       # "X v2" dated after "X" supersedes it as if declared; false turns inference off
     echo_penalty = 0.25         # trust lost by a passage that repeats a superseded value
+
+A new index folder gets a ``config.toml`` holding the default kind rules, for the user to read and change.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +61,7 @@ from pathlib import Path
 from .errors import UsageError
 from .memory.confidence import ConfidenceSettings
 from .memory.consolidation import ConsolidationSettings
+from .memory.kinds import KindRules
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
@@ -131,6 +143,7 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     settings.folders = {str(k): str(v) for k, v in confidence.get("folders", {}).items()}
     if "infer_kinds" in confidence:
         settings.infer_kinds = bool(confidence["infer_kinds"])
+    settings.kind_rules = _kind_rules(data.get("kinds", {}))
     consolidation = data.get("consolidation", {})
     for key in (
         "neighbours", "body_neighbours", "value_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days",
@@ -141,6 +154,52 @@ def _load_memory_settings(config: Config, data: dict) -> None:
             setattr(config.consolidation, key, kind(consolidation[key]))
     if "ripple_penalties" in consolidation:
         config.consolidation.ripple_penalties = tuple(float(p) for p in consolidation["ripple_penalties"])
+
+
+def _kind_rules(section: dict) -> KindRules:
+    """``[kinds]`` over the defaults: a kind listed under ``folder_words`` or ``tags`` gets exactly the words
+    given (an empty list turns that rule off for it); kinds not listed keep theirs."""
+    rules = KindRules()
+    for key in ("folder_words", "tags"):
+        table = section.get(key, {})
+        if not isinstance(table, dict) or not all(
+            isinstance(words, list) and all(isinstance(w, str) for w in words) for words in table.values()
+        ):
+            raise ValueError(f"kinds.{key} must map each kind to a list of words")
+        merged = dict(getattr(rules, key))
+        merged.update({str(kind): tuple(w.lower() for w in words) for kind, words in table.items()})
+        setattr(rules, key, {kind: words for kind, words in merged.items() if words})
+    if "daily_note_names" in section:
+        rules.daily_note_names = bool(section["daily_note_names"])
+    if "chat_line_share" in section:
+        rules.chat_line_share = float(section["chat_line_share"])
+    return rules
+
+
+CONFIG_HEADER = """# smartvec settings for this index; every key is optional (see the README, "Configuration").
+# The kind rules below are the defaults, written here so you can read and change them.
+
+"""
+
+
+def write_default_config(path: Path) -> bool:
+    """Write a new index folder's ``config.toml`` with the default kind rules; never touch an existing one.
+
+    Called under the writer lock; written to a temporary name and renamed, so a crash leaves either no file
+    or the whole one."""
+    path = Path(path)
+    if path.exists():
+        return False
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(CONFIG_HEADER + KindRules().to_toml(), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a folder that takes the index but not this file: the defaults apply all the same
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
 
 
 STORE_URL_SCHEMES = ("postgresql://", "postgres://")

@@ -113,14 +113,18 @@ def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
 
 
 def test_folder_names_give_a_kind_only_when_they_name_one():
-    from smartvec_cli.memory.confidence import inferred_kind
+    from smartvec_cli.memory.kinds import KindRules, infer_kind
 
-    assert inferred_kind("Slack/2026-01-05 general.md") == "chat"
-    assert inferred_kind("Teams chat/standup.md") == "chat"
-    assert inferred_kind("Notes/1-1s and syncs/Ana.md") == "meeting_notes"
-    assert inferred_kind("2024-03-01.md") == "daily_note"
-    assert inferred_kind("teams/Platform Team.md") is None  # a folder of team pages is not a chat
-    assert inferred_kind("engineering/Async design.md") is None
+    def kind(path):
+        inferred = infer_kind(path, [], "", KindRules())
+        return inferred.kind if inferred else None
+
+    assert kind("Slack/2026-01-05 general.md") == "chat"
+    assert kind("Teams chat/standup.md") == "chat"
+    assert kind("Notes/1-1s and syncs/Ana.md") == "meeting_notes"
+    assert kind("2024-03-01.md") == "daily_note"
+    assert kind("teams/Platform Team.md") is None  # a folder of team pages is not a chat
+    assert kind("engineering/Async design.md") is None
 
 
 def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault, cli, real_embedder):

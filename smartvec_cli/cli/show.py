@@ -26,6 +26,7 @@ def show_command(
     for key in ("note_id", "path", "title", "embedding_hash", "last_updated", "version", "encoding"):
         if data[key] is not None:
             console.print(f"{key:<15}{data[key]}", markup=False)
+    console.print(f"{'kind':<15}{kind_line(data['kind'])}", markup=False)
     if data["tags"]:
         console.print(f"{'tags':<15}{', '.join(data['tags'])}", markup=False)
     for (kind, target, resolved), count in link_lines(data["links"]).items():
@@ -38,6 +39,15 @@ def show_command(
             _day(chunk["valid_until"], "open"), plain(" ".join(chunk["text"].split())[:80]),
         )
     console.print(table)
+
+
+def kind_line(kind: dict) -> str:
+    """``chat (inferred: folder "Slack")``, ``policy (declared)``, or ``unknown`` with how to give one."""
+    if not kind["type"]:
+        return "unknown (no source_type, and no kind rule matched)"
+    if kind["source"] == "inferred":
+        return f"{kind['type']} (inferred: {kind['reason'] or 'a kind rule'})"
+    return f"{kind['type']} ({kind['source'] or 'declared'})"
 
 
 def link_lines(links: list[dict]) -> dict[tuple, int]:

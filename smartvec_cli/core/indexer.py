@@ -47,6 +47,9 @@ RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
 it finds no note to read."""
+NOTE_RULES = "note_rules"
+"""A digest of the settings a note's kind and authority were read under (``[confidence]`` and ``[kinds]`` of
+``config.toml``): when they change, the next run re-reads every note (parsing only: nothing is re-embedded)."""
 
 
 @dataclass
@@ -287,12 +290,14 @@ class Indexer:
         relations_left_stale = bool(self.store.get_meta(RELATIONS_STALE))  # by a run killed before it finished
 
         live_rows = {r["path"]: r for r in self.store.live_vault_notes() if only is None or only(r["path"])}
+        rules = note_rules_key(config)
+        rules_changed = self.store.get_meta(NOTE_RULES) != rules
         seen_paths = {f.rel_path for f in files}
         read_paths = {p.path for p in problems}  # every path whose problems this run knows afresh
         to_write: list[_ReadNote] = []
         for file in files:
             row = live_rows.get(file.rel_path)
-            if row and not full and row["size"] == file.size and row["mtime_ns"] == file.mtime_ns:
+            if row and not full and not rules_changed and row["size"] == file.size and row["mtime_ns"] == file.mtime_ns:
                 self.summary.notes_unchanged += 1
                 continue
             read_paths.add(file.rel_path)
@@ -344,6 +349,9 @@ class Indexer:
         if self._first_index:
             with self.store.write():
                 self.store.set_meta(FIRST_INDEX_AT, self.now)
+        if rules_changed and only is None:
+            with self.store.write():
+                self.store.set_meta(NOTE_RULES, rules)
         present = seen_paths | {p.path for p in problems} if only is None else None
         self.store.remember_note_problems(self.summary.errors, read_paths, present, self.now)
         self.summary.seconds = round(time.perf_counter() - started, 3)
@@ -457,11 +465,12 @@ class Indexer:
         parsed, file = item.parsed, item.file
         previous_hash = item.row["embedding_hash"] if item.row else None
         timing = note_time(parsed.metadata, file.rel_path)
-        source = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence)
+        source = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence, parsed.tags, parsed.body)
         return {
             "kind": "vault",
             "source_type": source.source_type,
             "kind_source": source.kind_source,
+            "kind_reason": source.kind_reason,
             "authority": source.authority,
             "valid_from": timing.valid_from,
             "from_source": timing.from_source,
@@ -806,3 +815,9 @@ def link_key(name: str) -> str:
     if name.endswith(".md"):
         name = name[:-3]
     return name.replace(" ", "_").replace(":", "_")
+
+
+def note_rules_key(config) -> str:
+    """The ``NOTE_RULES`` digest of ``config``."""
+    settings = json.dumps(asdict(config.confidence), sort_keys=True, default=str)
+    return hashlib.sha256(settings.encode("utf-8")).hexdigest()[:16]

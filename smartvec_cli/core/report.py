@@ -23,7 +23,7 @@ def kinds_and_trust_warning(counts: dict) -> tuple[dict, str | None]:
     return kinds, (
         f"{bare} of {total} notes have neither a kind nor a date, so trust cannot tell a policy from a chat "
         "or an old note from a new one: declare source_type and date in their frontmatter, or add kind rules "
-        "([confidence.folders] in config.toml)"
+        "([kinds] or [confidence.folders] in config.toml)"
     )
 
 
@@ -105,6 +105,8 @@ def show_note(store: Store, name: str) -> dict:
         "aclarai_id": note["aclarai_id"],
         "aclarai_ver": note["aclarai_ver"],
         "encoding": note["encoding"],
+        "kind": {"type": note["source_type"], "source": note["kind_source"], "reason": note["kind_reason"]},
+        "authority": note["authority"],
         "tags": json.loads(note["tags"] or "[]"),
         "metadata": metadata,
         "links": links,

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from ..clock import Clock
+from ..config import write_default_config
 
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, Holder, LockBusyError
@@ -43,6 +44,8 @@ def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, creat
     """The index store, opened under the writer lock and closed after the block."""
     with writer_lock(ws, command, wait, on_wait, on_notice):
         store = ws.open_store(create=create)
+        if create:
+            write_default_config(ws.layout.config)
         try:
             yield store
         finally:

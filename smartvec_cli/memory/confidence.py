@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import re
-from pathlib import PurePosixPath
 from dataclasses import dataclass, field
+
+from .kinds import KindRules, infer_kind
 
 SOURCE_AUTHORITY = {
     "official_database": 0.95,
@@ -54,31 +54,6 @@ SOURCE_HALF_LIFE_DAYS: dict[str, float | None] = {
 }
 
 
-# Kinds of source people keep in folders named for them; a folder (not file) name holding one of these
-# words gives its notes that kind when they declare none. Checked in this order; `config.toml` globs win.
-FOLDER_KIND_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("chat", frozenset("slack chat chats discord whatsapp telegram mattermost".split())),  # not "teams": team pages
-    ("meeting_notes", frozenset("meeting meetings minutes 1-1 1-1s one-on-one one-on-ones standup standups sync syncs retro retros".split())),
-    ("email", frozenset("email emails mail mails".split())),
-    ("daily_note", frozenset("daily dailies journal journals".split())),
-)
-DAILY_NOTE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:\s.*)?$")  # a daily note named by its date
-FOLDER_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-def inferred_kind(rel_path: str) -> str | None:
-    """The kind of source a note's place says it is (``chat`` for ``Slack/...``), or None."""
-    path = PurePosixPath(rel_path)
-    for folder in path.parts[:-1]:
-        words = set(FOLDER_WORD.findall(folder.lower()))
-        for kind, keys in FOLDER_KIND_WORDS:
-            if words & keys:
-                return kind
-    if DAILY_NOTE_NAME.match(path.stem) and len(path.parts) == 1:
-        return "daily_note"
-    return None
-
-
 @dataclass
 class ConfidenceSettings:
     half_life_days: float = 0.0  # for source types the table does not name; 0: they do not fade
@@ -91,7 +66,8 @@ class ConfidenceSettings:
     source_types: dict[str, float] = field(default_factory=dict)
     half_lives: dict[str, float] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)
-    infer_kinds: bool = True  # read a kind from folder names when a note declares none (FOLDER_KIND_WORDS)
+    infer_kinds: bool = True  # read a kind from a note's folder, tags, name or shape when it declares none
+    kind_rules: KindRules = field(default_factory=KindRules)
 
     def half_life_for(self, source_type: str | None) -> float | None:
         key = _type_key(source_type)
@@ -115,7 +91,7 @@ def _type_key(source_type: str | None) -> str:
 
 KIND_DECLARED, KIND_INFERRED = "declared", "inferred"
 """Where a note's kind (its ``source_type``) came from: its frontmatter, or a rule (``config.toml`` folder globs,
-folder words, a daily note's name); a note with neither has an unknown kind."""
+the kind rules of ``memory.kinds``); a note with neither has an unknown kind."""
 
 
 @dataclass(frozen=True)
@@ -123,33 +99,39 @@ class SourceAuthority:
     authority: float  # C0
     source_type: str | None
     kind_source: str | None  # KIND_DECLARED, KIND_INFERRED, or None: the kind is unknown
+    kind_reason: str | None = None  # for an inferred kind, the rule that gave it ('folder "Slack"')
 
 
-def base_authority(metadata: dict, rel_path: str, settings: ConfidenceSettings) -> SourceAuthority:
-    """C0 and the note's kind: frontmatter ``authority`` wins, then ``source_type``, then the folder rules of
-    ``config.toml``, then the kind the note's folder names (``inferred_kind``)."""
+def base_authority(
+    metadata: dict, rel_path: str, settings: ConfidenceSettings, tags: list[str] = (), body: str = ""
+) -> SourceAuthority:
+    """C0 and the note's kind: frontmatter ``authority`` wins, then ``source_type``, then the folder globs of
+    ``config.toml``, then the kind rules (folder words, tags, a daily note's name, a chat export's shape)."""
     explicit = metadata.get("authority")
     source_type = metadata.get("source_type") or metadata.get("source")
     if not isinstance(source_type, str):
         source_type = None
     kind_source = KIND_DECLARED if source_type else None
+    reason = None
     if source_type is None:
         for pattern, folder_type in settings.folders.items():
             if fnmatch.fnmatchcase(rel_path, pattern):
-                source_type = folder_type
+                source_type, reason = folder_type, f'config glob "{pattern}"'
                 break
     if source_type is None and settings.infer_kinds:
-        source_type = inferred_kind(rel_path)
+        inferred = infer_kind(rel_path, list(tags), body, settings.kind_rules)
+        if inferred:
+            source_type, reason = inferred.kind, inferred.reason
     if source_type and kind_source is None:
         kind_source = KIND_INFERRED
     if isinstance(explicit, (int, float)) and not isinstance(explicit, bool) and 0 <= explicit <= 1:
-        return SourceAuthority(float(explicit), source_type, kind_source)
+        return SourceAuthority(float(explicit), source_type, kind_source, reason)
     if isinstance(explicit, str):
         by_name = settings.authority_of(explicit)
         if by_name is not None:
-            return SourceAuthority(by_name, source_type or explicit, kind_source or KIND_DECLARED)
+            return SourceAuthority(by_name, source_type or explicit, kind_source or KIND_DECLARED, reason)
     by_type = settings.authority_of(source_type)
-    return SourceAuthority(by_type if by_type is not None else settings.default_authority, source_type, kind_source)
+    return SourceAuthority(by_type if by_type is not None else settings.default_authority, source_type, kind_source, reason)
 
 
 def retention(age_days: float | None, half_life_days: float | None) -> float:

@@ -244,6 +244,14 @@ def m008_kinds_and_copies(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET mtime_ns = NULL")
 
 
+@migration
+def m009_kind_reasons(db: sqlite_utils.Database) -> None:
+    """The rule that gave each inferred kind (``folder "Slack"``, ``tag #meeting``), which ``show`` prints; the kind
+    rules now read tags and a chat export's shape too, so the next index re-reads every note (no re-embedding)."""
+    db["notes"].add_column("kind_reason", str)
+    db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
     db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)

@@ -272,6 +272,13 @@ def p003_kinds_and_copies(db: PgDatabase) -> None:
     db.conn.execute(f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}")
 
 
+@migration
+def p004_kind_reasons(db: PgDatabase) -> None:
+    """SQLite's ``m009_kind_reasons``: the rule that gave each inferred kind."""
+    db.conn.execute(f"ALTER TABLE notes ADD COLUMN kind_reason {TEXT}")
+    db.conn.execute("UPDATE notes SET mtime_ns = NULL")
+
+
 def migrate(db: PgDatabase) -> None:
     """Apply every migration not yet recorded, each in its own transaction, one machine at a time."""
     db.conn.execute(f"CREATE TABLE IF NOT EXISTS _migrations (name {TEXT} PRIMARY KEY, applied_at {TEXT})")
