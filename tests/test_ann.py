@@ -131,3 +131,20 @@ def test_a_truncated_file_is_caught_before_hnswlib_reads_it(tmp_path):
     with pytest.raises(CorruptIndexError, match="truncated"):
         HnswIndex(tmp_path, 8).load()
     assert HnswIndex(tmp_path, 8).verify() and "checksum" in HnswIndex(tmp_path, 8).verify()
+
+
+def test_many_queries_at_once_find_what_one_query_at_a_time_finds():
+    """Consolidation asks for thousands of neighbour lists at once (``cosine_top_k_many``, in blocks)."""
+    from smartvec_cli.store.ann import QUERY_BLOCK, cosine_top_k, cosine_top_k_many, unit_matrix
+
+    rng = np.random.default_rng(3)
+    matrix = unit_matrix(list(range(100, 700)), rng.normal(size=(600, 16)))
+    queries = rng.normal(size=(QUERY_BLOCK + 7, 16)) * 3
+    many = cosine_top_k_many(matrix, queries, 5)
+    assert len(many) == len(queries)
+    for query, found in zip(queries, many):
+        one = cosine_top_k(matrix, query, 5)
+        assert [label for label, _ in found] == [label for label, _ in one]
+        assert np.allclose([s for _, s in found], [s for _, s in one], atol=1e-5)
+    everything = cosine_top_k_many(matrix, queries[:2], 1000)[1]  # more asked than there are: all, best first
+    assert len(everything) == 600 and [s for _, s in everything] == sorted((s for _, s in everything), reverse=True)

@@ -22,7 +22,12 @@ def edges(tmp_path, kind):
 
 @pytest.mark.slow
 @both_stores
-def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch):
+@pytest.mark.parametrize("neighbours_in_process", [False, True], ids=["neighbours-one-by-one", "neighbours-at-once"])
+def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch, neighbours_in_process):
+    """``neighbours-at-once``: PostgreSQL's batch of neighbour lists from the live matrix in process (used from
+    ``SEARCH_MANY_IN_PROCESS`` queued passages) finds what the server's graph finds."""
+    if neighbours_in_process:
+        monkeypatch.setattr("smartvec_cli.store.postgres.store.SEARCH_MANY_IN_PROCESS", 1)
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
     write(vault, "policies/travel.md", POLICY)
     write(vault, "chat/sales.md", CHAT)

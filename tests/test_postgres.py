@@ -256,7 +256,10 @@ def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store
         assert store.unknown_terms(["invoices", "billing", "zebrafish"]) == frozenset({"zebrafish"})
         assert [store.passages([i])[i].path for i, _ in store.lexical_matches('"err" OR "4012"', 5)] == ["a.md"]
         ids = sorted(store.live_passage_ids())
-        total, frequency, holders = store.lexical_term_stats(["queue", "restarting", "runbook"], ids)
-        assert (total, frequency["queue"], frequency["restarting"], frequency["runbook"]) == (2, 2, 1, 0)  # stems; text only
+        frequency = store.term_frequencies(["queue", "restarting", "runbook"], cap=10)
+        assert (len(ids), frequency["queue"], frequency["restarting"], frequency["runbook"]) == (2, 2, 1, 0)  # stems; text only
+        assert store.term_frequencies(["queue"], cap=0) == {"queue": 1}  # counted only up to the cap + 1
+        holders = store.term_holders(["queue", "restarting"], ids)
+        assert holders["queue"] == set(ids) and len(holders["restarting"]) == 1
         a_id = next(i for i in ids if store.passages([i])[i].path == "a.md")
         assert store.body_neighbours(a_id, '"queue"', 5) == [i for i in ids if i != a_id]

@@ -138,3 +138,19 @@ def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault
     assert absent.get("finance/PO-629677.md", 0.0) < 0.75
     present = explain("How do I call the Service Desk?")
     assert present["contacts/Service Desk.md"] == 1.0
+
+
+def test_a_word_common_in_a_large_vault_is_not_weighed_as_specific(vault, cli, fake_embedder):
+    """"Monday" in 1,200 of 1,201 passages tells none apart: it brings no full-text candidates and no
+    coverage, so the passage holding the question's rare identifier holds all of its specific weight."""
+    for n in range(1200):
+        write(vault, f"standups/s{n:04d}.md", f"# Standup {n}\n\nThe Monday standup covers {WORDS[n % 13]} {WORDS[n // 13 % 13]} {WORDS[n // 169]}.\n")
+    write(vault, "ops/relay.md", "# Relay\n\nThe ACME-42 relay restarts every Monday at six.\n")
+    cli.json("index", "--json")
+    hits = cli.json("query", "When does the ACME-42 relay restart on Monday?", "--json", "--no-track", "--explain", "--top-k", "5")
+    assert hits[0]["path"] == "ops/relay.md" and hits[0]["explain"]["specific_coverage"] == 1.0
+    assert [h["explain"]["specific_coverage"] for h in hits[1:]] == [0.0] * (len(hits) - 1)
+
+    from smartvec_cli.memory.lexical import common_passages
+
+    assert common_passages(1201) == 1000 and common_passages(100_000) == 5000

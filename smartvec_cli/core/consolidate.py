@@ -168,7 +168,8 @@ class Consolidator:
         matches most of the vault and costs as much as a scan."""
         ann = self.store.load_ann()
         vectors = self.store.vectors_for_chunks(queued)
-        found = {chunk: {label for label, _ in ann.search(vector, self.settings.neighbours + 1)} for chunk, vector in zip(queued, vectors)}
+        neighbours = ann.search_many(vectors, self.settings.neighbours + 1) if len(queued) else []
+        found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
         terms = {chunk: query_terms(p.text) for chunk, p in passages.items() if quantities(p.text) or negated(p.text)}
         frequency = Counter(term for words in terms.values() for term in words)

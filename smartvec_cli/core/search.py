@@ -24,7 +24,7 @@ from ..clock import to_iso
 from ..config import Config
 from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
-from ..memory.lexical import coverage, match_expression, query_terms, specific_terms
+from ..memory.lexical import common_passages, coverage, match_expression, query_terms, specific_terms
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.store import Store
@@ -97,8 +97,14 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
     specific = specific_terms(query_text)
-    # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it.
+    # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it,
+    # and of those only the ones not common in the vault (``common_passages``).
     terms = query_terms(query_text) if config.scoring.lexical_weight > 0 else [t for t in query_terms(query_text) if t in specific]
+    total, frequency = 0, {}
+    if terms:
+        total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
+        frequency = store.term_frequencies(terms, common_passages(total))
+        terms = [t for t in terms if frequency[t] <= common_passages(total)]
     if terms:
         matches = store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES)
         missing = [label for label, _ in matches if label not in similar]
@@ -108,11 +114,11 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     ids = [label for label in similar if label in passages]
     shares, specific_shares = {}, {}
     if terms:
-        total, frequency, holders = store.lexical_term_stats(terms, ids)
+        holders = store.term_holders(terms, ids)
         if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
-            shares = coverage(total, frequency, holders, ids)
+            shares = coverage(total, {t: frequency[t] for t in terms}, holders, ids)
         if specific:
-            named = {t: n for t, n in frequency.items() if t in specific}
+            named = {t: frequency[t] for t in terms if t in specific}
             unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
             specific_shares = coverage(total, named, holders, ids, unknown)
     asked = AskedAnswer.of(query_text)

@@ -69,6 +69,19 @@ def any_of(terms: list[str]) -> str | None:
     return " OR ".join(f'"{term}"' for term in terms) or None
 
 
+COMMON_SHARE = 0.05
+COMMON_MIN_PASSAGES = 1000
+
+
+def common_passages(total: int) -> int:
+    """How many of ``total`` passages may hold a word before it is common: a word in more passages than
+    this (5% of them, and over 1,000) tells no passage from another, so it is neither looked up as a
+    source of full-text candidates nor weighed in a passage's coverage. ("call" of "on-call" in a tenth
+    of a large vault would bring 50 arbitrary passages, and counting its thousands of holders is what
+    made such questions the slowest.) Vaults under 20,000 passages keep every word."""
+    return max(COMMON_MIN_PASSAGES, int(COMMON_SHARE * total))
+
+
 def idf(frequency: int, total: int) -> float:
     """BM25's inverse document frequency: near 0 for a word in every passage, large for a rare one."""
     return math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))

@@ -46,6 +46,7 @@ class VectorIndex(Protocol):
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None: ...
     def remove(self, labels: Iterable[int]) -> None: ...
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]: ...
+    def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]: ...
     def save(self, generation: int) -> None: ...
 
 
@@ -202,6 +203,10 @@ class HnswIndex:
         labels, distances = self.index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
         return [(int(l), float(1.0 - d)) for l, d in zip(labels[0], distances[0])]
 
+    def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """``search`` for each of ``vectors`` (consolidation asks for every queued passage's neighbours)."""
+        return [self.search(vector, k) for vector in vectors]
+
     def exact_search(self, vector: np.ndarray, k: int, fetch_vectors: Callable[[list[int]], np.ndarray]) -> list[tuple[int, float]]:
         """(label, cosine similarity) pairs, best first, over every live item: one matrix product.
 
@@ -296,6 +301,29 @@ def cosine_top_k(matrix: tuple[np.ndarray, np.ndarray], vector: np.ndarray, k: i
     best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
     best = best[np.argsort(-similarities[best], kind="stable")]
     return [(int(labels[i]), float(similarities[i])) for i in best]
+
+
+QUERY_BLOCK = 256
+
+
+def cosine_top_k_many(matrix: tuple[np.ndarray, np.ndarray], vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+    """``cosine_top_k`` for many query vectors at once: one matrix product per block of ``QUERY_BLOCK`` queries
+    (BLAS pays off here, unlike for one vector), best first for each."""
+    labels, rows = matrix
+    vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+    if not len(labels) or k <= 0:
+        return [[] for _ in range(len(vectors))]
+    k = min(k, len(labels))
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = vectors / np.where(norms > 0, norms, 1.0)
+    found: list[list[tuple[int, float]]] = []
+    for start in range(0, len(queries), QUERY_BLOCK):
+        similarities = queries[start : start + QUERY_BLOCK] @ rows.T
+        best = np.argpartition(-similarities, k - 1, axis=1)[:, :k] if k < len(labels) else np.tile(np.arange(len(labels)), (len(similarities), 1))
+        for row, picked in zip(similarities, best):
+            picked = picked[np.argsort(-row[picked], kind="stable")]
+            found.append([(int(labels[i]), float(row[i])) for i in picked])
+    return found
 
 
 def file_sha256(path: Path) -> str:

@@ -128,23 +128,19 @@ class PassageQueries:
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
 
-    def lexical_term_stats(self, terms: list[str], ids: list[int]) -> tuple[int, dict[str, int], dict[str, set[int]]]:
-        """For each query term: in how many stored passages' own words (their text: not the note
-        title or heading path, which the passages of a note share) it occurs, and which of ``ids`` hold it; with the
-        number of passages, that is what the term's rarity (IDF) is computed from."""
-        total = self.db.execute("SELECT count(*) FROM chunks WHERE state != 'DELETED'").fetchone()[0]
-        frequency: dict[str, int] = {}
-        holders: dict[str, set[int]] = {}
-        marks = ",".join("?" * len(ids))
-        for term in terms:
-            expression = f'text : "{term}"'
-            frequency[term] = self.db.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [expression]).fetchone()[0]
-            if frequency[term] and ids:
-                sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({marks})"
-                holders[term] = {row[0] for row in self.db.execute(sql, [expression, *ids])}
-            else:
-                holders[term] = set()
-        return total, frequency, holders
+    def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
+        """For each query term, in how many stored passages' own words it occurs (their text: not the note
+        title or heading path, which the passages of a note share), counted up to ``cap + 1``: past the cap a
+        word is common (``memory.lexical.common_passages``) and its exact count changes nothing."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? LIMIT ?)"
+        return {term: self.db.execute(sql, [f'text : "{term}"', cap + 1]).fetchone()[0] for term in terms}
+
+    def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
+        """For each query term, which of the passages ``ids`` hold it in their own words."""
+        if not ids:
+            return {term: set() for term in terms}
+        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({','.join('?' * len(ids))})"
+        return {term: {row[0] for row in self.db.execute(sql, [f'text : "{term}"', *ids])} for term in terms}
 
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
         """The query terms that no stored passage's text, heading or note title contains: words the vault
