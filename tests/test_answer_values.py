@@ -36,6 +36,20 @@ def test_a_measure_question_prefers_the_paragraph_with_the_number_over_the_one_t
     assert not states_value(units, about, "This policy describes the paid time off for parents after a birth or an adoption.")
 
 
+def test_the_day_or_year_of_a_date_is_no_amount():
+    """A policy's introduction ("Effective 1 February 2025. This version replaces [[Business Accommodation
+    Policy v4]]") holds numbers next to a word of the question, but they are a date: the sentence with the
+    nightly amount states the value."""
+    question = "What is the most a hotel room may cost on business trips?"
+    units, about = asked_units(question), about_words(question)
+    assert units == ALL_UNITS
+    intro = "Effective 1 February 2025. This version replaces [[Business Accommodation Policy v4]] for business trips."
+    assert not states_value(units, about, intro)
+    assert not states_value(units, about, "Since 2024-05-01 business trips are booked in the portal.")
+    assert states_value(units, about, "A hotel room on business trips may cost up to 200 per night.")
+    assert states_value(units, about, "The business trips budget covers 12 rooms from March 3.")  # 12 is no day of it
+
+
 @pytest.mark.parametrize(
     "question, person",
     [

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
-from .words import QUESTION_WORDS, STOPWORDS as COMMON_WORDS
+from .words import MONTHS, QUESTION_WORDS, STOPWORDS as COMMON_WORDS
 
 TIME_UNITS = frozenset({"duration"})
 ALL_UNITS = frozenset(unit.dimension for unit in UNITS.values())
@@ -74,13 +74,37 @@ def about_words(question: str) -> frozenset[str]:
     )
 
 
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+DATE = re.compile(
+    rf"\b(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"  # February 1, 2025
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:\s+\d{{4}})?\b"  # 1 February 2025
+    rf"|\b(?:{_MONTH_NAMES})\.?\s+\d{{4}}\b"  # February 2025
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    re.IGNORECASE,
+)
+DIGITS = re.compile(r"\d+")
+
+
+def is_date_part(quantity) -> bool:
+    """A bare number that is part of a date ("Effective 1 February 2025", "in 2024"): a day or a year, not the
+    amount a question asks for."""
+    if quantity.unit != BARE:
+        return False
+    written = quantity.written.strip()
+    if re.fullmatch(r"(?:19|20)\d\d", written):
+        return True
+    return any(written in DIGITS.findall(match.group(0)) for match in DATE.finditer(quantity.sentence))
+
+
 def states_value(units: frozenset[str], about: frozenset[str], text: str) -> bool:
     """Whether ``text`` holds a quantity in one of ``units`` next to a word the question is about; for
-    "how many/much" with no unit named, any number counts ("199 spaces")."""
+    "how many/much" with no unit named, any number counts ("199 spaces") but a day or a year of a date does not."""
     if not units or not about:
         return False
     found = quantities(text, bare=units == ALL_UNITS)
-    return any((q.unit.split("/")[0] in units or q.unit == BARE) and q.context & about for q in found)
+    return any(
+        (q.unit.split("/")[0] in units or (q.unit == BARE and not is_date_part(q))) and q.context & about for q in found
+    )
 
 
 # Nouns that name a person's role: "which executive", "what manager" ask for someone.

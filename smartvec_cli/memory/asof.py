@@ -35,20 +35,8 @@ from dataclasses import dataclass
 
 from ..clock import UTC, parse_when
 from ..errors import UsageError
-from .words import ARTICLES, NUMBER_WORDS
+from .words import ARTICLES, MONTHS, NUMBER_WORDS
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-            ("october", "oct"), ("november", "nov"), ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14)}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}
 

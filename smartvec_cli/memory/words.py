@@ -15,3 +15,18 @@ STOPWORDS = frozenset(
     between during within without upon""".split()
 )
 QUESTION_WORDS = frozenset("what which who whom whose when where why how many much i me my is does do tell please".split())
+
+# Month names and their abbreviations -> month number: dates in questions (``asof``), and the numbers of a date
+# that are no amount (``answer``).
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
