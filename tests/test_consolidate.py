@@ -22,12 +22,15 @@ def edges(tmp_path, kind):
 
 @pytest.mark.slow
 @both_stores
-@pytest.mark.parametrize("neighbours_in_process", [False, True], ids=["neighbours-one-by-one", "neighbours-at-once"])
-def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch, neighbours_in_process):
-    """``neighbours-at-once``: PostgreSQL's batch of neighbour lists from the live matrix in process (used from
-    ``SEARCH_MANY_IN_PROCESS`` queued passages) finds what the server's graph finds."""
-    if neighbours_in_process:
+@pytest.mark.parametrize("as_if_large", [False, True], ids=["small", "as-if-large"])
+def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch, as_if_large):
+    """``as-if-large``: what a vault of thousands of notes does, on two: PostgreSQL's neighbour lists for a whole
+    batch from the live matrix in process (``SEARCH_MANY_IN_PROCESS``), and every statement over many rows in
+    slices of one id (``IN_LIST_SIZE``; a first consolidation of 10,000 notes on PostgreSQL failed with "number
+    of parameters must be between 0 and 65535")."""
+    if as_if_large:
         monkeypatch.setattr("smartvec_cli.store.postgres.store.SEARCH_MANY_IN_PROCESS", 1)
+        monkeypatch.setattr("smartvec_cli.store.inlist.IN_LIST_SIZE", 1)
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
     write(vault, "policies/travel.md", POLICY)
     write(vault, "chat/sales.md", CHAT)

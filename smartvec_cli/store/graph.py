@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from .db import FTS_TABLE
+from .inlist import in_lists
 
 
 class GraphQueries:
@@ -21,20 +22,18 @@ class GraphQueries:
 
     def queued_passages(self, note_pks: Sequence[int]) -> list[int]:
         """Current passages to consolidate: every unconsolidated one, and every one of these notes."""
-        note_pks = list(note_pks)
-        return [
-            r[0]
-            for r in self.db.execute(
-                f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND "
-                f"(state = 'UNCONSOLIDATED' OR note IN ({','.join('?' * len(note_pks))}))",
-                note_pks,
-            )
-        ]
+        unconsolidated = "SELECT id FROM chunks WHERE current = 1 AND state = 'UNCONSOLIDATED'"
+        found = dict.fromkeys(r[0] for r in self.db.execute(unconsolidated))
+        for part, marks in in_lists(note_pks):
+            found.update(dict.fromkeys(
+                r[0] for r in self.db.execute(f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})", part)
+            ))
+        return list(found)
 
     def mark_consolidated(self, note_pks: Sequence[int]) -> None:
         """Takes these notes off the work queue."""
-        note_pks = list(note_pks)
-        self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({','.join('?' * len(note_pks))})", note_pks)
+        for part, marks in in_lists(note_pks):
+            self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({marks})", part)
 
     def count_notes_needing_review(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL").fetchone()[0]
@@ -43,14 +42,10 @@ class GraphQueries:
 
     def move_states(self, ids: Sequence[int], old: str, new: str, now_iso: str) -> int:
         """Moves those of these passages that are in state ``old`` to ``new``; how many moved."""
-        ids = list(ids)
-        if not ids:
-            return 0
-        marks = ",".join("?" * len(ids))
-        cursor = self.db.execute(
-            f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, now_iso, old, *ids]
+        return sum(
+            self.db.execute(f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, now_iso, old, *part]).rowcount
+            for part, marks in in_lists(ids)
         )
-        return cursor.rowcount
 
     def passages_with_closed_window(self, now_iso: str) -> list[int]:
         """Current live passages whose validity ended by ``now_iso``: to be archived."""
@@ -109,21 +104,23 @@ class GraphQueries:
 
     def contradiction_edges_touching(self, ids: Sequence[int]) -> list[tuple[int, int]]:
         """(src, dst) of the ``contradicts`` edges with either end among these passages."""
-        ids = list(ids)
-        marks = ",".join("?" * len(ids))
-        return self.db.execute(
-            f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
-            ids + ids,
-        ).fetchall()
+        found: dict[tuple[int, int], None] = {}
+        for part, marks in in_lists(ids):
+            found.update(dict.fromkeys(tuple(r) for r in self.db.execute(
+                f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                part + part,
+            )))
+        return list(found)
 
     def drop_derived_edges(self, ids: Sequence[int]) -> int:
         """Deletes the ``contradicts`` and ``restates`` edges touching these passages, to be found afresh; how many."""
-        ids = list(ids)
-        marks = ",".join("?" * len(ids))
-        return self.db.execute(
-            f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
-            ids + ids,
-        ).rowcount
+        return sum(
+            self.db.execute(
+                f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                part + part,
+            ).rowcount
+            for part, marks in in_lists(ids)
+        )
 
     def insert_edges(self, rows: Sequence[dict]) -> None:
         self.db["edges"].insert_all(rows)
@@ -135,16 +132,13 @@ class GraphQueries:
 
     def _penalise_edge_sources(self, column: str, edge_type: str, ids: Sequence[int], penalty: float) -> None:
         """``column`` of each of these passages: ``penalty`` while an ``edge_type`` edge leaves it, else 0."""
-        ids = list(ids)
-        if not ids:
-            return
-        marks = ",".join("?" * len(ids))
-        self.db.execute(
-            f"""UPDATE chunks SET {column} = CASE
-                  WHEN id IN (SELECT src_chunk FROM edges WHERE type = ?) THEN ? ELSE 0 END
-                WHERE id IN ({marks})""",
-            [edge_type, penalty, *ids],
-        )
+        for part, marks in in_lists(ids):
+            self.db.execute(
+                f"""UPDATE chunks SET {column} = CASE
+                      WHEN id IN (SELECT src_chunk FROM edges WHERE type = ?) THEN ? ELSE 0 END
+                    WHERE id IN ({marks})""",
+                [edge_type, penalty, *part],
+            )
 
     # -- stale echoes -------------------------------------------------------------------------
 
@@ -186,11 +180,9 @@ class GraphQueries:
 
     def drop_echo_edges(self, ids: Sequence[int]) -> int:
         """Deletes the ``echoes`` edges out of these passages, to be found afresh; how many."""
-        ids = list(ids)
-        if not ids:
-            return 0
-        marks = ",".join("?" * len(ids))
-        return self.db.execute(f"DELETE FROM edges WHERE type = 'echoes' AND src_chunk IN ({marks})", ids).rowcount
+        return sum(
+            self.db.execute(f"DELETE FROM edges WHERE type = 'echoes' AND src_chunk IN ({marks})", part).rowcount for part, marks in in_lists(ids)
+        )
 
     def reset_echo_penalties(self, ids: Sequence[int], penalty: float) -> None:
         """Each of these passages gets ``penalty`` while an ``echoes`` edge leaves it, else none."""
@@ -200,10 +192,9 @@ class GraphQueries:
 
     def clear_ripple(self, note_pks: Sequence[int]) -> None:
         """These notes were edited themselves: their ripple penalty and review request go."""
-        note_pks = list(note_pks)
-        marks = ",".join("?" * len(note_pks))
-        self.db.execute(f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", note_pks)
-        self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", note_pks)
+        for part, marks in in_lists(note_pks):
+            self.db.execute(f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", part)
+            self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", part)
 
     def live_note_paths(self) -> dict[int, str]:
         return {r[0]: r[1] for r in self.db.execute("SELECT id, path FROM notes WHERE deleted_at IS NULL")}

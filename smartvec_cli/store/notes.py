@@ -6,6 +6,7 @@ from typing import Sequence
 
 from ..memory.temporal import DECLARED, INFERRED
 from .db import CURRENT_TEXT_HASH
+from .inlist import in_lists
 
 REFRESH_WINDOWS_SQL = """
     UPDATE chunks SET
@@ -161,12 +162,9 @@ class NoteQueries:
     def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
         """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
         sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
-        params: list = []
-        if src_notes is not None:
-            src_notes = list(src_notes)
-            sql += f" AND src_note IN ({','.join('?' * len(src_notes))})"
-            params = src_notes
-        return self.db.execute(sql, params).fetchall()
+        if src_notes is None:
+            return self.db.execute(sql).fetchall()
+        return [row for part, marks in in_lists(src_notes) for row in self.db.execute(f"{sql} AND src_note IN ({marks})", part).fetchall()]
 
     def resolve_link(self, edge_id: int, dst_note: int | None) -> None:
         self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [dst_note, edge_id])
@@ -205,14 +203,8 @@ class NoteQueries:
 
     def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
         """(note, passage row, text hash) of the current text of these notes."""
-        note_pks, found = list(note_pks), []
-        for start in range(0, len(note_pks), 500):
-            batch = note_pks[start : start + 500]
-            found += self.db.execute(
-                f"SELECT note, id, text_hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({','.join('?' * len(batch))})",
-                batch,
-            ).fetchall()
-        return found
+        sql = "SELECT note, id, text_hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})"
+        return [row for part, marks in in_lists(note_pks) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
 
     def inferred_supersessions(self) -> dict[tuple[int, int], str]:
         """(newer note, older note) -> detail JSON of every ``supersedes`` edge that inference made."""
@@ -226,5 +218,5 @@ class NoteQueries:
 
     def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
         """Queue these notes for consolidation as re-described (pending at least 1)."""
-        note_pks = list(note_pks)
-        self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({','.join('?' * len(note_pks))})", note_pks)
+        for part, marks in in_lists(note_pks):
+            self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({marks})", part)

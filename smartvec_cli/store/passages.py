@@ -7,6 +7,7 @@ from typing import Sequence
 
 from ..memory.passage import Passage, Relation
 from .db import FTS_FILL, FTS_TABLE
+from .inlist import in_lists
 
 BATCH = 500
 
@@ -72,12 +73,9 @@ class PassageQueries:
 
     def passages(self, ids: Sequence[int]) -> dict[int, Passage]:
         """The stored versions with these row ids (deleted ones left out), keyed by id."""
-        ids = list(ids)
         found: dict[int, Passage] = {}
-        for start in range(0, len(ids), BATCH):
-            batch = ids[start : start + BATCH]
-            sql = PASSAGE_SQL.format(marks=",".join("?" * len(batch)), inferred_reason=self.INFERRED_REASON)
-            found.update((row["id"], _passage(row)) for row in self.db.query(sql, batch))
+        for part, marks in in_lists(ids, BATCH):
+            found.update((row["id"], _passage(row)) for row in self.db.query(PASSAGE_SQL.format(marks=marks, inferred_reason=self.INFERRED_REASON), part))
         return found
 
     def importance_range(self) -> tuple[float, float]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .inlist import in_lists
+
 
 class ReportQueries:
     """Mixed into ``Store``: what the reports and the doctor read (``Store.INFERRED_REASON`` reads an edge's reason)."""
@@ -61,11 +63,7 @@ class ReportQueries:
 
     def passage_versions(self, ids: Sequence[int]) -> list[tuple[str, int]]:
         """(chunk_id, version) of these passage rows, to name them in messages."""
-        ids = list(ids)
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        return self.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", ids).fetchall()
+        return [row for part, marks in in_lists(ids) for row in self.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", part).fetchall()]
 
     # -- finding a note (show, history, graph) ------------------------------------------------
 

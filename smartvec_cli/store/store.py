@@ -16,6 +16,7 @@ from . import db as schema
 from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
+from .inlist import in_lists
 from .layout import IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
@@ -161,12 +162,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     # -- vectors ------------------------------------------------------------------------------
 
     def known_hashes(self, hashes: Iterable[str]) -> set[str]:
-        hashes = list(set(hashes))
         found: set[str] = set()
-        for start in range(0, len(hashes), 500):
-            batch = hashes[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            found.update(r[0] for r in self.db.execute(f"SELECT hash FROM embeddings WHERE hash IN ({marks})", batch))
+        for part, marks in in_lists(set(hashes), 500):
+            found.update(r[0] for r in self.db.execute(f"SELECT hash FROM embeddings WHERE hash IN ({marks})", part))
         return found
 
     def store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]], created_at: str) -> None:
@@ -187,10 +185,8 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
             wanted = set(chunk_ids)
             by_id.update((r[0], r[1]) for r in self.db.execute(join) if r[0] in wanted)
         else:
-            for start in range(0, len(chunk_ids), 500):
-                batch = chunk_ids[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                by_id.update((r[0], r[1]) for r in self.db.execute(f"{join} WHERE c.id IN ({marks})", batch))
+            for part, marks in in_lists(chunk_ids, 500):
+                by_id.update((r[0], r[1]) for r in self.db.execute(f"{join} WHERE c.id IN ({marks})", part))
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
             raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
@@ -339,6 +335,5 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         than erasing them, so that history still shows them."""
         with self.write():
             self.db.execute(f"DELETE {DANGLING_EDGES}")
-            if homeless:
-                marks = ",".join("?" * len(homeless))
-                self.db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", homeless)
+            for part, marks in in_lists(homeless):
+                self.db.execute(f"UPDATE chunks SET state = 'DELETED' WHERE id IN ({marks})", part)
