@@ -78,7 +78,7 @@ def common_passages(total: int) -> int:
     this (5% of them, and over 1,000) tells no passage from another, so it is neither looked up as a
     source of full-text candidates nor weighed in a passage's coverage. ("call" of "on-call" in a tenth
     of a large vault would bring 50 arbitrary passages, and counting its thousands of holders is what
-    made such questions the slowest.) Vaults under 20,000 passages keep every word."""
+    made such questions the slowest.) A vault of up to 1,000 passages keeps every word."""
     return max(COMMON_MIN_PASSAGES, int(COMMON_SHARE * total))
 
 
