@@ -60,8 +60,8 @@ def test_authority_from_frontmatter_source_type_and_folders():
     assert base_authority({"authority": 0.7}, "x.md", settings) == SourceAuthority(0.7, None, None)
     assert base_authority({"source_type": "policy"}, "x.md", settings) == SourceAuthority(0.9, "policy", "declared")
     assert base_authority({"authority": "wiki"}, "x.md", settings) == SourceAuthority(0.75, "wiki", "declared")
-    assert base_authority({}, "chat/today.md", settings) == SourceAuthority(0.3, "chat", "inferred")
-    assert base_authority({}, "Slack/today.md", settings) == SourceAuthority(0.3, "chat", "inferred")
+    assert base_authority({}, "chat/today.md", settings) == SourceAuthority(0.3, "chat", "inferred", 'config glob "chat/**"')
+    assert base_authority({}, "Slack/today.md", settings) == SourceAuthority(0.3, "chat", "inferred", 'folder "Slack"')
     assert base_authority({}, "notes/x.md", settings) == SourceAuthority(0.5, None, None)
     assert settings.half_life_for("policy") is None and settings.half_life_for("chat") == 30.0
 
