@@ -186,32 +186,6 @@ def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(
     assert not any("wiki/parking" in pair for pair in found)  # another thing in the same unit
 
 
-SECURITY = "---\nsource_type: policy\n---\n# Security Policy\n\n## Screen lock\n\nLaptops must lock the screen after 5 minutes of inactivity.\n"
-
-
-@pytest.mark.slow
-def test_a_chat_that_disputes_what_another_repeats_from_the_policy_contradicts_that_chat(vault, cli, real_embedder, tmp_path, monkeypatch):
-    """The two chats word the rule too differently to meet (their sentences read about 0.54 apart, under
-    ``value_cosine``); one repeats the policy's value and the other disputes it, so they disagree with each
-    other, through the policy. A note that shares the words and the unit is joined to nothing."""
-    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
-    write(vault, "policies/security.md", SECURITY)
-    write(vault, "chat/it.md", "---\nsource_type: chat\ndate: 2026-05-02\n---\n# it, 2 May 2026\n\n"
-          "**Noor** 10:14\nReminder: screens on our laptops lock when nobody touches them for 5 minutes.\n")
-    write(vault, "chat/random.md", "---\nsource_type: chat\ndate: 2026-05-20\n---\n# random, 20 May 2026\n\n"
-          "**Kim** 11:02\nthe laptop lock kicks in after 10 minutes idle\n")
-    write(vault, "wiki/rooms.md", "# Meeting rooms\n\nMeeting-room screens switch off after 2 minutes of inactivity.\n")
-    cli.json("index", "--json")
-    consolidate(cli)
-    found = {frozenset(part.split("#")[0] for part in (loser, winner)): detail for loser, winner, detail in edges(tmp_path, "contradicts")}
-    assert "anchor" not in found[frozenset(("chat/random", "policies/security"))]
-    through = found[frozenset(("chat/random", "chat/it"))]
-    assert through["anchor"].startswith("policies/security#")
-    assert "5 minutes" in through["reason"] and "10 minutes" in through["reason"]
-    assert frozenset(("chat/it", "policies/security")) not in found  # agrees
-    assert not any("wiki/rooms" in pair for pair in found)
-
-
 @pytest.mark.slow
 def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cli, real_embedder, tmp_path, monkeypatch):
     """The relations stage compares a passage with its nearest neighbours only (none here: ``neighbours`` and

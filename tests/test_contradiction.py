@@ -2,7 +2,7 @@
 
 import pytest
 
-from smartvec_cli.memory.contradiction import common_anchor, disagreement, quantities, repeated_outdated_value, stem, value_conflicts
+from smartvec_cli.memory.contradiction import disagreement, quantities, repeated_outdated_value, stem, value_conflicts
 
 
 @pytest.mark.parametrize(
@@ -92,20 +92,3 @@ def test_an_echo_is_judged_against_the_current_value():
     judged = []
     assert repeated_outdated_value(chat, outdated, current, lambda echo, now: judged.append((echo.written, now.written)) or False) is None
     assert judged == [("EUR 40 per month", "EUR 25 per month")]
-
-
-def test_an_anchor_joins_a_side_that_repeats_it_and_one_that_disputes_it_never_two_that_dispute_it():
-    [policy] = quantities("Laptops must lock the screen after 5 minutes of inactivity.")
-    [agrees] = quantities("screens on our laptops lock when nobody touches them for 5 minutes")
-    [disputes] = quantities("the laptop lock kicks in after 10 minutes idle")
-    [other] = quantities("I heard the lock now waits 15 minutes")
-    judged = []
-    always = lambda value, item, anchor: judged.append((value.written, item, anchor.written)) or True  # noqa: E731
-    assert common_anchor(agrees, disputes, [("policy", policy)], always) == "policy"
-    assert judged == [("5 minutes", "policy", "5 minutes"), ("10 minutes", "policy", "5 minutes")]
-    assert common_anchor(disputes, other, [("policy", policy)], always) is None
-    assert common_anchor(agrees, disputes, [("policy", policy)], lambda value, item, anchor: value is agrees) is None
-    [size] = quantities("Attachments are capped at 5 MB.")
-    assert common_anchor(agrees, disputes, [("mail", size)], always) is None  # another unit
-    krakow, hamburg = quantities("In the Krakow office screens lock after 5 minutes.")[0], quantities("In the Hamburg office it is 10 minutes.")[0]
-    assert common_anchor(krakow, hamburg, [("policy", quantities("The Hamburg office locks after 5 minutes.")[0])], always) is None

@@ -8,9 +8,7 @@ has closed, dormancy of unused low-trust passages). Steps:
 1. relations and contradictions: each queued passage's near neighbours come from the
    ANN index (never all pairs); a near-duplicate in another note that states a
    different value (``memory.contradiction``) gets a ``contradicts`` edge, resolved
-   by authority, then declared validity, then recency, then feedback; two whose
-   sentences read too far apart to meet still contradict when one repeats a current
-   passage's value and the other disputes it (``common_anchor``); one that
+   by authority, then declared validity, then recency, then feedback; one that
    agrees gets a ``restates`` edge towards the more authoritative passage. Pairs that
    are versions of each other (``supersedes``) or were never valid at the same time
    are not contradictions. The losing side's trust drops; nothing is deleted.
@@ -36,10 +34,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import (
-    Disagreement, Quantity, common_anchor, disagreement, negated, quantities, repeated_outdated_value, same_unit, same_value,
-    value_conflicts,
-)
+from ..memory.contradiction import Quantity, disagreement, negated, quantities, repeated_outdated_value, value_conflicts
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
@@ -206,20 +201,13 @@ class Consolidator:
         self._embed_sentences(
             [text for a, b in pairs.values() for qa, qb in value_conflicts(a.text, b.text) for text in self._readings(qa, a) + self._readings(qb, b)]
         )
-        judged = {key: disagreement(a.text, b.text, same_thing=lambda x, y, a=a, b=b: self._same_thing(x, a, y, b)) for key, (a, b) in pairs.items()}
-        anchored = self._anchored([key for key, found in judged.items() if found is None], pairs, candidates, rows)
         new_edges: list[dict] = []
-        for key, (mine, other) in pairs.items():
+        for mine, other in pairs.values():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
-            found_disagreement, anchor = judged[key], None
-            if found_disagreement is None and key in anchored:
-                found_disagreement, anchor = anchored[key]
+            found_disagreement = disagreement(mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other))
             winner, loser = self._resolve(mine, other)
             if found_disagreement:
-                detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
-                if anchor is not None:
-                    detail["anchor"] = anchor.chunk_id
-                new_edges.append(self._edge(loser, winner, "contradicts", detail))
+                new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
                 touched.update((mine.id, other.id))
             elif cosine >= settings.restate_cosine:
                 new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
@@ -230,51 +218,6 @@ class Consolidator:
         self.summary.edges_added += len(new_edges)
         self.summary.edges_removed += removed
         self._reset_contradiction_penalties(touched | before)
-
-    def _anchored(
-        self, keys: list[frozenset[int]], pairs: dict[frozenset[int], tuple[Passage, Passage]], candidates: dict[int, set[int]], rows: dict[int, Passage]
-    ) -> dict[frozenset[int], tuple[Disagreement, Passage]]:
-        """The pairs among ``keys`` where one side repeats a third passage's value and the other disputes it
-        (``common_anchor``), with that passage: a chat that repeats the policy and one that misremembers it
-        disagree, though their own sentences may read too far apart to meet.
-
-        The anchors are the other current passages either side was compared with (its candidates), outside
-        both notes. Outdated versions are no anchors: a chat repeating an old value always agrees with one
-        of them, and two sentences giving one number read alike whatever they are about, so on the
-        calibration catalogue they joined notes that only share words and the unit. Every sentence an
-        anchor might be judged by is embedded in one batch first."""
-        plans: dict[frozenset[int], list[tuple[Passage, Quantity]]] = {}
-        for key in keys:
-            mine, other = pairs[key]
-            conflicts = value_conflicts(mine.text, other.text)
-            if not conflicts:
-                continue
-            near = (candidates.get(mine.id, set()) | candidates.get(other.id, set())) - {mine.id, other.id}
-            sides = [q for pair in conflicts for q in pair]
-            plans[key] = [
-                (rows[chunk], q)
-                for chunk in sorted(near)
-                if chunk in rows and rows[chunk].note not in (mine.note, other.note) and _current(rows[chunk])
-                for q in quantities(rows[chunk].text)
-                if any(same_unit(q.unit, side.unit) and same_value(q, side) for side in sides)
-            ]
-        self._embed_sentences([text for plan in plans.values() for passage, q in plan for text in self._readings(q, passage)])
-        found: dict[frozenset[int], tuple[Disagreement, Passage]] = {}
-        for key, plan in plans.items():
-            mine, other = pairs[key]
-            anchor_of: dict[tuple[Quantity, Quantity], Passage] = {}
-
-            def about_one_anchor(a: Quantity, b: Quantity) -> bool:
-                sides = {id(a): mine, id(b): other}
-                anchor = common_anchor(a, b, plan, lambda value, passage, q: self._same_thing(value, sides[id(value)], q, passage))
-                if anchor is not None:
-                    anchor_of[(a, b)] = anchor
-                return anchor is not None
-
-            result = disagreement(mine.text, other.text, check_negation=False, same_thing=about_one_anchor)
-            if result is not None:
-                found[key] = (result, next(iter(anchor_of.values())))
-        return found
 
     def _embed_sentences(self, sentences: list[str]) -> None:
         """Embeds, in one batch, the sentences not embedded yet; the model is loaded on the first."""

@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import Callable
 
 from . import words
 from .words import NUMBER_WORDS
@@ -26,7 +26,6 @@ NEGATIONS = {
     "banned", "barred",
 }
 STOPWORDS = words.STOPWORDS - NEGATIONS
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -257,34 +256,6 @@ def disagreement(
         return Disagreement("negation", "one passage negates the other")
     return None
 
-
-def common_anchor(
-    a: Quantity, b: Quantity, anchors: Iterable[tuple[T, Quantity]], same_thing: Callable[[Quantity, T, Quantity], bool]
-) -> T | None:
-    """The first of ``anchors`` (an item and one of its values) that one of ``a`` and ``b`` repeats and the
-    other disputes, both about the same thing, or None; ``same_thing(value, item, anchor value)`` judges
-    each side against the anchor.
-
-    Two chats that word one rule differently ("critical patches go out within 7 days", "vendor fixes
-    for severe vulnerabilities reach every server no later than 5 days after they are published") read
-    too far apart for ``same_thing`` to join them directly, yet each means nearly what the policy's
-    sentence means. A sentence that states the policy's value for what the policy says it of stands
-    with the policy, so one that disputes the policy disputes it too. Only agreement carries across:
-    two sentences that both dispute a third are not thereby about one thing (a note on roaming charges
-    above EUR 20 per month reads as close to a phone allowance of EUR 40 as a chat misremembering the
-    allowance does, and would join that chat). The anchor's value must be in the unit and rate of both,
-    and its sentence must not name only other places or people than either (``value_conflicts``' rule).
-    """
-    for item, anchor in anchors:
-        if not (same_unit(anchor.unit, a.unit) and same_unit(anchor.unit, b.unit)):
-            continue
-        if not (same_value(anchor, a) or same_value(anchor, b)):
-            continue
-        if _about_other_names(anchor.sentence, a.sentence) or _about_other_names(anchor.sentence, b.sentence):
-            continue
-        if same_thing(a, item, anchor) and same_thing(b, item, anchor):
-            return item
-    return None
 
 def repeated_outdated_value(
     text: str, outdated: str, current: str, same_thing: Callable[[Quantity, Quantity], bool] = lambda echo, now: True
