@@ -192,3 +192,28 @@ def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(
     assert "EUR 300" in detail["reason"] and "EUR 200" in detail["reason"]
     assert not any("policies/expenses" in pair and "chat/people" in pair for pair in found)  # agrees
     assert not any("wiki/parking" in pair for pair in found)  # another thing in the same unit
+
+
+@pytest.mark.slow
+def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cli, real_embedder, tmp_path, monkeypatch):
+    """The relations stage compares a passage with its nearest neighbours only (none here: ``neighbours`` and
+    ``body_neighbours`` are 0, as when a vault holds many closer passages); the echo is found among the
+    outdated version's neighbours, and repeating the old value disagrees with the version in force."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "config.toml").write_text("[consolidation]\nneighbours = 0\nbody_neighbours = 0\n")
+    policy = "---\nsource_type: policy\nversion: {v}\nvalid_from: {start}\n{extra}---\n# Log Retention\n\nApplication logs are kept for {days} days.\n"
+    write(vault, "policies/logs v1.md", policy.format(v=1, start="2019-03-01", extra="", days=14))
+    write(vault, "policies/logs v2.md", policy.format(v=2, start="2024-03-01", extra="supersedes: '[[logs v1]]'\n", days=365))
+    write(vault, "chat/ops.md", "---\nsource_type: chat\ndate: 2026-05-20\n---\n# ops, 20 May 2026\n\n"
+          "**Sam** 09:12\nApplication logs are kept for 14 days, nothing has changed.\n")
+    cli.json("index", "--json")
+    summary = consolidate(cli)
+    [(echo, current, _)] = edges(tmp_path, "echoes")
+    assert echo.startswith("chat/ops#") and current.startswith("policies/logs v2#")
+    [(loser, winner, detail)] = edges(tmp_path, "contradicts")
+    assert loser.startswith("chat/ops#") and winner.startswith("policies/logs v2#")
+    assert detail["echo"] and "14 days" in detail["reason"] and "365 days" in detail["reason"]
+    assert summary["contradictions_found"] == 1
+    assert consolidate(cli)["contradictions_found"] == 0  # nothing new the second time
+    assert len(edges(tmp_path, "contradicts")) == 1

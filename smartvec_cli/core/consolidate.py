@@ -290,7 +290,8 @@ class Consolidator:
 
     def _mark_stale_echoes(self, changed: list[int]) -> None:
         """A current passage that repeats what a superseded or archived version said, where its successor
-        now says otherwise, gets an ``echoes`` edge to the current passage and loses trust.
+        now says otherwise, gets an ``echoes`` edge to the current passage and loses trust; it also
+        contradicts the current passage (``_echo_contradictions``) when the two were never compared.
 
         Checked: the passages that changed (queued, archived or reopened now) and their near neighbours,
         since a new version makes what others repeat of the old one outdated.
@@ -312,6 +313,7 @@ class Consolidator:
         before = self.store.echo_sources()
         removed = self.store.drop_stale_derived_edges(("echoes",)) + self.store.drop_echo_edges(check)
         new_edges = []
+        echoed: list[tuple[Passage, Passage]] = []
         successors: dict[int, list[int]] = {}
         for chunk in check:
             mine = rows.get(chunk)
@@ -328,12 +330,43 @@ class Consolidator:
                     value, now = found
                     detail = {"reason": value, "outdated": f"{old.chunk_id}@{old.version}", "cosine": round(cosine, 4)}
                     new_edges.append(self._edge(mine, now, "echoes", detail))
+                    echoed.append((mine, now))
                     break
+        contradictions = self._echo_contradictions(echoed)
+        new_edges += contradictions
         if new_edges:
             self.store.insert_edges(new_edges)
         self.summary.edges_added += len(new_edges)
+        self.summary.contradictions_found += len(contradictions)
         self.summary.edges_removed += removed
         self.store.reset_echo_penalties(sorted(before | set(check) | {e["src_chunk"] for e in new_edges}), settings.echo_penalty)
+        if contradictions:
+            self._reset_contradiction_penalties({chunk for e in contradictions for chunk in (e["src_chunk"], e["dst_chunk"])})
+
+    def _echo_contradictions(self, echoed: list[tuple[Passage, Passage]]) -> list[dict]:
+        """``contradicts`` edges for echoes that contradict the current passage but were never compared with it.
+
+        An echo states an outdated value where the current version states another for the same thing:
+        a disagreement with what holds now. The comparison of relations looks only at a passage's nearest
+        neighbours and best word matches, and a chat quoting a policy is often neither (it is found here
+        among an outdated version's 40 nearest), so the pair is judged here as it would have been there:
+        by ``disagreement`` with the same judge, if both are in force together and are not versions of
+        one document."""
+        if not echoed:
+            return []
+        lineage = self._lineages()
+        existing = {frozenset(pair) for pair in self.store.contradiction_edges_touching([mine.id for mine, _ in echoed])}
+        edges = []
+        for mine, now in echoed:
+            if frozenset((mine.id, now.id)) in existing or not self._comparable(mine, now, lineage):
+                continue
+            found = disagreement(mine.text, now.text, same_thing=lambda a, b, mine=mine, now=now: self._same_thing(a, mine, b, now))
+            if found:
+                winner, loser = self._resolve(mine, now)
+                vectors = self.store.vectors_for_chunks([mine.id, now.id])
+                detail = {"reason": found.detail, "cosine": round(cosine_similarity(vectors[0], vectors[1]), 4), "echo": True}
+                edges.append(self._edge(loser, winner, "contradicts", detail))
+        return edges
 
     def _echo(self, mine: Passage, old: Passage, successor_ids: list[int]) -> tuple[str, Passage] | None:
         """(the outdated value ``mine`` repeats, the current passage that replaced ``old``), or None."""
