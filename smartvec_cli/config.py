@@ -14,7 +14,7 @@ The file is optional; every key has a default. Example::
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
     relevance_spread = 0.15 # semantic falls from 1 (best match) to 0 this far below it
     relevance_margin = 0.15 # only candidates this close to the most relevant are ranked by all four signals
-    relevance_floor = 0.30  # below this a passage is no answer at all
+    relevance_floor = 0.25  # below this a passage is no answer at all
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
     value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)

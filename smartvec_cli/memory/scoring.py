@@ -112,7 +112,7 @@ class ScoringSettings:
     lexical_weight: float = 0.0
     value_weight: float = 0.30
     relevance_margin: float = 0.15
-    relevance_floor: float = 0.30
+    relevance_floor: float = 0.25
     calibration: Calibration = field(default_factory=Calibration)
 
 
