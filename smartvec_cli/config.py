@@ -15,6 +15,7 @@ The file is optional; every key has a default. Example::
     relevance_spread = 0.15 # semantic falls from 1 (best match) to 0 this far below it
     relevance_margin = 0.15 # only candidates this close to the most relevant are ranked by all four signals
     relevance_floor = 0.25  # below this a passage is no answer at all
+    weak_below = 0.30       # a hit below this is returned with a "weak match" warning
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
     value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
@@ -128,7 +129,7 @@ def _load_memory_settings(config: Config, data: dict) -> None:
     scoring = data.get("scoring", {})
     if "weights" in scoring:
         config.scoring.weights = Weights.from_mapping(scoring["weights"])
-    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "relevance_floor"):
+    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "relevance_floor", "weak_below"):
         if key in scoring:
             setattr(config.scoring, key, float(scoring[key]))
     if "calibration" in scoring:

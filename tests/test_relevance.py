@@ -154,3 +154,19 @@ def test_a_word_common_in_a_large_vault_is_not_weighed_as_specific(vault, cli, f
     from smartvec_cli.memory.lexical import common_passages
 
     assert common_passages(1201) == 1000 and common_passages(100_000) == 5000
+
+
+def test_a_paraphrased_answer_under_the_weak_line_is_returned_and_said_to_be_weak(vault, cli, real_embedder):
+    """MiniLM puts "the cycle scheme" at a cosine of about 0.29 from bike leasing: above the floor (0.25), so it
+    answers, but under ``weak_below`` (0.30), so the hit says it may not answer; a close match says nothing so."""
+    write(vault, "policies/Bike Leasing Policy.md", "# Bike Leasing Policy\n\n## Bike Value\n\nEmployees may lease one bicycle worth up to EUR 4,000 through the payroll scheme.\n")
+    write(vault, "policies/Travel Policy.md", "# Travel Policy\n\n## Per Diem\n\nThe travel per diem is EUR 75 per day.\n")
+    cli.json("index", "--json")
+    weak = cli.json("query", "Up to what value does the cycle scheme go?", "--json", "--no-track", "--explain")
+    assert weak and weak[0]["path"] == "policies/Bike Leasing Policy.md"
+    assert 0.25 <= weak[0]["explain"]["relevance"] < 0.30
+    assert any(w.startswith("weak match (relevance 0.2") for w in weak[0]["warnings"])
+    strong = cli.json("query", "What is the travel per diem?", "--json", "--no-track")
+    assert strong[0]["path"] == "policies/Travel Policy.md"
+    assert not any(w.startswith("weak match") for w in strong[0]["warnings"])
+    assert "! weak match" in cli("query", "Up to what value does the cycle scheme go?", "--no-track").stdout

@@ -248,7 +248,7 @@ def rank(
     for c in kept:
         item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(c.passage, ask))
         item.relevant = item.relevance >= best - scoring.relevance_margin
-        item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, [])
+        item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, []) + weak_warning(item.relevance, scoring)
         ranked.append(item)
     ranked.sort(key=lambda r: (r.relevant, r.score if r.relevant else r.relevance), reverse=True)
     calibrate(ranked, scoring.calibration)
@@ -304,6 +304,13 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
         elif not passage.successor_chunk and not passage.note_superseded_by and passage.state != "ARCHIVED":
             notes.append(f"expired on {_day(passage.valid_until)}")
     return notes
+
+
+def weak_warning(relevance: float, scoring: ScoringSettings) -> list[str]:
+    """A hit between ``relevance_floor`` and ``weak_below``: nothing in the vault matched better, and it may not answer."""
+    if relevance >= scoring.weak_below:
+        return []
+    return [f"weak match (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]
 
 
 def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, list[str]]:

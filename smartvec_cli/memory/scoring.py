@@ -103,7 +103,9 @@ class ScoringSettings:
     ``lexical_weight`` and ``value_weight``: how much its share of all the question's words, and stating
     a value of the kind asked for (``memory.answer``), count when the passages of one note are compared. ``relevance_margin``: the passages within this much of the most
     relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
-    alone. ``relevance_floor``: below it a passage is not an answer at all.
+    alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
+    returned, but warned about as a weak match (MiniLM puts paraphrased answers and passages about something
+    else alike between the two, so the user is told rather than the hit hidden).
     """
 
     weights: Weights = field(default_factory=Weights)
@@ -113,6 +115,7 @@ class ScoringSettings:
     value_weight: float = 0.30
     relevance_margin: float = 0.15
     relevance_floor: float = 0.25
+    weak_below: float = 0.30
     calibration: Calibration = field(default_factory=Calibration)
 
 
