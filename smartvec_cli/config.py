@@ -49,7 +49,8 @@ The file is optional; every key has a default. Example::
     infer_versions = true       # "X v2" dated after "X" supersedes it as if declared; false turns inference off
     echo_penalty = 0.25         # trust lost by a passage that repeats a superseded value
 
-A new index folder gets a ``config.toml`` holding the default kind rules, for the user to read and change.
+An index run that finds no ``config.toml`` in the index folder writes one holding the default kind rules, for the
+user to read and change; an existing file is never rewritten.
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ CONFIG_HEADER = """# smartvec settings for this index; every key is optional (se
 
 
 def write_default_config(path: Path) -> bool:
-    """Write a new index folder's ``config.toml`` with the default kind rules; never touch an existing one.
+    """Write ``config.toml`` with the default kind rules when the index folder has none; never touch an existing one.
 
     Called under the writer lock; written to a temporary name and renamed, so a crash leaves either no file
     or the whole one."""

@@ -356,15 +356,15 @@ class Consolidator:
             return []
         lineage = self._lineages()
         existing = {frozenset(pair) for pair in self.store.contradiction_edges_touching([mine.id for mine, _ in echoed])}
+        pairs = [(mine, now) for mine, now in echoed if frozenset((mine.id, now.id)) not in existing and self._comparable(mine, now, lineage)]
+        ids = sorted({p.id for pair in pairs for p in pair})
+        vectors = dict(zip(ids, self.store.vectors_for_chunks(ids)))
         edges = []
-        for mine, now in echoed:
-            if frozenset((mine.id, now.id)) in existing or not self._comparable(mine, now, lineage):
-                continue
+        for mine, now in pairs:
             found = disagreement(mine.text, now.text, same_thing=lambda a, b, mine=mine, now=now: self._same_thing(a, mine, b, now))
             if found:
                 winner, loser = self._resolve(mine, now)
-                vectors = self.store.vectors_for_chunks([mine.id, now.id])
-                detail = {"reason": found.detail, "cosine": round(cosine_similarity(vectors[0], vectors[1]), 4), "echo": True}
+                detail = {"reason": found.detail, "cosine": round(cosine_similarity(vectors[mine.id], vectors[now.id]), 4), "echo": True}
                 edges.append(self._edge(loser, winner, "contradicts", detail))
         return edges
 

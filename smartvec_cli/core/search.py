@@ -103,8 +103,9 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     total, frequency = 0, {}
     if terms:
         total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
-        frequency = store.term_frequencies(terms, common_passages(total))
-        terms = [t for t in terms if frequency[t] <= common_passages(total)]
+        common = common_passages(total)
+        frequency = store.term_frequencies(terms, common)
+        terms = [t for t in terms if frequency[t] <= common]
     if terms:
         matches = store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES)
         missing = [label for label, _ in matches if label not in similar]

@@ -135,10 +135,11 @@ class PassageQueries:
 
     def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
         """For each query term, which of the passages ``ids`` hold it in their own words."""
-        if not ids:
-            return {term: set() for term in terms}
-        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({','.join('?' * len(ids))})"
-        return {term: {row[0] for row in self.db.execute(sql, [f'text : "{term}"', *ids])} for term in terms}
+        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({{marks}})"
+        return {
+            term: {row[0] for part, marks in in_lists(ids) for row in self.db.execute(sql.format(marks=marks), [f'text : "{term}"', *part])}
+            for term in terms
+        }
 
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
         """The query terms that no stored passage's text, heading or note title contains: words the vault
