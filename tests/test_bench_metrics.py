@@ -5,7 +5,16 @@ import random
 import pytest
 
 from smartvec_cli.bench.generator import BenchQuestion, Expected, single_word_edit
-from smartvec_cli.bench.metrics import contradiction_scores, expected_calibration_error, fit_platt, judge, share, sigmoid, summarise
+from smartvec_cli.bench.metrics import (
+    contradiction_scores,
+    expected_calibration_error,
+    fit_platt,
+    judge,
+    judge_ceiling,
+    share,
+    sigmoid,
+    summarise,
+)
 from smartvec_cli.bench.perf import percentile
 
 TYPES = ("current", "time_point", "as_of", "stable")
@@ -43,6 +52,14 @@ def test_judge_reads_the_statement_not_just_the_note(outcomes):
     assert (rumour.correct, rumour.contradicted, rumour.right_passage, rumour.right_note) == (False, True, False, False)
     assert (empty.correct, empty.confidence, empty.top, empty.phrase_kind) == (False, 0.0, None, "season")
     assert (near.correct, near.right_passage, near.right_note) == (False, False, True)
+
+
+def test_top5_counts_an_answer_a_reranker_could_still_choose():
+    others = [hit("facts/B.md", f"Filler {n}.") for n in range(3)]
+    fourth = judge(question("q6", "current", V2), others + [hit("policies/A.md", "The rate is 2 days.")], DOC_OF)
+    sixth = judge(question("q7", "current", V2), others * 2 + [hit("policies/A.md", "The rate is 2 days.")], DOC_OF)
+    assert (fourth.correct, fourth.top3, fourth.top5) == (False, False, True)
+    assert (sixth.top3, sixth.top5) == (False, False)
 
 
 def test_rates_on_the_fixed_example(outcomes):
@@ -118,3 +135,17 @@ def test_single_word_edit_changes_one_body_word_only():
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(changed) == 1 and changed[0][0] in {"work", "from", "home,"}
     assert edited.split("\n")[:6] == text.split("\n")[:6] and "[[Remote Work Policy v1]]" in edited and "^remote" in edited
+
+
+def test_the_judge_ceiling_by_hand():
+    """Two known value pairs and a denial (no value to compare); three other pairs conflict in value."""
+    expected = {frozenset(("pol", "chat")): "rumour", frozenset(("pol", "meet")): "reworded_value", frozenset(("rule", "probe")): "denied"}
+    closeness = [("pol", "chat", 0.50), ("chat", "pol", 0.72), ("pol", "meet", 0.52), ("pol", "wiki", 0.61), ("a", "b", 0.41), ("c", "d", 0.30)]
+    found = judge_ceiling(closeness, expected)
+    assert (found["value_pairs_known"], found["compared_pairs"]) == (2, 5)
+    curve = {point["threshold"]: point for point in found["curve"]}
+    assert (curve[0.40]["precision"], curve[0.40]["recall"], curve[0.40]["flagged"]) == (0.5, 1.0, 4)  # the chat pair at its closest, 0.72
+    assert (curve[0.55]["precision"], curve[0.55]["recall"]) == (0.5, 0.5)
+    assert (curve[0.64]["precision"], curve[0.64]["recall"]) == (1.0, 0.5)
+    assert curve[0.75]["precision"] is None and curve[0.75]["recall"] == 0.0
+    assert found["best_recall_at_bar"] == 0.5

@@ -195,6 +195,28 @@ def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(
 
 
 @pytest.mark.slow
+def test_the_judge_is_seen_apart_from_the_candidate_search(vault, cli, real_embedder, tmp_path, monkeypatch):
+    """``bench accuracy`` reads the same-thing judge over every pair of notes whose values conflict; the
+    agreeing chat gives no pair, the parking fee is judged less alike than the misremembered budget."""
+    from smartvec_cli.bench.driver import Driver
+    from smartvec_cli.memory.consolidation import ConsolidationSettings
+
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    write(vault, "policies/expenses.md", "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
+          "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n")
+    write(vault, "chat/general.md", "# general\n\n**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n")
+    write(vault, "chat/people.md", "# people\n\n**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n")
+    write(vault, "wiki/parking.md", "# Parking\n\nA parking space at the office costs EUR 200 a year.\n")
+    cli.json("index", "--json")
+    with Driver(vault, tmp_path / "index") as driver:
+        closeness = {frozenset((a, b)): c for a, b, c in driver.value_pair_closeness()}
+    budget = closeness[frozenset(("chat/general.md", "policies/expenses.md"))]
+    parking = closeness[frozenset(("wiki/parking.md", "policies/expenses.md"))]
+    assert budget >= ConsolidationSettings().value_cosine > parking
+    assert not any("chat/people.md" in pair and "policies/expenses.md" in pair for pair in closeness)
+
+
+@pytest.mark.slow
 def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cli, real_embedder, tmp_path, monkeypatch):
     """The relations stage compares a passage with its nearest neighbours only (none here: ``neighbours`` and
     ``body_neighbours`` are 0, as when a vault holds many closer passages); the echo is found among the

@@ -37,7 +37,7 @@ from ..errors import SmartvecError
 from .catalogue import CALIBRATION, overlap
 from .driver import Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
-from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, states, summarise, top1_accuracy
+from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, judge_ceiling, states, summarise, top1_accuracy
 
 SWEEP_RATES = (0.0, 0.25, 0.5, 0.75)
 FIT_RATES = (0.0, 0.5)
@@ -214,8 +214,11 @@ def measure_contradictions(driver: Driver, bench: BenchVault, style: str, rumour
     driver.index(bench.now)
     driver.consolidate(bench.now)
     flagged = {frozenset(rendering.doc_of.get(path, path) for path in pair) for pair in driver.contradiction_edges()}
-    scores = contradiction_scores(flagged, bench.expected_contradictions(rumours, probes=True), bench.unflagged_kind)
+    expected = bench.expected_contradictions(rumours, probes=True)
+    scores = contradiction_scores(flagged, expected, bench.unflagged_kind)
     scores["rumours"], scores["probes"] = rumours, len(rendering.probe_files)
+    doc = rendering.doc_of
+    scores["judge"] = judge_ceiling(((doc.get(a, a), doc.get(b, b), c) for a, b, c in driver.value_pair_closeness()), expected)
     return scores
 
 
@@ -531,7 +534,7 @@ def question_records(bench: BenchVault, runs: dict[str, StyleRun]) -> list[dict]
             for mode, outcomes in run.main.outcomes.items():
                 outcome, hits = outcomes[number], run.main.answers[mode][q.id]
                 record[style][mode] = {
-                    **{k: getattr(outcome, k) for k in ("correct", "top3", "stale", "contradicted", "right_passage", "right_note", "confidence", "top")},
+                    **{k: getattr(outcome, k) for k in ("correct", "top3", "top5", "stale", "contradicted", "right_passage", "right_note", "confidence", "top")},
                     "top_text": hits[0]["text"] if hits else None,
                     "top_score": hits[0]["score"] if hits else None,
                     "answer_rank": next((h["rank"] for h in hits if states(h, q.answer, bench.styles[style].doc_of)), None),

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..core.api import Vault
+from ..core.consolidate import Consolidator
 from ..errors import SmartvecError
 from .generator import BenchQuestion
 
@@ -54,6 +55,13 @@ class Driver:
             for edge in graph["edges"]
             if edge["type"] == "contradicts" and edge["source"] in paths and edge["target"] in paths
         }
+
+    def value_pair_closeness(self) -> list[tuple[str, str, float]]:
+        """Every pair of notes (by vault path) with passages that state conflicting values, and the judge's
+        closeness for them (``Consolidator.judged_value_pairs``), read-only."""
+        with self.api.ws.open_store() as store:
+            pairs = Consolidator(self.api.ws, store).judged_value_pairs()
+        return [(a.path, b.path, closeness) for a, b, closeness in pairs]
 
     def close(self) -> None:
         self.api.close()

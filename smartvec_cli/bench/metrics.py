@@ -39,6 +39,7 @@ class Outcome:
     type: str
     correct: bool
     top3: bool
+    top5: bool  # the answer is among the hits a reranker of the first five could choose
     stale: bool
     contradicted: bool
     right_passage: bool  # states some version of the answer, maybe not the right one
@@ -59,13 +60,14 @@ def states(hit: dict, expected: Expected, doc_of: Mapping[str, str]) -> bool:
 def judge(question: BenchQuestion, hits: Sequence[dict], doc_of: Mapping[str, str], remark_docs: Collection[str] = ()) -> Outcome:
     """Compare the first hits with the known answer; ``doc_of`` maps the style's paths to note keys."""
     if not hits:
-        return Outcome(question.id, question.type, False, False, False, False, False, False, 0.0, None, question.phrase_kind)
+        return Outcome(question.id, question.type, False, False, False, False, False, False, False, 0.0, None, question.phrase_kind)
     top = hits[0]
     return Outcome(
         question.id,
         question.type,
         correct=states(top, question.answer, doc_of),
         top3=any(states(hit, question.answer, doc_of) for hit in hits[:3]),
+        top5=any(states(hit, question.answer, doc_of) for hit in hits[:5]),
         stale=any(states(top, s, doc_of) for s in question.stale),
         contradicted=doc_of.get(top["path"]) in set(remark_docs),
         right_passage=any(states(top, v, doc_of) for v in question.versions),
@@ -113,6 +115,7 @@ def summarise(outcomes: Sequence[Outcome], types: Sequence[str]) -> dict:
     return {
         "top1": round(share(outcomes, "correct"), 4),
         "top3": round(share(outcomes, "top3"), 4),
+        "top5": round(share(outcomes, "top5"), 4),
         "passage_top1": round(share(outcomes, "right_passage"), 4),
         "note_top1": round(share(outcomes, "right_note"), 4),
         "stale_rate": round(share(outcomes, "stale"), 4),
@@ -158,6 +161,32 @@ def contradiction_scores(found: Iterable[frozenset[str]], expected: Mapping[froz
         "recall_by_kind": dict(sorted(by_kind.items())),
         "false_positives_by_kind": dict(sorted(false_alarms.items())),
     }
+
+
+JUDGE_THRESHOLDS = (0.40, 0.45, 0.50, 0.55, 0.60, 0.64, 0.70, 0.75, 0.80)
+VALUE_KINDS = frozenset({"rumour", "reworded_value", "versions"})  # known pairs that differ in a value, not in a yes or no
+
+
+def judge_ceiling(closeness: Iterable[tuple[str, str, float]], expected: Mapping[frozenset[str], str], precision_bar: float = 0.95) -> dict:
+    """How well a same-thing judge separates the known value contradictions from every other pair of notes
+    whose values conflict, when every such pair is compared (no candidate search): precision and recall
+    of "closeness at or above t" for each threshold, and the best recall at ``precision_bar``. Recall
+    counts the known pairs of ``VALUE_KINDS`` only: a denial in other words states no value to compare.
+    ``closeness``: (note, note, closeness) per pair of passages; a note pair takes its closest."""
+    best: dict[frozenset[str], float] = {}
+    for a, b, value in closeness:
+        pair = frozenset((a, b))
+        best[pair] = max(best.get(pair, value), value)
+    known = {pair for pair, kind in expected.items() if kind in VALUE_KINDS}
+    curve = []
+    for threshold in JUDGE_THRESHOLDS:
+        flagged = {pair for pair, value in best.items() if value >= threshold}
+        hits = len(flagged & known)
+        curve.append({"threshold": threshold, "precision": round(hits / len(flagged), 4) if flagged else None,
+                      "recall": round(hits / len(known), 4) if known else None, "flagged": len(flagged)})
+    meeting = [point["recall"] for point in curve if point["precision"] is not None and point["precision"] >= precision_bar]
+    return {"value_pairs_known": len(known), "compared_pairs": len(best), "curve": curve,
+            "precision_bar": precision_bar, "best_recall_at_bar": max(meeting, default=None)}
 
 
 def sigmoid(z: float) -> float:

@@ -56,6 +56,7 @@ def accuracy_markdown(report: dict) -> str:
     smart = report["smart"]
     row("top-1 accuracy", lambda b: b["top1"])
     row("top-3 accuracy", lambda b: b["top3"])
+    row("top-5 accuracy (what reordering the first five could reach)", lambda b: b.get("top5"))
     for kind, label in TYPE_LABELS.items():
         row(f"top-1, {label} (n={smart['n_by_type'].get(kind, 0)})", lambda b, k=kind: b["by_type"].get(k))
         if kind == "time_point":
@@ -85,6 +86,18 @@ def accuracy_markdown(report: dict) -> str:
     for kind in sorted(set(lab["false_positives_by_kind"]) | set(pla["false_positives_by_kind"])):
         lines.append(f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |")
     lines.append("")
+    if "judge" in lab and "judge" in pla:
+        judges = (lab["judge"], pla["judge"])
+        lines += [
+            "| the same-thing judge with every pair of conflicting values compared (no candidate search) | labelled | plain |",
+            "|---|---:|---:|",
+            "| known value contradictions / note pairs compared | " + " | ".join(f"{j['value_pairs_known']} / {j['compared_pairs']}" for j in judges) + " |",
+        ]
+        for points in zip(*(j["curve"] for j in judges)):
+            lines.append(f"| closeness >= {points[0]['threshold']:.2f}: precision, recall | "
+                         + " | ".join(f"{pct(p['precision'])}, {pct(p['recall'])}" for p in points) + " |")
+        lines.append(f"| best recall at precision >= {pct(judges[0]['precision_bar'])} | " + " | ".join(pct(j["best_recall_at_bar"]) for j in judges) + " |")
+        lines.append("")
 
     off_topic = report.get("off_topic") or {}
     if all(off_topic.get(style) for style in ("labelled", "plain")):

@@ -27,6 +27,7 @@ has closed, dormancy of unused low-trust passages). Steps:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import time
@@ -141,10 +142,12 @@ class Consolidator:
         """Derived edges whose passages are no longer current (edited away, deleted) go."""
         self.summary.edges_removed += self.store.drop_stale_derived_edges(DERIVED_EDGES)
 
+    @functools.cached_property
     def _lineages(self) -> dict[int, int]:
         """Each note in a supersession lineage (declared or inferred ``supersedes`` edges, followed through
         every version) mapped to one representative note of its lineage: versions of one document are
-        never a contradiction, however many versions lie between them."""
+        never a contradiction, however many versions lie between them. Read once per run: the edges are
+        written by ``index`` (declared, or inferred by ``memory.lineage``), never by consolidation."""
         parent: dict[int, int] = {}
 
         def root(note: int) -> int:
@@ -185,7 +188,7 @@ class Consolidator:
         involved = sorted(set(queued) | {other for found in candidates.values() for other in found})
         rows = self.store.passages(involved)
         vectors = dict(zip(involved, self.store.vectors_for_chunks(involved)))
-        lineage = self._lineages()
+        lineage = self._lineages
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
@@ -250,6 +253,24 @@ class Consolidator:
         self._embed_sentences([alone_a, read_a, alone_b, read_b])
         vector = self._sentence_vectors
         return max(cosine_similarity(vector[x], vector[y]) for x, y in ((alone_a, alone_b), (read_a, alone_b), (alone_a, read_b)))
+
+    def judged_value_pairs(self) -> list[tuple[Passage, Passage, float]]:
+        """Every pair of passages in force, of different documents, whose values conflict, with the closeness
+        that ``_same_thing`` compares with ``value_cosine``. It shows the judge apart from the candidate search
+        (``_candidates``): how well the sentence model tells two statements of one thing from two of different
+        things when every pair is compared. Quadratic in the passages that state values: for the benchmark's
+        vaults (``bench accuracy``), never for a run."""
+        live = self.store.passages(sorted(self.store.load_ann().live))
+        valued = [p for _, p in sorted(live.items()) if p.state in LIVE_STATES and quantities(p.text)]
+        lineage = self._lineages
+        conflicts = [
+            (a, b, found)
+            for i, a in enumerate(valued)
+            for b in valued[i + 1 :]
+            if a.note != b.note and self._comparable(a, b, lineage) and (found := value_conflicts(a.text, b.text))
+        ]
+        self._embed_sentences([text for a, b, found in conflicts for qa, qb in found for text in self._readings(qa, a) + self._readings(qb, b)])
+        return [(a, b, max(self._sentence_closeness(x, a, y, b) for x, y in found)) for a, b, found in conflicts]
 
     def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
         """Two passages can contradict only while both are in force (neither archived), if they are not
@@ -354,7 +375,7 @@ class Consolidator:
         one document."""
         if not echoed:
             return []
-        lineage = self._lineages()
+        lineage = self._lineages
         existing = {frozenset(pair) for pair in self.store.contradiction_edges_touching([mine.id for mine, _ in echoed])}
         pairs = [(mine, now) for mine, now in echoed if frozenset((mine.id, now.id)) not in existing and self._comparable(mine, now, lineage)]
         ids = sorted({p.id for pair in pairs for p in pair})
