@@ -92,3 +92,12 @@ def test_an_echo_is_judged_against_the_current_value():
     judged = []
     assert repeated_outdated_value(chat, outdated, current, lambda echo, now: judged.append((echo.written, now.written)) or False) is None
     assert judged == [("EUR 40 per month", "EUR 25 per month")]
+
+
+def test_a_negation_must_restate_one_sentence_of_like_size():
+    """Found on a vault of the npm docs, where whole passages were compared: a list of links that names a
+    command is no negation of a paragraph that names it and says "not"."""
+    see_also = "* [npm deny-scripts](/commands/npm-deny-scripts)\n* [npm install](/commands/npm-install)"
+    paragraph = "List packages with install scripts that are not yet covered by the allowScripts setting of npm install."
+    assert disagreement(see_also, paragraph) is None
+    assert disagreement("Smoking is allowed on the roof terrace. Ask facilities for an ashtray.", "Smoking is not allowed on the roof terrace.")

@@ -250,11 +250,32 @@ def disagreement(
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
         return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
-    plain_a, plain_b = content_words(text_a) - NEGATIONS, content_words(text_b) - NEGATIONS
-    overlap = len(plain_a & plain_b) / max(1, min(len(plain_a), len(plain_b)))
-    if overlap >= 0.8:
+    if any(negates(a, b) for a in sentences(text_a) for b in sentences(text_b)):
         return Disagreement("negation", "one passage negates the other")
     return None
+
+
+NEGATION_OVERLAP = 0.8
+NEGATION_MIN_WORDS = 4
+NEGATION_SIZE_RATIO = 0.6
+
+
+def sentences(text: str) -> list[str]:
+    return [m.group(0).strip() for m in SENTENCE.finditer(text) if m.group(0).strip()]
+
+
+def negates(sentence_a: str, sentence_b: str) -> bool:
+    """One sentence says what the other says, but not: exactly one is negated, and apart from the negation
+    nearly all the words of the shorter are in the longer. Both must be statements of some length and of
+    like size: "See [npm install]" is in no way the negation of a paragraph that happens to name npm install
+    and say "not" (a vault of the npm docs had 243 such "contradictions" when whole passages were compared)."""
+    if negated(sentence_a) == negated(sentence_b):
+        return False
+    plain_a, plain_b = content_words(sentence_a) - NEGATIONS, content_words(sentence_b) - NEGATIONS
+    smaller, larger = sorted((len(plain_a), len(plain_b)))
+    if smaller < NEGATION_MIN_WORDS or smaller < NEGATION_SIZE_RATIO * larger:
+        return False
+    return len(plain_a & plain_b) / smaller >= NEGATION_OVERLAP
 
 
 def repeated_outdated_value(
