@@ -115,6 +115,35 @@ def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedd
     assert cli.json("show", "n.md", "--json")["note_id"] == note_id
 
 
+@both_stores
+def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, cli, fake_embedder, tmp_path, monkeypatch):
+    """``[chunking] max_chars`` (or a new release's ``CHUNKING_RULES``) changes how notes are cut: every
+    note is read again once, its passages replaced, not archived as if the text had changed, and each new
+    passage known since its text was (the edit on 2026-03-01 for the second paragraph)."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
+    long_paragraph = " ".join(f"Sentence number {n} of the first paragraph says a little." for n in range(12))
+    note = write(vault, "n.md", f"# N\n\n{long_paragraph}\n")
+    write(vault, "other.md", "# Other\n\nA short note that no rule cuts differently.\n")
+    index(cli)
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-03-01")
+    note.write_text(note.read_text() + "\nA second paragraph added in March, with enough words.\n")
+    index(cli)
+    (tmp_path / "index" / "config.toml").write_text("[chunking]\nmax_chars = 200\n", encoding="utf-8")
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    summary = index(cli)
+    assert summary["notes_unchanged"] == 2 and summary["chunks_archived"] == 0 and summary["chunks_recut"] == 1
+    pieces = [c for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"]
+    assert len(pieces) == 5 and all(len(c["text"]) <= 200 for c in pieces)
+    history = cli.json("history", "n.md", "--json")["passages"]
+    assert all(len(p["versions"]) == 1 for p in history), history  # no version ended: the text did not change
+    second = next(p["versions"][0] for p in history if p["versions"][0]["text"].startswith("A second paragraph"))
+    assert second["valid_from"] == "2026-03-01T00:00:00Z"
+    assert all(p["versions"][0]["valid_from"] is None for p in history if p["versions"][0]["text"].startswith("Sentence"))
+    status = cli.json("status", "--json")
+    assert status["ann"]["live"] == 6  # the five pieces and the other note; the long paragraph left the index
+    assert index(cli)["chunks_recut"] == 0 and index(cli)["notes_unchanged"] == 2
+
+
 def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
     body = "# N\n\nAlpha paragraph with enough words in it.\n\nBeta paragraph with enough words in it.\n"
     note = write(vault, "n.md", body)

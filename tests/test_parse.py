@@ -119,6 +119,20 @@ def test_a_lead_in_line_joins_the_list_it_introduces():
     assert len(chunks) == 1 and chunks[0].text.startswith("The rules:")
 
 
+def test_a_short_list_of_labels_joins_the_paragraph_it_describes():
+    """A reference page's setting: its "Default"/"Type" list says nothing without the sentence after it. A
+    list that states things (its items are sentences, or many words) stays a passage of its own."""
+    body = (
+        "## `registry`\n\n* Default: \"https://registry.npmjs.org/\"\n* Type: URL\n\nThe base URL of the npm registry.\n\n"
+        "## Steps\n\n- Open the portal and sign in with your badge.\n- Choose the room you want to book.\n\n"
+        "Bookings are confirmed by email within one hour.\n"
+    )
+    registry, *steps = chunk_note("Config", body)
+    assert registry.heading == "`registry`" and registry.text.endswith("The base URL of the npm registry.")
+    assert "registry.npmjs.org" in registry.text and "registry.npmjs.org" in registry.embed_text
+    assert [c.text.split("\n")[0] for c in steps] == ["- Open the portal and sign in with your badge.", "Bookings are confirmed by email within one hour."]
+
+
 # -- found by the property tests (tests/test_properties.py) and hostile input -------------------
 
 

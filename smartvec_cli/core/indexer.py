@@ -31,7 +31,7 @@ from ..memory.lineage import (
 )
 from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import REEMBEDDING, Store
-from ..vault.chunk import Chunk, embed_text_for
+from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
 from ..vault.parse import ParsedNote, parse_note
@@ -63,6 +63,7 @@ class IndexSummary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_archived: int = 0
+    chunks_recut: int = 0  # passages replaced because the rules for cutting notes changed (``vault.chunk.CHUNKING_RULES``), not the text
     errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -84,6 +85,8 @@ class StoredChunk:
     hash: str
     version: int
     text: str = ""
+    observed_from: str | None = None  # since when this text is known to stand in the note (None: since before the first index)
+    observed_by: str | None = None
 
 
 CHAIN_SIMILARITY = 0.5
@@ -527,8 +530,14 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [StoredChunk(r["id"], r["key"], r["hash"], r["version"], r["text"]) for r in self.store.current_chunks(note_pk)]
+        stored = [
+            StoredChunk(r["id"], r["key"], r["hash"], r["version"], r["text"], r["observed_from"], r["observed_by"])
+            for r in self.store.current_chunks(note_pk)
+        ]
         plan = align_chunks(stored, item.parsed.chunks)
+        same_text = row is not None and not row.get("deleted_at") and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
+        if same_text and (plan.revise or plan.add or plan.merged or plan.retire):
+            return self._recut_note(item, note_pk, note_id, plan, stored)
         added: list[int] = []
         for old, chunk in plan.keep:
             self.store.update_chunk(
@@ -568,6 +577,47 @@ class Indexer:
         self._write_links(note_pk, item.parsed)
         self.store.refresh_windows([note_pk])
         return added, []
+
+    def _recut_note(self, item: _ReadNote, note_pk: int, note_id: str, plan: ChunkPlan, stored: list[StoredChunk]) -> tuple[list[int], list[int]]:
+        """The same text cut into other passages (the rules for cutting notes changed, ``CHUNKING_RULES``):
+        no version of anything ended, so nothing becomes history. Each new passage is known since the
+        latest of the passages it was made from (its text stood in full only from then); one made from
+        none, since the latest of the note's. A new passage takes over what the first of them was given
+        (feedback, accesses, the versions it continues: ``Store.recut_chunk``); the old passages are
+        removed, not archived, and the note is queued for consolidation, which relates the new ones."""
+        gone = [old for old in stored if old.id not in {kept.id for kept, _ in plan.keep}]
+        flat = {old.id: " ".join(old.text.split()) for old in gone}
+
+        def made_from(chunk) -> list[StoredChunk]:
+            """The old passages this one was cut from: the same text, so one holds the other (a split or a join)."""
+            mine = " ".join(chunk.text.split())
+            partner = [old for old, new in plan.revise if new is chunk]
+            return partner + [old for old in gone if old not in partner and (mine in flat[old.id] or flat[old.id] in mine)]
+
+        def since(sources: list[StoredChunk]) -> tuple[str | None, str | None]:
+            known = [s for s in sources if s.observed_from]
+            if not known:
+                return None, None
+            latest = max(known, key=lambda s: s.observed_from)
+            return latest.observed_from, latest.observed_by
+
+        note_wide = since(stored)
+        added: list[int] = []
+        for chunk in [c for _, c in plan.revise] + plan.add:
+            sources = made_from(chunk)
+            observed, observed_by = since(sources) if sources else note_wide
+            version = max((s.version for s in sources), default=1)
+            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, version, observed, observed_by)))
+            if sources:
+                self.store.recut_chunk(sources[0].id, added[-1])
+        dropped = [old.id for old in gone]
+        self.store.drop_chunks(dropped)
+        self.summary.chunks_recut += len(dropped)
+        self.store.mark_note_pending(note_pk, 2)
+        self._written_notes.add(note_pk)
+        self._write_links(note_pk, item.parsed)
+        self.store.refresh_windows([note_pk])
+        return added, dropped
 
     def _first_seen(self, values: dict) -> tuple[str | None, str | None]:
         """When a note this run sees for the first time began, and how that is known.
@@ -818,6 +868,8 @@ def link_key(name: str) -> str:
 
 
 def note_rules_key(config) -> str:
-    """The ``NOTE_RULES`` digest of ``config``."""
-    settings = json.dumps(asdict(config.confidence), sort_keys=True, default=str)
+    """The ``NOTE_RULES`` digest: what reading a note depends on besides its text (the kinds of source in
+    ``config.confidence``, how notes are cut into passages). When it changes every note is read again."""
+    rules = {"confidence": asdict(config.confidence), "chunking": [CHUNKING_RULES, config.chunk_max_chars]}
+    settings = json.dumps(rules, sort_keys=True, default=str)
     return hashlib.sha256(settings.encode("utf-8")).hexdigest()[:16]

@@ -86,10 +86,11 @@ class NoteQueries:
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions (id, key, hash, version, text) in reading order."""
+        """The note's current passage versions (id, key, hash, version, text, observation) in reading order."""
         return list(
             self.db.query(
-                "SELECT id, key, hash, version, text FROM chunks WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
+                "SELECT id, key, hash, version, text, observed_from, observed_by FROM chunks"
+                " WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
         )
@@ -100,6 +101,23 @@ class NoteQueries:
 
     def update_chunk(self, chunk_pk: int, values: dict) -> None:
         self.db["chunks"].update(chunk_pk, values)
+
+    def recut_chunk(self, old: int, new: int) -> None:
+        """Carry one passage over to the passage cut anew from its text (``core.indexer``, when the rules for
+        cutting notes changed): what the user and the retrievals gave it (feedback, accesses), when it was
+        first indexed, the archived versions it continues and the events that name it."""
+        for column in ("feedback", "access_count", "last_accessed", "created_at"):
+            self.db.execute(f"UPDATE chunks SET {column} = (SELECT {column} FROM chunks WHERE id = ?) WHERE id = ?", [old, new])
+        self.db.execute("UPDATE chunks SET superseded_by = ? WHERE superseded_by = ?", [new, old])
+        self.db.execute("UPDATE events SET chunk = ? WHERE chunk = ?", [new, old])
+
+    def drop_chunks(self, chunk_pks: Sequence[int]) -> None:
+        """Remove passages that were never history (the same text cut anew) and the edges that touch them:
+        unlike a deleted note's, nothing of them is kept. The next consolidation relates their replacements."""
+        for part, marks in in_lists(chunk_pks):
+            self.db.execute(f"DELETE FROM edges WHERE src_chunk IN ({marks}) OR dst_chunk IN ({marks})", [*part, *part])
+            self.db.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+            self.db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
 
     def chunk_valid_until(self, chunk_pk: int) -> tuple[str | None, str | None]:
         """(valid_until, where that bound came from) of one passage version."""

@@ -8,6 +8,9 @@ the identity of passages whose text did not change even when they move (see
 
 What gets hashed and embedded is ``embed_text``: the note title and heading path as
 context, then the paragraph with metadata removed and wikilinks read as words.
+
+``CHUNKING_RULES`` names these rules: when they change, every note is read again once
+(``core.indexer.note_rules_key``), and only the passages whose text changed are embedded.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from dataclasses import dataclass, field
 from .hashing import sha256_text
 from .markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id, strip_aclarai_comments
 
+CHUNKING_RULES = "2: a short list of labels joins the paragraph it describes"
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
 EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 TAG_TOKEN = re.compile(r"(?:^|\s)#[\w/-]+")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+LABEL_LIST_WORDS = 12
 WORD = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -142,10 +148,20 @@ def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
     return result
 
 
+def _is_label_list(text: str) -> bool:
+    """A short list of labels or settings and no sentence ("* Default: false", "* Type: Boolean"): what
+    the paragraph beside it is about, not a statement of its own."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or not all(LIST_ITEM.match(line) for line in lines):
+        return False
+    items = [LIST_ITEM.sub("", line).strip() for line in lines]
+    return len(WORD.findall(" ".join(items))) < LABEL_LIST_WORDS and not any(SENTENCE_END.search(item + " ") for item in items)
+
+
 def _is_slight(text: str) -> bool:
-    """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label, a rule
-    (``***``), an image."""
-    if text.endswith(":"):
+    """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label, a short list
+    of labels (``_is_label_list``), a rule (``***``), an image."""
+    if text.endswith(":") or _is_label_list(text):
         return True
     return len(WORD.findall(TAG_TOKEN.sub(" ", words_of_links(EMBED.sub(" ", text))))) < MIN_STANDALONE_WORDS
 
