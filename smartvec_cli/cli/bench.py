@@ -1,7 +1,8 @@
 """``smartvec bench``: accuracy on a generated vault (labelled and plain), speed, calibration, reports.
 
 The benchmarks build their own vaults in a work folder; the global ``--vault``,
-``--index-dir`` and ``--now`` options do not apply to them.
+``--index-dir`` and ``--now`` options do not apply to them, except in ``bench questions``,
+which asks the user's own index the user's own questions.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Iterator, Optional
 import typer
 
 from ..errors import UsageError
-from .app import app
+from .app import app, open_vault
 from .output import JsonOutput, message, print_json
 
 bench_app = typer.Typer(
@@ -218,3 +219,26 @@ def history_command(
         print_json(report)
     else:
         sys.stdout.write(markdown)
+
+
+@bench_app.command("questions")
+def questions_command(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., help='JSON lines: {"query", "expect": [paths of the answering notes], "contains"?, "as_of"?, "id"?}.'),
+    modes: str = typer.Option("smart,cosine,lexical", "--modes", help="The modes to compare, comma-separated."),
+    top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=100, help="Hits per question."),
+    as_json: JsonOutput = False,
+) -> None:
+    """Your questions about your vault, with the notes that answer them: top-1, top-3 and MRR per mode (the index is only read)."""
+    from ..bench.questions import MODES, questions_markdown, read_questions, run_questions
+
+    chosen = [m.strip() for m in modes.split(",") if m.strip()]
+    if not chosen or any(m not in MODES for m in chosen):
+        raise UsageError(f"--modes takes {', '.join(MODES)} (comma-separated), not {modes!r}")
+    questions = read_questions(Path(file).expanduser())
+    with open_vault(ctx, embeds_questions=True) as vault:
+        report = run_questions(vault, questions, chosen, top_k)
+    if as_json:
+        print_json(report)
+    else:
+        sys.stdout.write(questions_markdown(report))

@@ -24,7 +24,7 @@ def query_command(
     ctx: typer.Context,
     text: Optional[str] = typer.Argument(None, help="The question."),
     top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=1000, help="How many hits."),
-    mode: str = typer.Option("smart", "--mode", help="smart (default) or cosine (plain cosine over all versions: the baseline)."),
+    mode: str = typer.Option("smart", "--mode", help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text search)."),
     include_archived: bool = typer.Option(False, "--include-archived", help="Also return archived (superseded) passages."),
     include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last spring'); default: a date named in the question, else now."),
