@@ -76,5 +76,9 @@ def test_scores_by_hand():
     none = LabelledQuestion("b", "q", ())
     hits = {"a": [{"path": "a.md", "text": "wait a day"}, {"path": "a.md", "text": "Wait 24 HOURS."}], "b": [{"path": "x.md", "text": "t", "warnings": []}]}
     assert answer_rank(right, hits["a"]) == 2 and says_nothing([]) and says_nothing([{"warnings": ["weak match (relevance 0.27)"]}])
+    anywhere = LabelledQuestion("c", "q", ("*",), "24 hours")
+    pages = LabelledQuestion("d", "q", ("commands/*.md", "[draft] a.md"))
+    assert answer_rank(anywhere, hits["a"]) == 2 and answer_rank(pages, [{"path": "commands/npm-ci.md", "text": ""}]) == 1
+    assert answer_rank(pages, [{"path": "[draft] a.md", "text": ""}]) == 1 and answer_rank(pages, [{"path": "d.md", "text": ""}]) is None
     scores = score_mode([right, none], hits, 5)
     assert (scores["top1"], scores["top3"], scores["top5"], scores["mrr"], scores["note_top1"], scores["said_nothing"]) == (0.0, 1.0, 1.0, 0.5, 1.0, 0.0)

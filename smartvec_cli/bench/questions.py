@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Sequence
 
@@ -28,7 +29,7 @@ WEAK = "weak match"
 class LabelledQuestion:
     id: str
     query: str
-    expect: tuple[str, ...]  # vault-relative paths of the notes that answer it; empty: nothing does
+    expect: tuple[str, ...]  # vault-relative paths (or glob patterns) of the notes that answer it; empty: nothing does
     contains: str | None = None  # words the answering passage states ("24 hours"), case-insensitive
     as_of: str | None = None
 
@@ -65,9 +66,15 @@ def read_questions(path: Path) -> list[LabelledQuestion]:
     return questions
 
 
+def from_answering_note(question: LabelledQuestion, path: str) -> bool:
+    """``path`` is one of the answering notes: named as it is, or matched by a glob pattern ("commands/*.md",
+    "*" with ``contains`` when any note that states the words will do)."""
+    return any(path == expected or fnmatchcase(path, expected) for expected in question.expect)
+
+
 def answers(question: LabelledQuestion, hit: dict) -> bool:
     """The hit comes from a note that answers the question and, when asked, states the given words."""
-    if hit["path"] not in question.expect:
+    if not from_answering_note(question, hit["path"]):
         return False
     return question.contains is None or question.contains.lower() in hit["text"].lower()
 
@@ -87,7 +94,7 @@ def score_mode(questions: Sequence[LabelledQuestion], hits_by_id: dict[str, list
     answerable = [q for q in questions if q.expect]
     unanswerable = [q for q in questions if not q.expect]
     ranks = [answer_rank(q, hits_by_id[q.id]) for q in answerable]
-    notes_first = [bool(hits_by_id[q.id]) and hits_by_id[q.id][0]["path"] in q.expect for q in answerable]
+    notes_first = [bool(hits_by_id[q.id]) and from_answering_note(q, hits_by_id[q.id][0]["path"]) for q in answerable]
 
     def share(flags: Sequence[bool]) -> float | None:
         return round(sum(flags) / len(flags), 4) if flags else None
