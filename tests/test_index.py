@@ -128,6 +128,7 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     monkeypatch.setenv("SMARTVEC_NOW", "2026-03-01")
     note.write_text(note.read_text() + "\nA second paragraph added in March, with enough words.\n")
     index(cli)
+    cli.json("consolidate", "--json")  # edges into the passages about to be replaced
     (tmp_path / "index" / "config.toml").write_text("[chunking]\nmax_chars = 200\n", encoding="utf-8")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     summary = index(cli)
@@ -141,6 +142,8 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     assert all(p["versions"][0]["valid_from"] is None for p in history if p["versions"][0]["text"].startswith("Sentence"))
     status = cli.json("status", "--json")
     assert status["ann"]["live"] == 6  # the five pieces and the other note; the long paragraph left the index
+    doctor = cli.json("doctor", "--json")
+    assert doctor["ok"], [check for check in doctor["checks"] if not check["ok"]]  # full-text index, edges, vector index in step
     assert index(cli)["chunks_recut"] == 0 and index(cli)["notes_unchanged"] == 2
 
 
