@@ -135,6 +135,7 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     assert summary["notes_unchanged"] == 2 and summary["chunks_archived"] == 0 and summary["chunks_recut"] == 1
     pieces = [c for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"]
     assert len(pieces) == 5 and all(len(c["text"]) <= 200 for c in pieces)
+    assert pieces[-1]["text"].startswith("A second paragraph")  # kept as it was, and still last in reading order
     history = cli.json("history", "n.md", "--json")["passages"]
     assert all(len(p["versions"]) == 1 for p in history), history  # no version ended: the text did not change
     second = next(p["versions"][0] for p in history if p["versions"][0]["text"].startswith("A second paragraph"))

@@ -535,10 +535,6 @@ class Indexer:
             for r in self.store.current_chunks(note_pk)
         ]
         plan = align_chunks(stored, item.parsed.chunks)
-        same_text = row is not None and not row.get("deleted_at") and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
-        if same_text and (plan.revise or plan.add or plan.merged or plan.retire):
-            return self._recut_note(item, note_pk, note_id, plan, stored)
-        added: list[int] = []
         for old, chunk in plan.keep:
             self.store.update_chunk(
                 old.id,
@@ -547,6 +543,10 @@ class Indexer:
                     "block_ids": json.dumps(chunk.block_ids),
                 },
             )
+        same_text = row is not None and not row.get("deleted_at") and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
+        if same_text and (plan.revise or plan.add or plan.merged or plan.retire):
+            return self._recut_note(item, note_pk, note_id, plan, stored)
+        added: list[int] = []
         successor_start = later(values["valid_from"], observed)
         if successor_start is None:
             ended, ended_by = self.now, self.source
