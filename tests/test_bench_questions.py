@@ -60,6 +60,7 @@ def test_the_users_questions_are_scored_in_every_mode(docs, cli):
         ('{"query": "q", "expect": 3}\n', '"expect" must list the paths'),
         ('{"query": "q", "expect": ["a.md"], "contains": ""}\n', '"contains" must be a non-empty string'),
         ("\n", "holds no questions"),
+        ('{"id": "a", "query": "q", "expect": []}\n{"id": "a", "query": "r", "expect": []}\n', "id 'a' is used twice"),
     ],
 )
 def test_a_bad_questions_file_is_one_line_and_exit_2(vault, cli, tmp_path, content, message):

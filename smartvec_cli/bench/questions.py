@@ -59,8 +59,10 @@ def read_questions(path: Path) -> list[LabelledQuestion]:
         contains = item.get("contains")
         if contains is not None and not (isinstance(contains, str) and contains.strip()):
             raise UsageError(f'{where}: "contains" must be a non-empty string')
-        questions.append(LabelledQuestion(str(item.get("id") or number), item["query"], tuple(expect), contains,
-                                          str(item["as_of"]) if item.get("as_of") else None))
+        question_id = str(item.get("id") or number)
+        if any(q.id == question_id for q in questions):
+            raise UsageError(f"{where}: id {question_id!r} is used twice")
+        questions.append(LabelledQuestion(question_id, item["query"], tuple(expect), contains, str(item["as_of"]) if item.get("as_of") else None))
     if not questions:
         raise UsageError(f"{path} holds no questions")
     return questions
