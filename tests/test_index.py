@@ -129,6 +129,8 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     note.write_text(note.read_text() + "\nA second paragraph added in March, with enough words.\n")
     index(cli)
     cli.json("consolidate", "--json")  # edges into the passages about to be replaced
+    long_id = next(c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["text"].startswith("Sentence"))
+    cli.json("feedback", long_id, "--up", "--json")
     (tmp_path / "index" / "config.toml").write_text("[chunking]\nmax_chars = 200\n", encoding="utf-8")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     summary = index(cli)
@@ -136,6 +138,10 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     pieces = [c for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"]
     assert len(pieces) == 5 and all(len(c["text"]) <= 200 for c in pieces)
     assert pieces[-1]["text"].startswith("A second paragraph")  # kept as it was, and still last in reading order
+    hits = cli.json("query", "Sentence number of the first paragraph", "--top-k", "10", "--explain", "--json", "--no-track")
+    feedback = {hit["chunk_id"]: hit["explain"]["feedback"] for hit in hits if hit["text"].startswith("Sentence")}
+    assert long_id in feedback and len(feedback) == 4  # the first piece keeps the paragraph's id
+    assert all(value > 0 for value in feedback.values())  # every piece of the upvoted paragraph keeps its feedback
     history = cli.json("history", "n.md", "--json")["passages"]
     assert all(len(p["versions"]) == 1 for p in history), history  # no version ended: the text did not change
     second = next(p["versions"][0] for p in history if p["versions"][0]["text"].startswith("A second paragraph"))

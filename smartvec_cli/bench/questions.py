@@ -21,8 +21,7 @@ from typing import Sequence
 
 from ..core.search import MODES
 from ..errors import UsageError
-
-WEAK = "weak match"
+from ..memory.ranking import WEAK_MATCH
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def answer_rank(question: LabelledQuestion, hits: Sequence[dict]) -> int | None:
 
 def says_nothing(hits: Sequence[dict]) -> bool:
     """No hit, or a first hit that is marked as a weak match: the answer to a question nothing answers."""
-    return not hits or any(warning.startswith(WEAK) for warning in hits[0].get("warnings") or ())
+    return not hits or any(warning.startswith(WEAK_MATCH) for warning in hits[0].get("warnings") or ())
 
 
 def score_mode(questions: Sequence[LabelledQuestion], hits_by_id: dict[str, list[dict]], top_k: int) -> dict:

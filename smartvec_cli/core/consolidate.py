@@ -32,10 +32,11 @@ import json
 import math
 import time
 from collections import Counter
+from typing import Iterable
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Quantity, disagreement, negated, quantities, repeated_outdated_value, value_conflicts
+from ..memory.contradiction import Disagreement, Quantity, disagreement, negated, quantities, repeated_outdated_value, value_conflicts
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
@@ -202,13 +203,11 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        self._embed_sentences(
-            [text for a, b in pairs.values() for qa, qb in value_conflicts(a.text, b.text) for text in self._readings(qa, a) + self._readings(qb, b)]
-        )
+        self._embed_readings((a, b, value_conflicts(a.text, b.text)) for a, b in pairs.values())
         new_edges: list[dict] = []
         for mine, other in pairs.values():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
-            found_disagreement = disagreement(mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other))
+            found_disagreement = self._disagreement(mine, other)
             winner, loser = self._resolve(mine, other)
             if found_disagreement:
                 new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
@@ -230,6 +229,14 @@ class Consolidator:
             if self._embedder is None:
                 self._embedder = self.ws.embedder()
             self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+
+    def _embed_readings(self, conflicts: Iterable[tuple[Passage, Passage, list[tuple[Quantity, Quantity]]]]) -> None:
+        """Both readings (``_readings``) of every sentence that gives a conflicting value, embedded in one batch."""
+        self._embed_sentences([text for a, b, found in conflicts for qa, qb in found for text in self._readings(qa, a) + self._readings(qb, b)])
+
+    def _disagreement(self, mine: Passage, other: Passage) -> Disagreement | None:
+        """``memory.contradiction.disagreement`` of two passages, their values judged by ``_same_thing``."""
+        return disagreement(mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other))
 
     @staticmethod
     def _readings(value: Quantity, passage: Passage) -> tuple[str, str]:
@@ -269,7 +276,7 @@ class Consolidator:
             for b in valued[i + 1 :]
             if a.note != b.note and self._comparable(a, b, lineage) and (found := value_conflicts(a.text, b.text))
         ]
-        self._embed_sentences([text for a, b, found in conflicts for qa, qb in found for text in self._readings(qa, a) + self._readings(qb, b)])
+        self._embed_readings(conflicts)
         return [(a, b, max(self._sentence_closeness(x, a, y, b) for x, y in found)) for a, b, found in conflicts]
 
     def _comparable(self, a: Passage, b: Passage, lineage: dict[int, int]) -> bool:
@@ -382,7 +389,7 @@ class Consolidator:
         vectors = dict(zip(ids, self.store.vectors_for_chunks(ids)))
         edges = []
         for mine, now in pairs:
-            found = disagreement(mine.text, now.text, same_thing=lambda a, b, mine=mine, now=now: self._same_thing(a, mine, b, now))
+            found = self._disagreement(mine, now)
             if found:
                 winner, loser = self._resolve(mine, now)
                 detail = {"reason": found.detail, "cosine": round(cosine_similarity(vectors[mine.id], vectors[now.id]), 4), "echo": True}

@@ -17,7 +17,7 @@ import os
 import re
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Callable
 
@@ -87,7 +87,13 @@ class StoredChunk:
     text: str = ""
     observed_from: str | None = None  # since when this text is known to stand in the note (None: since before the first index)
     observed_by: str | None = None
+    feedback: float = 0.0  # what a re-cut passage carries over (``Indexer._recut_passages``)
+    access_count: int = 0
+    last_accessed: str | None = None
+    created_at: str | None = None
 
+
+STORED_CHUNK_COLUMNS = tuple(f.name for f in fields(StoredChunk))
 
 CHAIN_SIMILARITY = 0.5
 """Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
@@ -111,6 +117,11 @@ class ChunkPlan:
     add: list[Chunk] = field(default_factory=list)
     merged: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)  # old text now part of a revised or added passage
     retire: list[StoredChunk] = field(default_factory=list)
+
+    @property
+    def changes(self) -> bool:
+        """Some passage is new, revised, merged or gone: the note's passages are not what is stored."""
+        return bool(self.revise or self.add or self.merged or self.retire)
 
 
 def word_counts(text: str) -> Counter:
@@ -530,10 +541,7 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [
-            StoredChunk(r["id"], r["key"], r["hash"], r["version"], r["text"], r["observed_from"], r["observed_by"])
-            for r in self.store.current_chunks(note_pk)
-        ]
+        stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in self.store.current_chunks(note_pk)]
         plan = align_chunks(stored, item.parsed.chunks)
         for old, chunk in plan.keep:
             self.store.update_chunk(
@@ -543,9 +551,26 @@ class Indexer:
                     "block_ids": json.dumps(chunk.block_ids),
                 },
             )
-        same_text = row is not None and not row.get("deleted_at") and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
-        if same_text and (plan.revise or plan.add or plan.merged or plan.retire):
-            return self._recut_note(item, note_pk, note_id, plan, stored)
+        existing = row is not None and not row.get("deleted_at")
+        same_text = existing and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
+        if same_text and plan.changes:
+            added, removed = self._recut_passages(note_pk, note_id, plan, stored)
+        else:
+            added, removed = self._write_versions(note_pk, note_id, plan, values, observed, observed_by), []
+        self._written_notes.add(note_pk)
+        if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
+            self._names_changed = True
+        text_changed = existing and plan.changes
+        if text_changed or not existing or row["file_sha"] != item.file_sha:
+            self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
+        self._write_links(note_pk, item.parsed)
+        self.store.refresh_windows([note_pk])
+        return added, removed
+
+    def _write_versions(self, note_pk: int, note_id: str, plan: ChunkPlan, values: dict, observed: str | None,
+                        observed_by: str | None) -> list[int]:
+        """An edited note's passages: each changed text a new version from ``observed``, the text it replaced
+        archived with its window closed then; returns the new rows."""
         added: list[int] = []
         successor_start = later(values["valid_from"], observed)
         if successor_start is None:
@@ -567,28 +592,21 @@ class Indexer:
         for old in plan.retire:
             self._archive(old.id, self.now, self.source)
         self.summary.chunks_archived += len(plan.revise) + len(plan.merged) + len(plan.retire)
-        existing = row is not None and not row.get("deleted_at")
-        self._written_notes.add(note_pk)
-        if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
-            self._names_changed = True
-        text_changed = existing and bool(plan.revise or plan.add or plan.merged or plan.retire)
-        if text_changed or not existing or row["file_sha"] != item.file_sha:
-            self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
-        self._write_links(note_pk, item.parsed)
-        self.store.refresh_windows([note_pk])
-        return added, []
+        return added
 
-    def _recut_note(self, item: _ReadNote, note_pk: int, note_id: str, plan: ChunkPlan, stored: list[StoredChunk]) -> tuple[list[int], list[int]]:
+    def _recut_passages(self, note_pk: int, note_id: str, plan: ChunkPlan, stored: list[StoredChunk]) -> tuple[list[int], list[int]]:
         """The same text cut into other passages (the rules for cutting notes changed, ``CHUNKING_RULES``):
         no version of anything ended, so nothing becomes history. Each new passage is known since the
         latest of the passages it was made from (its text stood in full only from then); one made from
-        none, since the latest of the note's. A new passage takes over what the first of them was given
-        (feedback, accesses, the versions it continues: ``Store.recut_chunk``); the old passages are
-        removed, not archived, and the note is queued for consolidation, which relates the new ones."""
-        gone = [old for old in stored if old.id not in {kept.id for kept, _ in plan.keep}]
+        none, since the latest of the note's. It takes over what the first of them was given (feedback,
+        accesses, when it was first indexed), and the archived versions and events that named that one
+        name it (``Store.repoint_chunks``); the old rows are removed, not archived. Returns (new rows,
+        removed rows)."""
+        kept = {old.id for old, _ in plan.keep}
+        gone = [old for old in stored if old.id not in kept]
         flat = {old.id: " ".join(old.text.split()) for old in gone}
 
-        def made_from(chunk) -> list[StoredChunk]:
+        def made_from(chunk: Chunk) -> list[StoredChunk]:
             """The old passages this one was cut from: the same text, so one holds the other (a split or a join)."""
             mine = " ".join(chunk.text.split())
             partner = [old for old, new in plan.revise if new is chunk]
@@ -603,20 +621,22 @@ class Indexer:
 
         note_wide = since(stored)
         added: list[int] = []
+        successor: dict[int, int] = {}  # old row -> the first new row cut from it
         for chunk in [c for _, c in plan.revise] + plan.add:
             sources = made_from(chunk)
             observed, observed_by = since(sources) if sources else note_wide
-            version = max((s.version for s in sources), default=1)
-            added.append(self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, version, observed, observed_by)))
+            row = self._chunk_row(note_pk, note_id, chunk, max((s.version for s in sources), default=1), observed, observed_by)
             if sources:
-                self.store.recut_chunk(sources[0].id, added[-1])
+                first = sources[0]
+                row.update(feedback=first.feedback, access_count=first.access_count, last_accessed=first.last_accessed,
+                           created_at=first.created_at or row["created_at"])
+            added.append(self.store.insert_chunk(row))
+            for source in sources:
+                successor.setdefault(source.id, added[-1])
+        self.store.repoint_chunks(successor)
         dropped = [old.id for old in gone]
         self.store.drop_chunks(dropped)
         self.summary.chunks_recut += len(dropped)
-        self.store.mark_note_pending(note_pk, 2)
-        self._written_notes.add(note_pk)
-        self._write_links(note_pk, item.parsed)
-        self.store.refresh_windows([note_pk])
         return added, dropped
 
     def _first_seen(self, values: dict) -> tuple[str | None, str | None]:

@@ -306,11 +306,14 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     return notes
 
 
+WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)
+
+
 def weak_warning(relevance: float, scoring: ScoringSettings) -> list[str]:
     """A hit between ``relevance_floor`` and ``weak_below``: nothing in the vault matched better, and it may not answer."""
     if relevance >= scoring.weak_below:
         return []
-    return [f"weak match (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]
+    return [f"{WEAK_MATCH} (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]
 
 
 def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, list[str]]:

@@ -86,10 +86,10 @@ class NoteQueries:
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions (id, key, hash, version, text, observation) in reading order."""
+        """The note's current passage versions in reading order, with what ``core.indexer.StoredChunk`` holds."""
         return list(
             self.db.query(
-                "SELECT id, key, hash, version, text, observed_from, observed_by FROM chunks"
+                "SELECT id, key, hash, version, text, observed_from, observed_by, feedback, access_count, last_accessed, created_at FROM chunks"
                 " WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
@@ -102,14 +102,14 @@ class NoteQueries:
     def update_chunk(self, chunk_pk: int, values: dict) -> None:
         self.db["chunks"].update(chunk_pk, values)
 
-    def recut_chunk(self, old: int, new: int) -> None:
-        """Carry one passage over to the passage cut anew from its text (``core.indexer``, when the rules for
-        cutting notes changed): what the user and the retrievals gave it (feedback, accesses), when it was
-        first indexed, the archived versions it continues and the events that name it."""
-        for column in ("feedback", "access_count", "last_accessed", "created_at"):
-            self.db.execute(f"UPDATE chunks SET {column} = (SELECT {column} FROM chunks WHERE id = ?) WHERE id = ?", [old, new])
-        self.db.execute("UPDATE chunks SET superseded_by = ? WHERE superseded_by = ?", [new, old])
-        self.db.execute("UPDATE events SET chunk = ? WHERE chunk = ?", [new, old])
+    def repoint_chunks(self, successor: dict[int, int]) -> None:
+        """Archived versions and events that name an old passage name its successor instead (``successor``: old
+        row -> new row; a note cut anew, ``core.indexer``). Only the rows that are named are updated."""
+        for part, marks in in_lists(list(successor)):
+            for table, column in (("chunks", "superseded_by"), ("events", "chunk")):
+                named = [r[0] for r in self.db.execute(f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN ({marks})", part)]
+                for old in named:
+                    self.db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", [successor[old], old])
 
     def drop_chunks(self, chunk_pks: Sequence[int]) -> None:
         """Remove passages that were never history (the same text cut anew) and the edges that touch them:
