@@ -18,13 +18,14 @@ import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Callable
 
 from ..clock import Clock, parse_when, to_iso
 from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
 from ..store.store import Store
+from ..vault.paths import OutsideFolder, refusal, write_within
 from ..vault.scan import is_ignored
 from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
 from .workspace import Workspace
@@ -203,7 +204,11 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
     embedding = Indexer(ws, store, embedder_factory, source=GIT)
     try:
         for window_start in range(0, len(commits), AHEAD):
-            window = [(commit, [c for c in git.changes(commit) if not _ignored(c, ws)]) for commit in commits[window_start : window_start + AHEAD]]
+            window = []
+            for commit in commits[window_start : window_start + AHEAD]:
+                changes, refused = confine(git.changes(commit))
+                summary.errors.extend({**problem, "commit": commit.sha[:12]} for problem in refused)
+                window.append((commit, [c for c in changes if not _ignored(c, ws)]))
             contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
             embedding.embed_ahead([(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob])
             for done, (commit, changes) in enumerate(window, window_start + 1):
@@ -237,6 +242,26 @@ def later_of(a: str | None, b: str | None) -> str | None:
     return max(filter(None, (a, b)), default=None)
 
 
+def confine(changes: list[Change]) -> tuple[list[Change], list[dict]]:
+    """The changes with every path a checkout could hold, and a ``{path, error}`` for each path refused
+    (``vault.paths.refusal``: absolute, ``..``, empty or ``.git`` components), which a crafted tree can hold.
+
+    A refused new path is not written (a note renamed to it counts as deleted from where it was); a refused
+    old path is no note the index can hold, so its change is an addition."""
+    kept, refused = [], []
+    for change in changes:
+        for side in ("old", "new"):
+            path = getattr(change, side)
+            reason = refusal(path) if path is not None else None
+            if reason is not None:
+                if not refused or refused[-1]["path"] != path:  # an edit names its path twice
+                    refused.append({"path": path, "error": f"{reason} in a git tree: refused, nothing written for it"})
+                change = replace(change, **({"old": None, "old_blob": None} if side == "old" else {"new": None, "blob": None}))
+        if change.old or change.new:
+            kept.append(change)
+    return kept, refused
+
+
 def _ignored(change: Change, ws: Workspace) -> bool:
     paths = [p for p in (change.old, change.new) if p]
     return all(is_ignored(p, ws.config.exclude) for p in paths)
@@ -246,16 +271,21 @@ def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change]
             scratch: Path) -> IndexSummary:
     """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
     scratch.mkdir(parents=True)
-    for change in changes:
+    problems = []
+    for change in list(changes):
         if change.new and change.blob:
-            target = scratch / PurePosixPath(change.new)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(contents[change.blob])
+            try:
+                write_within(scratch, change.new, contents[change.blob])
+            except OutsideFolder as exc:  # confine() let it through, so a link was planted in the scratch folder
+                problems.append({"path": change.new, "error": f"{exc}: refused, nothing written for it"})
+                changes.remove(change)
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
     at_commit = replace(ws, vault=scratch, clock=Clock(when))
     indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved)
     try:
-        return indexer.run(only=touched.__contains__, save_ann=False)
+        run = indexer.run(only=touched.__contains__, save_ann=False)
+        run.errors.extend(problems)
+        return run
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

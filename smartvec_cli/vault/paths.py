@@ -1,0 +1,92 @@
+"""Paths that come from outside (git trees, command lines, links in notes), confined to the folder they belong to.
+
+A path read from a git tree is whatever bytes the tree holds: ``git hash-object --literally`` stores entries
+named ``/home/u/.bashrc``, ``..`` or ``a/../../x`` that no checkout would accept. Such a path is refused before
+anything is written, and the write itself walks the folder one component at a time without following a
+symbolic link, so even a link planted in the folder cannot lead the file elsewhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path, PurePosixPath
+
+SEPARATORS = ("/",) if os.sep == "/" else ("/", "\\")
+"""What splits a path into folders here: on posix a backslash is an ordinary character of a name."""
+
+
+def refusal(rel_path: str) -> str | None:
+    """Why ``rel_path`` (a ``/``-separated path meant to stay inside some folder) must not be used, or None.
+
+    Refused: an empty path, an absolute one, an empty, ``.`` or ``..`` component, a ``.git`` component
+    (where git keeps its own state), a NUL byte; on Windows also a backslash or a drive letter."""
+    if not rel_path:
+        return "empty path"
+    if "\x00" in rel_path:
+        return "path contains a NUL byte"
+    if os.sep != "/" and (":" in rel_path or rel_path.startswith("\\")):
+        return "absolute path (drive or share)"
+    if rel_path.startswith(SEPARATORS):
+        return "absolute path"
+    for part in rel_path.replace("\\", "/").split("/") if os.sep != "/" else rel_path.split("/"):
+        if part == "":
+            return "empty path component (a doubled or trailing '/')"
+        if part in (".", ".."):
+            return f"'{part}' path component"
+        if part.lower() == ".git":
+            return "'.git' path component"
+    return None
+
+
+def within(root: str | Path, rel_path: str) -> Path | None:
+    """``root / rel_path`` when it is acceptable (:func:`refusal`) and, with every symbolic link resolved, still
+    inside ``root``; else None. Reads nothing but the links on the way."""
+    if refusal(rel_path) is not None:
+        return None
+    real_root = os.path.realpath(root)
+    candidate = os.path.realpath(os.path.join(real_root, *PurePosixPath(rel_path).parts))
+    if candidate != real_root and not candidate.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    return Path(root) / PurePosixPath(rel_path)
+
+
+class OutsideFolder(ValueError):
+    """A path that would leave its folder: the message says why."""
+
+
+def write_within(root: str | Path, rel_path: str, data: bytes) -> Path:
+    """Writes ``data`` to ``root / rel_path``, making the folders on the way, never outside ``root``.
+
+    Each folder is opened relative to the one before it with ``O_NOFOLLOW``, and so is the file: a symbolic
+    link anywhere on the way (planted before or during the write) fails the write instead of being
+    followed. Raises :class:`OutsideFolder` for a refused path or a link on the way."""
+    reason = refusal(rel_path)
+    if reason is not None:
+        raise OutsideFolder(reason)
+    *folders, name = PurePosixPath(rel_path).parts
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    directory = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for folder in folders:
+            try:
+                os.mkdir(folder, 0o700, dir_fd=directory)
+            except FileExistsError:
+                pass
+            try:
+                inner = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=directory)
+            except OSError as exc:
+                raise OutsideFolder(f"'{folder}' on the way is not a plain folder ({exc.strerror or exc})") from None
+            os.close(directory)
+            directory = inner
+        try:
+            handle = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | nofollow, 0o600, dir_fd=directory)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise OutsideFolder("the file's place is a symbolic link") from None
+            raise
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+    finally:
+        os.close(directory)
+    return Path(root) / PurePosixPath(rel_path)
