@@ -263,10 +263,10 @@ class Vault:
 
         return self._report(lambda store: history(store, note))
 
-    def graph(self, note: str | None = None, depth: int = 1) -> dict:
+    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict:
         from .report import graph
 
-        return self._report(lambda store: graph(store, note, depth))
+        return self._report(lambda store: graph(store, note, depth, limit))
 
     def close(self) -> None:
         self._close_reader()

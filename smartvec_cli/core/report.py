@@ -153,8 +153,13 @@ def history(store: Store, name: str) -> dict:
 GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
 
 
-def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
-    """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops."""
+def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | None = None) -> dict:
+    """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops.
+
+    With ``limit``, at most that many notes (the nearest to ``name`` first, else the first indexed) and the
+    edges between them; ``left_out`` says how many notes were not shown."""
+    from ..memory.graph import neighbourhood
+
     notes = {r["id"]: r for r in store.graph_nodes()}
     pairs: dict[tuple[int, int, str], int] = {}
     inferred: dict[tuple[int, int, str], str] = {}
@@ -163,14 +168,12 @@ def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
             pairs[(src, dst, kind)] = pairs.get((src, dst, kind), 0) + 1
             if reason:
                 inferred[(src, dst, kind)] = reason
-    keep = set(notes)
+    order = sorted(notes)
     if name is not None:
-        start = find_note(store, name)["id"]
-        keep, frontier = {start}, {start}
-        for _ in range(max(depth, 0)):
-            frontier = {b for a, b, _ in pairs if a in frontier} | {a for a, b, _ in pairs if b in frontier}
-            frontier -= keep
-            keep |= frontier
+        distance = neighbourhood(((a, b) for a, b, _ in pairs), find_note(store, name)["id"], max(depth, 0))
+        order = sorted(distance, key=lambda n: (distance[n], n))
+    left_out = max(0, len(order) - limit) if limit else 0
+    keep = set(order[: len(order) - left_out])
     return {
         "nodes": [{"id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]} for n in sorted(keep)],
         "edges": [
@@ -179,6 +182,7 @@ def graph(store: Store, name: str | None = None, depth: int = 1) -> dict:
             for (a, b, kind), count in sorted(pairs.items())
             if a in keep and b in keep
         ],
+        "left_out": left_out,
     }
 
 

@@ -1,6 +1,9 @@
-"""Graph importance: PageRank over the note graph, for the relational signal."""
+"""The note graph: PageRank importance for the relational signal, and a note's neighbourhood for ``graph NOTE``."""
 
 from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
 
 import numpy as np
 
@@ -35,3 +38,25 @@ def relational_signal(importance: float | None, lowest: float, highest: float) -
     if importance is None or highest <= lowest or lowest <= 0:
         return 0.0
     return float(np.log(importance / lowest) / np.log(highest / lowest))
+
+
+def neighbourhood(edges: Iterable[tuple[int, int]], start: int, depth: int) -> dict[int, int]:
+    """The notes at most ``depth`` hops from ``start`` along edges in either direction, each with its distance.
+
+    The walk ends as soon as a hop reaches no note not already reached, so any depth past the graph's
+    diameter costs what that diameter costs (``--depth 1000000`` once made a million passes over every edge)."""
+    adjacent: dict[int, set[int]] = defaultdict(set)
+    for a, b in edges:
+        adjacent[a].add(b)
+        adjacent[b].add(a)
+    distance, frontier, hop = {start: 0}, [start], 0
+    while frontier and hop < depth:
+        hop += 1
+        reached = []
+        for node in frontier:
+            for other in adjacent.get(node, ()):
+                if other not in distance:
+                    distance[other] = hop
+                    reached.append(other)
+        frontier = reached
+    return distance
