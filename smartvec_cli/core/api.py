@@ -256,17 +256,17 @@ class Vault:
     def show(self, note: str) -> dict:
         from .report import show_note
 
-        return self._report(lambda store: show_note(store, note))
+        return self._report(lambda store: show_note(store, note, self.ws.vault))
 
     def history(self, note: str) -> dict:
         from .report import history
 
-        return self._report(lambda store: history(store, note))
+        return self._report(lambda store: history(store, note, self.ws.vault))
 
     def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict:
         from .report import graph
 
-        return self._report(lambda store: graph(store, note, depth, limit))
+        return self._report(lambda store: graph(store, note, depth, limit, self.ws.vault))
 
     def close(self) -> None:
         self._close_reader()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from ..errors import SmartvecError
+from ..errors import SmartvecError, UsageError
+from ..vault.paths import OutsideFolder, vault_relative
 from ..store.store import Store
 
 
@@ -49,8 +50,11 @@ def status(store: Store, vault: str) -> dict:
     }
 
 
-def find_note(store: Store, name: str) -> dict:
-    """A live note by path (with or without .md), note id, file name or title, in that order."""
+def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
+    """A live note by path (with or without .md), note id, file name or title, in that order.
+
+    A name that is a file path is confined to ``vault``: one inside it (``/home/u/vault/a.md``, ``sub/../a``)
+    is looked up by its vault path, one leaving it is refused, never matched to a note by its file name."""
     exact = name[2:] if name.startswith("./") else name  # a file name may begin or end with spaces
     name = name.strip()
     rel = name[2:] if name.startswith("./") else name
@@ -66,6 +70,17 @@ def find_note(store: Store, name: str) -> dict:
         rows = lookup(value)
         if len(rows) == 1:
             return rows[0]
+    try:
+        inside = vault_relative(rel, vault)
+    except OutsideFolder:
+        where = f"the vault ({vault})" if vault is not None else "the vault"
+        raise UsageError(f"{name!r} is a path outside {where}; give a note's path inside it, its id or its title") from None
+    if inside is not None:
+        for value in (inside, inside + ".md"):
+            rows = store.live_notes_with_path(value)
+            if len(rows) == 1:
+                return rows[0]
+        raise SmartvecError(f"no note {name!r} in the index")
     stem = PurePosixPath(rel).stem.lower()
     rows = [r for r in store.live_notes() if PurePosixPath(r["path"]).stem.lower() == stem]
     if len(rows) == 1:
@@ -75,8 +90,8 @@ def find_note(store: Store, name: str) -> dict:
     raise SmartvecError(f"no note {name!r} in the index")
 
 
-def show_note(store: Store, name: str) -> dict:
-    note = find_note(store, name)
+def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
+    note = find_note(store, name, vault)
     metadata = json.loads(note["metadata"] or "{}")
     chunks = [
         {
@@ -114,9 +129,9 @@ def show_note(store: Store, name: str) -> dict:
     }
 
 
-def history(store: Store, name: str) -> dict:
+def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
     """The lineage of one note: every version of every passage, what replaced what, and when."""
-    note = find_note(store, name)
+    note = find_note(store, name, vault)
     passages: dict[str, list[dict]] = {}
     for row in store.passage_lineage(note["id"]):
         passages.setdefault(row["chunk_id"], []).append(
@@ -153,7 +168,7 @@ def history(store: Store, name: str) -> dict:
 GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
 
 
-def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | None = None) -> dict:
+def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | None = None, vault: str | Path | None = None) -> dict:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops.
 
     With ``limit``, at most that many notes (the nearest to ``name`` first, else the first indexed) and the
@@ -170,7 +185,7 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
                 inferred[(src, dst, kind)] = reason
     order = sorted(notes)
     if name is not None:
-        distance = neighbourhood(((a, b) for a, b, _ in pairs), find_note(store, name)["id"], max(depth, 0))
+        distance = neighbourhood(((a, b) for a, b, _ in pairs), find_note(store, name, vault)["id"], max(depth, 0))
         order = sorted(distance, key=lambda n: (distance[n], n))
     left_out = max(0, len(order) - limit) if limit else 0
     keep = set(order[: len(order) - left_out])

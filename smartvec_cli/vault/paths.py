@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 from pathlib import Path, PurePosixPath
 
 SEPARATORS = ("/",) if os.sep == "/" else ("/", "\\")
@@ -90,3 +91,26 @@ def write_within(root: str | Path, rel_path: str, data: bytes) -> Path:
     finally:
         os.close(directory)
     return Path(root) / PurePosixPath(rel_path)
+
+
+def vault_relative(name: str, vault: str | Path | None) -> str | None:
+    """The vault path that a note name written as a file path stands for, or None for a name that is not one.
+
+    ``/home/u/vault/a.md`` (a shell's completion) and ``sub/../a.md`` stand for ``a.md``; a plain name, title or
+    id is None. Raises :class:`OutsideFolder` for a path that leaves the vault (``/etc/passwd``, ``../x``),
+    which must never be matched to a note by its file name alone (with no ``vault``, every absolute path does).
+    Reads nothing but the links on the way."""
+    if os.path.isabs(name) and vault is None:
+        raise OutsideFolder(f"{name} is an absolute path")
+    if os.path.isabs(name):
+        real_vault = os.path.realpath(vault)
+        for candidate, root in ((os.path.normpath(name), os.path.normpath(os.path.abspath(vault))), (os.path.realpath(name), real_vault)):
+            if candidate.startswith(root.rstrip(os.sep) + os.sep):
+                return PurePosixPath(*Path(os.path.relpath(candidate, root)).parts).as_posix()
+        raise OutsideFolder(f"{name} is outside the vault ({vault})")
+    if ".." not in name.split("/"):
+        return None
+    normal = posixpath.normpath(name)
+    if normal == ".." or normal.startswith("../"):
+        raise OutsideFolder(f"{name} leaves the vault ({vault})")
+    return normal
