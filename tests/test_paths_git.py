@@ -109,6 +109,7 @@ def crafted(vault, tmp_path, monkeypatch):
         "a//doubled.md": ("100644", evil),
         ".git": ("40000", dotgit),
         "link-out.md": ("120000", repo.blob(str(outside / "existing.md").encode())),
+        "x" * 300 + ".md": ("100644", evil),  # longer than a file name may be
     }
     first = {**normal, **hostile, "sub dir": ("40000", sub), "..": ("40000", repo.tree(up))}
     entries = [(mode, name, sha) for name, (mode, sha) in first.items()]
@@ -155,14 +156,15 @@ def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(crafted,
     assert refused == sorted([
         (c1, str(outside / "existing.md")), (c1, str(outside / "created.md")), (c1, "../escape.md"),
         (c1, "a/../../escape2.md"), (c1, "../../../../escape-deep.md"), (c1, "a//doubled.md"), (c1, ".git/evil.md"),
-        (c2, str(outside / "existing.md")), (c2, "../renamed-out.md"),
+        (c1, "x" * 300 + ".md"), (c2, str(outside / "existing.md")), (c2, "../renamed-out.md"),
     ])
     reasons = {e["path"]: e["error"] for e in data["errors"]}
     assert reasons[str(outside / "created.md")].startswith("absolute path")
     assert reasons["../escape.md"].startswith("'..' path component")
     assert reasons["a//doubled.md"].startswith("empty path component")
     assert reasons[".git/evil.md"].startswith("'.git' path component")
-    assert all("refused, nothing written" in e["error"] for e in data["errors"])
+    assert reasons["x" * 300 + ".md"] == "cannot be written here (File name too long); skipped"
+    assert all("refused, nothing written" in e["error"] for e in data["errors"] if not e["path"].startswith("xxx"))
 
     # the notes a checkout could hold were replayed: written into the scratch folder and indexed
     assert set(seen_while_replaying) >= set(NORMAL) | {"linkdir/planted.md", "second.md"}
@@ -178,7 +180,7 @@ def test_the_refused_paths_are_reported_on_stderr_with_exit_code_3(crafted, vaul
     result = cli("index", "--from-git")
     assert result.exit_code == EXIT_PARTIAL == 3
     lines = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert len(lines) == 9 and any(line.startswith("warning: ../escape.md (commit ") for line in lines)
+    assert len(lines) == 10 and any(line.startswith("warning: ../escape.md (commit ") for line in lines)
     assert "Traceback" not in result.stderr
 
 

@@ -276,8 +276,11 @@ def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change]
         if change.new and change.blob:
             try:
                 write_within(scratch, change.new, contents[change.blob])
-            except OutsideFolder as exc:  # confine() let it through, so a link was planted in the scratch folder
+            except OutsideFolder as exc:  # confine() let it through: a link or a file is where a folder should be
                 problems.append({"path": change.new, "error": f"{exc}: refused, nothing written for it"})
+                changes.remove(change)
+            except OSError as exc:  # a name too long for this file system, say
+                problems.append({"path": change.new, "error": f"cannot be written here ({exc.strerror or exc}); skipped"})
                 changes.remove(change)
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
