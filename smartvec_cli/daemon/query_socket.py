@@ -18,6 +18,10 @@ then answers by itself, as it does when there is no socket, nobody listens on it
 stale file left by a killed daemon), or the daemon does not answer in time. The socket
 file is mode 0600.
 
+Many clients may ask at once (``QueryServer``): a request is at most ``MAX_REQUEST`` bytes and
+must arrive within ``REQUEST_TIMEOUT`` of its connection; one that is larger, slower, not JSON,
+nested too deeply or not an object gets ``{"error": "bad request: ...", "exit_code": null}``.
+
 The client half (``ask_daemon``) imports nothing but the standard library, ``clock``,
 ``errors`` and ``store.layout``: a warm ``query`` process never loads numpy, the vector
 index or SQLite.
@@ -27,10 +31,12 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import socket
-import socketserver
 import threading
-from dataclasses import replace
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -39,8 +45,14 @@ from ..store.layout import IndexLayout
 
 CONNECT_TIMEOUT = 0.5
 ANSWER_TIMEOUT = 15.0
-REQUEST_TIMEOUT = 5.0
-MAX_LINE = 64 << 20
+REQUEST_TIMEOUT = 5.0  # from accepting a connection to its complete request line
+REPLY_TIMEOUT = 10.0  # for writing a reply to a client that reads slowly
+MAX_REQUEST = 1 << 20  # a question, its options and its id; a client with more answers by itself
+MAX_LINE = 64 << 20  # a reply: up to 1000 hits with their explanations
+BACKLOG = 512  # connections the kernel holds while the daemon is busy (Linux caps it at somaxconn)
+MAX_OPEN = 256  # requests being read, queued or answered at once; more get a "busy" reply
+WORKERS = 4
+READ_CHUNK = 64 << 10
 UNIX_PATH_MAX = 107  # sun_path is 108 bytes on Linux, with a terminating NUL
 
 Log = Callable[[str], None]
@@ -73,15 +85,17 @@ def ask_daemon(
     try:
         request = json.dumps(
             {"query": text, "id": question_id, "as_of": as_of, "options": options, "now": now}, ensure_ascii=False
-        )
-    except TypeError:  # an option the protocol cannot carry: answer directly
+        ).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # an option the protocol cannot carry: answer directly
         return None
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if len(request) >= MAX_REQUEST:  # the daemon would refuse it
+        return None
+    conn = connect(path)
+    if conn is None:
+        return None
     try:
-        conn.settimeout(CONNECT_TIMEOUT)
-        conn.connect(str(path))
         conn.settimeout(ANSWER_TIMEOUT)
-        conn.sendall(request.encode("utf-8") + b"\n")
+        conn.sendall(request + b"\n")
         with conn.makefile("rb") as stream:
             line = stream.readline(MAX_LINE)
         response = json.loads(line)
@@ -94,6 +108,26 @@ def ask_daemon(
     if isinstance(response, dict) and isinstance(response.get("exit_code"), int):
         raise DaemonError(str(response.get("error")), response["exit_code"])
     return None
+
+
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the daemon, or None when nobody listens. A full listen queue (EAGAIN: a burst of
+    clients) is tried again until ``CONNECT_TIMEOUT``, rather than sending the client off to load the model."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(CONNECT_TIMEOUT)
+        try:
+            conn.connect(str(path))
+            return conn
+        except BlockingIOError:
+            conn.close()
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.005)
+        except OSError:
+            conn.close()
+            return None
 
 
 class SharedEmbedder:
@@ -175,12 +209,14 @@ class QueryService:
             if not isinstance(options, dict):
                 raise TypeError("'options' must be an object")
             as_of = request.get("as_of") or None  # a moment or words; the engine resolves them
+            if as_of is not None and not isinstance(as_of, str):
+                raise TypeError("'as_of' must be a string")
             workspace = replace(self.ws, clock=Clock(request.get("now")))
         except (KeyError, TypeError, ValueError, SmartvecError) as exc:
             return {"error": f"bad request: {exc}", "exit_code": None}
         try:
             options = search_options_from_json(options)
-        except TypeError as exc:
+        except (TypeError, ValueError, AttributeError) as exc:  # e.g. weights that are not numbers, or not a mapping
             return {"error": f"bad request: {exc}", "exit_code": None}
         except SmartvecError as exc:  # a bad value the command line would refuse the same way
             return {"error": str(exc), "exit_code": exc.exit_code}
@@ -196,76 +232,206 @@ class QueryService:
         return answer.to_json()
 
 
-class _Handler(socketserver.StreamRequestHandler):
-    timeout = REQUEST_TIMEOUT
-
-    def handle(self) -> None:
-        try:
-            line = self.rfile.readline(MAX_LINE)
-            try:
-                request = json.loads(line)
-                if not isinstance(request, dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as exc:
-                response = {"error": f"bad request: {exc}", "exit_code": None}
-            else:
-                response = self.server.answer(request)
-            self.wfile.write(json.dumps(response, ensure_ascii=False).encode("utf-8") + b"\n")
-        except OSError:
-            pass  # the client went away or timed out; it answers by itself
-
-
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self, path: str, answer: Callable[[dict], dict]):
-        self.answer = answer
-        super().__init__(path, _Handler)
-
-
 class QueryServer:
-    """The socket, served from a background thread. Start it only while holding the watch lock:
-    it replaces whatever socket file a previous daemon left behind."""
+    """The socket, served from background threads. Start it only while holding the watch lock:
+    it replaces whatever socket file a previous daemon left behind.
 
-    def __init__(self, path: Path, answer: Callable[[dict], dict], log: Log):
+    One thread accepts connections and reads every request without blocking, each against its
+    own deadline and size bound, so a slow or huge client costs a file descriptor and never
+    holds up the others; a complete line goes to a small pool of workers, which parse it,
+    answer and write the reply (the answers themselves run one at a time, see ``QueryService``).
+    Whatever cannot be answered (too large, too slow, not JSON, nested too deeply, not an
+    object) gets an error reply with ``exit_code: null``, which sends a real client back to
+    answering by itself, and one line in the log.
+    """
+
+    def __init__(self, path: Path, answer: Callable[[dict], dict], log: Log, workers: int = WORKERS):
         self.path = Path(path)
         self.answer = answer
         self.log = log
-        self._server: _Server | None = None
+        self.workers = workers
+        self._listener: socket.socket | None = None
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._thread: threading.Thread | None = None
         self._inode: int | None = None
+        self._open: set[socket.socket] = set()  # accepted and not yet closed: being read, queued or answered
+        self._open_lock = threading.Lock()
 
     def start(self) -> bool:
         """Listen; False (and a log line) when the socket cannot be created, queries then work without it."""
         if not usable_path(self.path):
             self.log(f"warning: {self.path} is too long for a Unix socket; queries will not use the daemon")
             return False
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.path.unlink(missing_ok=True)
             old_umask = os.umask(0o177)
             try:
-                self._server = _Server(str(self.path), self.answer)
+                listener.bind(str(self.path))
             finally:
                 os.umask(old_umask)
             os.chmod(self.path, 0o600)
+            listener.listen(BACKLOG)
             self._inode = self.path.stat().st_ino
         except OSError as exc:
+            listener.close()
             self.log(f"warning: cannot listen on {self.path}: {exc.strerror or exc}; queries will not use the daemon")
             return False
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2}, name="query-socket", daemon=True)
+        listener.setblocking(False)
+        self._listener = listener
+        self._wake = socket.socketpair()
+        self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="query-answer")
+        self._thread = threading.Thread(target=self._serve, name="query-socket", daemon=True)
         self._thread.start()
         return True
 
     def close(self) -> None:
-        if self._server is None:
+        """Stop accepting, let the answers in progress finish (a reply waits at most ``REPLY_TIMEOUT``),
+        drop the queued ones and remove the socket file if it is still ours."""
+        if self._listener is None:
             return
-        self._server.shutdown()
-        self._server.server_close()
-        self._server = None
+        self._wake[1].send(b"x")
+        self._thread.join()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._open_lock:
+            left, self._open = self._open, set()
+        for conn in left:
+            conn.close()
+        self._listener.close()
+        for end in self._wake:
+            end.close()
+        self._listener = None
         try:
             if self.path.stat().st_ino == self._inode:
                 self.path.unlink()
         except OSError:
             pass
 
+    def _serve(self) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(self._listener, selectors.EVENT_READ)
+        selector.register(self._wake[0], selectors.EVENT_READ)
+        reading: dict[socket.socket, _Pending] = {}
+        try:
+            while True:
+                deadline = min((pending.deadline for pending in reading.values()), default=None)
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                for key, _ in selector.select(timeout):
+                    if key.fileobj is self._wake[0]:
+                        return
+                    if key.fileobj is self._listener:
+                        self._accept(selector, reading)
+                    else:
+                        self._read(selector, reading, key.fileobj)
+                now = time.monotonic()
+                for conn in [conn for conn, pending in reading.items() if pending.deadline <= now]:
+                    self._refuse(selector, reading, conn, f"no complete request within {REQUEST_TIMEOUT:g}s")
+        finally:
+            selector.close()
+
+    def _accept(self, selector, reading: dict) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of file descriptors: the clients still queued answer by themselves
+                self.log(f"warning: query socket: cannot accept: {exc.strerror or exc}")
+                return
+            with self._open_lock:
+                busy = len(self._open) >= MAX_OPEN
+                if not busy:
+                    self._open.add(conn)
+            if busy:  # a fresh socket's send buffer is empty: this cannot block
+                try:
+                    conn.send(encode({"error": f"busy: {MAX_OPEN} requests in progress", "exit_code": None}))
+                except OSError:
+                    pass
+                conn.close()
+                continue
+            conn.setblocking(False)
+            reading[conn] = _Pending(time.monotonic() + REQUEST_TIMEOUT)
+            selector.register(conn, selectors.EVENT_READ)
+
+    def _read(self, selector, reading: dict, conn: socket.socket) -> None:
+        pending = reading[conn]
+        try:
+            chunk = conn.recv(READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:  # the client went away: nobody to answer
+            self._hand_over(selector, reading, conn)
+            return self._finish(conn)
+        start = len(pending.data)
+        pending.data += chunk
+        end = pending.data.find(b"\n", start)
+        if end > MAX_REQUEST or (end < 0 and len(pending.data) > MAX_REQUEST):
+            self._refuse(selector, reading, conn, f"larger than {MAX_REQUEST >> 20} MiB")
+        elif end >= 0 or (not chunk and pending.data):  # a line, or the last one without its newline
+            self._hand_over(selector, reading, conn)
+            self._pool.submit(self._respond, conn, bytes(pending.data[:end] if end >= 0 else pending.data))
+        elif not chunk:
+            self._hand_over(selector, reading, conn)
+            self._finish(conn)
+
+    def _hand_over(self, selector, reading: dict, conn: socket.socket) -> None:
+        """From the reading loop to a worker: blocking, with the reply's time bound."""
+        selector.unregister(conn)
+        del reading[conn]
+        conn.setblocking(True)
+        conn.settimeout(REPLY_TIMEOUT)
+
+    def _refuse(self, selector, reading: dict, conn: socket.socket, reason: str) -> None:
+        self.log(f"warning: query socket: refused a request: {reason}")
+        self._hand_over(selector, reading, conn)
+        self._pool.submit(self._reply, conn, {"error": f"bad request: {reason}", "exit_code": None})
+
+    def _respond(self, conn: socket.socket, line: bytes) -> None:
+        try:
+            request = json.loads(line)
+        except RecursionError:
+            return self._bad(conn, "nested too deeply")
+        except ValueError as exc:  # UnicodeDecodeError included
+            return self._bad(conn, f"not JSON ({exc})")
+        if not isinstance(request, dict):
+            return self._bad(conn, "not a JSON object")
+        try:
+            response = self.answer(request)
+        except Exception as exc:  # a last guard: QueryService.answer turns its own failures into replies
+            self.log(f"error: query socket: {type(exc).__name__}: {exc}")
+            response = {"error": f"{type(exc).__name__}: {exc}", "exit_code": 1}
+        self._reply(conn, response)
+
+    def _bad(self, conn: socket.socket, reason: str) -> None:
+        self.log(f"warning: query socket: refused a request: {reason}")
+        self._reply(conn, {"error": f"bad request: {reason}", "exit_code": None})
+
+    def _reply(self, conn: socket.socket, response: dict) -> None:
+        try:
+            conn.sendall(encode(response))
+        except OSError:
+            pass  # the client went away or stopped reading; it answers by itself
+        finally:
+            self._finish(conn)
+
+    def _finish(self, conn: socket.socket) -> None:
+        with self._open_lock:
+            self._open.discard(conn)
+        conn.close()
+
+
+@dataclass
+class _Pending:
+    """A request being read: its bytes so far and when it must be complete."""
+
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+
+
+def encode(response: dict) -> bytes:
+    try:
+        text = json.dumps(response, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        text = json.dumps({"error": f"cannot encode the answer: {type(exc).__name__}: {exc}", "exit_code": 1})
+    return text.encode("utf-8") + b"\n"
