@@ -7,14 +7,18 @@ vault (the fake embedder); the MCP server is a real ``smartvec mcp`` subprocess 
 from __future__ import annotations
 
 import json
+import select
 import socket
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import write
+from conftest import REPO, write
+from fake_backend import subprocess_env, use_fake_backend
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.daemon import query_socket
@@ -198,3 +202,98 @@ def test_weights_through_the_socket_are_checked_by_the_command_line_s_parser(dae
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
     assert direct[0].exit_code == 0 and direct[1].exit_code == direct[2].exit_code == 2
     assert direct[1].stderr == "error: weights must be non-negative and not all zero\n"
+
+
+# -- the MCP server over stdio ----------------------------------------------------------------
+
+
+class RawMcp:
+    """``smartvec mcp`` in a subprocess (the fake backend), spoken to in raw lines over its stdin and stdout."""
+
+    def __init__(self, vault, index_dir, errlog):
+        env = dict(subprocess_env(), SMARTVEC_VAULT=str(vault), SMARTVEC_INDEX=str(index_dir), SMARTVEC_NOW="2026-06-01")
+        self.errlog = errlog
+        self.err = open(errlog, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "smartvec_cli", "mcp"], cwd=REPO, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+
+    def send(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 60.0) -> dict:
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, f"no reply within {timeout}s; log: {self.errlog.read_text()}"
+        return json.loads(self.proc.stdout.readline())
+
+    def request(self, ident, method: str, params: dict | None = None) -> dict:
+        self.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, **({} if params is None else {"params": params})}).encode())
+        return self.receive()
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=30)
+        self.err.close()
+        return code
+
+
+MALFORMED_RPC = [  # (what, the line, the error code, the id of the reply)
+    ("not JSON", b"hello server", -32700, None),
+    ("invalid UTF-8", b'{"jsonrpc": "2.0", "id": 3, "method": "tools/l\xffist"}', -32700, None),
+    ("NaN", b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"x": NaN}}', -32700, None),
+    ("nested too deeply", b"[" * 100_000 + b"]" * 100_000, -32700, None),
+    ("a batch", b"[1, 2, 3]", -32600, None),
+    ("an empty batch", b"[]", -32600, None),
+    ("an empty object", b"{}", -32600, None),
+    ("a number", b"7", -32600, None),
+    ("method not a string", b'{"jsonrpc": "2.0", "id": 5, "method": 7}', -32600, 5),
+    ("method not a string, no id", b'{"jsonrpc": "2.0", "method": 1, "params": "bar"}', -32600, None),
+    ("params a string", b'{"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": "all of them"}', -32602, 6),
+    ("params a list", b'{"jsonrpc": "2.0", "id": "seven", "method": "tools/call", "params": ["search"]}', -32602, "seven"),
+    ("id an object", b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}', -32600, None),
+    ("id a boolean", b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', -32600, None),
+    ("JSON-RPC 1.0", b'{"jsonrpc": "1.0", "id": 8, "method": "tools/list"}', -32600, 8),
+    ("no jsonrpc", b'{"id": 9, "method": "tools/list"}', -32600, 9),
+    ("a result without an id", b'{"jsonrpc": "2.0", "result": {}}', -32600, None),
+    ("result not an object", b'{"jsonrpc": "2.0", "id": 10, "result": 5}', -32600, 10),
+]
+
+
+def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(vault, cli, tmp_path, monkeypatch):
+    index_dir = tmp_path / "index"
+    use_fake_backend(index_dir)
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
+    for rel, text in NOTES.items():
+        write(vault, rel, text)
+    cli.json("index", "--json")
+    server = RawMcp(vault, index_dir, tmp_path / "mcp.err")
+    try:
+        hello = server.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}})
+        assert hello["result"]["serverInfo"]["name"] == "smartvec"
+        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        replies = {}
+        for what, line, _, _ in MALFORMED_RPC:
+            server.send(line)
+            replies[what] = server.receive()
+        server.send(b"")  # a blank line, and a notification with bad params: no reply to either
+        server.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}')
+        tools = server.request(11, "tools/list")
+        search = server.request(12, "tools/call", {"name": "search", "arguments": {"query": "travel per diem", "top_k": 1}})
+        unknown = server.request(13, "no/such/method")
+    finally:
+        code = server.close()
+    for what, _, error_code, ident in MALFORMED_RPC:
+        reply = replies[what]
+        assert set(reply) == {"jsonrpc", "id", "error"} and reply["jsonrpc"] == "2.0", (what, reply)
+        assert (reply["error"]["code"], reply["id"]) == (error_code, ident), (what, reply)
+        assert reply["error"]["message"] and "\n" not in reply["error"]["message"], (what, reply)
+    assert replies["invalid UTF-8"]["error"]["message"] == "Parse error: the message is not UTF-8"
+    assert replies["nested too deeply"]["error"]["message"] == "Parse error: nested too deeply"
+    assert tools["id"] == 11 and {tool["name"] for tool in tools["result"]["tools"]} == {"search", "feedback", "note", "history", "status"}
+    assert search["id"] == 12 and not search["result"]["isError"]
+    assert search["result"]["structuredContent"]["hits"][0]["path"] == "travel.md"
+    assert unknown["id"] == 13 and unknown["error"]["code"] == -32601  # the SDK's own answer, untouched
+    log = (tmp_path / "mcp.err").read_text()
+    assert code == 0 and "Traceback" not in log and log.splitlines()[-1].endswith("stopped"), log
+    warnings = [line for line in log.splitlines() if "MCP: answered a malformed message" in line]
+    assert len(warnings) == len(MALFORMED_RPC), log

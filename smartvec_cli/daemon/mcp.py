@@ -12,7 +12,8 @@ user could act on (a bad date, an unknown passage, a busy writer lock) is a tool
 with the same one-line message the command line would print, after which the server
 keeps serving. Writers take the writer lock like every other writer, waiting at most
 ``wait`` seconds: an agent is better told at once that the index is busy than left
-hanging.
+hanging. Over stdio, a malformed JSON-RPC message gets the error reply the JSON-RPC 2.0
+specification asks for (``screen``) and the server goes on reading.
 
 While it runs, the server also answers ``smartvec query`` processes over the query
 socket, as ``watch`` does, unless a ``watch`` daemon already serves this index.
@@ -21,14 +22,19 @@ socket, as ``watch`` does, unless a ``watch`` daemon already serves this index.
 from __future__ import annotations
 
 import inspect
+import json
+import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Annotated, Any, Callable, Iterator, Literal
+from typing import Annotated, Any, AsyncIterator, BinaryIO, Callable, Iterator, Literal
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, ToolAnnotations, jsonrpc_message_adapter
 from pydantic import Field, ValidationError
 
 from .. import __version__
@@ -78,7 +84,17 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 
 
 class MemoryServer(MCPServer):
-    """``MCPServer`` whose argument errors are one line (``top_k: Input should be ...``), like every other tool error."""
+    """``MCPServer`` whose argument errors are one line (``top_k: Input should be ...``), like every other tool error,
+    and whose stdio transport answers every malformed message (``ScreenedInput``)."""
+
+    log: Log = staticmethod(lambda text: None)
+
+    async def run_stdio_async(self) -> None:
+        """``MCPServer.run_stdio_async`` with stdin read through ``ScreenedInput``."""
+        stdin = ScreenedInput(sys.stdin.buffer, self.log)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            stdin.reply_on(write_stream)
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         try:
@@ -87,6 +103,98 @@ class MemoryServer(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(f"Error executing tool {name}: {argument_errors(exc.__cause__)}") from exc.__cause__
             raise
+
+
+class ScreenedInput:
+    """The stdio transport's stdin, with every line checked before the SDK sees it.
+
+    The SDK decodes stdin with replacement characters (an invalid byte inside a method name
+    becomes part of it) and drops, with no reply, each line it cannot read as a JSON-RPC
+    message: a client that sends one waits forever for its answer. Here each raw line is
+    screened (``screen``); a malformed one is answered as JSON-RPC 2.0 says, through the
+    transport's own writer (so replies never interleave), and one line goes to the log; the
+    rest pass on unchanged. Nothing else reads stdin while the server runs: its tools never do.
+    """
+
+    def __init__(self, raw: BinaryIO, log: Log):
+        self._lines = anyio.wrap_file(raw)
+        self._log = log
+        self._replies = None
+        self._attached = anyio.Event()
+
+    def reply_on(self, write_stream) -> None:
+        """Send error replies on the transport's write stream (it exists only once the transport runs)."""
+        self._replies = write_stream
+        self._attached.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for raw in self._lines:
+            text, error = screen(raw)
+            if error is not None:
+                self._log(f"warning: MCP: answered a malformed message with {error.error.code}: {error.error.message}")
+                await self._attached.wait()
+                try:
+                    await self._replies.send(SessionMessage(error))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+            elif text is not None:
+                yield text
+
+
+def screen(raw: bytes) -> tuple[str | None, JSONRPCError | None]:
+    """One line from the client: (its text, to pass on) or (None, the error reply), or (None, None) for a
+    line that gets no reply (a blank line, a notification with bad params: notifications are never answered).
+
+    The JSON-RPC 2.0 codes: -32700 for what is not JSON (or not UTF-8, which JSON text must be), -32600
+    for JSON that is not a request, notification or response (arrays too: MCP has no batches), -32602
+    for a request whose ``params`` is not an object. The reply carries the request's id when it has a
+    usable one, else null."""
+    if not raw.strip():
+        return None, None
+    try:
+        text = raw.decode("utf-8")
+        message = json.loads(text, parse_constant=not_json)
+    except UnicodeDecodeError:
+        return None, rpc_error(None, PARSE_ERROR, "Parse error: the message is not UTF-8")
+    except RecursionError:
+        return None, rpc_error(None, PARSE_ERROR, "Parse error: nested too deeply")
+    except ValueError as exc:
+        return None, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")
+    if isinstance(message, list):
+        return None, rpc_error(None, INVALID_REQUEST, "Invalid Request: a batch (JSON array); send one message per line")
+    if not isinstance(message, dict):
+        return None, rpc_error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+    has_id = "id" in message
+    ident = message.get("id")
+    usable_id = isinstance(ident, (str, int)) and not isinstance(ident, bool)
+    reply_id = ident if usable_id else None
+    if message.get("jsonrpc") != "2.0":
+        return None, rpc_error(reply_id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if has_id and not usable_id:
+        return None, rpc_error(None, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return None, rpc_error(reply_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+        if not isinstance(message.get("params"), (dict, type(None))):
+            return None, rpc_error(reply_id, INVALID_PARAMS, 'Invalid params: "params" must be an object') if has_id else None
+    elif not (has_id and ("result" in message or "error" in message)):
+        return None, rpc_error(reply_id, INVALID_REQUEST, 'Invalid Request: neither a request ("method") nor a response ("id" with "result" or "error")')
+    try:
+        jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError as exc:
+        if "method" in message and not has_id:
+            return None, None
+        return None, rpc_error(reply_id, INVALID_REQUEST, f"Invalid Request: {argument_errors(exc)}")
+    return text, None
+
+
+def not_json(constant: str):
+    """``json.loads`` takes NaN and Infinity; JSON does not."""
+    raise ValueError(f"{constant} is not JSON")
+
+
+def rpc_error(ident, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=code, message=message))
 
 
 def argument_errors(error: ValidationError) -> str:
@@ -112,9 +220,10 @@ class Memory:
                 raise ToolError(str(exc)) from None
 
 
-def build_server(vault: Vault) -> MemoryServer:
+def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
     """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model."""
     server = MemoryServer(SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server.log = log
     memory = Memory(vault)
 
     def tool(annotations: ToolAnnotations):
@@ -222,7 +331,7 @@ def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float 
     shared.embed(["warm up"])
     log(f"model {shared.name} ready in {time.monotonic() - started:.1f}s")
     with Vault(workspace, embedder=shared, wait=wait) as vault:
-        server = build_server(vault)
+        server = build_server(vault, log)
         with query_socket(vault, shared, log) as listening:
             where = f"; answering queries on {socket_path(workspace.index_dir)}" if listening else ""
             try:
