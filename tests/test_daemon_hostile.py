@@ -137,7 +137,7 @@ def test_stalled_clients_do_not_hold_the_others_and_are_cut_off(daemon, monkeypa
     try:
         started = time.monotonic()
         assert paths(ask_daemon(index_dir, "travel per diem euros", OPTIONS))[0] == "travel.md"
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.0
         for conn in stalled:
             with conn.makefile("rb") as stream:
                 assert json.loads(stream.readline()) == {"error": "bad request: no complete request within 1s", "exit_code": None}

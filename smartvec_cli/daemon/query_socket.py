@@ -155,7 +155,11 @@ class SharedEmbedder:
 class QueryService:
     """Answers requests from the index as last written: the daemon's own batches hand over their
     store (its ANN index already in memory); a change by another writer is noticed through the
-    database's ANN generation and the store is opened again."""
+    database's ANN generation and the store is opened again.
+
+    Answers run one at a time, whichever worker of the socket asks: the store's database
+    connection and its ANN index in memory serve one reader, and the model is shared with the
+    daemon's batches (``SharedEmbedder``)."""
 
     def __init__(self, workspace, embedder, log: Log):
         self.ws = workspace
