@@ -18,6 +18,9 @@ UTC = dt.timezone.utc
 def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
     """Parse an ISO date or datetime (naive means UTC) into an aware UTC datetime.
 
+    The one parser of times: ``--now``/``SMARTVEC_NOW``, ``--as-of``, a batch line's ``as_of`` and an ISO
+    date in a question's words all end here, so 25:00, minute 60 and 30 February are refused everywhere
+    alike (a usage error naming the value and what is wrong with it).
     Cached: ranking reads the same stored times for every candidate of every question."""
     if isinstance(value, dt.datetime):
         moment = value
@@ -29,8 +32,11 @@ def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
             text = text[:-1] + "+00:00"
         try:
             moment = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise UsageError(f"not an ISO date or datetime: {value!r} (expected e.g. 2024-03-01 or 2024-03-01T09:00)") from None
+        except ValueError as exc:
+            reason = str(exc)
+            if reason.startswith("Invalid isoformat"):
+                raise UsageError(f"not an ISO date or datetime: {value!r} (expected e.g. 2024-03-01 or 2024-03-01T09:00)") from None
+            raise UsageError(f"impossible date or time {value!r}: {reason}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)

@@ -55,9 +55,10 @@ user to read and change; an existing file is never rewritten.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .errors import UsageError
@@ -88,7 +89,11 @@ class Config:
 
 
 def load_config(path: Path) -> Config:
-    """Read the index folder's ``config.toml`` at ``path`` if present; a malformed file is a usage error, not a traceback."""
+    """Read the index folder's ``config.toml`` at ``path`` if present.
+
+    Every key is type- and range-checked here, at the boundary: a malformed value is a usage error naming
+    the file, the table and the key (``<index>/config.toml: [chunking] max_chars must be an integer, not
+    'lots'``), never a traceback from deep inside a run, nor a NaN that would make every score NaN."""
     path = Path(path)
     config = Config()
     if not path.is_file():
@@ -97,84 +102,190 @@ def load_config(path: Path) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
-    store = data.get("store")
-    if store is not None and not is_store_url(store):
-        raise UsageError(f"{path}: 'store' must be a postgresql:// URL")
-    config.store = store
-    exclude = data.get("exclude", [])
-    if isinstance(exclude, str):
-        exclude = [exclude]
-    if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
-        raise UsageError(f"{path}: 'exclude' must be a list of glob strings")
-    config.exclude = list(exclude)
-    if "max_note_mb" in data:
-        config.max_note_mb = float(data["max_note_mb"])
-    if "max_passages_per_note" in data:
-        config.max_passages_per_note = int(data["max_passages_per_note"])
-    embedder = data.get("embedder", {})
-    backend = embedder.get("backend", config.embedder_backend)
-    if backend not in EMBEDDER_BACKENDS and not is_import_spec(backend):
-        raise UsageError(f"{path}: embedder.backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory'")
-    config.embedder_backend = backend
-    config.batch_size = int(embedder.get("batch_size", config.batch_size))
-    chunking = data.get("chunking", {})
-    config.chunk_max_chars = int(chunking.get("max_chars", config.chunk_max_chars))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        _load_memory_settings(config, data)
-    except (TypeError, ValueError) as exc:
+        _load(config, Table(data, ""))
+    except ConfigValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except UsageError as exc:  # a value checked by the memory model's own parser (the weights)
         raise UsageError(f"{path}: {exc}") from None
     return config
 
 
-def _load_memory_settings(config: Config, data: dict) -> None:
-    scoring = data.get("scoring", {})
-    if "weights" in scoring:
-        config.scoring.weights = Weights.from_mapping(scoring["weights"])
-    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "relevance_floor", "weak_below"):
-        if key in scoring:
-            setattr(config.scoring, key, float(scoring[key]))
-    if "calibration" in scoring:
-        config.scoring.calibration = Calibration(**{k: float(v) for k, v in scoring["calibration"].items()})
-    confidence = data.get("confidence", {})
-    settings = config.confidence
-    for key in ("half_life_days", "floor", "dormant_below", "default_authority", "learning_rate", "correction_rate", "access_weight"):
-        if key in confidence:
-            setattr(settings, key, float(confidence[key]))
-    settings.source_types = {str(k).lower(): float(v) for k, v in confidence.get("source_types", {}).items()}
-    settings.half_lives = {str(k).lower(): float(v) for k, v in confidence.get("half_lives", {}).items()}
-    settings.folders = {str(k): str(v) for k, v in confidence.get("folders", {}).items()}
-    if "infer_kinds" in confidence:
-        settings.infer_kinds = bool(confidence["infer_kinds"])
-    settings.kind_rules = _kind_rules(data.get("kinds", {}))
-    consolidation = data.get("consolidation", {})
-    for key in (
-        "neighbours", "body_neighbours", "value_cosine", "restate_cosine", "contradiction_penalty", "dormant_after_days",
-        "infer_versions", "echo_neighbours", "echo_cosine", "echo_penalty",
-    ):
-        if key in consolidation:
-            kind = type(getattr(config.consolidation, key))
-            setattr(config.consolidation, key, kind(consolidation[key]))
-    if "ripple_penalties" in consolidation:
-        config.consolidation.ripple_penalties = tuple(float(p) for p in consolidation["ripple_penalties"])
+class ConfigValueError(ValueError):
+    """A value of ``config.toml`` of the wrong type or out of range; the message names its table and key."""
 
 
-def _kind_rules(section: dict) -> KindRules:
+class Table:
+    """One table of ``config.toml``, read key by key with its type and range checked."""
+
+    def __init__(self, data, name: str):
+        if not isinstance(data, dict):
+            raise ConfigValueError(f"[{name}] must be a table, not {shown(data)}")
+        self.data = data
+        self.name = name
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
+    def where(self, key: str) -> str:
+        return f"[{self.name}] {key}" if self.name else key
+
+    def _fail(self, key: str, what: str):
+        raise ConfigValueError(f"{self.where(key)} must be {what}, not {shown(self.data[key])}")
+
+    def table(self, key: str) -> "Table":
+        return Table(self.data.get(key, {}), f"{self.name}.{key}" if self.name else key)
+
+    def number(self, key: str, default: float, low: float | None = None, high: float | None = None) -> float:
+        """A finite number (an integer is one too) within ``low``..``high``."""
+        if key not in self.data:
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self._fail(key, "a number")
+        return float(self._in_range(key, value, low, high))
+
+    def integer(self, key: str, default: int, low: int | None = None) -> int:
+        if key not in self.data:
+            return default
+        value = self.data[key]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self._fail(key, "an integer")
+        return int(self._in_range(key, value, low, None))
+
+    def boolean(self, key: str, default: bool) -> bool:
+        if key not in self.data:
+            return default
+        if not isinstance(self.data[key], bool):
+            self._fail(key, "true or false")
+        return self.data[key]
+
+    def string(self, key: str, default: str | None) -> str | None:
+        if key not in self.data:
+            return default
+        if not isinstance(self.data[key], str):
+            self._fail(key, "a string")
+        return self.data[key]
+
+    def _in_range(self, key: str, value, low, high):
+        if low is not None and high is not None and not low <= value <= high:
+            self._fail(key, f"a number from {low:g} to {high:g}")
+        if low is not None and value < low:
+            self._fail(key, f"{low:g} or more")
+        if high is not None and value > high:
+            self._fail(key, f"{high:g} or less")
+        return value
+
+    def numbers(self, low: float | None = None, high: float | None = None) -> dict[str, float]:
+        """Every key of this table, each a number (``[confidence.source_types]``)."""
+        return {str(key): self.number(key, 0.0, low, high) for key in self.data}
+
+    def strings(self) -> dict[str, str]:
+        return {str(key): self.string(key, "") for key in self.data}
+
+
+def shown(value) -> str:
+    """A value as the file spells it (``true``, ``nan``, ``'lots'``), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return repr(value)
+
+
+def _load(config: Config, top: Table) -> None:
+    store = top.data.get("store")
+    if store is not None and not is_store_url(store):
+        raise ConfigValueError(f"store must be a postgresql:// URL, not {store!r}")
+    config.store = store
+    exclude = top.data.get("exclude", [])
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
+        raise ConfigValueError(f"exclude must be a list of glob strings, not {top.data['exclude']!r}")
+    config.exclude = list(exclude)
+    config.max_note_mb = top.number("max_note_mb", config.max_note_mb, low=0.0)
+    config.max_passages_per_note = top.integer("max_passages_per_note", config.max_passages_per_note, low=1)
+    embedder = top.table("embedder")
+    backend = embedder.string("backend", config.embedder_backend)
+    if backend not in EMBEDDER_BACKENDS and not is_import_spec(backend):
+        raise ConfigValueError(
+            f"[embedder] backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory', not {backend!r}")
+    config.embedder_backend = backend
+    config.batch_size = embedder.integer("batch_size", config.batch_size, low=1)
+    config.chunk_max_chars = top.table("chunking").integer("max_chars", config.chunk_max_chars, low=1)
+    _load_scoring(config.scoring, top.table("scoring"))
+    _load_confidence(config.confidence, top.table("confidence"))
+    config.confidence.kind_rules = _kind_rules(top.table("kinds"))
+    _load_consolidation(config.consolidation, top.table("consolidation"))
+
+
+def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
+    if "weights" in table:
+        try:
+            scoring.weights = Weights.from_mapping(table.data["weights"])
+        except UsageError as exc:
+            raise ConfigValueError(f"[scoring] weights: {exc}") from None
+    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin"):
+        setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
+    for key in ("relevance_floor", "weak_below"):  # cosines
+        setattr(scoring, key, table.number(key, getattr(scoring, key), low=-1.0, high=1.0))
+    if "calibration" in table:
+        calibration = table.table("calibration")
+        known = {f.name for f in fields(Calibration)}
+        unknown = sorted(set(calibration.data) - known)
+        if unknown:
+            raise ConfigValueError(f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})")
+        scoring.calibration = Calibration(**{k: calibration.number(k, getattr(scoring.calibration, k)) for k in known})
+
+
+def _load_confidence(settings: ConfidenceSettings, table: Table) -> None:
+    settings.half_life_days = table.number("half_life_days", settings.half_life_days, low=0.0)
+    settings.access_weight = table.number("access_weight", settings.access_weight, low=0.0)
+    for key in ("floor", "dormant_below", "default_authority", "learning_rate", "correction_rate"):
+        setattr(settings, key, table.number(key, getattr(settings, key), low=0.0, high=1.0))
+    settings.source_types = {k.lower(): v for k, v in table.table("source_types").numbers(low=0.0, high=1.0).items()}
+    settings.half_lives = {k.lower(): v for k, v in table.table("half_lives").numbers(low=0.0).items()}
+    settings.folders = table.table("folders").strings()
+    settings.infer_kinds = table.boolean("infer_kinds", settings.infer_kinds)
+
+
+def _load_consolidation(settings: ConsolidationSettings, table: Table) -> None:
+    for key in ("neighbours", "body_neighbours", "echo_neighbours"):
+        setattr(settings, key, table.integer(key, getattr(settings, key), low=0))
+    for key in ("value_cosine", "restate_cosine", "echo_cosine"):
+        setattr(settings, key, table.number(key, getattr(settings, key), low=-1.0, high=1.0))
+    for key in ("contradiction_penalty", "echo_penalty", "dormant_after_days"):
+        setattr(settings, key, table.number(key, getattr(settings, key), low=0.0))
+    settings.infer_versions = table.boolean("infer_versions", settings.infer_versions)
+    if "ripple_penalties" in table:
+        penalties = table.data["ripple_penalties"]
+        if not isinstance(penalties, list) or not all(
+            not isinstance(p, bool) and isinstance(p, (int, float)) and math.isfinite(p) and p >= 0 for p in penalties
+        ):
+            raise ConfigValueError(f"[consolidation] ripple_penalties must be a list of numbers, 0 or more, not {penalties!r}")
+        settings.ripple_penalties = tuple(float(p) for p in penalties)
+
+
+def _kind_rules(section: Table) -> KindRules:
     """``[kinds]`` over the defaults: a kind listed under ``folder_words`` or ``tags`` gets exactly the words
     given (an empty list turns that rule off for it); kinds not listed keep theirs."""
     rules = KindRules()
     for key in ("folder_words", "tags"):
-        table = section.get(key, {})
+        table = section.data.get(key, {})
         if not isinstance(table, dict) or not all(
             isinstance(words, list) and all(isinstance(w, str) for w in words) for words in table.values()
         ):
-            raise ValueError(f"kinds.{key} must map each kind to a list of words")
+            raise ConfigValueError(f"kinds.{key} must map each kind to a list of words, not {table!r}")
         merged = dict(getattr(rules, key))
         merged.update({str(kind): tuple(w.lower() for w in words) for kind, words in table.items()})
         setattr(rules, key, {kind: words for kind, words in merged.items() if words})
-    if "daily_note_names" in section:
-        rules.daily_note_names = bool(section["daily_note_names"])
-    if "chat_line_share" in section:
-        rules.chat_line_share = float(section["chat_line_share"])
+    rules.daily_note_names = section.boolean("daily_note_names", rules.daily_note_names)
+    rules.chat_line_share = section.number("chat_line_share", rules.chat_line_share, low=0.0, high=1.0)
     return rules
 
 

@@ -131,20 +131,36 @@ def read_day(text: str) -> dt.date | None:
     return found.date() if found else None
 
 
+def _iso_day(text: str) -> dt.date:
+    """The day of an ISO date or time in a question, checked by the clock's parser: "2023-02-30" or
+    "2023-03-05T25:00" is a usage error (``UsageError``, which ``_resolve`` does not swallow), not noon
+    of some day nor a question about now."""
+    return parse_when(text).date()
+
+
+def _named_day(m) -> dt.date | None:
+    """A day with its month named ("30 February 2023"): one the calendar does not have is refused, as
+    the ISO form's is, rather than read as no date at all."""
+    day = _written_day(m)
+    if day is None and not 1 <= int(m["day"]) <= calendar.monthrange(_year(m), _month(m))[1]:
+        raise UsageError(f"impossible date {m.group(0)!r}: {m['month']} {_year(m)} has no day {int(m['day'])}")
+    return day
+
+
 def _written_day(m) -> dt.date | None:
     return read_day(re.sub(r"^the\s+", "", m.group(0), flags=re.IGNORECASE))
 
 
 # Each form names a period, most specific first; (pattern, resolver to (first, last) or a _Period).
 _FORMS = [
-    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:[T ][\d:.]+Z?)?(?![\w-])",
-     lambda m, now: (dt.date(_year(m), int(m["m"]), int(m["d"])),) * 2),
+    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:T[\d:.]+Z?|\s\d{1,2}:[\d:.]+Z?)?(?![\w-])",
+     lambda m, now: (_iso_day(m.group(0)),) * 2),
     (r"(?:\d{1,2}[/.]\d{1,2}[/.](?:19|20)\d{2}|(?:19|20)\d{2}[/.]\d{1,2}[/.]\d{1,2})(?![\w/-]|[./]\d)",
      lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
     (r"(?:the\s+)?" + _DAY + r"(?:\s+of\s+|\s+|-)" + _MONTH + r"(?:,?\s+|-)" + _YEAR,
-     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+     lambda m, now: (lambda day: (day, day) if day else None)(_named_day(m))),
     (_MONTH + r"\s+(?:the\s+)?" + _DAY + r",?\s+" + _YEAR,
-     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+     lambda m, now: (lambda day: (day, day) if day else None)(_named_day(m))),
     (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])", lambda m, now: _months(_year(m), int(m["m"]), int(m["m"]))),
     (r"(?P<part>early|late)\s+" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR,
      lambda m, now: _part_of_month(m["part"].lower(), _year(m), _month(m))),
@@ -285,7 +301,10 @@ def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
         before = question[: match.start()].lower().split()
         if before and before[-1] in VERSION_WORDS:
             continue
-        period = _resolve(words, now) or _resolve(_LEAD.sub("", words), now)
+        try:
+            period = _resolve(words, now) or _resolve(_LEAD.sub("", words), now)
+        except UsageError as exc:
+            raise UsageError(f"in the question: {exc}; correct it, or give the time with --as-of") from None
         if period is None:
             continue
         remainder = (question[: match.start()] + " " + question[match.end() :]).strip()

@@ -32,6 +32,21 @@ from ..errors import UsageError
 
 SIGNALS = ("semantic", "temporal", "confidence", "relational")
 DEFAULT_WEIGHTS = {"semantic": 0.35, "temporal": 0.25, "confidence": 0.25, "relational": 0.15}
+WEIGHTS_EXAMPLE = "use e.g. semantic=0.35,temporal=0.25,confidence=0.25,relational=0.15"
+
+
+def _weight(name: str, value) -> float:
+    """One weight: a finite number, 0 or more (text such as ``"0.5"`` is read as a number)."""
+    if isinstance(value, bool):
+        number = math.nan
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise UsageError(f"weight {name}={value!r} must be a finite number, 0 or more ({WEIGHTS_EXAMPLE})")
+    return number
 
 
 @dataclass
@@ -43,29 +58,42 @@ class Weights:
 
     @classmethod
     def parse(cls, text: str) -> "Weights":
-        """``semantic=0.5,temporal=0.2,...`` (unnamed signals keep their default) or four numbers in order."""
-        values = dict(DEFAULT_WEIGHTS)
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        try:
-            if parts and all("=" not in p for p in parts):
-                if len(parts) != 4:
-                    raise ValueError
-                values = dict(zip(SIGNALS, (float(p) for p in parts)))
-            else:
-                for part in parts:
-                    name, value = (s.strip() for s in part.split("=", 1))
-                    if name not in values:
-                        raise ValueError
-                    values[name] = float(value)
-        except ValueError:
-            raise UsageError(f"bad weights {text!r}: use semantic=0.35,temporal=0.25,confidence=0.25,relational=0.15") from None
+        """``semantic=0.5,temporal=0.2,...`` (unnamed signals keep their default) or four numbers in order.
+
+        The one parser of weights written as text: ``--weights``, a batch line's and the query socket's
+        options all come here (``core.api.search_options``), and end in ``from_mapping``'s checks."""
+        values: dict[str, object] = {}
+        parts = [p.strip() for p in str(text).split(",") if p.strip()]
+        if not parts:
+            raise UsageError(f"bad weights {text!r}: {WEIGHTS_EXAMPLE}")
+        if all("=" not in p for p in parts):
+            if len(parts) != 4:
+                raise UsageError(f"bad weights {text!r}: four numbers in order {', '.join(SIGNALS)}, or {WEIGHTS_EXAMPLE}")
+            values = dict(zip(SIGNALS, parts))
+        else:
+            for part in parts:
+                name, equals, value = (s.strip() for s in part.partition("="))
+                if not equals or name not in SIGNALS:
+                    raise UsageError(f"bad weights {text!r}: {name!r} is not a signal ({', '.join(SIGNALS)})")
+                values[name] = value
         return cls.from_mapping(values)
 
     @classmethod
-    def from_mapping(cls, values: dict) -> "Weights":
-        weights = cls(**{k: float(values.get(k, DEFAULT_WEIGHTS[k])) for k in SIGNALS})
-        if any(getattr(weights, k) < 0 for k in SIGNALS) or sum(weights.as_dict().values()) <= 0:
-            raise UsageError("weights must be non-negative and not all zero")
+    def from_mapping(cls, values) -> "Weights":
+        """Weights from a mapping of signal to number (a config table, the Python API, a socket request).
+
+        A weight must be a finite number, not below 0, and not all of them 0: NaN would make every score
+        NaN (and every confidence 1.0), infinity makes them NaN once normalised, a negative weight ranks
+        by the absence of a signal. Signals not named keep their default."""
+        if not isinstance(values, dict):
+            raise UsageError(f"weights must map signal names to numbers, not {type(values).__name__}: {WEIGHTS_EXAMPLE}")
+        unknown = [str(k) for k in values if k not in SIGNALS]
+        if unknown:
+            raise UsageError(f"unknown weight {unknown[0]!r}: the signals are {', '.join(SIGNALS)}")
+        weights = cls(**{k: _weight(k, values.get(k, DEFAULT_WEIGHTS[k])) for k in SIGNALS})
+        total = sum(weights.as_dict().values())
+        if not math.isfinite(total) or total <= 0:
+            raise UsageError("weights must not all be 0 (and their sum must be a finite number)")
         return weights
 
     def as_dict(self) -> dict[str, float]:
