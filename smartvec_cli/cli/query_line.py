@@ -114,13 +114,17 @@ def search_request(top_k: int, mode: str, as_of: str | None, include_archived: b
                    weights: str | None, no_track: bool, now: str | None = None) -> dict:
     """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
 
-    ``--as-of`` is checked here (a bad one is a usage error before any daemon is asked) and sent as the
+    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as the
     words given, so that the answer can say which words, period and rule its moment came from."""
     if as_of:
         from ..clock import Clock
         from ..memory.asof import resolve_as_of
 
         resolve_as_of(as_of, Clock(now).now())
+    if weights is not None:
+        from ..memory.scoring import Weights
+
+        Weights.parse(weights)  # the daemon checks them again; a bad one fails here, before any is asked
     return {
         "top_k": top_k, "mode": mode, "as_of": as_of or None,
         "include_archived": include_archived, "include_dormant": include_dormant, "weights": weights,
@@ -182,27 +186,73 @@ class Answerer:
         self._stack.__exit__(*exc)
 
 
-def read_batch(source: str) -> Iterator[tuple[object, str, str | None]]:
-    """(id, question, as-of or None) for each line of a ``--batch`` file; the as-of is a moment or words,
-    resolved with the question (a bad one is the usage error of that question)."""
-    stream = sys.stdin if source == "-" else None
+def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, str | None]]:
+    """(id, question, as-of or None) for each line of a ``--batch`` file (``-``: stdin).
+
+    The whole file is read and checked before the first question is answered, so a malformed line stops
+    the batch as a usage error naming its line (not UTF-8, not JSON, nested too deeply, not an object, a
+    field of the wrong type, an impossible ``as_of``) and nothing is printed: a script never gets half of
+    its answers with an exit code that says they are all there."""
     try:
-        handle = stream or open(source, encoding="utf-8")
+        if source == "-":
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        else:
+            raw = Path(source).read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read batch file {source}: {exc.strerror or exc}") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+    now_moment = None
+    questions = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        where = f"{source}:{number}"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as UTF-8") from None
+        if not text.strip():
+            continue
+        item = batch_item(text, where)
+        as_of = item.get("as_of")
+        if as_of:
+            from ..clock import Clock
+            from ..memory.asof import resolve_as_of
+
+            now_moment = now_moment or Clock(now).now()
             try:
-                item = json.loads(line)
-                text = item["query"]
-                if not isinstance(text, str):
-                    raise TypeError
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise UsageError(f"{source}:{number}: expected a JSON object with a string \"query\"") from None
-            as_of = item.get("as_of")
-            yield item.get("id"), text, str(as_of) if as_of else None
+                resolve_as_of(as_of, now_moment)
+            except UsageError as exc:
+                raise UsageError(f"{where}: as_of: {exc}") from None
+        questions.append((item.get("id"), item["query"], as_of or None))
+    return questions
+
+
+def batch_item(text: str, where: str) -> dict:
+    """One batch line's object, its fields checked: ``query`` a non-empty string, ``id`` a string, a number
+    or null, ``as_of`` a string or null."""
+    expected = 'expected a JSON object such as {"id": 1, "query": "...", "as_of": "2023-03-05"}'
+    try:
+        item = json.loads(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise UsageError(f"{where}: not JSON ({exc}); {expected}") from None
+    except RecursionError:  # the parser's limit (about 1,000 levels; a question needs 2)
+        raise UsageError(f"{where}: JSON nested too deeply; {expected}") from None
+    if not isinstance(item, dict):
+        raise UsageError(f"{where}: a JSON {type(item).__name__ if item is not None else 'null'}, not an object; {expected}")
+    query = item.get("query")
+    if not isinstance(query, str) or not query.strip():
+        found = "missing" if "query" not in item else f"{json.dumps(query)[:60]}"
+        raise UsageError(f'{where}: "query" must be a non-empty string, not {found}')
+    question_id = item.get("id")
+    if isinstance(question_id, bool) or not isinstance(question_id, (str, int, float, type(None))):
+        raise UsageError(f'{where}: "id" must be a string, a number or null, not {json.dumps(question_id)[:60]}')
+    as_of = item.get("as_of")
+    if not isinstance(as_of, (str, type(None))):
+        raise UsageError(f'{where}: "as_of" must be a date or time as a string (e.g. "2023-03-05"), not {json.dumps(as_of)[:60]}')
+    return item
+
+
+def _no_constant(name: str):
+    """``NaN`` and ``Infinity`` are not JSON: a NaN id would be printed back as a bare ``NaN``."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def hits_for_output(answer: dict, explain: bool) -> list[dict]:

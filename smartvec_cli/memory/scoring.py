@@ -45,7 +45,8 @@ def _weight(name: str, value) -> float:
         except (TypeError, ValueError):
             number = math.nan
     if not math.isfinite(number) or number < 0:
-        raise UsageError(f"weight {name}={value!r} must be a finite number, 0 or more ({WEIGHTS_EXAMPLE})")
+        shown = value if isinstance(value, str) else repr(value)
+        raise UsageError(f"weight {name}={shown} must be a finite number, 0 or more ({WEIGHTS_EXAMPLE})")
     return number
 
 
