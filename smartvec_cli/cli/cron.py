@@ -20,7 +20,13 @@ def cron_command(
     ctx: typer.Context,
     at: str = typer.Option("03:00", "--at", metavar="HH:MM", help="Time of day for the nightly refresh."),
 ) -> None:
-    """Print a crontab line that runs 'refresh --nightly' (install it with 'crontab -e')."""
+    """Print a crontab line that runs 'refresh --nightly' (install it with 'crontab -e').
+
+    The line keeps the store: a --store or SMARTVEC_STORE URL is written on it as --store. A password in
+    that URL is not: it goes to <index>/pgpass (mode 0600, rewritten each time), which the line names as
+    PGPASSFILE, PostgreSQL's own way to give a password to its client; the password never appears on a
+    command line or in the crontab. A store set in the index's config.toml is read by the nightly run
+    itself and needs nothing on the line."""
     try:
         hour, minute = (int(part) for part in at.split(":"))
         if not (0 <= hour < 24 and 0 <= minute < 60):
@@ -28,8 +34,10 @@ def cron_command(
     except ValueError:
         raise UsageError(f"--at must be a time of day such as 03:00, not {at!r}") from None
     ws = workspace(ctx)
+    environment, store = store_words(ws)
     words = [
         *smartvec_executable(),
+        *store,
         "--vault",
         str(ws.vault),
         "--index-dir",
@@ -37,8 +45,22 @@ def cron_command(
         "refresh",
         "--nightly",
     ]
-    command = " ".join(cron_quote(w) for w in words)
+    command = " ".join([*environment, *(cron_quote(w) for w in words)])
     typer.echo(f"{minute} {hour} * * * {command} >> {cron_quote(str(IndexLayout(ws.index_dir).cron_log))} 2>&1")
+
+
+def store_words(ws) -> tuple[list[str], list[str]]:
+    """(environment assignments, options) that give the nightly run this run's store.
+
+    A URL from ``config.toml`` is found there again by the nightly run; one from ``--store`` or
+    SMARTVEC_STORE (which cron does not set) goes on the line, its password in a private file."""
+    if not ws.store_url or ws.store_url == ws.config.store:
+        return [], []
+    from ..store.postgres.secrets import write_pgpass
+
+    url, pgpass = write_pgpass(ws.index_dir, ws.store_url)
+    environment = [f"PGPASSFILE={cron_quote(str(pgpass))}"] if pgpass else []
+    return environment, ["--store", url]
 
 
 def smartvec_executable() -> list[str]:

@@ -8,6 +8,7 @@ import sys
 
 
 def run() -> None:
+    hide_store_password()
     from .query_line import answer_query_line
 
     code = answer_query_line(sys.argv[1:])
@@ -16,6 +17,47 @@ def run() -> None:
     from .app import run as run_app
 
     run_app()
+
+
+def hide_store_password(argv: list[str] | None = None) -> None:
+    """Start again with a ``--store`` URL that holds a password moved from the command line into
+    SMARTVEC_STORE, so that ``ps`` does not show the password for the life of the process (a ``watch``
+    runs for days). Linux offers no portable way to rewrite a running process's arguments; ``exec``
+    replaces them (same process id, same terminal and signals). The option would have won over the
+    variable, so the URL used is the same. Done before anything is imported."""
+    argv = sys.argv if argv is None else argv
+    found = store_with_password(argv[1:])
+    if found is None:
+        return
+    url, kept = found
+    original = list(getattr(sys, "orig_argv", []))
+    given = argv[1:]
+    if not original or not given or original[-len(given):] != given:
+        return  # started some other way (embedded, tests): leave it as it is
+    import os
+
+    prefix = original[: len(original) - len(given)]
+    os.execve(sys.executable, [*prefix, *kept], {**os.environ, "SMARTVEC_STORE": url})
+
+
+def store_with_password(args: list[str]) -> tuple[str, list[str]] | None:
+    """(URL, the arguments without it) when a global ``--store URL`` / ``--store=URL`` holds a password."""
+    for i, token in enumerate(args):
+        if token == "--store" and i + 1 < len(args):
+            url, rest = args[i + 1], [*args[:i], *args[i + 2:]]
+        elif token.startswith("--store="):
+            url, rest = token.partition("=")[2], [*args[:i], *args[i + 1:]]
+        elif token.startswith("-"):
+            continue
+        else:
+            # the first word that is not an option is the command, or a global option's value
+            if i > 0 and args[i - 1] in ("--vault", "--index-dir", "--now"):
+                continue
+            return None
+        from ..store.postgres.secrets import split_password
+
+        return (url, rest) if split_password(url)[1] is not None else None
+    return None
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ import datetime as dt
 import re
 from functools import lru_cache
 from typing import Callable, Iterable
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg.rows import dict_row
 
 from ...errors import SmartvecError
 from ..db import CURRENT_TEXT_HASH
+from .secrets import safe_url  # noqa: F401  (the store's modules import it from here)
 
 MIGRATIONS: list[Callable[["PgDatabase"], None]] = []
 MIGRATION_LOCK = (0x736D7663, 0)  # 'smvc', 0: held for the transaction that applies migrations
@@ -42,17 +42,6 @@ def to_pg(sql: str) -> str:
     """A statement with SQLite's ``?`` placeholders in psycopg's style (a literal ``%`` doubled)."""
     sql = EMPTY_IN.sub(lambda m: "<> ALL('{}')" if m.group(1) else "= ANY('{}')", sql)
     return PLACEHOLDER.sub("%s", sql.replace("%", "%%"))
-
-
-def safe_url(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    user = f"{parts.username}@" if parts.username else ""
-    port = f":{parts.port}" if parts.port else ""
-    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, parts.query, parts.fragment))
 
 
 def connect(url: str, application_name: str = "smartvec") -> psycopg.Connection:
