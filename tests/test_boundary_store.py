@@ -221,3 +221,4 @@ def test_split_password_finds_it_in_the_user_part_and_the_parameters():
     assert split_password("postgresql://db/team?user=bo&password=x&sslmode=disable") == (
         "postgresql://db/team?user=bo&sslmode=disable", "x")
     assert split_password("postgresql://ana@db/team") == ("postgresql://ana@db/team", None)
+    assert split_password("postgresql://ana:pw@/team?host=/tmp/sock") == ("postgresql://ana@/team?host=/tmp/sock", "pw")  # kept as written

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 PGPASS_NAME = "pgpass"
 
@@ -27,13 +27,13 @@ def split_password(url: str) -> tuple[str, str | None]:
         user, _, raw = userinfo.partition(":")
         password = unquote(raw)
         netloc = f"{user}@{hostport}" if user else hostport
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    kept = [(key, value) for key, value in query if key != "password"]
-    if len(kept) != len(query):
-        password = next(value for key, value in query if key == "password")
+    pieces = parts.query.split("&") if parts.query else []
+    kept = [piece for piece in pieces if piece.partition("=")[0] != "password"]  # the others as written
+    if len(kept) != len(pieces):
+        password = next(value for key, value in parse_qsl(parts.query, keep_blank_values=True) if key == "password")
     if password is None:
         return url, None
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(kept), parts.fragment)), password
+    return urlunsplit((parts.scheme, netloc, parts.path, "&".join(kept), parts.fragment)), password
 
 
 def safe_url(url: str) -> str:
