@@ -13,7 +13,7 @@ from smartvec_cli.store.store import Store
 
 from conftest import index_six_notes_and_an_edit, write
 
-CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "locks"]
+CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "access", "locks"]
 
 
 @pytest.fixture
@@ -251,7 +251,8 @@ def test_an_unreadable_database_file(indexed, cli):
     result = cli("doctor")
     assert result.exit_code == 1 and "FAIL   database" in result.stdout and "backup" in result.stdout
     status = cli("status")
-    assert status.exit_code == 1 and "smartvec doctor" in status.stderr and "Traceback" not in status.stderr
+    assert status.exit_code == 1 and status.stderr.count("\n") == 1 and "Traceback" not in status.stderr
+    assert "not an SQLite database" in status.stderr and "restore" in status.stderr and "index --full" in status.stderr
 
 
 def test_damage_found_in_the_middle_of_a_command_is_one_line(indexed, cli, monkeypatch):

@@ -101,9 +101,10 @@ class Vault:
 
     # -- writers ------------------------------------------------------------------------------
 
-    def _writing(self, command: str, create: bool = False):
+    def _writing(self, command: str, create: bool = False, fresh_start: bool = False):
         self._close_reader()  # a writer changes what a reader has cached
-        return writing_store(self.ws, command, self.wait, create=create, on_wait=self.on_wait, on_notice=self.notices.append)
+        return writing_store(self.ws, command, self.wait, create=create, on_wait=self.on_wait, on_notice=self.notices.append,
+                             fresh_start=fresh_start)
 
     def _keep_notices(self, store: Store) -> None:
         self.notices.extend(store.notices)
@@ -122,7 +123,7 @@ class Vault:
             if full:
                 raise UsageError("--from-git and --full cannot be combined: re-embed with 'index --full' after the import")
             return self._import_git(ws, progress)
-        with self._writing("smartvec index --full" if full else "smartvec index", create=True) as store:
+        with self._writing("smartvec index --full" if full else "smartvec index", create=True, fresh_start=full) as store:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)

@@ -16,13 +16,15 @@ takes after :meth:`Doctor.inspect_locks` has looked at it.
 from __future__ import annotations
 
 import sqlite3
+import stat
 from dataclasses import asdict, dataclass, field
 
 from ..errors import SmartvecError
 from ..store.ann import CorruptIndexError, HnswIndex
-from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout
+from ..store.db import DatabaseFileError
+from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
-from ..store.store import Store
+from ..store.store import Store, damaged_database_advice, is_read_only
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
@@ -109,22 +111,40 @@ class Doctor:
             self.inspect_locks()
         try:
             store = self.ws.open_store_unmigrated()
+        except DatabaseFileError as exc:  # emptied, cut short: said before SQLite could make it a new database
+            self.add("database", False, f"{exc}; {damaged_database_advice(self.layout)}")
+            self._finish(None)
+            return self.report
         except SmartvecError as exc:
             self.add("database", False, f"{exc}; {self._damaged}" if not self.ws.store_url else str(exc))
-            self._finish_locks()
+            self._finish(None)
             return self.report
         try:
             if self._database(store) and self._schema(store):
                 ann = self._vector_index if self.ws.store_url else self._ann
-                for step in (self._model, self._vectors, self._orphans, self._lexical, ann, self._leftovers, self._notes):
+                steps = (
+                    self._model,
+                    self._vectors,
+                    self._orphans,
+                    self._lexical,
+                    ann,
+                    self._leftovers,
+                    self._notes,
+                )
+                for step in steps:
                     try:
                         step(store)
                     except store.DATABASE_ERRORS as exc:
                         self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {self._damaged}")
+            self._finish(store)
         finally:
             store.close()
-        self._finish_locks()
         return self.report
+
+    def _finish(self, store: Store | None) -> None:
+        """The checks made whatever the database's state: who may read and write the index folder, and the locks."""
+        self._access(store)
+        self._finish_locks()
 
     @property
     def _damaged(self) -> str:
@@ -302,11 +322,13 @@ class Doctor:
         )
         broken = [c for c in (file_check, sync) if not c.ok]
         if broken and self.repair:
+            kept = store.keep_ann_copies()
             count = store.rebuild_ann()
             store.save_ann()
+            where = f" (the old file is kept as {kept[0].relative_to(self.index_dir)})" if kept else ""
             for check in broken:
                 check.repaired = True
-                check.detail += f"; rebuilt from {count} stored vectors and saved"
+                check.detail += f"; rebuilt from {count} stored vectors and saved{where}"
 
     def _vector_index(self, store) -> None:
         """A PostgreSQL store has no ANN file: its vectors are searched by an HNSW index in the database,
@@ -344,6 +366,30 @@ class Doctor:
             check.repaired = True
             check.detail += "; removed"
 
+
+    # -- who may read and write the index folder ------------------------------------------------
+
+    def _access(self, store: Store | None) -> None:
+        """A read-only index folder is no damage (queries work); one readable by those the vault keeps out is."""
+        mask = self.ws.private_bits
+        wide = too_wide(self.index_dir, mask)
+        if wide:
+            names = ", ".join(f"{p.relative_to(self.index_dir.parent)} {m:04o}" for p, m in wide[:EXAMPLES])
+            vault_mode = stat.S_IMODE(self.ws.vault.stat().st_mode)
+            check = self.add("access", False, f"the vault folder is {vault_mode:04o} but {len(wide)} index files or folders "
+                             f"let others in ({names}); the next writer narrows them", repairable=True)
+            if self.repair:
+                self.ws.narrow_index_modes()
+                check.repaired = True
+                check.detail += "; narrowed"
+            return
+        read_only = store.read_only if store is not None else (self.db_file.is_file() and is_read_only(self.layout))
+        if read_only:
+            check = self.add("access", True, "read-only: queries work, writers (index, consolidate, feedback, doctor --repair) "
+                             "need write access to the index folder and its files")
+            check.warning = True
+            return
+        self.add("access", True, "readable and writable, no wider than the vault" if mask else "readable and writable")
 
     # -- the vault ----------------------------------------------------------------------------
 

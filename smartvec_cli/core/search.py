@@ -150,7 +150,8 @@ def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False)
     """The candidate stage: the ``k`` stored passages most similar to the question, (row id, cosine) best
     first; exact when asked or when the index is small (``EXACT_CANDIDATES_UP_TO``), else from the graph."""
     ann = store.load_ann()
-    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO:
+    # A damaged saved graph is searched exactly until a writer rebuilds it (pgvector's index is always there).
+    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO and getattr(ann, "has_graph", True):
         try:
             return ann.search(query_vector, k)
         except RuntimeError:  # hnswlib reached fewer than k items: duplicates have cut the graph apart
@@ -219,5 +220,7 @@ def _cosine_hit(passage: Passage, similarity: float) -> Hit:
 
 def record_retrieval(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
     """Every returned hit counts an access; the hits are remembered for ``feedback --rank N``."""
+    if store.read_only:  # a read-only index answers, but cannot remember that it did
+        return
     payload = {"query": text, "at": now_iso, "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits]}
     store.record_retrieval([h.row_id for h in hits], payload, now_iso)

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..clock import Clock
 from ..config import Config, is_store_url, load_config
 from ..errors import UsageError
-from ..store.layout import IndexLayout, index_dir_for
+from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
 
 
 @dataclass
@@ -19,12 +19,16 @@ class Workspace:
     clock: Clock
     config: Config
     store_url: str | None = None  # a PostgreSQL store shared by a team; None: SQLite in the index folder
+    private_bits: int = 0  # the group/other permission bits the vault withholds, and so its index too
 
     @classmethod
     def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None,
                 store: str | None = None) -> "Workspace":
         """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW, SMARTVEC_STORE),
-        then ``config.toml`` (``store``), then defaults."""
+        then ``config.toml`` (``store``), then defaults.
+
+        The process umask takes on the bits the vault withholds (``store.layout.narrow_umask``): whatever the
+        user's umask, nothing made in the index folder of a 0700 vault is readable by anyone else."""
         vault_path = Path(vault or os.environ.get("SMARTVEC_VAULT") or ".").expanduser()
         if not vault_path.is_dir():
             raise UsageError(f"vault folder not found: {vault_path}")
@@ -34,22 +38,25 @@ class Workspace:
         store_url = store or os.environ.get("SMARTVEC_STORE") or config.store
         if store_url and not is_store_url(store_url):
             raise UsageError(f"--store must be a postgresql:// URL, not {store_url!r}")
-        return cls(vault_path.resolve(), index_path, clock, config, store_url or None)
+        private_bits = private_mask(vault_path)
+        narrow_umask(private_bits)
+        return cls(vault_path.resolve(), index_path, clock, config, store_url or None, private_bits)
 
     @property
     def layout(self) -> IndexLayout:
         return IndexLayout(self.index_dir)
 
-    def open_store(self, create: bool = False):
+    def open_store(self, create: bool = False, fresh_start: bool = False):
         """The store this workspace is configured for: the index folder's SQLite database, or the team's
-        PostgreSQL server (whose client libraries are imported only then)."""
+        PostgreSQL server (whose client libraries are imported only then). ``fresh_start`` (``index --full``)
+        sets an emptied or truncated SQLite database aside instead of refusing it."""
         if self.store_url:
             from ..store.postgres.store import PgStore
 
             return PgStore.open(self.store_url, self.index_dir, create=create)
         from ..store.store import Store
 
-        return Store.open(self.index_dir, create=create)
+        return Store.open(self.index_dir, create=create, fresh_start=fresh_start)
 
     def open_store_unmigrated(self):
         """The store as it is, for ``doctor``: pending migrations are reported, not applied."""
@@ -63,7 +70,11 @@ class Workspace:
 
     def writer_lock(self, command: str):
         """The one-writer-at-a-time lock: a lock file in the index folder, or for a PostgreSQL store an
-        advisory lock on the server, which writers on every machine share."""
+        advisory lock on the server, which writers on every machine share.
+
+        Every writer starts here, so this is where an index folder made wider than its private vault (by an
+        older smartvec, a copy, a sync tool) is narrowed again."""
+        self.narrow_index_modes()
         if self.store_url:
             from ..store.postgres.lock import AdvisoryLock
 
@@ -71,6 +82,10 @@ class Workspace:
         from ..store.lock import FileLock
 
         return FileLock.writer(self.index_dir, command)
+
+    def narrow_index_modes(self) -> int:
+        """Take from the index folder and its files the permission bits the vault withholds; how many changed."""
+        return narrow_modes(self.index_dir, self.private_bits)
 
     def embedder(self, prepare: bool = False, on_notice=None):
         """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""

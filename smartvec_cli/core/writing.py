@@ -40,10 +40,11 @@ def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait
 
 @contextmanager
 def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, create: bool = False,
-                  on_wait: OnWait | None = None, on_notice: OnNotice | None = None) -> Iterator[Store]:
-    """The index store, opened under the writer lock and closed after the block."""
+                  on_wait: OnWait | None = None, on_notice: OnNotice | None = None, fresh_start: bool = False) -> Iterator[Store]:
+    """The index store, opened under the writer lock and closed after the block (``fresh_start``: see
+    ``Workspace.open_store``)."""
     with writer_lock(ws, command, wait, on_wait, on_notice):
-        store = ws.open_store(create=create)
+        store = ws.open_store(create=create, fresh_start=fresh_start)
         if create:
             write_default_config(ws.layout.config)
         try:

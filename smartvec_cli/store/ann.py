@@ -65,7 +65,9 @@ class HnswIndex:
         self.live: set[int] = set()
         self.tombstones: set[int] = set()
         self.generation = -1
+        self.saved_count: int | None = None  # the live count the sidecar recorded, checked against the loaded labels
         self._exact: tuple[np.ndarray, np.ndarray] | None = None  # (labels, unit rows): see ``exact_search``
+        self._refill: Callable[[list[int]], np.ndarray] | None = None  # set while there is no graph: see ``exact_only``
 
     @property
     def sidecar(self) -> Path:
@@ -132,6 +134,8 @@ class HnswIndex:
         self.tombstones = set(int(x) for x in meta.get("tombstones", [])) & labels
         self.live = labels - self.tombstones
         self.generation = int(meta.get("generation", -1))
+        self.saved_count = meta.get("count") if isinstance(meta.get("count"), int) else None
+        self._refill = None
 
     def verify(self) -> str | None:
         """What is wrong with the saved file's bytes, or None: a full checksum, too slow for every load."""
@@ -166,6 +170,29 @@ class HnswIndex:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    @property
+    def has_graph(self) -> bool:
+        """False while the saved graph was found damaged and nothing has needed a new one (see ``exact_only``)."""
+        return self._refill is None
+
+    def exact_only(self, labels: list[int], fetch_vectors: Callable[[list[int]], np.ndarray]) -> None:
+        """Serve ``labels`` without a graph: ``exact_search`` multiplies the stored vectors, which needs none.
+
+        For a damaged saved file, a reader answers at once and exactly instead of building a graph it
+        would throw away; the first call that needs the graph (a writer adding, removing or saving, a
+        graph search) builds it from ``fetch_vectors``."""
+        self.index = self._new(1024)
+        self.live, self.tombstones = set(int(x) for x in labels), set()
+        self.generation = -1
+        self._exact = None
+        self._refill = fetch_vectors
+
+    def _graph(self):
+        if self._refill is not None:
+            labels = sorted(self.live)
+            self.rebuild(np.asarray(labels, dtype=np.int64), self._refill(labels))
+        return self.index
+
     def _ensure_capacity(self, extra: int) -> None:
         needed = self.index.get_current_count() + extra
         capacity = self.index.get_max_elements()
@@ -176,6 +203,7 @@ class HnswIndex:
         labels = np.asarray(labels, dtype=np.int64)
         if len(labels) == 0:
             return
+        self._graph()
         for label in labels:
             if int(label) in self.tombstones:
                 self.index.unmark_deleted(int(label))
@@ -186,6 +214,9 @@ class HnswIndex:
         self._exact = None
 
     def remove(self, labels: Iterable[int]) -> None:
+        labels = [int(x) for x in labels]
+        if any(label in self.live for label in labels):
+            self._graph()
         for label in labels:
             label = int(label)
             if label in self.live:
@@ -199,7 +230,7 @@ class HnswIndex:
         if not self.live or k <= 0:
             return []
         k = min(k, len(self.live))
-        self.index.set_ef(search_list_size(len(self.live), k))
+        self._graph().set_ef(search_list_size(len(self.live), k))
         labels, distances = self.index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
         return [(int(l), float(1.0 - d)) for l, d in zip(labels[0], distances[0])]
 
@@ -230,6 +261,7 @@ class HnswIndex:
         self.index = self._new(int(len(labels) * 1.25) + 16)
         self.live, self.tombstones = set(), set()
         self._exact = None
+        self._refill = None
         if len(labels):
             self.index.add_items(np.asarray(vectors, dtype=np.float32), np.asarray(labels, dtype=np.int64))
             self.live = set(int(x) for x in labels)
@@ -250,6 +282,7 @@ class HnswIndex:
     def save(self, generation: int) -> None:
         """Write ``vectors-<generation>.hnsw``, then commit by renaming the sidecar that names it."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._graph()
         name = ann_file_name(generation)
         target = self.layout.ann_file(generation)
         tmp_index = temp_path(target)

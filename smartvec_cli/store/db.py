@@ -11,6 +11,7 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote
 
 import sqlite_utils
 
@@ -276,22 +277,86 @@ def unknown_migrations(db: sqlite_utils.Database) -> list[str]:
     return sorted(name for name in done if name not in known)
 
 
-def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True) -> sqlite_utils.Database:
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class DatabaseFileError(SmartvecError):
+    """The database file is not a whole SQLite database: empty, cut short, or something else."""
+
+
+def database_file_problem(path: Path) -> str | None:
+    """What is wrong with the database file itself, before SQLite is let at it, or None.
+
+    SQLite takes a 0-byte file for a new database and would give it an empty schema: a reader
+    must never do that to an index a full disk or a sync tool emptied. A file shorter than its
+    header says was cut short (its WAL, when it has one, may still complete it: then SQLite decides)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path.name} cannot be read ({exc.strerror or exc})"
+    if size == 0:
+        return f"{path.name} is empty (0 bytes: a full disk or a sync tool emptied it)"
+    if len(header) < 100 or not header.startswith(SQLITE_HEADER):
+        return f"{path.name} is not an SQLite database ({size} bytes of something else)"
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages, counter, valid_for = (int.from_bytes(header[i : i + 4], "big") for i in (28, 24, 92))
+    wal = path.with_name(path.name + "-wal")
+    wal_size = wal.stat().st_size if wal.exists() else 0
+    if pages and counter == valid_for and size < pages * page_size and not wal_size:
+        return f"{path.name} is truncated ({size} of its {pages * page_size} bytes are left)"
+    return None
+
+
+def read_only_uri(path: Path) -> str:
+    """The URI that opens the database without writing anything beside it, for a folder it cannot write.
+
+    In WAL mode a reader needs the -shm file: where SQLite left it (and the -wal) it reads through them;
+    where they are gone (the last writer closed cleanly) nothing can change the file while the folder is
+    read-only, and ``immutable`` reads it without them."""
+    side = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    immutable = "&immutable=1" if not all(p.exists() for p in side) else ""
+    return f"file:{quote(str(path))}?mode=ro{immutable}"
+
+
+def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True,
+                  read_only: bool = False) -> sqlite_utils.Database:
     """Open (creating and migrating if needed) the index database in WAL mode.
 
     ``doctor`` opens without migrating: it reports what is pending and changes nothing unless asked.
+    ``read_only`` opens a database its user cannot write (a read-only index folder): queries work,
+    nothing is migrated or written. A file that exists but is empty or cut short raises
+    :class:`DatabaseFileError` before SQLite sees it.
     No sqlite-utils plugins run on it (``execute_plugins=False``): the index's SQL is smartvec's own, and
     finding plugins scans every installed package's entry points, a tenth of a cold query's time.
     """
+    problem = database_file_problem(path)
+    if problem:
+        raise DatabaseFileError(problem)
     try:
-        conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
+        if read_only:
+            conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn, execute_plugins=False)
         db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        if db.journal_mode != "wal":
+        if not read_only and db.journal_mode != "wal":
             db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA synchronous = NORMAL")
-        if apply_migrations:
+        if read_only:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fail here, not in the middle of a command
+            pending = pending_migrations(db) if apply_migrations else []
+            if pending:
+                raise DatabaseFileError(
+                    f"the index database {path} needs migrations ({', '.join(pending)}) but its folder is read-only; "
+                    "run any writing command once with write access"
+                )
+        elif apply_migrations:
             migrate(db)
     except sqlite3.DatabaseError as exc:
         raise SmartvecError(f"cannot open index database {path}: {exc} (run 'smartvec doctor')") from None

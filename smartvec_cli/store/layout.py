@@ -7,6 +7,10 @@ holds the vectors too.
 
 from __future__ import annotations
 
+import datetime as dt
+import os
+import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +27,9 @@ SOCKET_FILE = "query.sock"
 REFRESH_LOG_FILE = "refresh.log"
 CRON_LOG_FILE = "cron.log"
 ONNX_DIR = "onnx"
+BACKUP_DIR = "backup"  # copies of the files a repair replaced, named <file>.<UTC time>
 TEMP_SUFFIX = ".tmp"
+SQLITE_SIDE_FILES = ("-wal", "-shm")  # SQLite's own files beside the database in WAL mode
 
 
 def index_dir_for(vault: str | Path, index_dir: str | Path | None = None) -> Path:
@@ -92,6 +98,84 @@ class IndexLayout:
     def onnx_dir(self) -> Path:
         return self.root / ONNX_DIR
 
+    @property
+    def backup_dir(self) -> Path:
+        return self.root / BACKUP_DIR
+
+    def db_side_file(self, suffix: str) -> Path:
+        return self.root / (DB_FILE + suffix)
+
+    def keep_copy(self, path: Path) -> Path:
+        """Copy ``path`` to ``backup/<name>.<UTC time>`` before a repair replaces it; the copy's path.
+
+        Written under a temporary name and renamed, so a backup file is always whole."""
+        self.backup_dir.mkdir(exist_ok=True)
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        target = self.backup_dir / f"{path.name}.{stamp}"
+        tmp = temp_path(target)
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, target)
+        return target
+
     def leftover_temp_files(self) -> list[Path]:
         """Temporary files a killed writer left behind (never the ones a live writer is using: callers hold the lock)."""
         return sorted(self.root.glob(f"*{TEMP_SUFFIX}"))
+
+
+# -- permissions --------------------------------------------------------------------------------
+# The index holds every passage's text: it must never be readable by someone the vault keeps out.
+
+PERMISSION_BITS = 0o077  # what group and others may do; the owner's own bits are never narrowed
+
+
+def private_mask(vault: Path) -> int:
+    """The group/other permission bits the vault folder withholds, which nothing in its index may grant
+    (0o077 for a 0700 vault, 0o022 for a 0755 one); 0 when the vault cannot be looked at."""
+    try:
+        return PERMISSION_BITS & ~os.stat(vault).st_mode
+    except OSError:
+        return 0
+
+
+def narrow_umask(mask: int) -> None:
+    """Add ``mask`` to the process umask (never widening it), so that every file and folder made from now on
+    (SQLite's database and its -wal/-shm, which SQLite gives the database's own mode, the vector files,
+    logs, locks, the socket) is no wider than the vault."""
+    current = os.umask(0o077)
+    os.umask(current | mask)
+
+
+def too_wide(root: Path, mask: int) -> list[tuple[Path, int]]:
+    """(path, mode) of the index folder and everything in it that grants a bit ``mask`` forbids."""
+    if not mask:
+        return []
+    found = []
+    for path in _tree(root):
+        try:
+            mode = stat.S_IMODE(path.lstat().st_mode)
+        except OSError:
+            continue
+        if mode & mask and not path.is_symlink():
+            found.append((path, mode))
+    return found
+
+
+def narrow_modes(root: Path, mask: int) -> int:
+    """Take the bits ``mask`` forbids away from the index folder and everything in it; how many were changed."""
+    changed = 0
+    for path, mode in too_wide(root, mask):
+        try:
+            os.chmod(path, mode & ~mask)
+            changed += 1
+        except OSError:
+            pass  # not ours to change (another owner): doctor goes on naming it
+    return changed
+
+
+def _tree(root: Path):
+    if not root.is_dir():
+        return
+    yield root
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            yield Path(folder) / name

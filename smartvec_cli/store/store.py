@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +19,7 @@ from .ann import CorruptIndexError, HnswIndex
 from .db import open_database
 from .graph import GraphQueries
 from .inlist import in_lists
-from .layout import IndexLayout
+from .layout import SQLITE_SIDE_FILES, IndexLayout
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .problems import ProblemQueries
@@ -42,6 +44,28 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+def is_read_only(layout: IndexLayout) -> bool:
+    """Whether this user cannot write the database, or its folder where SQLite would have to make its -wal/-shm."""
+    if not os.access(layout.db, os.W_OK):
+        return True
+    side_files = [layout.db_side_file(s) for s in SQLITE_SIDE_FILES]
+    return not os.access(layout.root, os.W_OK) and not all(os.access(p, os.W_OK) for p in side_files)
+
+
+def damaged_database_advice(layout: IndexLayout) -> str:
+    """What to do about a database file that is empty, cut short or not a database: what is left of the
+    index, and the two ways back (a copy, or the notes at the cost of history and feedback)."""
+    kept = ""
+    try:
+        meta = json.loads(layout.ann_sidecar.read_text(encoding="utf-8"))
+        if (layout.root / meta["file"]).is_file():
+            kept = f"its vector file {meta['file']} ({meta.get('count', '?')} vectors) is intact but cannot be searched without it; "
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return (f"{kept}restore {layout.db} from a backup or a copy, or run 'smartvec index --full' to rebuild it from the notes "
+            "(it keeps the damaged files in backup/; feedback and history are lost)")
+
+
 class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
     """Owns every SQL statement and every file of the index folder; the statements are grouped by who
     needs them (``notes``, ``graph``, ``passages``, ``reports``, ``problems``) and mixed in here."""
@@ -59,11 +83,23 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         self._ann: HnswIndex | None = None
         self._ann_loaded = False
         self.notices: list[str] = []  # things the user should hear about, e.g. a rebuilt cache
+        self.read_only = False  # opened from a folder this user cannot write: nothing is recorded
+        self.ann_damage: str | None = None  # what was wrong with the saved vector index this run found damaged
 
     @classmethod
-    def open(cls, index_dir: Path, create: bool = False) -> "Store":
+    def open(cls, index_dir: Path, create: bool = False, fresh_start: bool = False) -> "Store":
+        """The index in ``index_dir``; ``create`` makes it when there is none (writers).
+
+        A database its user cannot write is opened read-only (queries and reports work; a writer is
+        refused with the reason). A database file that is empty or cut short is never taken for a new
+        index: it is an error naming the file and the way out, unless ``fresh_start`` (``index --full``)
+        moves it and the vector files that belong to it to ``backup/`` and starts again from the notes."""
         index_dir = Path(index_dir)
-        db_path = IndexLayout(index_dir).db
+        layout = IndexLayout(index_dir)
+        db_path = layout.db
+        set_aside = db_path.is_file() and fresh_start and schema.database_file_problem(db_path)
+        if set_aside:
+            cls._set_aside(layout)
         if not db_path.is_file():
             if not create:
                 raise SmartvecError(f"no index in {index_dir}; run 'smartvec index' first")
@@ -71,13 +107,38 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 index_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
-        return cls(index_dir, open_database(db_path))
+        read_only = db_path.is_file() and is_read_only(layout)
+        if read_only and create:
+            raise SmartvecError(f"the index in {index_dir} is read-only: queries work, writers need write access to the folder and its files")
+        try:
+            db = open_database(db_path, read_only=read_only)
+        except schema.DatabaseFileError as exc:
+            raise schema.DatabaseFileError(f"{exc}; {damaged_database_advice(layout)}") from None
+        store = cls(index_dir, db)
+        store.read_only = read_only
+        if set_aside:
+            store.notices.append(f"{set_aside}: it and its vector files were moved to {layout.backup_dir}; the index starts again from the notes")
+        return store
 
     @classmethod
     def open_unmigrated(cls, index_dir: Path) -> "Store":
         """The index database as it is, for ``doctor``: it reports pending migrations and applies them
         only when asked, and reads nothing before its integrity check."""
-        return cls(index_dir, open_database(IndexLayout(Path(index_dir)).db, apply_migrations=False))
+        layout = IndexLayout(Path(index_dir))
+        read_only = is_read_only(layout)
+        store = cls(index_dir, open_database(layout.db, apply_migrations=False, read_only=read_only))
+        store.read_only = read_only
+        return store
+
+    @staticmethod
+    def _set_aside(layout: IndexLayout) -> None:
+        """Move the unusable database and the vector files made from it into ``backup/`` (renamed, not copied)."""
+        layout.backup_dir.mkdir(exist_ok=True)
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        files = [layout.db, *(layout.db_side_file(s) for s in SQLITE_SIDE_FILES), layout.ann_sidecar, *layout.saved_ann_files()]
+        for path in files:
+            if path.exists():
+                os.replace(path, layout.backup_dir / f"{path.name}.{stamp}")
 
     def close(self) -> None:
         self.db.close()
@@ -230,23 +291,44 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def load_ann(self) -> HnswIndex:
         """The ANN index, brought in line with the database if it lags behind.
 
-        An unreadable file is rebuilt in memory so that the command still works, and said so;
-        the repair is saved by the next writer or by ``doctor --repair``.
+        A saved file that cannot be read, or whose labels cannot be this database's passages, is not
+        used: the command searches the stored vectors exactly (``HnswIndex.exact_only``), says so once,
+        and the next writer (or ``doctor --repair``) saves a rebuilt file, keeping a copy of the damaged one.
         """
         if not self._ann_loaded:
             try:
-                self.ann.load()
+                damage = self._label_damage() if self.ann.load() else None
             except CorruptIndexError as exc:
+                damage = str(exc)
+            if damage:
+                self.ann_damage = damage
                 self.notices.append(
-                    f"{exc}; rebuilt in memory from the stored vectors (run 'smartvec doctor --repair' to save the repair)"
+                    f"{damage}; searching the stored vectors exactly instead (run 'smartvec doctor --repair' or "
+                    "'smartvec index' to rebuild it)"
                 )
-                self.rebuild_ann()
+                self.ann.exact_only(sorted(self.ann_expected_labels()), self.vectors_for_chunks)
+                self._ann_loaded = True
+                self._warn_missing_vectors()
                 return self.ann
             if self.ann.generation != self.generation:
                 self.ann.reconcile(self.ann_expected_labels(), self.vectors_for_chunks)
                 self._warn_missing_vectors()
             self._ann_loaded = True
         return self.ann
+
+    def _label_damage(self) -> str | None:
+        """Why the loaded index's labels cannot be this database's, or None: a cheap look (no checksum)
+        that catches garbled labels, which would otherwise ask for vectors of passages that do not exist."""
+        ann = self.ann
+        labels = ann.live | ann.tombstones
+        if ann.saved_count is not None and len(ann.live) != ann.saved_count:
+            return f"vector index in {self.index_dir} is damaged ({len(ann.live)} live labels, {ann.saved_count} were saved)"
+        if not labels:
+            return None
+        highest = self.db.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
+        if min(labels) < 1 or max(labels) > highest:
+            return f"vector index in {self.index_dir} is damaged (it names passages that do not exist)"
+        return None
 
     def rebuild_ann(self) -> int:
         """A fresh ANN index from the stored vectors (no re-embedding); the caller saves it."""
@@ -257,6 +339,24 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         self._warn_missing_vectors()
         return len(labels)
 
+    def mend_ann(self, damage: str) -> int:
+        """Rebuild a damaged saved index from the stored vectors; ``save_ann`` keeps a copy of the old file."""
+        self.ann_damage = damage
+        return self.rebuild_ann()
+
+    def keep_ann_copies(self) -> list[Path]:
+        """Copy the saved vector index (the file its sidecar names, and the sidecar) into ``backup/``."""
+        layout = IndexLayout(self.index_dir)
+        named = self.ann.saved_file_name()
+        kept = []
+        for path in (layout.root / named if named else None, layout.ann_sidecar):
+            if path is not None and path.is_file():
+                try:
+                    kept.append(layout.keep_copy(path))
+                except OSError as exc:
+                    raise SmartvecError(f"cannot keep a copy of {path} before replacing it: {exc.strerror or exc}") from None
+        return kept
+
     def _warn_missing_vectors(self) -> None:
         missing = self.chunks_without_vectors()
         if missing:
@@ -266,7 +366,13 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
             )
 
     def save_ann(self) -> None:
+        """Save the ANN index; a damaged one it replaces is copied to ``backup/`` first, and the user told."""
+        kept = self.keep_ann_copies() if self.ann_damage else []
         self.ann.save(self.generation)
+        if self.ann_damage:
+            where = f"; the damaged file is kept as {kept[0]}" if kept else ""
+            self.notices.append(f"{self.ann_damage}: rebuilt from the stored vectors and saved{where}")
+            self.ann_damage = None
 
     # -- runs and events ----------------------------------------------------------------------
 
