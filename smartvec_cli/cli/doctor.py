@@ -27,7 +27,8 @@ def doctor_command(
     ws = workspace(ctx)
     doctor = Doctor(ws, repair=repair)
     doctor.inspect_locks()
-    lock = writer_lock(ws, "smartvec doctor --repair", wait, waiting_note(wait), lambda notice: message(f"warning: {notice}"))
+    lock = writer_lock(ws, "smartvec doctor --repair", wait, waiting_note(wait), lambda notice: message(f"warning: {notice}"),
+                       narrow_modes=False)
     with lock if repair else nullcontext():
         report = doctor.run()
     if as_json:

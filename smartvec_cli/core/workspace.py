@@ -70,11 +70,7 @@ class Workspace:
 
     def writer_lock(self, command: str):
         """The one-writer-at-a-time lock: a lock file in the index folder, or for a PostgreSQL store an
-        advisory lock on the server, which writers on every machine share.
-
-        Every writer starts here, so this is where an index folder made wider than its private vault (by an
-        older smartvec, a copy, a sync tool) is narrowed again."""
-        self.narrow_index_modes()
+        advisory lock on the server, which writers on every machine share."""
         if self.store_url:
             from ..store.postgres.lock import AdvisoryLock
 

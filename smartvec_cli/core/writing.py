@@ -19,10 +19,13 @@ OnNotice = Callable[[str], None]
 
 @contextmanager
 def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait: OnWait | None = None,
-                on_notice: OnNotice | None = None) -> Iterator[None]:
+                on_notice: OnNotice | None = None, narrow_modes: bool = True) -> Iterator[None]:
     """Hold the index's writer lock for the block, waiting up to ``wait`` seconds for another writer.
 
     ``on_wait`` hears whom it waits for; ``on_notice`` hears that a dead writer's lock was taken over.
+    Every writer comes through here, so this is where an index folder made wider than its private vault
+    (by an older smartvec, a copy, a sync tool, cron's shell) is narrowed again, unless ``narrow_modes``
+    is False (``doctor --repair``, which reports what it narrows).
     """
     lock = ws.writer_lock(command)
     try:
@@ -33,6 +36,8 @@ def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait
         notice = lock.takeover_notice()
         if notice and on_notice is not None:
             on_notice(notice)
+        if narrow_modes:
+            ws.narrow_index_modes()
         yield
     finally:
         lock.release()

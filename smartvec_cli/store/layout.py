@@ -157,7 +157,7 @@ def too_wide(root: Path, mask: int) -> list[tuple[Path, int]]:
             continue
         if mode & mask and not path.is_symlink():
             found.append((path, mode))
-    return found
+    return sorted(found)
 
 
 def narrow_modes(root: Path, mask: int) -> int:
