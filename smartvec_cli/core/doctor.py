@@ -7,7 +7,10 @@ or holds labels of passages that no longer exist, is rebuilt from the stored vec
 dropped; temporary files a killed writer left are removed; a lock left by a dead
 writer is cleared. What needs the model (lost vectors, another model's vectors) is
 reported with the command that fixes it, ``index --full``. A damaged SQLite file is
-reported, never "repaired" by guessing.
+reported, never "repaired" by guessing; an emptied or cut one is named before SQLite can
+take it for a new database, and nothing is rebuilt from it. A repair that replaces the
+vector file keeps a copy in ``backup/``. A read-only folder is no damage (queries work);
+an index folder readable by those its private vault keeps out is, and is narrowed.
 
 Checking changes nothing. Repairing is done under the writer lock, which the caller
 takes after :meth:`Doctor.inspect_locks` has looked at it.
@@ -365,7 +368,6 @@ class Doctor:
                 path.unlink(missing_ok=True)
             check.repaired = True
             check.detail += "; removed"
-
 
     # -- who may read and write the index folder ------------------------------------------------
 

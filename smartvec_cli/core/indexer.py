@@ -356,7 +356,7 @@ class Indexer:
             self.store.rebuild_ann()
         elif self.store.ann_loaded and self.store.ann.needs_compaction():
             self.store.rebuild_ann()
-        if save_ann and not self.store.ann_loaded:
+        if save_ann and not self.store.ann_loaded and not self.ws.store_url:  # PostgreSQL keeps no vector file
             damage = self.store.ann.verify()  # the full checksum: a writer can afford it, a query cannot
             if damage:
                 self.store.mend_ann(f"vector index: {damage}")
