@@ -32,6 +32,7 @@ from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
 EXAMPLES = 3
+SAMPLE = 32  # stored vectors the model embeds again to see that it still gives them
 
 
 @dataclass
@@ -127,6 +128,7 @@ class Doctor:
                 ann = self._vector_index if self.ws.store_url else self._ann
                 steps = (
                     self._model,
+                    self._model_files,
                     self._vectors,
                     self._orphans,
                     self._lexical,
@@ -248,6 +250,48 @@ class Doctor:
             self.add("model", False, f"index built with {stored}, the configured model is {current}; run 'smartvec index --full'")
             return
         self.add("model", True, f"{stored}, {vectors} vectors")
+
+    def _model_files(self, store: Store) -> None:
+        """The ONNX model cache is what was verified (every file hashed, no stamp trusted), and the stored
+        vectors are what the model gives now: a sample of them is embedded again, and the export that made
+        them is the one in use (``model_exports`` in the index; an export made again after damage is
+        another). ``--repair`` makes a damaged cache again and then re-embeds every stored passage, notes,
+        history and feedback kept: vectors a damaged model made give wrong answers, silently."""
+        from ..embed import EXPORTS_META, disagreement, made_by
+        from ..embed.select import model_cache_check
+        from .indexer import Indexer
+
+        problems, heard = [], []
+        cache = model_cache_check(self.ws.config, self.layout.onnx_dir)
+        if cache is not None and not cache.sound:
+            problems.append(cache.describe())
+        if not store.fingerprint or store.reembedding:
+            self.add("model_files", not problems, "; ".join(problems) or "no vectors to compare")
+            return
+        embedder = self.ws.writer_embedder(on_notice=heard.append) if self.repair else self.ws.embedder(on_notice=heard.append)
+        if embedder.fingerprint != store.fingerprint:
+            self.add("model_files", not problems, "; ".join(problems) or "vectors of other weights: see 'model'")
+            return
+        current = made_by(embedder)
+        replaced = [m for m in (store.get_meta(EXPORTS_META) or "").split() if m.startswith("onnx:") and current.startswith("onnx:") and m != current]
+        if replaced:
+            problems.append(f"vectors made by ONNX export {', '.join(replaced)}, since replaced by {current}")
+        ids = sorted(store.ann_expected_labels())
+        texts = store.embedded_texts_of(ids[:: max(1, len(ids) // SAMPLE)][:SAMPLE])
+        off, lowest = disagreement(embedder, list(texts.values()), store.vectors_for_chunks(list(texts)))
+        if off:
+            problems.append(f"{off} of {len(texts)} sampled stored vectors differ from what the model gives (cosine down to {lowest:.3f})")
+        if not problems:
+            self.add("model_files", True, f"{'ONNX cache ' + str(cache.folder) + ' intact; ' if cache else ''}"
+                     f"{len(texts)} sampled vectors agree with {current}")
+            return
+        check = self.add("model_files", False, "; ".join(problems) + "; 'doctor --repair' makes the model again "
+                         "and re-embeds every passage (history and feedback kept)", repairable=True)
+        if self.repair:
+            count = Indexer(self.ws, store, lambda: embedder).reembed()
+            store.save_ann()
+            check.repaired = True
+            check.detail += f"; re-embedded {count} passages with {current}" + "".join(f" ({h})" for h in heard)
 
     def _vectors(self, store: Store) -> None:
         missing = store.chunks_without_vectors()

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..embed import Embedder
+from ..embed import EXPORTS_META, Embedder, made_by
 from ..memory.confidence import base_authority
 from ..errors import SmartvecError
 from ..memory.lineage import (
@@ -454,6 +454,9 @@ class Indexer:
             return
         if not self.store.fingerprint:
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
+        makers = (self.store.get_meta(EXPORTS_META) or "").split()
+        if made_by(self.embedder) not in makers:
+            self.store.set_meta(EXPORTS_META, " ".join([*makers, made_by(self.embedder)]))
         self.store.store_vectors(vectors, self.now)
 
     def _write_notes(self, items: list[_ReadNote], force_embed: bool = False) -> None:
@@ -803,7 +806,16 @@ class Indexer:
         with self.store.write():
             self._store_vectors(vectors)
             self.store.set_meta("fingerprint", self.embedder.fingerprint)
+            self.store.set_meta(EXPORTS_META, made_by(self.embedder))
             self.store.delete_meta(REEMBEDDING)
+
+    def reembed(self) -> int:
+        """Embed every stored passage again with this model, notes, history and feedback left as they are
+        (``doctor --repair`` of vectors a damaged model made); the caller saves the rebuilt vector index."""
+        self._full = True
+        self._reembed_stored()
+        self.store.rebuild_ann()
+        return self.summary.chunks_embedded
 
 
 COMMON_PASSAGE_NOTES = 3

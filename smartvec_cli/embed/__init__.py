@@ -54,6 +54,29 @@ def weights_fingerprint(model_dir: Path) -> str:
     return f"{MODEL_NAME}@{digest.hexdigest()[:16]}"
 
 
+EXPORTS_META = "model_exports"
+"""Index meta key: what made the stored vectors (:func:`made_by` of each writer that stored some, space-separated)."""
+SAMPLE_MIN_COSINE = 0.999
+"""How close a stored vector must stay to what the model gives for its text now. A verified export agrees with
+sentence-transformers to 0.9999; vectors from a damaged one are nowhere near."""
+
+
+def made_by(embedder: Embedder) -> str:
+    """What an index records as the maker of its vectors: the ONNX export by its content and age
+    (``integrity.export_id``), any other embedder by its name."""
+    return getattr(embedder, "export_id", None) or embedder.name
+
+
+def disagreement(embedder: Embedder, texts: Sequence[str], stored: np.ndarray) -> tuple[int, float]:
+    """(how many of ``stored`` differ from what ``embedder`` gives for their ``texts`` now, the lowest cosine):
+    ``doctor``'s sample of an index's vectors."""
+    if not len(texts):
+        return 0, 1.0
+    cosines = (normalise_rows(stored) * embedder.embed(list(texts))).sum(axis=1)
+    cosines = np.where(np.isfinite(cosines), cosines, -1.0)
+    return int((cosines < SAMPLE_MIN_COSINE).sum()), float(cosines.min())
+
+
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """L2-normalise each row; zero rows stay zero."""
     matrix = np.asarray(matrix, dtype=np.float32)

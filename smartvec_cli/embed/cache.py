@@ -11,6 +11,11 @@ A query must find the export without hashing 87 MB of weights for their fingerpr
 manifest also records the weights file it was made from (path, size, mtime), and an export
 whose record matches the file as it is now is taken as it is. Anything else (weights
 reinstalled, or changed) is settled by the fingerprint itself.
+
+What is found is then checked by content (``integrity``: the sha256 of every file, against the
+manifest, cheaply by a stamp). A writer makes a damaged export again from the packaged weights,
+and an export from before digests were recorded once, saying so in one warning; a reader never
+uses one (``onnx.load_onnx_embedder``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import weights_fingerprint
+from .integrity import check_export, warn_once
 from .onnx import export_onnx, read_manifest, save_optimised, weights_stamp, write_manifest
 
 APP_NAME = "smartvec"
@@ -64,12 +70,44 @@ def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> P
     Recognised by its record of the weights file, else by their fingerprint (hashed here; the
     record is then brought up to date). An index's own export from before the shared cache is
     copied into it. A new export goes to the user cache, or to the index folder when the cache
-    cannot be written. Raises what :func:`export_onnx` raises. The folder is given its optimised graph
-    (``onnx.save_optimised``) when it has none for this onnxruntime.
+    cannot be written. Raises what :func:`export_onnx` raises. An export whose files are not what its
+    manifest records is made again (:func:`_mend`). The folder is given its optimised graph
+    (``onnx.save_optimised``) when it has none for this onnxruntime, and its files are stamped as
+    verified, so that the next query hashes nothing.
     """
     folder = _find_or_make_export(model_dir, index_export_dir, notice)
+    folder = _mend(model_dir, folder, Path(index_export_dir), notice)
     _optimise(folder, notice)
+    manifest = read_manifest(folder)
+    if manifest is not None:
+        check_export(folder, manifest)  # stamps the files that hash right
     return folder
+
+
+def _mend(model_dir: Path, folder: Path, index_export_dir: Path, notice: Notice) -> Path:
+    """The folder again, when its files are as recorded; else the export made afresh (in the same
+    folder, or the index folder's when that one cannot be written), or without its damaged
+    optimised graph, which :func:`_optimise` then saves again. One warning says which."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return folder
+    check = check_export(folder, manifest)
+    if not check.export_sound:
+        target = folder if _writable(folder) else index_export_dir
+        warn_once(notice, f"warning: {check.describe()}; making it again from the packaged weights in {target} "
+                          "(takes a few seconds)")
+        return export_onnx(model_dir, target).parent
+    if not check.optimised_sound:
+        warn_once(notice, f"warning: {check.describe()}; saving the optimised graph again")
+        _drop_optimised(folder, manifest)
+    return folder
+
+
+def _drop_optimised(folder: Path, manifest: dict) -> None:
+    try:
+        write_manifest(folder, {key: value for key, value in manifest.items() if key != "optimised"})
+    except OSError:
+        pass
 
 
 def _optimise(folder: Path, notice: Notice) -> None:

@@ -33,7 +33,9 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..errors import SmartvecError
 from . import DIMENSIONS, MODEL_NAME, normalise_rows, weights_fingerprint
+from .integrity import check_export, export_id, file_sha256, stderr_notice, warn_once
 
 MANIFEST_NAME = "manifest.json"
 TOKENIZER_NAME = "tokenizer.json"
@@ -72,6 +74,10 @@ class OnnxVerificationError(RuntimeError):
     """The exported graph does not reproduce sentence-transformers closely enough to share its fingerprint."""
 
 
+class OnnxLoadError(SmartvecError):
+    """onnxruntime or tokenizers could not load the files of a cache that had passed its checks."""
+
+
 def manifest_path(cache_dir: Path) -> Path:
     return Path(cache_dir) / MANIFEST_NAME
 
@@ -106,8 +112,10 @@ class OnnxEmbedder:
         batch_size: int = 8,
         threads: int | None = None,
         optimised: tuple[Path, str] | None = None,
+        export_id: str | None = None,
     ):
         self._fingerprint = fingerprint
+        self.export_id = export_id  # the verified export these files are (``integrity.export_id``), recorded by an index
         self.max_seq_length = max_seq_length
         self.batch_size = batch_size
         self.onnx_path = Path(onnx_path)
@@ -147,6 +155,18 @@ class OnnxEmbedder:
             self._load_now()
 
     def _load_now(self) -> None:
+        """Raises :class:`OnnxLoadError`, naming the cache folder, for whatever the libraries raise (a bare
+        ``Exception: stream did not contain valid UTF-8`` from a garbled tokenizer.json named neither)."""
+        try:
+            self._make_session()
+        except Exception as exc:
+            folder = self.onnx_path.parent
+            raise OnnxLoadError(
+                f"the ONNX model cache in {folder} cannot be loaded ({type(exc).__name__}: {str(exc).strip()[:200]}); "
+                f"remove that folder and run 'smartvec index' to make it again"
+            ) from None
+
+    def _make_session(self) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -245,12 +265,15 @@ def _optimised_files_intact(cache_dir: Path, optimised) -> bool:
 
 
 def load_onnx_embedder(
-    cache_dir: Path, expected_fingerprint: str | None = None, **options
+    cache_dir: Path, expected_fingerprint: str | None = None, notice=None, **options
 ) -> OnnxEmbedder | None:
     """The verified ONNX embedder in ``cache_dir``, or ``None`` so the caller falls back.
 
     ``expected_fingerprint`` (e.g. the one an index recorded) refuses a cache made from other
-    weights. ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
+    weights. Files that do not hash to what the manifest records (``integrity.check_export``) are
+    never used: a damaged export gives ``None``, a damaged optimised graph leaves the export to be
+    used without it; either way ``notice`` (stderr by default) hears one warning naming the folder.
+    ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
     """
     manifest = read_manifest(cache_dir)
     if manifest is None:
@@ -258,13 +281,24 @@ def load_onnx_embedder(
     if expected_fingerprint is not None and manifest["fingerprint"] != expected_fingerprint:
         return None
     cache_dir = Path(cache_dir)
+    notice = notice or stderr_notice
+    check = check_export(cache_dir, manifest)
+    if not check.export_sound:
+        warn_once(notice, f"warning: {check.describe()}; using sentence-transformers (slower) until "
+                          "'smartvec index' or 'smartvec doctor --repair' makes it again")
+        return None
     optimised = manifest.get("optimised")
+    if optimised and not check.optimised_sound:
+        warn_once(notice, f"warning: {check.describe()}; using the plain export (slower to start) until "
+                          "'smartvec index' saves the optimised graph again")
+        optimised = None
     return OnnxEmbedder(
         cache_dir / manifest["onnx_file"],
         cache_dir / manifest["tokenizer_file"],
         fingerprint=manifest["fingerprint"],
         max_seq_length=manifest["max_seq_length"],
         optimised=(cache_dir / optimised["onnx_file"], optimised["onnxruntime"]) if optimised else None,
+        export_id=export_id(manifest),
         **options,
     )
 
@@ -301,12 +335,13 @@ def save_optimised(cache_dir: Path) -> bool:
         if not difference <= OPTIMISED_MAX_DIFFERENCE:
             return False
         data_bytes = (staging / names["data_file"]).stat().st_size
+        digests = {name: file_sha256(staging / name) for name in names.values()}
         for name in names.values():
             os.replace(staging / name, cache_dir / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     write_manifest(cache_dir, {**manifest, "optimised": {**names, "data_bytes": data_bytes, "onnxruntime": ort.__version__,
-                                                         "max_difference": difference}})
+                                                         "max_difference": difference, "digests": digests}})
     return True
 
 
@@ -338,6 +373,7 @@ def export_onnx(model_dir: Path, cache_dir: Path) -> Path:
                     "refusing the fast path"
                 )
             onnx_bytes = tmp_onnx.stat().st_size
+            digests = {onnx_name: file_sha256(tmp_onnx), TOKENIZER_NAME: file_sha256(tmp_tok)}
             os.replace(tmp_onnx, cache_dir / onnx_name)
             os.replace(tmp_tok, cache_dir / TOKENIZER_NAME)
 
@@ -349,6 +385,7 @@ def export_onnx(model_dir: Path, cache_dir: Path) -> Path:
         "onnx_file": onnx_name,
         "onnx_bytes": onnx_bytes,
         "tokenizer_file": TOKENIZER_NAME,
+        "digests": digests,
         "max_seq_length": MAX_SEQ_LENGTH,
         "dim": DIMENSIONS,
         "opset": ONNX_OPSET,

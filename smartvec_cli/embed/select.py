@@ -21,6 +21,7 @@ from typing import Callable
 from ..config import Config, is_import_spec
 from ..errors import SmartvecError
 from . import Embedder
+from .integrity import stderr_notice
 
 Notice = Callable[[str], None]
 
@@ -30,7 +31,7 @@ def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_no
     (in the user cache, or in ``onnx_dir``, the index folder's, when the cache cannot be written)."""
     backend = config.embedder_backend
     if backend in ("auto", "onnx"):
-        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or (lambda text: None))
+        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice)
         if fast is not None:
             return fast
         if backend == "onnx":
@@ -55,7 +56,7 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice) -> Embe
     except Exception as exc:  # any failure of the export only costs speed: fall back to sentence-transformers
         notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
         return None
-    return load_onnx_embedder(folder) if folder is not None else None
+    return load_onnx_embedder(folder, notice=notice) if folder is not None else None
 
 
 def onnx_export_location(index_export_dir: Path) -> Path | None:
@@ -64,6 +65,20 @@ def onnx_export_location(index_export_dir: Path) -> Path | None:
     from .cache import find_export
 
     return find_export(packaged_model_dir(), index_export_dir)
+
+
+def model_cache_check(config: Config, index_export_dir: Path):
+    """The ONNX export a query would use, every file hashed against its manifest (for ``doctor``:
+    no stamp trusted), as an ``integrity.ExportCheck``; None when the configured backend uses none,
+    or there is none yet."""
+    if config.embedder_backend not in ("auto", "onnx"):
+        return None
+    from .integrity import check_export
+    from .onnx import read_manifest
+
+    folder = onnx_export_location(Path(index_export_dir))
+    manifest = read_manifest(folder) if folder is not None else None
+    return check_export(folder, manifest, full=True) if manifest is not None else None
 
 
 def load_embedder(spec: str) -> Embedder:

@@ -158,6 +158,15 @@ class NoteQueries:
             "SELECT hash, text FROM embeddings WHERE hash IN (SELECT hash FROM chunks WHERE state != 'DELETED')"
         ).fetchall()
 
+    def embedded_texts_of(self, ids: Sequence[int]) -> dict[int, str]:
+        """The text each of these passage rows was embedded from, by row id (rows without a vector left out)."""
+        found: dict[int, str] = {}
+        for part, marks in in_lists(list(ids)):
+            found.update(self.db.execute(
+                f"SELECT c.id, e.text FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id IN ({marks})", part
+            ).fetchall())
+        return found
+
     def chunk_texts_without_vectors(self) -> list[tuple[str, str | None, str | None, str]]:
         """(hash, note title, heading, text) of the passages not deleted whose vector is gone."""
         return self.db.execute(
