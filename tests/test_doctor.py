@@ -13,7 +13,7 @@ from smartvec_cli.store.store import Store
 
 from conftest import index_six_notes_and_an_edit, write
 
-CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "access", "locks"]
+CHECKS = ["database", "schema", "model", "model_files", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "access", "locks"]
 
 
 @pytest.fixture

@@ -136,7 +136,7 @@ def pg_indexed(vault, cli, fake_embedder, pg_store_url, monkeypatch):
     return pg_store_url
 
 
-PG_CHECKS = ["database", "schema", "model", "vectors", "orphans", "lexical", "ann_index", "leftovers", "notes", "access", "locks"]
+PG_CHECKS = ["database", "schema", "model", "model_files", "vectors", "orphans", "lexical", "ann_index", "leftovers", "notes", "access", "locks"]
 
 
 def doctor(cli, *args, expect):

@@ -257,7 +257,7 @@ class Doctor:
         them is the one in use (``model_exports`` in the index; an export made again after damage is
         another). ``--repair`` makes a damaged cache again and then re-embeds every stored passage, notes,
         history and feedback kept: vectors a damaged model made give wrong answers, silently."""
-        from ..embed import EXPORTS_META, disagreement, made_by
+        from ..embed import EXPORTS_META, disagreement, made_by, packaged
         from ..embed.select import model_cache_check
         from .indexer import Indexer
 
@@ -276,14 +276,14 @@ class Doctor:
         replaced = [m for m in (store.get_meta(EXPORTS_META) or "").split() if m.startswith("onnx:") and current.startswith("onnx:") and m != current]
         if replaced:
             problems.append(f"vectors made by ONNX export {', '.join(replaced)}, since replaced by {current}")
-        ids = sorted(store.ann_expected_labels())
+        ids = sorted(store.ann_expected_labels()) if packaged(embedder) else []  # a model of the user's own is theirs to check
         texts = store.embedded_texts_of(ids[:: max(1, len(ids) // SAMPLE)][:SAMPLE])
         off, lowest = disagreement(embedder, list(texts.values()), store.vectors_for_chunks(list(texts)))
         if off:
             problems.append(f"{off} of {len(texts)} sampled stored vectors differ from what the model gives (cosine down to {lowest:.3f})")
         if not problems:
-            self.add("model_files", True, f"{'ONNX cache ' + str(cache.folder) + ' intact; ' if cache else ''}"
-                     f"{len(texts)} sampled vectors agree with {current}")
+            sampled = f"{len(texts)} sampled vectors agree with {current}" if texts else f"vectors made by {current}"
+            self.add("model_files", True, f"{'ONNX cache ' + str(cache.folder) + ' intact; ' if cache else ''}{sampled}")
             return
         check = self.add("model_files", False, "; ".join(problems) + "; 'doctor --repair' makes the model again "
                          "and re-embeds every passage (history and feedback kept)", repairable=True)

@@ -61,6 +61,12 @@ SAMPLE_MIN_COSINE = 0.999
 sentence-transformers to 0.9999; vectors from a damaged one are nowhere near."""
 
 
+def packaged(embedder: Embedder) -> bool:
+    """One of the built-in backends over the packaged weights (the ONNX export, whose cache can be damaged on
+    disk, or sentence-transformers), not a model of the user's own (``module:factory``)."""
+    return embedder.name in (f"onnx/{MODEL_NAME}", f"sentence-transformers/{MODEL_NAME}")
+
+
 def made_by(embedder: Embedder) -> str:
     """What an index records as the maker of its vectors: the ONNX export by its content and age
     (``integrity.export_id``), any other embedder by its name."""
