@@ -7,7 +7,8 @@ tokenisation, mean pooling and normalisation itself exactly as sentence-transfor
 
 An export earns the weights' fingerprint only by proof: :func:`export_onnx` embeds
 :data:`PROBE_TEXTS` with both backends and writes ``manifest.json`` (the only thing that grants
-the fingerprint) when every probe agrees to cosine >= :data:`MIN_COSINE`. Without a valid
+the fingerprint, with the sha256 of each file it names) when every probe agrees to cosine >=
+:data:`MIN_COSINE`; a file that no longer hashes to it is never used (``integrity``). Without a valid
 manifest :func:`load_onnx_embedder` returns ``None`` and callers fall back to
 sentence-transformers, so vectors from a numerically different graph can never be mixed into
 an index under the reference fingerprint.
