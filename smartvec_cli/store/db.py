@@ -8,7 +8,10 @@ applied once each, in order, recorded in ``_migrations`` (the pattern of simonw'
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sqlite3
+import threading
+import weakref
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote
@@ -284,12 +287,49 @@ class DatabaseFileError(SmartvecError):
     """The database file is not a whole SQLite database: empty, cut short, or something else."""
 
 
+_open_in_process: dict[str, int] = {}
+"""How many connections of this process are open on each database file (by real path)."""
+_open_in_process_lock = threading.Lock()
+
+
+def _connections_open(path: Path) -> int:
+    with _open_in_process_lock:
+        return _open_in_process.get(os.path.realpath(path), 0)
+
+
+def _count_connection(path: Path, db: sqlite_utils.Database) -> None:
+    """Count ``db``'s connection against its file until it is garbage: see :func:`database_file_problem`."""
+    key = os.path.realpath(path)
+    with _open_in_process_lock:
+        _open_in_process[key] = _open_in_process.get(key, 0) + 1
+
+    def forget() -> None:
+        with _open_in_process_lock:
+            left = _open_in_process.get(key, 1) - 1
+            if left > 0:
+                _open_in_process[key] = left
+            else:
+                _open_in_process.pop(key, None)
+
+    weakref.finalize(db, forget)
+
+
 def database_file_problem(path: Path) -> str | None:
     """What is wrong with the database file itself, before SQLite is let at it, or None.
 
     SQLite takes a 0-byte file for a new database and would give it an empty schema: a reader
     must never do that to an index a full disk or a sync tool emptied. A file shorter than its
-    header says was cut short (its WAL, when it has one, may still complete it: then SQLite decides)."""
+    header says was cut short (its WAL, when it has one, may still complete it: then SQLite decides).
+
+    The header is read only while no connection of this process has the file open: closing any
+    descriptor of a file drops every POSIX lock the process holds on it, SQLite's included, and
+    its other connections then fail with "disk I/O error". Such a connection has already read the
+    header, so the size check alone is left to do."""
+    if _connections_open(path):
+        try:
+            return f"{path.name} is empty (0 bytes: a full disk or a sync tool emptied it)" if path.stat().st_size == 0 else None
+        except OSError:
+            return None
     try:
         size = path.stat().st_size
         with open(path, "rb") as fh:
@@ -343,6 +383,7 @@ def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: b
         else:
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
         db = sqlite_utils.Database(conn, execute_plugins=False)
+        _count_connection(path, db)
         db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if not read_only and db.journal_mode != "wal":
             db.enable_wal()
