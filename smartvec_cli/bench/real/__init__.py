@@ -1,0 +1,1 @@
+"""Question sets written blind over real vaults, each with the manifest of its fixed sample (see ``run``)."""

@@ -1,0 +1,188 @@
+"""``make bench-real``: the question sets written blind over real vaults nobody here wrote, asked in every mode.
+
+The corpora themselves are not part of the project (their terms forbid redistributing them): each set's
+manifest names the archive under ``SHARED/corpora/``, the folder inside it that is the vault, and the
+fixed sample of notes (``notes.txt``, with the rule that produced it). The run unpacks each archive
+once, copies exactly the listed notes into a sample vault outside the project (their archive dates
+kept, so a rerun re-embeds nothing), indexes and consolidates it with the real model through the CLI as
+a user would, then asks ``bench questions`` and prints smart, cosine and lexical side by side.
+
+Run with ``python -m smartvec_cli.bench.real [--shared DIR] [--work DIR] [--out DIR] [CORPUS ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORPORA = ("obsidian-hub", "rust-book", "tldr")
+MODES = ("smart", "cosine", "lexical")
+
+
+class RunError(Exception):
+    """A corpus cannot be prepared (missing archive, a listed note gone): stated in one line."""
+
+
+def manifest(corpus: str) -> dict:
+    return json.loads((HERE / corpus / "manifest.json").read_text(encoding="utf-8"))
+
+
+def sample_notes(corpus: str) -> list[str]:
+    """The vault-relative paths of the sample, as listed next to the questions."""
+    return [line for line in (HERE / corpus / "notes.txt").read_text(encoding="utf-8").splitlines() if line]
+
+
+def selected_by_rule(spec: dict, paths: list[str]) -> list[str]:
+    """The notes the manifest's rule picks among ``paths``: included and not excluded, or named by ``also``."""
+    def matches(path: str, patterns) -> bool:
+        return any(fnmatchcase(path, pattern) for pattern in patterns)
+
+    return sorted(p for p in paths if (matches(p, spec["include"]) and not matches(p, spec["exclude"])) or matches(p, spec.get("also", ())))
+
+
+def read_kinds(corpus: str) -> dict[str, str]:
+    """Each question's ``kind`` (how-to, keyword, ...), which ``bench questions`` does not need."""
+    lines = (HERE / corpus / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines if line.strip()]
+    return {str(item["id"]): item.get("kind", "-") for item in items}
+
+
+def unpack(archive: Path, into: Path, log) -> Path:
+    """The archive's contents under ``into``, extracted once (into a temporary name, then renamed)."""
+    if (into / ".unpacked").exists():
+        return into
+    if not archive.is_file():
+        raise RunError(f"corpus archive {archive} not found: pass SHARED=<folder holding corpora/>")
+    log(f"unpacking {archive.name} into {into}")
+    into.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{into.name}-", dir=into.parent))
+    with tarfile.open(archive) as tar:
+        tar.extractall(staging, filter="data")
+    (staging / ".unpacked").write_text(archive.name + "\n", encoding="utf-8")
+    if into.exists():
+        shutil.rmtree(into)
+    staging.rename(into)
+    return into
+
+
+def build_vault(corpus: str, source: Path, vault: Path, log) -> int:
+    """Copy exactly the listed notes into ``vault``, after checking the listing is what the rule picks from
+    this archive; a note already there with the same bytes is left alone, a note not listed is removed."""
+    spec, listed = manifest(corpus), sample_notes(corpus)
+    present = sorted(str(p.relative_to(source)) for p in source.rglob("*.md") if p.is_file())
+    picked = selected_by_rule(spec, present)
+    if picked != sorted(listed):
+        missing, extra = sorted(set(listed) - set(picked)), sorted(set(picked) - set(listed))
+        raise RunError(f"{corpus}: the archive does not give the listed sample ({len(missing)} listed notes missing, "
+                       f"{len(extra)} unlisted picked, e.g. {(missing or extra)[0]!r}); is it {spec['source']}?")
+    vault.mkdir(parents=True, exist_ok=True)
+    wanted = set(listed)
+    for old in [p for p in vault.rglob("*.md") if str(p.relative_to(vault)) not in wanted]:
+        old.unlink()
+    for path in listed:
+        src, dst = source / path, vault / path
+        if dst.is_file() and dst.read_bytes() == src.read_bytes():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    log(f"{corpus}: sample vault of {len(listed)} notes at {vault}")
+    return len(listed)
+
+
+def smartvec(vault: Path, index_dir: Path, *args: str) -> dict:
+    """One CLI command with ``--json``, run as a user would; its JSON output."""
+    command = [sys.executable, "-m", "smartvec_cli", "--vault", str(vault), "--index-dir", str(index_dir), *args, "--json"]
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    if done.returncode != 0:
+        raise RunError(f"{' '.join(args[:2])} failed (exit {done.returncode}) on {vault}")
+    return json.loads(done.stdout)
+
+
+def by_kind(report: dict, kinds: dict[str, str]) -> dict:
+    """Top-1 per kind of question and mode (said-nothing for the unanswerable ones)."""
+    table: dict[str, dict] = {}
+    for q in report["questions"]:
+        kind = kinds.get(q["id"], "-")
+        row = table.setdefault(kind, {"n": 0, **{mode: 0 for mode in report["modes"]}})
+        row["n"] += 1
+        for mode in report["modes"]:
+            row[mode] += (q[mode]["rank"] == 1) if q["expect"] else bool(q[mode]["said_nothing"])
+    return {kind: {"n": row["n"], **{m: round(row[m] / row["n"], 4) for m in report["modes"]}} for kind, row in sorted(table.items())}
+
+
+def summary_markdown(results: dict) -> str:
+    """Every corpus and mode in one table: the baseline the ranking is measured against."""
+    lines = ["| corpus | mode | n | first hit answers | right note first | answer in first 3 | MRR | unanswerable: said nothing |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    pct = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
+    for corpus, result in results.items():
+        for mode, m in result["report"]["modes"].items():
+            lines.append(f"| {corpus} | {mode} | {m['answerable']}+{m['unanswerable']} | {pct(m['top1'])} | {pct(m['note_top1'])} | "
+                         f"{pct(m['top3'])} | {m['mrr']:.3f} | {pct(m['said_nothing'])} |")
+    lines += ["", "First hit answers, by kind of question (unanswerable: said nothing):", "",
+              "| corpus | kind | n | " + " | ".join(MODES) + " |", "|---|---|---:|" + "---:|" * len(MODES)]
+    for corpus, result in results.items():
+        for kind, row in result["by_kind"].items():
+            lines.append(f"| {corpus} | {kind} | {row['n']} | " + " | ".join(pct(row.get(m)) for m in MODES) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def run(corpora, shared: Path, work: Path, out: Path, top_k: int, log, index_only: bool = False) -> dict:
+    results = {}
+    out.mkdir(parents=True, exist_ok=True)
+    for corpus in corpora:
+        spec = manifest(corpus)
+        started = time.monotonic()
+        unpacked = unpack(shared / "corpora" / spec["archive"], work / "corpora" / corpus, log)
+        vault, index_dir = work / corpus / "vault", work / corpus / "index"
+        notes = build_vault(corpus, unpacked / spec["root"], vault, log)
+        log(f"{corpus}: indexing {notes} notes with the real model (slow: tens of passages a second)")
+        indexed = smartvec(vault, index_dir, "index")
+        smartvec(vault, index_dir, "consolidate")
+        log(f"{corpus}: {indexed.get('chunks_embedded', 0)} passages embedded, {indexed.get('chunks_reused', 0)} reused")
+        if index_only:
+            continue
+        report = smartvec(vault, index_dir, "bench", "questions", str(HERE / corpus / "questions.jsonl"), "--top-k", str(top_k))
+        result = {"corpus": corpus, "source": spec["source"], "sample": spec["rule"], "notes": notes,
+                  "index": {k: indexed.get(k) for k in ("notes_scanned", "chunks_embedded", "chunks_reused", "seconds")},
+                  "seconds": round(time.monotonic() - started, 1), "by_kind": by_kind(report, read_kinds(corpus)), "report": report}
+        (out / f"real-{corpus}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        results[corpus] = result
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m smartvec_cli.bench.real", description=__doc__.splitlines()[0])
+    parser.add_argument("corpora", nargs="*", metavar="CORPUS", help=f"any of {', '.join(CORPORA)} (default: all)")
+    parser.add_argument("--shared", default="../shared", help="folder holding corpora/*.tar.gz (default: ../shared)")
+    parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "smartvec-corpora"), help="where the corpora are unpacked and indexed")
+    parser.add_argument("--out", default="bench-results", help="folder for real-<corpus>.json and real.md")
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--index-only", action="store_true", help="build and index the sample vaults, ask nothing")
+    args = parser.parse_args(argv)
+    unknown = [c for c in args.corpora if c not in CORPORA]
+    if unknown:
+        parser.error(f"unknown corpus {unknown[0]!r}: choose from {', '.join(CORPORA)}")
+    log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        results = run(args.corpora or CORPORA, Path(args.shared).expanduser(), Path(args.work).expanduser(), Path(args.out),
+                      args.top_k, log, args.index_only)
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.index_only:
+        return 0
+    table = summary_markdown(results)
+    (Path(args.out) / "real.md").write_text(table, encoding="utf-8")
+    sys.stdout.write(table)
+    return 0
