@@ -34,6 +34,7 @@ from ..store.store import REEMBEDDING, Store
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
+from ..vault.links import LinkResolver, NoteName
 from ..vault.parse import ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
@@ -47,6 +48,9 @@ RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
 it finds no note to read."""
+ATTACHMENTS = "attachments_digest"
+"""A digest of the vault's attachment paths as last resolved against: when a file appears or goes, every link is
+resolved again, though no note changed."""
 NOTE_RULES = "note_rules"
 """A digest of the settings a note's kind and authority were read under (``[confidence]`` and ``[kinds]`` of
 ``config.toml``): when they change, the next run re-reads every note (parsing only: nothing is re-embedded)."""
@@ -263,6 +267,7 @@ class Indexer:
         self._written_notes: set[int] = set()
         self._full = False
         self._names_changed = False
+        self._attachments: list[str] = []  # the vault's other files, which links may name (set by ``run``)
         self._to_embed_total = self._embedded_so_far = 0
 
     @property
@@ -289,7 +294,11 @@ class Indexer:
         started = time.perf_counter()
         self._full = full
         config = self.ws.config
-        files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir)
+        attachments: list[str] = []
+        files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+        self._attachments = attachments
+        attachments_key = hashlib.sha256("\n".join(attachments).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        attachments_changed = self.store.get_meta(ATTACHMENTS) != attachments_key
         if self.store.fingerprint and not full:
             self._load_embedder()  # a model change fails at once, even when there is nothing to embed
         if only is not None:
@@ -343,10 +352,12 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        self._names_changed = self._names_changed or bool(missing) or relations_left_stale
-        relinked = bool(to_write or missing or relations_left_stale)
+        self._names_changed = self._names_changed or bool(missing) or relations_left_stale or attachments_changed
+        relinked = bool(to_write or missing or relations_left_stale or attachments_changed)
         if relinked:
             self._resolve_links()
+            with self.store.write():
+                self.store.set_meta(ATTACHMENTS, attachments_key)
         if self._infer_versions() or relinked:
             self._apply_supersession()
             with self.store.write():
@@ -692,7 +703,9 @@ class Indexer:
                 "src_note": note_pk,
                 "type": link.kind,
                 "target": link.target,
-                "detail": json.dumps({k: v for k, v in (("heading", link.heading), ("block", link.block), ("alias", link.alias)) if v}),
+                "detail": json.dumps(
+                    {k: v for k, v in (("heading", link.heading), ("block", link.block), ("alias", link.alias), ("markdown", link.markdown)) if v}
+                ),
                 "created_at": self.now,
             }
             for link in parsed.links
@@ -714,27 +727,29 @@ class Indexer:
         self.summary.notes_deleted += len(rows)
 
     def _resolve_links(self) -> None:
-        """Point links at the notes they name: by path, file name, title or alias, with aclarai's ``_`` for spaces.
+        """Point links at the notes or attachments they name (``vault.links``: the path, relative to the
+        linking note for a Markdown link, then file name or alias as written, title, then case-folded, the
+        shortest path on ties).
 
-        Only the written notes' links are resolved, unless the set of names changed (a note
-        appeared, went, moved, or changed its title or aliases): then every link is.
+        Only the written notes' links are resolved, unless the set of names changed (a note or attachment
+        appeared, went, moved, or a note changed its title or aliases): then every link is.
         """
-        names: dict[str, int] = {}
+        names = []
         for note_pk, path, title, note_id, metadata in self.store.live_note_names():
-            stem_path = path[:-3] if path.lower().endswith(".md") else path
-            candidates = [stem_path, stem_path.rsplit("/", 1)[-1], title, note_id]
-            if metadata and '"aliases"' in metadata:
-                aliases = json.loads(metadata).get("aliases") or []
-                candidates.extend(aliases if isinstance(aliases, list) else [aliases])
-            for name in candidates:
-                if name:
-                    names.setdefault(link_key(str(name)), note_pk)
+            aliases = _aliases(metadata) or []
+            aliases = aliases if isinstance(aliases, list) else [aliases]
+            names.append(NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip())))
+        resolver = LinkResolver(names, self._attachments)
         src_notes = None if self._names_changed else sorted(self._written_notes)
         with self.store.write():
-            for edge_id, target, current in self.store.note_links(src_notes):
-                resolved = names.get(link_key(target)) if target else None
-                if resolved != current:
-                    self.store.resolve_link(edge_id, resolved)
+            for edge_id, source_path, target, detail_json, current in self.store.link_rows(src_notes):
+                detail = json.loads(detail_json) if detail_json else {}
+                found = resolver.resolve(target, source_path, markdown=bool(detail.get("markdown")))
+                updated = {k: v for k, v in detail.items() if k != "attachment"}
+                if found.attachment:
+                    updated["attachment"] = found.attachment
+                if found.note != current or updated != detail:
+                    self.store.set_link_destination(edge_id, found.note, json.dumps(updated))
 
     def _infer_versions(self) -> bool:
         """Copies of a note named as versions ("X v2", "X (2024)"), or whose passages mostly match, supersede
@@ -893,14 +908,6 @@ def _without(passages: list[tuple[int, str]], matched: Counter) -> list[int]:
 
 def _aliases(metadata_json: str | None):
     return json.loads(metadata_json).get("aliases") if metadata_json and '"aliases"' in metadata_json else None
-
-
-def link_key(name: str) -> str:
-    """Case-, extension- and separator-insensitive form of a link target or note name."""
-    name = name.strip().lower()
-    if name.endswith(".md"):
-        name = name[:-3]
-    return name.replace(" ", "_").replace(":", "_")
 
 
 def note_rules_key(config) -> str:

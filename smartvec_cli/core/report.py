@@ -109,7 +109,7 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         }
         for c in store.note_passages(note["id"])
     ]
-    links = [{"type": e["type"], "target": e["target"], "resolved": e["path"]} for e in store.links_of_note(note["id"])]
+    links = [_link_entry(e) for e in store.links_of_note(note["id"])]
     return {
         "note_id": note["note_id"],
         "path": note["path"],
@@ -127,6 +127,14 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         "links": links,
         "chunks": chunks,
     }
+
+
+def _link_entry(edge: dict) -> dict:
+    """A link as ``show`` lists it: the note it resolved to, else the attachment (``attachment`` says which)."""
+    attachment = json.loads(edge["detail"] or "{}").get("attachment") if edge["detail"] and "attachment" in edge["detail"] else None
+    if edge["path"] is None and attachment:
+        return {"type": edge["type"], "target": edge["target"], "resolved": attachment, "attachment": True}
+    return {"type": edge["type"], "target": edge["target"], "resolved": edge["path"], "attachment": False}
 
 
 def history(store: Store, name: str, vault: str | Path | None = None) -> dict:

@@ -218,6 +218,21 @@ class GraphQueries:
     def live_note_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
 
+    def link_rows(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str, str | None, str | None, int | None]]:
+        """(edge id, linking note's path, target, detail JSON, resolved note) of the links that ``src_notes``
+        (else every note) wrote: what link resolution reads, since a Markdown link's path is relative to its note."""
+        sql = (
+            "SELECT e.id, n.path, e.target, e.detail, e.dst_note FROM edges e JOIN notes n ON n.id = e.src_note "
+            f"WHERE e.src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
+        )
+        if src_notes is None:
+            return self.db.execute(sql).fetchall()
+        return [row for part, marks in in_lists(src_notes) for row in self.db.execute(f"{sql} AND e.src_note IN ({marks})", part).fetchall()]
+
+    def set_link_destination(self, edge_id: int, dst_note: int | None, detail: str) -> None:
+        """Where a link leads: a note, or none (an attachment is named in ``detail``)."""
+        self.db.execute("UPDATE edges SET dst_note = ?, detail = ? WHERE id = ?", [dst_note, detail, edge_id])
+
     def note_graph_edges(self) -> list[tuple[int, int]]:
         """(src, dst) of the links, embeds, dependencies and relations between two different notes."""
         return self.db.execute(

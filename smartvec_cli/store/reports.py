@@ -94,10 +94,11 @@ class ReportQueries:
         )
 
     def links_of_note(self, note: int) -> list[dict]:
-        """The edges out of a note (type, target as written, path of the note it resolved to), in the order found."""
+        """The edges out of a note (type, target as written, path of the note it resolved to, detail JSON, which
+        names an attachment it resolved to), in the order found."""
         return list(
             self.db.query(
-                "SELECT e.type, e.target, n.path FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE e.src_note = ? ORDER BY e.id",
+                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE e.src_note = ? ORDER BY e.id",
                 [note],
             )
         )

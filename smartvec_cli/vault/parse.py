@@ -1,8 +1,9 @@
 """Parsing one note: frontmatter, title, tags, links, aclarai ids, and its passages.
 
 Obsidian conventions understood here: YAML frontmatter, ``[[Note]]``, ``[[Note|alias]]``,
-``[[Note#Heading]]``, ``[[Note#^block]]``, ``![[embed]]``, inline ``#tags``, ``^block-id``
-anchors, plus aclarai's ``<!-- aclarai:id=X ver=N -->`` comments, which are metadata:
+``[[Note#Heading]]``, ``[[Note#^block]]``, ``![[embed]]``, Markdown links and embeds
+(``[text](sub/Note%20Name.md#Heading)``, ``[text](<Note Name>)``, ``![alt](img.png)``), inline
+``#tags``, ``^block-id`` anchors, plus aclarai's ``<!-- aclarai:id=X ver=N -->`` comments, which are metadata:
 they never reach a hash of a passage or the model.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from urllib.parse import unquote
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -43,6 +45,7 @@ class Link:
     heading: str | None = None
     block: str | None = None
     alias: str | None = None
+    markdown: bool = False  # a ``[text](path)`` link: its path is relative to the linking note's folder
 
 
 @dataclass
@@ -148,11 +151,46 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)] if str(value).strip() else []
 
 
+MARKDOWN_LINK = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\([ \t]*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)")
+"""``[text](target "title")`` and ``![alt](target)``: the target bare (balanced parentheses allowed) or in ``<...>``."""
+URL_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]+:|//)")
+"""``http:``, ``mailto:``, ``obsidian:``, ``//host``...: a place outside the vault, never a note or attachment."""
+
+
+def markdown_link_target(raw: str) -> tuple[str, str | None, str | None] | None:
+    """(path, heading, block) of a Markdown link's target, percent-decoded; None for an external URL.
+
+    ``#Heading`` alone is a link into the same note: its path is empty."""
+    raw = raw.strip()
+    if raw.startswith("<") and raw.endswith(">"):
+        raw = raw[1:-1].strip()
+    if not raw or URL_SCHEME.match(raw):
+        return None
+    path, _, fragment = raw.partition("#")
+    path, fragment = unquote(path).strip(), unquote(fragment).strip()
+    if not path and not fragment:
+        return None
+    if fragment.startswith("^"):
+        return path, None, fragment[1:] or None
+    return path, fragment or None, None
+
+
 def parse_links(text: str) -> list[Link]:
+    """Wikilinks and embeds first, then Markdown links and embeds, each in the order written."""
     links = []
+    for match in MARKDOWN_LINK.finditer(text):
+        embed, label, raw = match.groups()
+        for inner in parse_links(label) if embed == "" and "](" in label else []:
+            links.append(inner)  # a linked image, ``[![alt](img.png)](Note.md)``: both the image and the link
+        target = markdown_link_target(raw)
+        if target is None:
+            continue
+        path, heading, block = target
+        links.append(Link(path, "embed" if embed else "link", heading, block, label.strip() or None, markdown=True))
+    wiki = []
     for match in WIKILINK.finditer(text):
         embed, target, block, heading, alias = match.groups()
-        links.append(
+        wiki.append(
             Link(
                 target=target.strip(),
                 kind="embed" if embed else "link",
@@ -161,7 +199,7 @@ def parse_links(text: str) -> list[Link]:
                 alias=alias.strip() if alias else None,
             )
         )
-    return links
+    return wiki + links
 
 
 def relation_links(metadata: dict[str, Any]) -> list[Link]:
@@ -171,7 +209,7 @@ def relation_links(metadata: dict[str, Any]) -> list[Link]:
         for value in _as_list(metadata.get(key)):
             found = parse_links(value)
             if found:
-                links.extend(Link(l.target, key, l.heading, l.block, l.alias) for l in found)
+                links.extend(Link(l.target, key, l.heading, l.block, l.alias, l.markdown) for l in found)
             else:
                 links.append(Link(value.strip(), key))
     return links

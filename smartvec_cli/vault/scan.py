@@ -1,6 +1,7 @@
 """Finding the notes of a vault.
 
-Only ``*.md`` files are notes. Hidden files and folders, Obsidian's and git's state,
+Only ``*.md`` files are notes; any other file is an attachment (an image, a PDF) that a note can
+link to or embed, listed only when asked for. Hidden files and folders, Obsidian's and git's state,
 the index folder itself and editors' temporary files are skipped, as are the user's
 ``exclude`` globs. Symbolic links are followed only while they stay inside the vault,
 and a link that loops is reported, never followed twice.
@@ -54,8 +55,13 @@ def _skip_name(name: str) -> bool:
     return name.startswith(".") or name.endswith(IGNORED_SUFFIXES)
 
 
-def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | None = None) -> tuple[list[NoteFile], list[ScanProblem]]:
-    """Walk the vault and return its notes sorted by path, plus what could not be looked at."""
+def scan_vault(
+    vault: Path, exclude: list[str] | None = None, index_dir: Path | None = None, attachments: list[str] | None = None,
+) -> tuple[list[NoteFile], list[ScanProblem]]:
+    """Walk the vault and return its notes sorted by path, plus what could not be looked at.
+
+    Given a list as ``attachments``, the same walk appends to it the vault paths of the other files,
+    sorted, which links resolve against: a second walk of a large vault would cost as much again."""
     vault = Path(vault)
     root_real = Path(os.path.realpath(vault))
     index_real = os.path.realpath(index_dir) if index_dir else None
@@ -63,6 +69,7 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
     notes: list[NoteFile] = []
     problems: list[ScanProblem] = []
     visited_dirs: set[str] = set()
+    found_attachments: list[str] = []
 
     root_prefix = str(root_real) + os.sep
 
@@ -102,6 +109,8 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
                     walk(path, rel)
                     continue
                 if not entry.name.lower().endswith(".md"):
+                    if attachments is not None:
+                        found_attachments.append(rel)
                     continue
                 stat = entry.stat(follow_symlinks=True)
             except OSError as exc:
@@ -111,6 +120,8 @@ def scan_vault(vault: Path, exclude: list[str] | None = None, index_dir: Path | 
 
     walk(str(vault), "")
     notes.sort(key=lambda n: n.rel_path)
+    if attachments is not None:
+        attachments.extend(sorted(found_attachments))
     return notes, problems
 
 
