@@ -144,7 +144,8 @@ def overlap(a: Counter, b: Counter) -> tuple[float, float]:
 def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
     """Match stored passages to new ones, so that each new text continues the version chain it came from.
 
-    Same text first (even if moved), then by similarity of text and place: the pairs whose words overlap by
+    Same embedded text first (even if moved), then the same words under another title or heading (a renamed
+    note: the passage is kept, embedded anew, never a new version of itself), then by similarity of text and place: the pairs whose words overlap by
     ``CHAIN_SIMILARITY`` or more, or that sit in the same place (same key), best first, one to one (a
     reworded paragraph, one moved to another section and edited, the larger half of a split). A stored
     passage left over whose words are mostly inside a revised or new one was merged into it; any other
@@ -161,15 +162,18 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
             del unmatched_old[match.id]
         else:
             pending.append(chunk)
-    still: list[Chunk] = []
-    for chunk in pending:
-        match = next((c for c in unmatched_old.values() if c.hash == chunk.hash), None)
-        if match:
-            chunk.key = match.key
-            plan.keep.append((match, chunk))
-            del unmatched_old[match.id]
-        else:
-            still.append(chunk)
+    for same in (lambda c, chunk: c.hash == chunk.hash, lambda c, chunk: c.text == chunk.text and c.key == chunk.key,
+                 lambda c, chunk: c.text == chunk.text):
+        still: list[Chunk] = []
+        for chunk in pending:
+            match = next((c for c in unmatched_old.values() if same(c, chunk)), None)
+            if match:
+                chunk.key = match.key
+                plan.keep.append((match, chunk))
+                del unmatched_old[match.id]
+            else:
+                still.append(chunk)
+        pending = still
     compare = len(still) * len(unmatched_old) <= MAX_PAIRS
     old_words = {c.id: word_counts(c.text) for c in unmatched_old.values()} if compare else {}
     new_words = [word_counts(c.text) for c in still] if compare else []
@@ -561,14 +565,17 @@ class Indexer:
                 self.summary.notes_changed += 1
         stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in self.store.current_chunks(note_pk)]
         plan = align_chunks(stored, item.parsed.chunks)
+        rehashed: list[int] = []  # kept passages now embedded with another title or heading: their vectors change
         for old, chunk in plan.keep:
             self.store.update_chunk(
                 old.id,
                 {
                     "ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "text_hash": sha256_text(chunk.text),
-                    "block_ids": json.dumps(chunk.block_ids),
+                    "block_ids": json.dumps(chunk.block_ids), "hash": chunk.hash,
                 },
             )
+            if old.hash != chunk.hash:
+                rehashed.append(old.id)
         existing = row is not None and not row.get("deleted_at")
         same_text = existing and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
         if same_text and plan.changes:
@@ -579,11 +586,11 @@ class Indexer:
         if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
             self._names_changed = True
         text_changed = existing and plan.changes
-        if text_changed or not existing or row["file_sha"] != item.file_sha:
+        if text_changed or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)
         self.store.refresh_windows([note_pk])
-        return added, removed
+        return added + rehashed, removed + rehashed  # the vector index drops a rehashed row's old vector, then adds its new one
 
     def _write_versions(self, note_pk: int, note_id: str, plan: ChunkPlan, values: dict, observed: str | None,
                         observed_by: str | None) -> list[int]:
