@@ -197,6 +197,11 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
         order = sorted(distance, key=lambda n: (distance[n], n))
     left_out = max(0, len(order) - limit) if limit else 0
     keep = set(order[: len(order) - left_out])
+    files: dict[tuple[int, str, str], int] = {}
+    for src, kind, detail in store.attachment_links():
+        attachment = json.loads(detail).get("attachment")
+        if src in keep and attachment:
+            files[(src, attachment, kind)] = files.get((src, attachment, kind), 0) + 1
     return {
         "nodes": [{"id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]} for n in sorted(keep)],
         "edges": [
@@ -204,6 +209,9 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
             | ({"inferred": inferred[(a, b, kind)]} if (a, b, kind) in inferred else {})
             for (a, b, kind), count in sorted(pairs.items())
             if a in keep and b in keep
+        ],
+        "attachments": [
+            {"source": notes[src]["note_id"], "path": path, "type": kind, "count": count} for (src, path, kind), count in sorted(files.items())
         ],
         "left_out": left_out,
     }
@@ -219,6 +227,11 @@ def graph_as_mermaid(data: dict) -> str:
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
         lines.append(f"  {ids[edge['source']]} {arrows.get(edge['type'], '-->')}|{label}| {ids[edge['target']]}")
+    files = {path: f"f{i}" for i, path in enumerate(dict.fromkeys(a["path"] for a in data.get("attachments", [])))}
+    for path, node in files.items():
+        lines.append(f'  {node}[/"{path.replace(chr(34), chr(39))}"/]')
+    for link in data.get("attachments", []):
+        lines.append(f"  {ids[link['source']]} -.->|{link['type']}| {files[link['path']]}")
     return "\n".join(lines)
 
 
@@ -233,5 +246,9 @@ def graph_as_dot(data: dict) -> str:
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
         lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{styles.get(edge['type'], '')}];")
+    for path in dict.fromkeys(a["path"] for a in data.get("attachments", [])):
+        lines.append(f"  {quote('file:' + path)} [label={quote(path)} shape=note];")
+    for link in data.get("attachments", []):
+        lines.append(f"  {quote(link['source'])} -> {quote('file:' + link['path'])} [label={quote(link['type'])} style=dotted];")
     lines.append("}")
     return "\n".join(lines)

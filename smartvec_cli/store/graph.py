@@ -233,6 +233,12 @@ class GraphQueries:
         """Where a link leads: a note, or none (an attachment is named in ``detail``)."""
         self.db.execute("UPDATE edges SET dst_note = ?, detail = ? WHERE id = ?", [dst_note, detail, edge_id])
 
+    def attachment_links(self) -> list[tuple[int, str, str]]:
+        """(linking note, type, detail JSON) of every link resolved to an attachment rather than a note."""
+        return self.db.execute(
+            "SELECT src_note, type, detail FROM edges WHERE dst_note IS NULL AND src_chunk IS NULL AND detail LIKE '%\"attachment\"%'"
+        ).fetchall()
+
     def note_graph_edges(self) -> list[tuple[int, int]]:
         """(src, dst) of the links, embeds, dependencies and relations between two different notes."""
         return self.db.execute(
