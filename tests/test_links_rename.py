@@ -1,7 +1,7 @@
 """A rename is not a new version: a note moved or retitled keeps its passages, their ids, history and
 first-seen times; it is embedded again only where the embedded text (title › heading: words) changed."""
 
-from conftest import index_rows, write
+from conftest import both_stores, index_rows, write
 
 # No H1 and no frontmatter title: the file name is the title, so renaming the file retitles every passage.
 BODY = (
@@ -26,6 +26,7 @@ def indexed_once_then_added(vault, cli, monkeypatch):
     return note
 
 
+@both_stores
 def test_a_retitling_rename_keeps_every_passage_and_embeds_only_the_new_titles(vault, cli, fake_embedder, monkeypatch):
     note = indexed_once_then_added(vault, cli, monkeypatch)
     before = cli.json("show", "old name", "--json")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import index_rows, write
+from conftest import both_stores, index_rows, write
 
 
 def index(cli):
@@ -16,6 +16,7 @@ def links_of(cli, note):
     return {(l["type"], l["target"]): l["resolved"] for l in cli.json("show", note, "--json")["links"]}
 
 
+@both_stores
 def test_every_markdown_link_shape_resolves_and_urls_are_not_links(vault, cli, fake_embedder):
     write(vault, "Target.md", "# Target\n\nThe note most links point at, with a few words.\n")
     write(vault, "sub/Target Name.md", "# Target Name\n\n## Heading\n\nA note in a folder with a space in its name.\n")
@@ -25,7 +26,8 @@ def test_every_markdown_link_shape_resolves_and_urls_are_not_links(vault, cli, f
         "[three](sub/Target%20Name.md#Heading), in angle brackets [four](<sub/Target Name.md>), "
         "to a block [five](Target.md#^intro), and in this note [six](#Heading).\n\n"
         "Not notes: [site](https://example.org/Target.md), [mail](mailto:someone@example.org), "
-        "[proto](obsidian://open?vault=x&file=Target), [host](//example.org/Target) and `[code](Target.md)`.\n\n"
+        "[proto](obsidian://open?vault=x&file=Target), [host](//example.org/Target), [wrapped]((https://example.org/x)) "
+        "and `[code](Target.md)`.\n\n"
         "An embedded note ![shown](Target.md \"a title\").\n"
     ))
     index(cli)
@@ -38,7 +40,7 @@ def test_every_markdown_link_shape_resolves_and_urls_are_not_links(vault, cli, f
     }
     details = [json.loads(d) for (d,) in index_rows("SELECT detail FROM edges WHERE target = 'sub/Target Name.md' ORDER BY id")]
     assert details == [{"heading": "Heading", "alias": "three", "markdown": True}, {"alias": "four", "markdown": True}]
-    assert index_rows("SELECT COUNT(*) FROM edges WHERE target LIKE '%example.org%' OR target LIKE '%mailto%'") == [(0,)]
+    assert index_rows("SELECT COUNT(*) FROM edges WHERE target LIKE '%example.org%' OR target LIKE '%mailto%' OR target LIKE '%obsidian:%'") == [(0,)]
 
 
 def test_relative_paths_start_from_the_linking_note_and_stay_in_the_vault(vault, cli, fake_embedder):
@@ -88,6 +90,7 @@ def test_exact_case_and_aliases_win_over_case_folded_names_and_the_shallowest_pa
     }
 
 
+@both_stores
 def test_attachments_resolve_to_the_file_and_show_says_so(vault, cli, fake_embedder):
     (vault / "assets").mkdir()
     (vault / "assets" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
@@ -145,3 +148,22 @@ def test_pagerank_and_neighbours_follow_markdown_links(vault, cli, fake_embedder
     assert len(graph["edges"]) == 12 and {e["type"] for e in graph["edges"]} == {"link"}
     around = cli.json("graph", "pages/page3.md", "--depth", "1", "--format", "json")
     assert sorted(n["path"] for n in around["nodes"]) == ["Overview.md", "index.md", "pages/page3.md"]
+
+
+def test_an_index_made_before_markdown_links_were_read_learns_them_without_embedding(vault, cli, fake_embedder):
+    """The link rules are part of the rules notes are read under: a new release that reads more links
+    reads every note once more, resolves what it finds and embeds nothing."""
+    import smartvec_cli.vault.parse as parse
+
+    write(vault, "Target.md", "# Target\n\nA note that another links to with a Markdown link.\n")
+    write(vault, "source.md", "# Source\n\nRead [the target](Target.md) first.\n")
+    wikilinks_only = parse.parse_links
+    with pytest.MonkeyPatch.context() as older_release:
+        older_release.setattr(parse, "parse_links", lambda text: [l for l in wikilinks_only(text) if not l.markdown])
+        older_release.setattr("smartvec_cli.core.indexer.LINK_RULES", "1: wikilinks only")
+        index(cli)
+        assert links_of(cli, "source.md") == {}
+    fake_embedder.embedded.clear()
+    summary = index(cli)
+    assert summary["notes_unchanged"] == 2 and summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    assert links_of(cli, "source.md") == {("link", "Target.md"): "Target.md"}

@@ -35,7 +35,7 @@ from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
 from ..vault.links import LinkResolver, NoteName
-from ..vault.parse import ParsedNote, parse_note
+from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from .workspace import Workspace
 
@@ -919,7 +919,7 @@ def _aliases(metadata_json: str | None):
 
 def note_rules_key(config) -> str:
     """The ``NOTE_RULES`` digest: what reading a note depends on besides its text (the kinds of source in
-    ``config.confidence``, how notes are cut into passages). When it changes every note is read again."""
-    rules = {"confidence": asdict(config.confidence), "chunking": [CHUNKING_RULES, config.chunk_max_chars]}
+    ``config.confidence``, how notes are cut into passages, how links are read). When it changes every note is read again."""
+    rules = {"confidence": asdict(config.confidence), "chunking": [CHUNKING_RULES, config.chunk_max_chars], "links": LINK_RULES}
     settings = json.dumps(rules, sort_keys=True, default=str)
     return hashlib.sha256(settings.encode("utf-8")).hexdigest()[:16]

@@ -32,6 +32,9 @@ from .markdown import (
     strip_aclarai_comments,
 )
 
+LINK_RULES = "2: Markdown links and embeds beside wikilinks"
+"""Names the rules for reading links out of a note: when they change, every note is read again once
+(``core.indexer.note_rules_key``), so an index made before them learns the links they find; nothing is embedded."""
 RELATION_KEYS = ("depends_on", "supersedes", "related", "contradicts")
 NOTE_LEVEL_ACLARAI_PREFIXES = ("blk_", "clm_")
 
@@ -164,7 +167,7 @@ def markdown_link_target(raw: str) -> tuple[str, str | None, str | None] | None:
     raw = raw.strip()
     if raw.startswith("<") and raw.endswith(">"):
         raw = raw[1:-1].strip()
-    if not raw or URL_SCHEME.match(raw):
+    if not raw or URL_SCHEME.match(raw.lstrip("(")):  # ``[x]((https://...))`` is a URL in parentheses
         return None
     path, _, fragment = raw.partition("#")
     path, fragment = unquote(path).strip(), unquote(fragment).strip()
