@@ -19,6 +19,7 @@ The file is optional; every key has a default. Example::
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
     value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
+    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words") comes first
 
     [confidence]
     half_life_days = 365    # forgetting of undated passages whose source type has no half-life below
@@ -230,8 +231,9 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
             scoring.weights = Weights.from_mapping(table.data["weights"])
         except UsageError as exc:
             raise ConfigValueError(f"[scoring] weights: {exc}") from None
-    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin"):
+    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "phrase_weight"):
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
+    scoring.dense_share = table.number("dense_share", scoring.dense_share, low=0.0, high=1.0)
     for key in ("relevance_floor", "weak_below"):  # cosines
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=-1.0, high=1.0))
     if "calibration" in table:

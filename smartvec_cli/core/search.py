@@ -24,7 +24,7 @@ from ..clock import to_iso
 from ..config import Config
 from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
-from ..memory.lexical import common_passages, coverage, match_expression, query_terms, specific_terms
+from ..memory.lexical import common_passages, coverage, match_expression, phrase_expression, phrase_shares, phrases, query_terms, specific_terms
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.store import Store
@@ -106,13 +106,26 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         common = common_passages(total)
         frequency = store.term_frequencies(terms, common)
         terms = [t for t in terms if frequency[t] <= common]
+    joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     if terms:
-        matches = store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES)
-        missing = [label for label, _ in matches if label not in similar]
-        if missing:
-            similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
+        joining.update((label, None) for label, _ in store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES))
+    bm25: dict[int, float] = {}
+    everything = match_expression(query_text)  # every content word, as lexical mode asks
+    if everything and config.scoring.dense_share < 1.0:
+        bm25 = dict(store.lexical_matches(everything, LEXICAL_CANDIDATES))
+        joining.update((label, None) for label in bm25)
+    asked_phrases = phrases(query_text)
+    holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES) if asked_phrases else []
+    for found in holding:
+        joining.update((label, None) for label in sorted(found))
+    missing = [label for label in joining if label not in similar]
+    if missing:
+        similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
     passages = store.passages(list(similar))
     ids = [label for label in similar if label in passages]
+    if bm25:
+        bm25.update(store.lexical_scores(everything, [i for i in ids if i not in bm25]))
+    verbatim = phrase_shares(holding, [len(words) for words in asked_phrases], ids)
     shares, specific_shares = {}, {}
     if terms:
         holders = store.term_holders(terms, ids)
@@ -123,7 +136,11 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
             unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
             specific_shares = coverage(total, named, holders, ids, unknown)
     asked = AskedAnswer.of(query_text)
-    found = [Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(asked.stated_by(passages[i].text))) for i in ids]
+    found = [
+        Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(asked.stated_by(passages[i].text)),
+                  bm25.get(i, 0.0), verbatim.get(i, 0.0))
+        for i in ids
+    ]
     ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
     ranked = rank(
         found,

@@ -105,3 +105,66 @@ def coverage(
         return {i: 0.0 for i in ids}
     return {i: sum(w for term, w in weights.items() if i in holders.get(term, ())) / whole for i in ids}
 
+
+
+PHRASE_MIN_WORDS = 6  # an unquoted run of words this long is read as pasted from a note
+MAX_PHRASES = 4
+QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]+)[\"“”„«»]")
+SENTENCE_END = re.compile(r"[.!?;]+(?:\s+|$)")
+
+
+def phrases(question: str) -> list[list[str]]:
+    """The verbatim runs of words a question asks for, each as its words (lower case, punctuation gone):
+    every quoted phrase of two words or more, else every sentence of at least ``PHRASE_MIN_WORDS`` words
+    (a sentence pasted from a note). Stopwords stay: a phrase is matched word for word, so
+    "everything in under the settings tab" finds the note with that very typo and nothing else."""
+    quoted = [TERM.findall(part.lower()) for part in QUOTED.findall(question)]
+    found = [words for words in quoted if len(words) >= 2]
+    if not quoted:
+        found = [words for words in (TERM.findall(s.lower()) for s in SENTENCE_END.split(question)) if len(words) >= PHRASE_MIN_WORDS]
+    return found[:MAX_PHRASES]
+
+
+def phrase_expression(words: list[str]) -> str:
+    """An FTS5 phrase query for these words in a passage's own text (``text : "w1 w2 ..."``)."""
+    return 'text : "' + " ".join(words) + '"'
+
+
+def phrase_shares(found: list[set[int]], sizes: list[int], ids: list[int]) -> dict[int, float]:
+    """Each passage's share of the question's phrase words held verbatim: ``found[k]`` holds the passages
+    that contain phrase ``k`` of ``sizes[k]`` words; 1 for a passage holding every phrase."""
+    whole = sum(sizes)
+    if not whole:
+        return {}
+    shares = {i: sum(n for holders, n in zip(found, sizes) if i in holders) / whole for i in ids}
+    return {i: share for i, share in shares.items() if share > 0}
+
+
+def blend(dense: dict[int, float], sparse: dict[int, float], alpha: float) -> dict[int, float]:
+    """Dense and full-text scores of one question's candidates in one number, in the dense score's units.
+
+    Each is normalised over the candidates from its median (0) to its best (1), the two are mixed as
+    ``alpha``·dense + (1−alpha)·full-text, and the mix is mapped back onto the dense scale (median to
+    best), so that thresholds written as cosines (the relevance floor, the weak-match line) keep their
+    meaning: with ``alpha`` = 1, or no full-text match at all, every score is its cosine. Normalising
+    per question makes BM25's unbounded scores comparable with cosines whatever the vault and the
+    question's length, which neither raw sums nor reciprocal ranks are (rank fusion lost points on
+    paraphrased questions, where BM25's order is noise)."""
+    if alpha >= 1.0 or not dense or not sparse:
+        return dict(dense)
+    dense_median, dense_best = _median(dense.values()), max(dense.values())
+    sparse_values = [sparse.get(i, 0.0) for i in dense]
+    sparse_median, sparse_best = _median(sparse_values), max(sparse_values)
+    span = dense_best - dense_median
+    if sparse_best <= sparse_median or span <= 0:
+        return dict(dense)
+    return {
+        i: dense_median + span * (alpha * (value - dense_median) / span + (1.0 - alpha) * (sparse.get(i, 0.0) - sparse_median) / (sparse_best - sparse_median))
+        for i, value in dense.items()
+    }
+
+
+def _median(values) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0

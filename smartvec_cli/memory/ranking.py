@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from ..clock import parse_optional, to_iso
 from .confidence import ConfidenceSettings, retention, trust
 from .graph import relational_signal
+from .lexical import blend
 from .passage import Passage, Relation
 from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, relevance, temporal_signal
 from .temporal import later
@@ -52,16 +53,33 @@ class Candidate:
     coverage: float = 0.0  # its share of the question's words (memory.lexical.coverage)
     specific: float = 0.0  # its share of the question's specific words: identifiers, numbers, names
     states_value: float = 0.0  # 1 when it states an answer of the kind asked for: a value, a person (memory.answer)
+    bm25: float = 0.0  # its full-text score for the question's words (0: it holds none)
+    phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
+    fused: float | None = None  # cosine and BM25 blended in cosine units (``fuse``); None: the cosine alone
+
+    @property
+    def meaning(self) -> float:
+        return self.cosine if self.fused is None else self.fused
 
     def match(self, scoring: ScoringSettings) -> float:
-        """How well the passage matches the question as a source: meaning, plus the specific words the
-        model cannot weigh (an identifier found in one passage decides)."""
-        return self.cosine + scoring.specific_weight * self.specific
+        """How well the passage matches the question as a source: meaning (blended with full-text), plus the
+        specific words the model cannot weigh (an identifier found in one passage decides) and the
+        question's verbatim phrases (a sentence pasted from a note finds that note)."""
+        return self.meaning + scoring.specific_weight * self.specific + scoring.phrase_weight * self.phrase
 
     def answer(self, scoring: ScoringSettings) -> float:
         """How well it states the answer, to choose among the passages of one note: meaning, the
-        question's words, and a value of the kind asked for."""
-        return self.cosine + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value
+        question's words, a value of the kind asked for, and the pasted phrase itself."""
+        return self.meaning + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value + scoring.phrase_weight * self.phrase
+
+
+def fuse(candidates: list[Candidate], scoring: ScoringSettings) -> list[Candidate]:
+    """The candidates with their cosine blended with their BM25 (``memory.lexical.blend``, ``dense_share``
+    of the cosine), normalised over this question's candidates."""
+    if scoring.dense_share >= 1.0:
+        return candidates
+    fused = blend({i: c.cosine for i, c in enumerate(candidates)}, {i: c.bm25 for i, c in enumerate(candidates) if c.bm25 > 0}, scoring.dense_share)
+    return [replace(c, fused=fused[i]) for i, c in enumerate(candidates)]
 
 
 @dataclass
@@ -209,6 +227,9 @@ def score(
         "cosine": round(candidate.cosine, 6),
         "lexical_coverage": round(candidate.coverage, 4),
         "specific_coverage": round(candidate.specific, 4),
+        "bm25": round(candidate.bm25, 6),
+        "fused": None if candidate.fused is None else round(candidate.fused, 6),
+        "phrase": round(candidate.phrase, 4),
         "states_value": candidate.states_value,
         "relevance": round(topical, 6),
         "valid_at_reference": valid,
@@ -241,7 +262,7 @@ def rank(
     relations: list[Relation] = (),
 ) -> list[Ranked]:
     """Every relevant, eligible candidate scored, warned about and calibrated, best first (see the module)."""
-    kept, topical = about_the_question(eligible(candidates, ask), ask, scoring)
+    kept, topical = about_the_question(fuse(eligible(candidates, ask), scoring), ask, scoring)
     best = max(topical.values(), default=0.0)
     related = relation_warnings(relations, {c.passage.id for c in kept})
     ranked = []

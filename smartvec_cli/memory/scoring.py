@@ -130,7 +130,9 @@ class ScoringSettings:
     ``specific_weight``: how much a passage's share of the question's specific words (identifiers,
     numbers, names; ``memory.lexical``) adds to its cosine when sources are compared;
     ``lexical_weight`` and ``value_weight``: how much its share of all the question's words, and stating
-    a value of the kind asked for (``memory.answer``), count when the passages of one note are compared. ``relevance_margin``: the passages within this much of the most
+    a value of the kind asked for (``memory.answer``), count when the passages of one note are compared.
+    ``phrase_weight``: what holding the question's verbatim phrases (``memory.lexical.phrases``) adds to both:
+    at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first. ``relevance_margin``: the passages within this much of the most
     relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
     alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
     returned, but warned about as a weak match (MiniLM puts paraphrased answers and passages about something
@@ -142,6 +144,8 @@ class ScoringSettings:
     specific_weight: float = 0.50
     lexical_weight: float = 0.0
     value_weight: float = 0.30
+    dense_share: float = 1.0
+    phrase_weight: float = 1.0
     relevance_margin: float = 0.15
     relevance_floor: float = 0.25
     weak_below: float = 0.30

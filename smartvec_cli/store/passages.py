@@ -126,6 +126,19 @@ class PassageQueries:
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
 
+    def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
+        """For each FTS5 phrase expression, the stored passages (up to ``limit``, best BM25 first) whose text holds it:
+        one statement a phrase, whatever the number of candidates."""
+        sql = f"""SELECT f.rowid FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
+                  WHERE {FTS_TABLE} MATCH ? AND c.state != 'DELETED' ORDER BY bm25({FTS_TABLE}) LIMIT ?"""
+        return [{row[0] for row in self.db.execute(sql, [expression, limit])} for expression in expressions]
+
+    def lexical_scores(self, expression: str, ids: Sequence[int]) -> dict[int, float]:
+        """The BM25 score (higher is better, as ``lexical_matches`` ranks) of those of the passages ``ids`` that match
+        an FTS5 expression; the others match nothing and are left out."""
+        sql = f"SELECT rowid, -bm25({FTS_TABLE}, 1.0, 0.75, 0.75) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({{marks}})"
+        return {row[0]: row[1] for part, marks in in_lists(list(ids), BATCH) for row in self.db.execute(sql.format(marks=marks), [expression, *part])}
+
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
         """For each query term, in how many stored passages' own words it occurs (their text: not the note
         title or heading path, which the passages of a note share), counted up to ``cap + 1``: past the cap a

@@ -379,6 +379,30 @@ class PgStore(Store):
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
+    def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
+        """FTS5's phrase queries (``text : "w1 w2 ..."``, ``memory.lexical.phrase_expression``) as phrase tsqueries on the passage's own words."""
+        found = []
+        for expression in expressions:
+            words = " ".join(expression.split('"')[1::2])
+            found.append({row[0] for row in self.db.conn.execute(
+                f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery('{TS_CONFIG}', %s) q
+                    WHERE f.body @@ q AND c.state != 'DELETED' ORDER BY ts_rank(f.body, q) DESC, f.id LIMIT %s""",
+                [words, limit],
+            )} if words else set())
+        return found
+
+    def lexical_scores(self, expression: str, ids) -> dict[int, float]:
+        terms = any_terms(expression)
+        ids = [int(i) for i in ids]
+        if terms is None or not ids:
+            return {}
+        rows = self.db.conn.execute(
+            f"""SELECT f.id, ts_rank('{{0, 0, 0.75, 1.0}}', f.document, q) FROM {FTS_TABLE} f, to_tsquery('{TS_CONFIG}', %s) q
+                WHERE f.document @@ q AND f.id = ANY(%s)""",
+            [terms, ids],
+        ).fetchall()
+        return {row[0]: float(row[1]) for row in rows}
+
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
         frequency: dict[str, int] = {}
         for term in terms:
