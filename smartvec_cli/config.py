@@ -231,7 +231,8 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
             scoring.weights = Weights.from_mapping(table.data["weights"])
         except UsageError as exc:
             raise ConfigValueError(f"[scoring] weights: {exc}") from None
-    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "phrase_weight"):
+    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "phrase_weight",
+                "title_weight"):
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
     scoring.dense_share = table.number("dense_share", scoring.dense_share, low=0.0, high=1.0)
     for key in ("relevance_floor", "weak_below"):  # cosines

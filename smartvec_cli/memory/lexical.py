@@ -168,3 +168,24 @@ def _median(values) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
+
+
+NAMED_MIN_SHARE = 0.66  # a question names a note when it holds at least this share of its title's (or an alias's) rare words
+
+
+def _stem(term: str) -> str:
+    return term[:-1] if len(term) > 3 and term.endswith("s") and not term.endswith("ss") else term
+
+
+def named_share(question: str, names: list[str], common: frozenset[str] = frozenset()) -> float:
+    """How much of a note's title or alias (the best of ``names``) the question names: the share of the
+    name's words, common words of the vault left out, that the question holds (plurals folded), or 0
+    under ``NAMED_MIN_SHARE``. "How do I restore a file from version history" names the note "Version
+    history"; a title made only of words every note uses ("npm") names nothing."""
+    asked = {_stem(t) for t in query_terms(question)}
+    best = 0.0
+    for name in names:
+        words = {_stem(t) for t in query_terms(name) if t not in common}
+        if words:
+            best = max(best, len(words & asked) / len(words))
+    return best if best >= NAMED_MIN_SHARE else 0.0

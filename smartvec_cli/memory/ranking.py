@@ -55,6 +55,7 @@ class Candidate:
     states_value: float = 0.0  # 1 when it states an answer of the kind asked for: a value, a person (memory.answer)
     bm25: float = 0.0  # its full-text score for the question's words (0: it holds none)
     phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
+    named: float = 0.0  # how much of its note's title or alias the question names (memory.lexical.named_share)
     fused: float | None = None  # cosine and BM25 blended in cosine units (``fuse``); None: the cosine alone
 
     @property
@@ -63,9 +64,10 @@ class Candidate:
 
     def match(self, scoring: ScoringSettings) -> float:
         """How well the passage matches the question as a source: meaning (blended with full-text), plus the
-        specific words the model cannot weigh (an identifier found in one passage decides) and the
-        question's verbatim phrases (a sentence pasted from a note finds that note)."""
-        return self.meaning + scoring.specific_weight * self.specific + scoring.phrase_weight * self.phrase
+        specific words the model cannot weigh (an identifier found in one passage decides), the
+        question's verbatim phrases (a sentence pasted from a note finds that note) and the note's name
+        when the question calls it by it."""
+        return self.meaning + scoring.specific_weight * self.specific + scoring.phrase_weight * self.phrase + scoring.title_weight * self.named
 
     def answer(self, scoring: ScoringSettings) -> float:
         """How well it states the answer, to choose among the passages of one note: meaning, the
@@ -230,6 +232,7 @@ def score(
         "bm25": round(candidate.bm25, 6),
         "fused": None if candidate.fused is None else round(candidate.fused, 6),
         "phrase": round(candidate.phrase, 4),
+        "named": round(candidate.named, 4),
         "states_value": candidate.states_value,
         "relevance": round(topical, 6),
         "valid_at_reference": valid,

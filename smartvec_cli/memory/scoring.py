@@ -146,6 +146,7 @@ class ScoringSettings:
     value_weight: float = 0.30
     dense_share: float = 1.0
     phrase_weight: float = 1.0
+    title_weight: float = 0.0
     relevance_margin: float = 0.15
     relevance_floor: float = 0.25
     weak_below: float = 0.30

@@ -19,3 +19,14 @@ def in_lists(values: Sequence, size: int | None = None) -> Iterator[tuple[list, 
     for start in range(0, len(values), size):
         part = values[start : start + size]
         yield part, ",".join("?" * len(part))
+
+
+def first_of_each(rows: Sequence[tuple[int, int]], each: int) -> list[int]:
+    """The ids of (id, group) rows, in order, keeping only the first ``each`` of every group."""
+    seen: dict[int, int] = {}
+    kept = []
+    for row_id, group in rows:
+        seen[group] = seen.get(group, 0) + 1
+        if seen[group] <= each:
+            kept.append(row_id)
+    return kept

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from ..memory.passage import Passage, Relation
 from .db import FTS_FILL, FTS_TABLE
-from .inlist import in_lists
+from .inlist import first_of_each, in_lists
 
 BATCH = 500
 
@@ -129,15 +129,27 @@ class PassageQueries:
     def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
         """For each FTS5 phrase expression, the stored passages (up to ``limit``, best BM25 first) whose text holds it:
         one statement a phrase, whatever the number of candidates."""
-        sql = f"""SELECT f.rowid FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
+        sql = f"""SELECT f.rowid, c.note FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
                   WHERE {FTS_TABLE} MATCH ? AND c.state != 'DELETED' ORDER BY bm25({FTS_TABLE}) LIMIT ?"""
         return [{row[0] for row in self.db.execute(sql, [expression, limit])} for expression in expressions]
 
-    def lexical_scores(self, expression: str, ids: Sequence[int]) -> dict[int, float]:
-        """The BM25 score (higher is better, as ``lexical_matches`` ranks) of those of the passages ``ids`` that match
-        an FTS5 expression; the others match nothing and are left out."""
-        sql = f"SELECT rowid, -bm25({FTS_TABLE}, 1.0, 0.75, 0.75) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? AND rowid IN ({{marks}})"
-        return {row[0]: row[1] for part, marks in in_lists(list(ids), BATCH) for row in self.db.execute(sql.format(marks=marks), [expression, *part])}
+    def note_names(self, notes: Sequence[int]) -> dict[int, list[str]]:
+        """The title and the frontmatter aliases of each of these notes: the names a question may call it by."""
+        names: dict[int, list[str]] = {}
+        for part, marks in in_lists(list(notes), BATCH):
+            for note, title, metadata in self.db.execute(f"SELECT id, title, metadata FROM notes WHERE id IN ({marks})", part).fetchall():
+                aliases = (json.loads(metadata).get("aliases") if metadata and '"aliases"' in metadata else None) or []
+                aliases = aliases if isinstance(aliases, list) else [aliases]
+                names[note] = [str(name) for name in [title, *aliases] if name]
+        return names
+
+    def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
+        """The passages whose note title matches an FTS5 expression best (``title : (...)``), best first: the notes a
+        question names, whatever their passages say. Of the first ``limit`` rows, ``per_note`` of each note (its
+        passages all match its title alike)."""
+        sql = f"""SELECT f.rowid, c.note FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
+                  WHERE {FTS_TABLE} MATCH ? AND c.state != 'DELETED' AND c.current = 1 ORDER BY bm25({FTS_TABLE}, 0.0, 0.0, 1.0) LIMIT ?"""
+        return first_of_each(self.db.execute(sql, [expression, limit]).fetchall(), per_note)
 
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
         """For each query term, in how many stored passages' own words it occurs (their text: not the note

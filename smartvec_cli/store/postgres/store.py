@@ -20,6 +20,7 @@ from psycopg.pq import TransactionStatus
 
 from ...errors import SmartvecError
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
+from ..inlist import first_of_each
 from ..store import Store
 from . import database as schema
 from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, PgDatabase, connect, safe_url
@@ -391,17 +392,17 @@ class PgStore(Store):
             )} if words else set())
         return found
 
-    def lexical_scores(self, expression: str, ids) -> dict[int, float]:
+    def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
         terms = any_terms(expression)
-        ids = [int(i) for i in ids]
-        if terms is None or not ids:
-            return {}
+        if terms is None:
+            return []
         rows = self.db.conn.execute(
-            f"""SELECT f.id, ts_rank('{{0, 0, 0.75, 1.0}}', f.document, q) FROM {FTS_TABLE} f, to_tsquery('{TS_CONFIG}', %s) q
-                WHERE f.document @@ q AND f.id = ANY(%s)""",
-            [terms, ids],
+            f"""SELECT f.id, c.note FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
+                WHERE to_tsvector('{TS_CONFIG}', coalesce(f.title, '')) @@ q AND c.state != 'DELETED' AND c.current = 1
+                ORDER BY ts_rank(to_tsvector('{TS_CONFIG}', coalesce(f.title, '')), q) DESC, f.id LIMIT %s""",
+            [terms, limit],
         ).fetchall()
-        return {row[0]: float(row[1]) for row in rows}
+        return first_of_each(rows, per_note)
 
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
         frequency: dict[str, int] = {}
