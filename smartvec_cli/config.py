@@ -20,6 +20,8 @@ The file is optional; every key has a default. Example::
     value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
     phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words") comes first
+    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
+    title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
 
     [confidence]
     half_life_days = 365    # forgetting of undated passages whose source type has no half-life below

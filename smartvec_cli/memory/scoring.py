@@ -132,7 +132,10 @@ class ScoringSettings:
     ``lexical_weight`` and ``value_weight``: how much its share of all the question's words, and stating
     a value of the kind asked for (``memory.answer``), count when the passages of one note are compared.
     ``phrase_weight``: what holding the question's verbatim phrases (``memory.lexical.phrases``) adds to both:
-    at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first. ``relevance_margin``: the passages within this much of the most
+    at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first.
+    ``dense_share``: the share of the cosine in a blend with BM25 (``memory.lexical.blend``) that stands for
+    meaning in both; the rest is the passage's full-text score. ``title_weight``: what a question naming
+    the note's title or alias (``memory.lexical.named_share``) adds when sources are compared. ``relevance_margin``: the passages within this much of the most
     relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
     alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
     returned, but warned about as a weak match (MiniLM puts paraphrased answers and passages about something
