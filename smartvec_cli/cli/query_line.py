@@ -302,10 +302,41 @@ def show_answer(answer: dict, explain: bool) -> None:
             f"confidence {hit['confidence']:.0%}{escape(state)}",
             markup=True,
         )
-        snippet = " ".join(hit["text"].split())
-        console.print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}", markup=False)
+        for line in snippet_lines(hit["text"]):
+            console.print(f"   {line}", markup=False)
         for warning in hit["warnings"]:
             console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+
+
+def snippet_lines(text: str, limit: int = 300) -> list[str]:
+    """A hit as shown: prose runs on as one line, a fenced code block keeps its lines (its layout is
+    part of what it says); cut with "…" after ``limit`` characters."""
+    from ..vault.markdown import FENCE
+
+    lines: list[str] = []
+    prose: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if FENCE.match(line) or in_fence:
+            if " ".join(prose).strip():
+                lines.append(" ".join(" ".join(prose).split()))
+            prose.clear()
+            if FENCE.match(line):
+                in_fence = not in_fence
+            lines.append(line.rstrip())
+        else:
+            prose.append(line)
+    if " ".join(prose).strip():
+        lines.append(" ".join(" ".join(prose).split()))
+    shown: list[str] = []
+    room = limit
+    for line in lines:
+        if len(line) > room:
+            shown.append(line[:room] + "…")
+            break
+        shown.append(line)
+        room -= len(line)
+    return shown
 
 
 def show_explain_table(console, hits: list[dict]) -> None:

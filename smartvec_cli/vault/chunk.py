@@ -9,6 +9,13 @@ the identity of passages whose text did not change even when they move (see
 What gets hashed and embedded is ``embed_text``: the note title and heading path as
 context, then the paragraph with metadata removed and wikilinks read as words.
 
+What a reader would not cut out as a passage is not one: HTML and ``%%`` comments (never shown),
+breadcrumb and navigation rows (``[[Home]] > [[Docs]] > Page``, ``[Previous](a.md) | [Next](b.md)``)
+are left out of passage text, and a list of nothing but links is context for the paragraph before it
+in its section, or left out when none is. Their links still count: links are read from the whole
+body (``vault.parse``), not from passages. A step keeps its code: a lead-in ending in ``:`` or a
+numbered step joins the code block that follows it, and code keeps its line breaks.
+
 ``CHUNKING_RULES`` names these rules: when they change, every note is read again once
 (``core.indexer.note_rules_key``), and only the passages whose text changed are embedded.
 """
@@ -19,9 +26,21 @@ import re
 from dataclasses import dataclass, field
 
 from .hashing import sha256_text
-from .markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR, WIKILINK, parse_aclarai_id, strip_aclarai_comments
+from .markdown import (
+    ACLARAI_COMMENT,
+    ANCHOR_LINE,
+    FENCE,
+    HEADING,
+    HIDDEN_COMMENT,
+    INLINE_CODE,
+    MARKDOWN_LINK,
+    TRAILING_ANCHOR,
+    WIKILINK,
+    parse_aclarai_id,
+    strip_aclarai_comments,
+)
 
-CHUNKING_RULES = "2: a short list of labels joins the paragraph it describes"
+CHUNKING_RULES = "3: comments, navigation rows and lone link lists are not passages; a step keeps its code"
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
 EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
@@ -29,6 +48,14 @@ TAG_TOKEN = re.compile(r"(?:^|\s)#[\w/-]+")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 LABEL_LIST_WORDS = 12
 WORD = re.compile(r"[^\W\d_]{2,}")
+NUMBERED_STEP = re.compile(r"^\s*\d+[.)]\s")
+HIDDEN_OR_CODE = re.compile(f"({INLINE_CODE.pattern})|{HIDDEN_COMMENT.pattern}", re.DOTALL)
+HIDDEN = "\x00"  # where a comment stood; the body holds no NUL (``vault.parse.normalise_text``)
+HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+LINK_MARK = "\x01"
+NAV_SEPARATOR = re.compile(r"[|<>«»‹›/→←·•]")
+NAV_CRUMB_WORDS = 5
+LINK_ITEM_REST = re.compile(f"[\\s{LINK_MARK},;.·|–—-]*")
 
 
 @dataclass
@@ -69,6 +96,80 @@ def words_of_links(text: str) -> str:
         return " ".join(p for p in (target, heading) if p) or (block or "")
 
     return WIKILINK.sub(replace, text)
+
+
+def _links_marked(text: str) -> tuple[str, int]:
+    """The text with each wikilink, embed and Markdown link replaced by ``LINK_MARK``, and how many there were."""
+    text, wikilinks = WIKILINK.subn(LINK_MARK, text)
+    text, others = MARKDOWN_LINK.subn(LINK_MARK, text)
+    return text, wikilinks + others
+
+
+def is_navigation_line(line: str) -> bool:
+    """A breadcrumb or a row of navigation links: ``[[Home]] > [[Docs]] > Page``, ``[Home](..) / [Docs](..)``,
+    ``[← Previous](a.md) | [Next →](b.md)``, a footer of links in a ``<span>``. Every part between the
+    separators is one link or a short crumb of a few words with no sentence in it, and two at least are
+    links (or one link and the page's own short name): a line that says something (a colon, a sentence,
+    words around a link) is never one."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith(("#", "|")) or LIST_ITEM.match(line) or FENCE.match(line):
+        return False
+    marked, links = _links_marked(HTML_TAG.sub(" ", stripped))
+    if not links:
+        return False
+    parts = [part.strip() for part in NAV_SEPARATOR.split(marked)]
+    parts = [part for part in parts if part]
+    if len(parts) < 2:
+        return False
+    crumbs = [part for part in parts if LINK_MARK not in part]
+    if any(part != LINK_MARK for part in parts if LINK_MARK in part):
+        return False
+    if any(len(part.split()) > NAV_CRUMB_WORDS or ":" in part or SENTENCE_END.search(part + " ") for part in crumbs):
+        return False
+    return len(parts) - len(crumbs) >= 2 or (len(crumbs) == 1 and len(crumbs[0].split()) <= 3)
+
+
+def is_link_item(line: str) -> bool:
+    """A list item that is only links (``- [[Note]]``, ``* [Guide](guide.md)``), nothing said about them."""
+    item = LIST_ITEM.match(line)
+    if not item:
+        return False
+    marked, links = _links_marked(line[item.end():])
+    return links > 0 and LINK_ITEM_REST.fullmatch(marked) is not None
+
+
+def visible_text(body: str) -> str:
+    """The body as a reader sees it: without HTML and ``%%`` comments (aclarai's stay: they are ids) and
+    without navigation rows (``is_navigation_line``). Code, fenced or inline, is kept as written. A line
+    that held only a comment or a navigation row is gone, not left blank, so the paragraph around it
+    stays one paragraph."""
+    kept: list[str] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        if not prose:
+            return
+        text = HIDDEN_OR_CODE.sub(lambda m: m.group(1) or HIDDEN, "\n".join(prose))
+        for line in text.split("\n"):
+            if HIDDEN in line:
+                line = line.replace(HIDDEN, "")
+                if not line.strip():
+                    continue
+            if not is_navigation_line(line):
+                kept.append(line)
+        prose.clear()
+
+    in_fence = False
+    for line in body.split("\n"):
+        if FENCE.match(line) or in_fence:
+            flush()
+            if FENCE.match(line):
+                in_fence = not in_fence
+            kept.append(line)
+        else:
+            prose.append(line)
+    flush()
+    return "\n".join(kept)
 
 
 def _clean_lines(lines: list[str]) -> tuple[list[str], list[str], bool]:
@@ -145,6 +246,48 @@ def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
             result.append(para)
         elif para.block_ids and result and not result[-1].block_ids:
             result[-1].block_ids = para.block_ids
+    return result
+
+
+def _is_link_list(para: _Paragraph) -> bool:
+    return bool(para.lines) and not para.has_code and not para.block_ids and all(is_link_item(line) for line in para.lines)
+
+
+def _place_link_lists(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """A list of nothing but links is context, not a statement: it joins the paragraph before it in its
+    section ("Plugins I use:" and the list), and is left out when its section has none before it (a "See
+    also" or "Related" list under its own heading). Its links stay in the note's links. A note made of
+    nothing but such lists (an index, a list of resources) keeps them: they are all it says."""
+    if all(_is_link_list(para) for para in paragraphs):
+        return paragraphs
+    result: list[_Paragraph] = []
+    for para in paragraphs:
+        if not _is_link_list(para):
+            result.append(para)
+        elif result and result[-1].headings == para.headings:
+            before = result[-1]
+            result[-1] = _Paragraph(before.lines + para.lines, before.headings, before.block_ids, before.has_code)
+    return result
+
+
+def _join_steps(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """A step keeps its code: a paragraph ending in ``:`` or in a numbered step ("3. Enter the following")
+    forms one passage with the fenced block right after it in the same section."""
+    result: list[_Paragraph] = []
+    for para in paragraphs:
+        before = result[-1] if result else None
+        if (
+            before is not None
+            and para.lines
+            and FENCE.match(para.lines[0])
+            and before.headings == para.headings
+            and not FENCE.match(before.lines[-1])
+            and (before.text.endswith(":") or NUMBERED_STEP.match(before.lines[-1]))
+            and not (before.block_ids and para.block_ids)
+        ):
+            result[-1] = _Paragraph(before.lines + para.lines, before.headings, before.block_ids + para.block_ids, True)
+        else:
+            result.append(para)
     return result
 
 
@@ -253,7 +396,7 @@ def embed_text_for(title: str, headings: list[str], text: str) -> str:
 
 def chunk_note(title: str, body: str, max_chars: int = 900) -> list[Chunk]:
     """The passages of a note body (frontmatter already removed), in reading order."""
-    paragraphs = _merge_short(_attach_metadata_only(_paragraphs(body)))
+    paragraphs = _merge_short(_join_steps(_place_link_lists(_attach_metadata_only(_paragraphs(visible_text(body))))))
     chunks: list[Chunk] = []
     used_keys: set[str] = set()
     per_section: dict[str, int] = {}

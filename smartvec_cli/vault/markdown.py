@@ -16,6 +16,12 @@ INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([A-Za-z_][\w/-]*)", re.MULTILINE)
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # closing #s only after a space: "# C#" is "C#"
+HIDDEN_COMMENT = re.compile(r"<!--(?!\s*aclarai:)(?:(?!<!--).)*?-->|%%(?:(?!<!--\s*aclarai:).)*?%%", re.DOTALL)
+"""What a reader never sees: an HTML comment (not aclarai's, which is metadata) or an Obsidian ``%%`` comment,
+closed, over any number of lines. Neither holds an aclarai comment (an HTML comment holds no opening at
+all), so that no aclarai id is ever lost inside one."""
+MARKDOWN_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)|<https?://[^>\s]+>")
+"""``[text](target "title")``, ``![alt](image)`` and ``<https://...>``: a link in the text, as a reader sees it."""
 
 
 def strip_aclarai_comments(line: str) -> str:
