@@ -356,8 +356,9 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
 def _split_long(text: str, max_chars: int) -> list[str]:
     """Pieces of at most ``max_chars`` characters, cut at sentence ends, then line ends, then spaces.
 
-    Line breaks inside a piece are kept: code stays code, and two lines never run together
-    into something neither said (half a comment on one line closed on the next).
+    Line breaks inside a piece are kept, and so is the indent of the line a piece starts with: code
+    stays code, and two lines never run together into something neither said (half a comment on one
+    line closed on the next).
     """
     if len(text) <= max_chars:
         return [text]
@@ -373,9 +374,9 @@ def _split_long(text: str, max_chars: int) -> list[str]:
             if current:
                 pieces.append(current)
                 current = ""
-            pieces.append(unit[:cut].strip())
+            pieces.append(unit[:cut].rstrip())
             unit = unit[cut:].strip()
-        joined = f"{current}{separator}{unit}".strip() if current else unit
+        joined = f"{current}{separator}{unit}".rstrip() if current else unit
         if len(joined) > max_chars and current:
             pieces.append(current)
             current = unit
@@ -383,7 +384,7 @@ def _split_long(text: str, max_chars: int) -> list[str]:
             current = joined
     if current:
         pieces.append(current)
-    return [p.strip() for p in pieces if p.strip()]
+    return [p.rstrip() for p in pieces if p.strip()]
 
 
 def embed_text_for(title: str, headings: list[str], text: str) -> str:
