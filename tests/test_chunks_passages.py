@@ -131,6 +131,20 @@ def test_a_numbered_step_keeps_its_code_with_its_line_breaks():
     assert [c.text for c in lead_in] == ["Run this to build the index again from scratch:\n```\nsmartvec index --full\n```"]
 
 
+def test_a_listing_keeps_its_caption_and_its_closing_tag_is_not_text():
+    body = (
+        'Here the function reads a file into a string and returns it to the caller.\n\n'
+        '<Listing number="9-6" file-name="src/main.rs" caption="A function that returns errors to the calling code">\n\n'
+        "```rust\nfn read_username() -> Result<String, io::Error> {\n    fs::read_to_string(\"hello.txt\")\n}\n```\n\n"
+        "</Listing>\n\nThis function can be written in a much shorter way.\n"
+    )
+    prose, listing, after = chunk_note("Errors", body)
+    assert listing.text.startswith('<Listing number="9-6"') and listing.text.endswith("}\n```")
+    assert after.text == "This function can be written in a much shorter way."
+    (caption,) = chunk_note("T", '<span class="filename">Filename: src/lib.rs</span>\n\n```rust\npub fn add() {}\n```\n')
+    assert caption.text.startswith('<span class="filename">Filename: src/lib.rs</span>\n```rust')
+
+
 def test_a_huge_code_block_is_cut_with_its_lead_in_first_and_every_line_whole():
     code = "\n".join(f"    value_{n} = compute_something({n}, retries=3)" for n in range(60))
     chunks = chunk_note("Guide", f"3. Paste this configuration\n\n```python\n{code}\n```\n", max_chars=400)

@@ -7,7 +7,7 @@ What the chunker promises, and what is checked here on every example:
 - passage text and embedded text never contain an aclarai comment;
 - content is preserved: every non-whitespace character of the note body, except heading lines,
   aclarai comments, ``^block`` anchors, what a reader never sees (closed HTML and ``%%`` comments
-  outside code), navigation rows (``is_navigation_line``) and lines of link-only lists
+  outside code), navigation rows and lone closing tags (``is_page_chrome``) and lines of link-only lists
   (``is_link_item``, which may be left out), appears in the passage texts, in order, and nothing
   else does (only whitespace may change, where a long paragraph is cut or lines are joined);
   a heading with text under it is carried in the ``heading`` path of that text's passages;
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from smartvec_cli.core.indexer import StoredChunk, align_chunks
-from smartvec_cli.vault.chunk import is_link_item, is_navigation_line
+from smartvec_cli.vault.chunk import is_link_item, is_page_chrome
 from smartvec_cli.vault.hashing import sha256_text
 from smartvec_cli.vault.markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR
 from smartvec_cli.vault.parse import normalise_text, parse_note
@@ -40,7 +40,7 @@ MARKUP = st.sampled_from(
     ["#", "##", "###", "# ", "#tag", "[[", "]]", "[[Note]]", "[[Note|alias]]", "[[Note#Part]]", "[[Note#^blk]]", "![[img.png]]",
      "^blk-1", " ^anchor", "<!--", "-->", "<!-- aclarai:", "<!-- aclarai:id=blk_1 ver=2 -->", "<!-- aclarai:id=concept_x -->",
      "```", "~~~", "`code`", "---", "+++", ":", ".", "!", "?", "*", "-", "|", ">", "C#", "\\",
-     "%%", "<!-- hidden -->", "[Docs](docs.md)", "<https://example.org>", "/", "»"]
+     "%%", "<!-- hidden -->", "[Docs](docs.md)", "<https://example.org>", "/", "»", "</div>", '<figure class="x">']
 )
 ODD = st.sampled_from(["\x00", "\ufeff", "\r\n", "\r", "\t", "\u2028", "\x0b", "\x0c", "  ", "\n", "\n\n"])
 TOKEN = st.one_of(SCRIPTS, MARKUP, ODD, st.text(min_size=1, max_size=6))
@@ -130,7 +130,7 @@ def without_hidden_comments(prose: str) -> str:
 
 
 def visible_lines(body: str) -> list[str]:
-    """The body's lines without hidden comments, the lines they alone filled, and navigation rows."""
+    """The body's lines without hidden comments, the lines they alone filled, and page chrome."""
     kept, prose, in_fence = [], [], False
 
     def flush():
@@ -138,7 +138,7 @@ def visible_lines(body: str) -> list[str]:
             if HIDDEN_MARK in line and not line.replace(HIDDEN_MARK, "").strip():
                 continue
             line = line.replace(HIDDEN_MARK, "")
-            if not is_navigation_line(line):
+            if not is_page_chrome(line):
                 kept.append(line)
         prose.clear()
 

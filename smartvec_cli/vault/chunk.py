@@ -11,7 +11,7 @@ context, then the paragraph with metadata removed and wikilinks read as words.
 
 What a reader would not cut out as a passage is not one: HTML and ``%%`` comments (never shown),
 breadcrumb and navigation rows (``[[Home]] > [[Docs]] > Page``, ``[Previous](a.md) | [Next](b.md)``)
-are left out of passage text, and a list of nothing but links is context for the paragraph before it
+and lines of nothing but closing HTML tags are left out of passage text, and a list of nothing but links is context for the paragraph before it
 in its section, or left out when none is. Their links still count: links are read from the whole
 body (``vault.parse``), not from passages. A step keeps its code: a lead-in ending in ``:`` or a
 numbered step joins the code block that follows it, and code keeps its line breaks.
@@ -53,6 +53,8 @@ HIDDEN_OR_CODE = re.compile(f"({INLINE_CODE.pattern})|{HIDDEN_COMMENT.pattern}",
 HIDDEN = "\x00"  # where a comment stood; the body holds no NUL (``vault.parse.normalise_text``)
 HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 LINK_MARK = "\x01"
+CLOSING_TAGS = re.compile(r"\s*(?:</[A-Za-z][\w-]*>\s*)+")
+CAPTION = re.compile(r"^\s*<[A-Za-z][\w-]*(?:\s.*)?>\s*$")
 NAV_SEPARATOR = re.compile(r"[|<>«»‹›/→←·•]")
 NAV_CRUMB_WORDS = 5
 LINK_ITEM_REST = re.compile(f"[\\s{LINK_MARK},;.·|–—-]*")
@@ -129,6 +131,12 @@ def is_navigation_line(line: str) -> bool:
     return len(parts) - len(crumbs) >= 2 or (len(crumbs) == 1 and len(crumbs[0].split()) <= 3)
 
 
+def is_page_chrome(line: str) -> bool:
+    """A line that is the page's furniture, not its text: a navigation row, or only closing HTML tags
+    (``</Listing>``, ``</figure>``) whose opening line carries what they wrap."""
+    return is_navigation_line(line) or CLOSING_TAGS.fullmatch(line) is not None
+
+
 def is_link_item(line: str) -> bool:
     """A list item that is only links (``- [[Note]]``, ``* [Guide](guide.md)``), nothing said about them."""
     item = LIST_ITEM.match(line)
@@ -140,7 +148,7 @@ def is_link_item(line: str) -> bool:
 
 def visible_text(body: str) -> str:
     """The body as a reader sees it: without HTML and ``%%`` comments (aclarai's stay: they are ids) and
-    without navigation rows (``is_navigation_line``). Code, fenced or inline, is kept as written. A line
+    without navigation rows and lone closing tags (``is_page_chrome``). Code, fenced or inline, is kept as written. A line
     that held only a comment or a navigation row is gone, not left blank, so the paragraph around it
     stays one paragraph."""
     kept: list[str] = []
@@ -155,7 +163,7 @@ def visible_text(body: str) -> str:
                 line = line.replace(HIDDEN, "")
                 if not line.strip():
                     continue
-            if not is_navigation_line(line):
+            if not is_page_chrome(line):
                 kept.append(line)
         prose.clear()
 
@@ -271,8 +279,9 @@ def _place_link_lists(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
 
 
 def _join_steps(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
-    """A step keeps its code: a paragraph ending in ``:`` or in a numbered step ("3. Enter the following")
-    forms one passage with the fenced block right after it in the same section."""
+    """A step keeps its code: a paragraph ending in ``:``, in a numbered step ("3. Enter the following")
+    or in a caption element (``<Listing file-name="src/main.rs">``, ``<span>Filename: x</span>``) forms
+    one passage with the fenced block right after it in the same section."""
     result: list[_Paragraph] = []
     for para in paragraphs:
         before = result[-1] if result else None
@@ -282,7 +291,7 @@ def _join_steps(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
             and FENCE.match(para.lines[0])
             and before.headings == para.headings
             and not FENCE.match(before.lines[-1])
-            and (before.text.endswith(":") or NUMBERED_STEP.match(before.lines[-1]))
+            and (before.text.endswith(":") or NUMBERED_STEP.match(before.lines[-1]) or CAPTION.match(before.lines[-1]))
             and not (before.block_ids and para.block_ids)
         ):
             result[-1] = _Paragraph(before.lines + para.lines, before.headings, before.block_ids + para.block_ids, True)
