@@ -11,10 +11,11 @@ context, then the paragraph with metadata removed and wikilinks read as words.
 
 What a reader would not cut out as a passage is not one: HTML and ``%%`` comments (never shown),
 breadcrumb and navigation rows (``[[Home]] > [[Docs]] > Page``, ``[Previous](a.md) | [Next](b.md)``)
-and lines of nothing but closing HTML tags are left out of passage text, and a list of nothing but links is context for the paragraph before it
-in its section, or left out when none is. Their links still count: links are read from the whole
-body (``vault.parse``), not from passages. A step keeps its code: a lead-in ending in ``:`` or a
-numbered step joins the code block that follows it, and code keeps its line breaks.
+and lines of nothing but closing HTML tags are left out of passage text, and a list of nothing but
+links is context for the paragraph before it in its section, or left out when none is. Their links
+still count: links are read from the whole body (``vault.parse``), not from passages. A step keeps
+its code: a lead-in ending in ``:``, a numbered step or a caption joins the code block that follows
+it, and code keeps its line breaks.
 
 ``CHUNKING_RULES`` names these rules: when they change, every note is read again once
 (``core.indexer.note_rules_key``), and only the passages whose text changed are embedded.
@@ -148,9 +149,9 @@ def is_link_item(line: str) -> bool:
 
 def visible_text(body: str) -> str:
     """The body as a reader sees it: without HTML and ``%%`` comments (aclarai's stay: they are ids) and
-    without navigation rows and lone closing tags (``is_page_chrome``). Code, fenced or inline, is kept as written. A line
-    that held only a comment or a navigation row is gone, not left blank, so the paragraph around it
-    stays one paragraph."""
+    without navigation rows and lone closing tags (``is_page_chrome``). Code, fenced or inline, is kept
+    as written. A line that held only a comment or a navigation row is gone, not left blank, so the
+    paragraph around it stays one paragraph."""
     kept: list[str] = []
     prose: list[str] = []
 
