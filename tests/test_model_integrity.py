@@ -1,9 +1,9 @@
 """A damaged model cache is never used silently, and vectors a damaged model made are found and made again.
 
-Each test works on its own copy of the session's verified export (``conftest.onnx_export``), in a user cache
+Each test works on its own copy of the test run's verified export (``conftest.onnx_export``), in a user cache
 of its own, and damages it as a disk or a sync tool would: 64 KB garbled inside a file, its size kept (as
 ``dd conv=notrunc`` does), its mtime put back (as ``touch -d`` would). Where a writer makes the export again,
-a copy of the session's export stands in for ``export_onnx`` (``test_onnx_embedder.py`` proves the export
+a copy of the test run's export stands in for ``export_onnx`` (``test_onnx_embedder.py`` proves the export
 itself), renamed in time as a fresh export is.
 """
 
