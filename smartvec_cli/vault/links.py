@@ -15,6 +15,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Iterable
 
+from .paths import normalised_inside
+
 NOTE_SUFFIX = ".md"
 
 
@@ -59,10 +61,8 @@ def inside_vault(path: str) -> str | None:
     """``path`` normalised (``a/./b/../c`` is ``a/c``), or None when it climbs out of the vault."""
     if not path:
         return None
-    normal = posixpath.normpath(path.lstrip("/"))
-    if normal == "." or normal == ".." or normal.startswith("../"):
-        return None
-    return normal
+    normal = normalised_inside(path.lstrip("/"))
+    return None if normal == "." else normal
 
 
 class LinkResolver:

@@ -93,6 +93,15 @@ def write_within(root: str | Path, rel_path: str, data: bytes) -> Path:
     return Path(root) / PurePosixPath(rel_path)
 
 
+def normalised_inside(rel_path: str) -> str | None:
+    """``rel_path`` (``/``-separated, relative) with ``.`` and ``..`` worked out (``a/./b/../c`` is ``a/c``), or
+    None when it climbs out of the folder it is relative to. Reads nothing: the path is only text."""
+    normal = posixpath.normpath(rel_path)
+    if normal == ".." or normal.startswith("../"):
+        return None
+    return normal
+
+
 def vault_relative(name: str, vault: str | Path | None) -> str | None:
     """The vault path that a note name written as a file path stands for, or None for a name that is not one.
 
@@ -110,7 +119,7 @@ def vault_relative(name: str, vault: str | Path | None) -> str | None:
         raise OutsideFolder(f"{name} is outside the vault ({vault})")
     if ".." not in name.split("/"):
         return None
-    normal = posixpath.normpath(name)
-    if normal == ".." or normal.startswith("../"):
+    normal = normalised_inside(name)
+    if normal is None:
         raise OutsideFolder(f"{name} leaves the vault ({vault})")
     return normal
