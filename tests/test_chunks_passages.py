@@ -145,6 +145,24 @@ def test_a_listing_keeps_its_caption_and_its_closing_tag_is_not_text():
     assert caption.text.startswith('<span class="filename">Filename: src/lib.rs</span>\n```rust')
 
 
+def test_empty_anchors_and_badges_are_not_passages_but_a_screenshot_and_inline_html_stay():
+    body = (
+        "[![release](https://img.shields.io/github/v/release/a/b)](https://github.com/a/b/releases)\n"
+        "![GitHub all releases](https://img.shields.io/github/downloads/a/b/total?style=for-the-badge)\n\n"
+        "Highlights the current line in the editor.\n\n"
+        '<a id="old-heading-name"></a>\n\n'
+        "## Settings\n\n"
+        "![settings screen](settings.png)\n\n"
+        'Turn it off under <a href="settings.md">Settings</a> when you present.<br>\n'
+    )
+    note = parse_note(body, "Plugins/highlight-line.md")
+    assert texts(note.chunks) == [
+        "Highlights the current line in the editor.",
+        "![settings screen](settings.png)\n"
+        'Turn it off under <a href="settings.md">Settings</a> when you present.<br>',
+    ]
+
+
 def test_a_huge_code_block_is_cut_with_its_lead_in_first_and_every_line_whole():
     code = "\n".join(f"    value_{n} = compute_something({n}, retries=3)" for n in range(60))
     chunks = chunk_note("Guide", f"3. Paste this configuration\n\n```python\n{code}\n```\n", max_chars=400)

@@ -11,7 +11,8 @@ context, then the paragraph with metadata removed and wikilinks read as words.
 
 What a reader would not cut out as a passage is not one: HTML and ``%%`` comments (never shown),
 breadcrumb and navigation rows (``[[Home]] > [[Docs]] > Page``, ``[Previous](a.md) | [Next](b.md)``)
-and lines of nothing but closing HTML tags are left out of passage text, and a list of nothing but
+lines of nothing but closing HTML tags or empty anchors (``<a id="old-name"></a>``), and lines of
+nothing but remote images (download and version badges) are left out of passage text, and a list of nothing but
 links is context for the paragraph before it in its section, or left out when none is. Their links
 still count: links are read from the whole body (``vault.parse``), not from passages. A step keeps
 its code: a lead-in ending in ``:``, a numbered step or a caption joins the code block that follows
@@ -41,7 +42,7 @@ from .markdown import (
     strip_aclarai_comments,
 )
 
-CHUNKING_RULES = "3: comments, navigation rows and lone link lists are not passages; a step keeps its code"
+CHUNKING_RULES = "4: comments, navigation rows, empty anchors, badges and lone link lists are not passages; a step keeps its code"
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
 EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
@@ -55,6 +56,8 @@ HIDDEN = "\x00"  # where a comment stood; the body holds no NUL (``vault.parse.n
 HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 LINK_MARK = "\x01"
 CLOSING_TAGS = re.compile(r"\s*(?:</[A-Za-z][\w-]*>\s*)+")
+EMPTY_ELEMENTS = re.compile(r"\s*(?:(?:<a\b[^<>]*>\s*</a>|<br\s*/?>)\s*)+")  # anchors for old links, line breaks
+REMOTE_IMAGE = re.compile(r"\[?!\[[^\[\]]*\]\(https?://[^()\s]*\)(?:\]\([^()\s]*\))?")  # a badge, maybe linked
 CAPTION = re.compile(r"^\s*<[A-Za-z][\w-]*(?:\s.*)?>\s*$")
 NAV_SEPARATOR = re.compile(r"[|<>«»‹›/→←·•]")
 NAV_CRUMB_WORDS = 5
@@ -133,9 +136,13 @@ def is_navigation_line(line: str) -> bool:
 
 
 def is_page_chrome(line: str) -> bool:
-    """A line that is the page's furniture, not its text: a navigation row, or only closing HTML tags
-    (``</Listing>``, ``</figure>``) whose opening line carries what they wrap."""
-    return is_navigation_line(line) or CLOSING_TAGS.fullmatch(line) is not None
+    """A line that is the page's furniture, not its text: a navigation row, only closing HTML tags
+    (``</Listing>``, ``</figure>``) whose opening line carries what they wrap, only empty anchors kept for
+    old links (``<a id="old-heading"></a>``), or only remote badges (``![downloads](https://img.shields.io/...)``)."""
+    if is_navigation_line(line) or CLOSING_TAGS.fullmatch(line) or EMPTY_ELEMENTS.fullmatch(line):
+        return True
+    badges, found = REMOTE_IMAGE.subn("", line)
+    return found > 0 and not badges.strip()
 
 
 def is_link_item(line: str) -> bool:
