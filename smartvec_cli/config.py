@@ -21,6 +21,7 @@ The file is optional; every key has a default. Example::
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
     phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words") comes first
     dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
+    answer_dense_share = 1.0 # the same share when the passages of one note are compared (0.05 won on real docs, lost on the benchmark)
     title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
 
     [confidence]
@@ -236,7 +237,8 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
     for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "phrase_weight",
                 "title_weight"):
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
-    scoring.dense_share = table.number("dense_share", scoring.dense_share, low=0.0, high=1.0)
+    for key in ("dense_share", "answer_dense_share"):  # shares of the cosine
+        setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0, high=1.0))
     for key in ("relevance_floor", "weak_below"):  # cosines
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=-1.0, high=1.0))
     if "calibration" in table:

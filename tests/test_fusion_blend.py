@@ -41,7 +41,7 @@ def test_a_question_is_read_for_quoted_phrases_first_and_else_for_long_sentences
     assert phrases("How do I sync settings?") == []
 
 
-@pytest.mark.parametrize("key, value", [("dense_share", 1.5), ("dense_share", -0.1), ("title_weight", -1), ("phrase_weight", "high")])
+@pytest.mark.parametrize("key, value", [("dense_share", 1.5), ("dense_share", -0.1), ("answer_dense_share", 2), ("title_weight", -1), ("phrase_weight", "high")])
 def test_a_fusion_setting_out_of_range_is_one_clear_line(vault, cli, fake_embedder, key, value):
     write(vault, "a.md", "# A\n\nThe relay restarts every Monday at six.\n")
     cli.json("index", "--json")

@@ -35,10 +35,14 @@ MODES = ("smart", "cosine", "lexical")
 CANDIDATE_FACTOR = 10
 MIN_CANDIDATES = 100
 LEXICAL_CANDIDATES = 50  # the best full-text matches join the ANN's candidates, so rare words are never lost
-BLEND_CANDIDATES = 100
-"""The best full-text matches whose BM25 is blended with their cosine (``[scoring] dense_share``); a candidate
-outside them counts a BM25 of 0. Scoring every candidate instead (an FTS5 MATCH restricted to their row ids)
-cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
+BLEND_CANDIDATES = 100  # the best full-text matches that join the candidates when BM25 is blended with the cosine
+BM25_SCORED = 2000
+"""How many of the best full-text matches have their BM25 read for the blend (``[scoring] dense_share``,
+``answer_dense_share``); a candidate outside them counts 0. FTS5 scores every match to sort them, so reading
+2,000 instead of 100 cost about 2 ms on 15,000 passages, while the passages of one note that only the
+vector index found (a section whose words the question shares, beyond the first hundred) kept a BM25 of 0
+and could not be chosen by their words. Scoring the candidates by row id instead (an FTS5 MATCH restricted to
+them) cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
 TITLE_ROWS = 200  # passages of the notes whose titles best match the question's words, read to find...
 TITLE_PASSAGES = 3  # ...this many of each such note, which join the candidates
 EXACT_CANDIDATES_UP_TO = 20_000
@@ -119,9 +123,10 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         joining.update((label, None) for label, _ in store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES))
     bm25: dict[int, float] = {}
     everything = match_expression(query_text)  # every content word, as lexical mode asks
-    if everything and config.scoring.dense_share < 1.0:
-        bm25 = dict(store.lexical_matches(everything, BLEND_CANDIDATES))
-        joining.update((label, None) for label in bm25)
+    if everything and config.scoring.blends:
+        scored = store.lexical_matches(everything, BM25_SCORED)
+        bm25 = dict(scored)
+        joining.update((label, None) for label, _ in scored[:BLEND_CANDIDATES])
     asked_phrases = phrases(query_text)
     holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES) if asked_phrases else []
     for found in holding:

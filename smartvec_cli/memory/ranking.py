@@ -56,11 +56,16 @@ class Candidate:
     bm25: float = 0.0  # its full-text score for the question's words (0: it holds none)
     phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
     named: float = 0.0  # how much of its note's title or alias the question names (memory.lexical.named_share)
-    fused: float | None = None  # cosine and BM25 blended in cosine units (``fuse``); None: the cosine alone
+    fused: float | None = None  # cosine and BM25 blended in cosine units to compare sources (``fuse``); None: the cosine alone
+    fused_answer: float | None = None  # the same blend to compare the passages of one note (``answer_dense_share``)
 
     @property
     def meaning(self) -> float:
         return self.cosine if self.fused is None else self.fused
+
+    @property
+    def answer_meaning(self) -> float:
+        return self.meaning if self.fused_answer is None else self.fused_answer
 
     def match(self, scoring: ScoringSettings) -> float:
         """How well the passage matches the question as a source: meaning (blended with full-text), plus the
@@ -72,16 +77,20 @@ class Candidate:
     def answer(self, scoring: ScoringSettings) -> float:
         """How well it states the answer, to choose among the passages of one note: meaning, the
         question's words, a value of the kind asked for, and the pasted phrase itself."""
-        return self.meaning + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value + scoring.phrase_weight * self.phrase
+        return self.answer_meaning + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value + scoring.phrase_weight * self.phrase
 
 
 def fuse(candidates: list[Candidate], scoring: ScoringSettings) -> list[Candidate]:
-    """The candidates with their cosine blended with their BM25 (``memory.lexical.blend``, ``dense_share``
-    of the cosine), normalised over this question's candidates."""
-    if scoring.dense_share >= 1.0:
+    """The candidates with their cosine blended with their BM25 (``memory.lexical.blend``), normalised over this
+    question's candidates: ``dense_share`` of the cosine to compare sources, ``answer_dense_share`` to compare
+    the passages of one note."""
+    if not scoring.blends:
         return candidates
-    fused = blend({i: c.cosine for i, c in enumerate(candidates)}, {i: c.bm25 for i, c in enumerate(candidates) if c.bm25 > 0}, scoring.dense_share)
-    return [replace(c, fused=fused[i]) for i, c in enumerate(candidates)]
+    dense = {i: c.cosine for i, c in enumerate(candidates)}
+    sparse = {i: c.bm25 for i, c in enumerate(candidates) if c.bm25 > 0}
+    fused = blend(dense, sparse, scoring.dense_share)
+    fused_answer = blend(dense, sparse, scoring.answer_dense_share)
+    return [replace(c, fused=fused[i], fused_answer=fused_answer[i]) for i, c in enumerate(candidates)]
 
 
 @dataclass
@@ -231,6 +240,7 @@ def score(
         "specific_coverage": round(candidate.specific, 4),
         "bm25": round(candidate.bm25, 6),
         "fused": None if candidate.fused is None else round(candidate.fused, 6),
+        "fused_answer": None if candidate.fused_answer is None else round(candidate.fused_answer, 6),
         "phrase": round(candidate.phrase, 4),
         "named": round(candidate.named, 4),
         "states_value": candidate.states_value,

@@ -134,7 +134,10 @@ class ScoringSettings:
     ``phrase_weight``: what holding the question's verbatim phrases (``memory.lexical.phrases``) adds to both:
     at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first.
     ``dense_share``: the share of the cosine in a blend with BM25 (``memory.lexical.blend``) that stands for
-    meaning in both; the rest is the passage's full-text score. ``title_weight``: what a question naming
+    meaning when sources are compared; the rest is the passage's full-text score. ``answer_dense_share``: the
+    same share when the passages of one note are compared: within one note every passage is about its topic,
+    so the cosine mostly tells short passages from long ones, and the words a passage shares with the
+    question tell which of them answers. ``title_weight``: what a question naming
     the note's title or alias (``memory.lexical.named_share``) adds when sources are compared. ``relevance_margin``: the passages within this much of the most
     relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
     alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
@@ -148,12 +151,18 @@ class ScoringSettings:
     lexical_weight: float = 0.0
     value_weight: float = 0.30
     dense_share: float = 1.0
+    answer_dense_share: float = 1.0
     phrase_weight: float = 1.0
     title_weight: float = 0.0
     relevance_margin: float = 0.15
     relevance_floor: float = 0.25
     weak_below: float = 0.30
     calibration: Calibration = field(default_factory=Calibration)
+
+    @property
+    def blends(self) -> bool:
+        """BM25 counts in relevance (the question's full-text scores must be read)."""
+        return self.dense_share < 1.0 or self.answer_dense_share < 1.0
 
 
 def days_between(earlier: dt.datetime | None, later: dt.datetime) -> float | None:
