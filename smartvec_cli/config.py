@@ -21,7 +21,7 @@ The file is optional; every key has a default. Example::
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
     phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words") comes first
     dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
-    answer_dense_share = 1.0 # the same share when the passages of one note are compared (0.05 won on real docs, lost on the benchmark)
+    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as dense_share (0.05 won on real docs, lost on the benchmark)
     title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
 
     [confidence]

@@ -67,3 +67,20 @@ def test_a_blended_query_explains_its_bm25_and_fused_relevance(vault, cli, fake_
     relay = next(h for h in hits if h["path"] == "ops/relay.md")
     assert relay["explain"]["bm25"] > 0 and relay["explain"]["fused"] is not None
     assert all(h["explain"]["bm25"] == 0.0 for h in hits if h["path"] != "ops/relay.md")
+
+
+def test_one_notes_passages_are_compared_as_sources_are_unless_they_have_their_own_share():
+    """``answer_dense_share`` at 1 leaves the choice within a note to ``dense_share``'s blend (what a config with
+    only ``dense_share`` always meant); below 1 the passages of one note get their own blend."""
+    from smartvec_cli.memory.passage import Passage
+    from smartvec_cli.memory.ranking import Candidate, fuse
+    from smartvec_cli.memory.scoring import ScoringSettings
+
+    def candidate(row: int, cosine: float, bm25: float) -> Candidate:
+        return Candidate(Passage(row, 1, f"c{row}", "n", "a.md", "A", "A", "text", "ACTIVE", 1), cosine, bm25=bm25)
+
+    candidates = [candidate(1, 0.60, 2.0), candidate(2, 0.40, 10.0), candidate(3, 0.30, 0.0), candidate(4, 0.20, 0.0)]
+    by_sources = fuse(candidates, ScoringSettings(dense_share=0.8))
+    assert all(c.fused_answer is None and c.answer_meaning == c.meaning != c.cosine for c in by_sources[:2])
+    own = fuse(candidates, ScoringSettings(dense_share=0.8, answer_dense_share=0.0))
+    assert own[1].answer_meaning > own[0].answer_meaning and own[1].meaning < own[0].meaning

@@ -57,7 +57,7 @@ class Candidate:
     phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
     named: float = 0.0  # how much of its note's title or alias the question names (memory.lexical.named_share)
     fused: float | None = None  # cosine and BM25 blended in cosine units to compare sources (``fuse``); None: the cosine alone
-    fused_answer: float | None = None  # the same blend to compare the passages of one note (``answer_dense_share``)
+    fused_answer: float | None = None  # the blend at ``answer_dense_share`` to compare one note's passages; None: as sources
 
     @property
     def meaning(self) -> float:
@@ -82,15 +82,15 @@ class Candidate:
 
 def fuse(candidates: list[Candidate], scoring: ScoringSettings) -> list[Candidate]:
     """The candidates with their cosine blended with their BM25 (``memory.lexical.blend``), normalised over this
-    question's candidates: ``dense_share`` of the cosine to compare sources, ``answer_dense_share`` to compare
-    the passages of one note."""
+    question's candidates: ``dense_share`` of the cosine to compare sources and, unless ``answer_dense_share``
+    is below 1, the passages of one note too."""
     if not scoring.blends:
         return candidates
     dense = {i: c.cosine for i, c in enumerate(candidates)}
     sparse = {i: c.bm25 for i, c in enumerate(candidates) if c.bm25 > 0}
     fused = blend(dense, sparse, scoring.dense_share)
-    fused_answer = blend(dense, sparse, scoring.answer_dense_share)
-    return [replace(c, fused=fused[i], fused_answer=fused_answer[i]) for i, c in enumerate(candidates)]
+    own = blend(dense, sparse, scoring.answer_dense_share) if scoring.answer_dense_share < 1.0 else {}
+    return [replace(c, fused=fused[i], fused_answer=own.get(i)) for i, c in enumerate(candidates)]
 
 
 @dataclass
