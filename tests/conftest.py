@@ -274,3 +274,31 @@ def index_six_notes_and_an_edit(vault, cli) -> None:
     cli.json("index", "--json")
     write(vault, "n0.md", "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n")
     cli.json("index", "--json")
+
+
+class Repo:
+    """A git repository whose commits carry the dates we give them."""
+
+    def __init__(self, root):
+        self.root = root
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "test@example.com")
+        self.git("config", "user.name", "Test")
+
+    def git(self, *args, date: str | None = None) -> str:
+        env = dict(os.environ)
+        if date:
+            env.update(GIT_AUTHOR_DATE=f"{date}T12:00:00+00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00+00:00")
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit(self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()) -> str:
+        for old, new in [move] if move else []:
+            (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+            self.git("mv", old, new)
+        for rel, text in (write_files or {}).items():
+            write(self.root, rel, text)
+        for rel in remove:
+            self.git("rm", "-q", rel)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message, date=date)
+        return self.git("rev-parse", "HEAD")

@@ -89,12 +89,13 @@ def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
 
 
 def preserved(index_dir) -> tuple[set, set]:
-    """Feedback events and archived old versions (text edited away), as they must outlive any crash."""
+    """Feedback events and archived old versions (text edited away, or of a deleted note), as they must outlive
+    any crash; by row, since a passage's id follows its note when the note is renamed."""
     with Store.open(index_dir) as store:
         events = {(r[0], r[1]) for r in store.db.execute("SELECT kind, data FROM events WHERE kind = 'feedback'")}
         archived = {
             tuple(r)
-            for r in store.db.execute("SELECT chunk_id, version, hash, valid_until FROM chunks WHERE current = 0")
+            for r in store.db.execute("SELECT id, version, hash, valid_until FROM chunks WHERE current = 0")
         }
     return events, archived
 

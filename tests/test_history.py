@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import both_stores, write
+from conftest import Repo, both_stores, write
 
 pytestmark = pytest.mark.slow
 
@@ -86,37 +86,6 @@ REMOTE_V3 = (
 REMOTE_QUESTION = "How many days per week can I work from home?"
 
 
-class Repo:
-    """A git repository whose commits carry the dates we give them."""
-
-    def __init__(self, root):
-        self.root = root
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "user.email", "test@example.com")
-        self.git("config", "user.name", "Test")
-
-    def git(self, *args, date: str | None = None) -> str:
-        import os
-        import subprocess
-
-        env = dict(os.environ)
-        if date:
-            env.update(GIT_AUTHOR_DATE=f"{date}T12:00:00+00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00+00:00")
-        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True).stdout.strip()
-
-    def commit(self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()) -> str:
-        for old, new in [move] if move else []:
-            (self.root / new).parent.mkdir(parents=True, exist_ok=True)
-            self.git("mv", old, new)
-        for rel, text in (write_files or {}).items():
-            write(self.root, rel, text)
-        for rel in remove:
-            self.git("rm", "-q", rel)
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message, date=date)
-        return self.git("rev-parse", "HEAD")
-
-
 @pytest.fixture
 def git_vault(vault, real_embedder):
     """Five years of a vault's history: add, edit, rename with an edit, a merged side branch, a deletion."""
@@ -148,7 +117,11 @@ def test_git_history_answers_as_of_questions_with_commit_dates(git_vault, cli, m
     assert (hit["valid_until"], hit["explain"]["valid_until_source"]) == ("2021-03-01T12:00:00Z", "git")
     now = query(cli, REMOTE_QUESTION)[0]
     assert "fully remote" in now["text"] and now["path"] == "handbook/remote-work.md"
-    assert now["chunk_id"].startswith("policies/remote#")  # the renamed note kept its id, so its versions are one chain
+    assert now["chunk_id"].startswith("handbook/remote-work#")  # the id follows the renamed note
+    chain = cli.json("history", "policies/remote.md", "--json")  # its old path still names it: its versions are one chain
+    assert chain["path"] == "handbook/remote-work.md" and [f["path"] for f in chain["former_names"]] == ["policies/remote.md"]
+    versions = next(p["versions"] for p in chain["passages"] if p["chunk_id"] == now["chunk_id"])
+    assert len(versions) == 3 and "2 days per week" in versions[0]["text"]
     first = query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]
     assert first["valid_from"] is None and first["explain"]["valid_from_source"] is None  # present at the first commit
 

@@ -70,10 +70,13 @@ def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, 
 
 
 @both_stores
-def test_rename_keeps_vectors_and_chunk_ids(vault, cli, fake_embedder):
+def test_rename_keeps_vectors_and_the_ids_follow_the_note(vault, cli, fake_embedder):
+    """The note keeps its row and passages; its id and its passages' ids follow the new path, and the old
+    path and ids still name it (``show``, ``history``, ``feedback``)."""
     note = write(vault, "old name.md", "# Topic\n\nA paragraph about the migration of the ingestion service.\n")
     index(cli)
     before = cli.json("show", "old name", "--json")["chunks"]
+    assert [c["chunk_id"] for c in before] == ["old name#topic"]
     fake_embedder.embedded.clear()
     (vault / "moved").mkdir()
     note.rename(vault / "moved" / "new name.md")
@@ -81,24 +84,36 @@ def test_rename_keeps_vectors_and_chunk_ids(vault, cli, fake_embedder):
     assert summary["notes_renamed"] == 1 and summary["notes_deleted"] == 0
     assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
     after = cli.json("show", "moved/new name.md", "--json")
-    assert [c["chunk_id"] for c in after["chunks"]] == [c["chunk_id"] for c in before]
-    assert after["path"] == "moved/new name.md"
+    assert after["note_id"] == "moved/new name" and after["path"] == "moved/new name.md"
+    assert [c["chunk_id"] for c in after["chunks"]] == ["moved/new name#topic"]
+    assert [(f["path"], f["note_id"]) for f in after["former_names"]] == [("old name.md", "old name")]
+    assert cli.json("show", "old name.md", "--json")["note_id"] == "moved/new name"
+    assert cli.json("history", "old name", "--json")["path"] == "moved/new name.md"
+    assert cli.json("feedback", "old name#topic", "--up", "--json")["chunk_id"] == "moved/new name#topic"
 
 
 @both_stores
-def test_deleted_notes_disappear_from_results(vault, cli, fake_embedder):
+def test_a_deleted_note_leaves_answers_about_now_and_answers_for_its_time(vault, cli, fake_embedder, monkeypatch):
+    """Deletion ends the note's window, not its data: questions about now no longer get it, a question about
+    a time it was there does, with the warning, and its vectors stay until ``forget``."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
     write(vault, "keep.md", "# Keep\n\nBananas are yellow and grow in bunches.\n")
     gone = write(vault, "gone.md", "# Gone\n\nZebras have black and white stripes.\n")
     index(cli)
-    hits = cli.json("query", "zebras stripes", "--json")
-    assert hits[0]["path"] == "gone.md"
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-02-01")
+    assert cli.json("query", "zebras stripes", "--json")[0]["path"] == "gone.md"
     gone.unlink()
     assert index(cli)["notes_deleted"] == 1
-    for mode in ("smart", "cosine"):
-        hits = cli.json("query", "zebras stripes", "--json", "--mode", mode)
-        assert all(h["path"] != "gone.md" for h in hits)
+    assert all(h["path"] != "gone.md" for h in cli.json("query", "zebras stripes", "--json"))
+    past = cli.json("query", "zebras stripes", "--as-of", "2026-01-15", "--json")
+    assert past[0]["path"] == "gone.md" and past[0]["state"] == "ARCHIVED"
+    assert cli.json("query", "zebras stripes", "--include-archived", "--json")[0]["path"] == "gone.md"
     status = cli.json("status", "--json")
-    assert status["notes"] == 1 and status["ann"]["live"] == status["chunks"]["UNCONSOLIDATED"]
+    assert status["notes"] == 1 and status["notes_deleted"] == 1 and status["passages_of_deleted_notes"] == 1
+    assert status["ann"]["live"] == 2 and status["chunks"]["ARCHIVED"] == 1
+    history = cli.json("history", "gone.md", "--json")
+    assert history["deleted_at"].startswith("2026-02-01")
+    assert [v["valid_until"][:10] for p in history["passages"] for v in p["versions"]] == ["2026-02-01"]
 
 
 @both_stores

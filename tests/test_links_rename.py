@@ -46,7 +46,7 @@ def test_a_retitling_rename_keeps_every_passage_and_embeds_only_the_new_titles(v
     after = cli.json("show", "ops/Ingestion runbook.md", "--json")
     assert after["title"] == "Ingestion runbook"
     assert [(c["chunk_id"], c["version"], c["state"]) for c in after["chunks"]] == [
-        (c["chunk_id"], 1, "UNCONSOLIDATED") for c in before["chunks"]
+        (c["chunk_id"].replace("old name#", "ops/Ingestion runbook#"), 1, "UNCONSOLIDATED") for c in before["chunks"]
     ]
     assert [c["valid_from"] for c in after["chunks"]] == ["2025-03-01T00:00:00Z"] * 3  # first seen before the rename
     assert [c["hash"] for c in after["chunks"]] != [c["hash"] for c in before["chunks"]]

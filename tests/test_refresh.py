@@ -96,6 +96,8 @@ def test_nightly_compacts_the_tombstones_that_daytime_runs_tolerate(vault, cli, 
     for i in range(3):
         (vault / f"n{i}.md").unlink()
     cli("index")
+    assert cli.json("status", "--json")["ann"]["tombstones"] == 0  # deleted notes' passages stay as history
+    cli("forget", "--all-deleted", "--yes")
     assert cli.json("status", "--json")["ann"]["tombstones"] == 3
     summary = cli.json("refresh", "--nightly", "--json")
     compact = next(stage for stage in summary["stages"] if stage["name"] == "compact")

@@ -151,6 +151,7 @@ def register_commands() -> None:
         cron,
         doctor,
         feedback,
+        forget,
         graph,
         history,
         index,

@@ -24,6 +24,8 @@ def history_command(
 
     console = stdout_console()
     console.print(f"{data['path']}  ({data['note_id']})", markup=False)
+    for line in lineage_lines(data):
+        console.print(line, markup=False)
     if data["superseded_by"]:
         inferred = f" (inferred: {data['superseded_inferred']})" if data["superseded_inferred"] else ""
         console.print(f"superseded by {data['superseded_by']} on {(data['superseded_at'] or '')[:10]}{inferred}", markup=False)
@@ -40,3 +42,16 @@ def history_command(
                 (version["valid_until"] or "")[:10], plain(version["replaced_by"] or ""), plain(" ".join(version["text"].split())[:60]),
             )
     console.print(table)
+
+
+def lineage_lines(data: dict) -> list[str]:
+    """Where the note lived before, what it was split from or into, and when it was deleted, oldest first."""
+    lines = [f"was {plain(former['path'])} ({plain(former['note_id'] or '')}) until {(former['until'] or '')[:10]}" for former in data["former_names"]]
+    for event in data["events"]:
+        if event["kind"] == "split" and event.get("from"):
+            lines.append(f"split from {plain(event['from'])} on {event['at'][:10]}")
+        elif event["kind"] == "split" and event.get("into"):
+            lines.append(f"split into {plain(event['into'])} on {event['at'][:10]}")
+    if data["deleted_at"]:
+        lines.append(f"deleted on {data['deleted_at'][:10]}; its passages answer for their time (smartvec forget erases them)")
+    return lines

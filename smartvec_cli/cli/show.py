@@ -26,6 +26,10 @@ def show_command(
     for key in ("note_id", "path", "title", "embedding_hash", "last_updated", "version", "encoding"):
         if data[key] is not None:
             console.print(f"{key:<15}{data[key]}", markup=False)
+    for former in data["former_names"]:
+        console.print(f"{'was':<15}{former['path']} until {(former['until'] or '')[:10]}", markup=False)
+    if data["deleted_at"]:
+        console.print(f"{'deleted':<15}{data['deleted_at'][:10]}", markup=False)
     console.print(f"{'kind':<15}{kind_line(data['kind'])}", markup=False)
     if data["tags"]:
         console.print(f"{'tags':<15}{', '.join(data['tags'])}", markup=False)

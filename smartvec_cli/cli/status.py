@@ -21,7 +21,8 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"index      {data['index_dir']}", markup=False)
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
     console.print(f"onnx       {data['onnx_export'] or '(none)'}", markup=False)
-    console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted)", markup=False)
+    kept = f", {data['passages_of_deleted_notes']} of their passages kept as history" if data["passages_of_deleted_notes"] else ""
+    console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted{kept})", markup=False)
     kinds = data["kinds"]
     console.print(f"kinds      {kinds['declared']} declared, {kinds['inferred']} inferred, {kinds['unknown']} unknown", markup=False)
     if data["trust_warning"]:

@@ -181,6 +181,26 @@ class Vault:
         self._keep_notices(store)
         return result.to_dict()
 
+    def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict:
+        """``{"notes": [{"path", "note_id", "deleted_at"}]}``: the deleted notes ``forget`` would erase, erasing nothing."""
+        from .forget import notes_to_forget
+
+        def read(store: Store) -> dict:
+            found = notes_to_forget(store, list(names), every_deleted, self.ws.vault)
+            return {"notes": [{"path": n["path"], "note_id": n["note_id"], "deleted_at": n["deleted_at"]} for n in found]}
+
+        return self._report(read)
+
+    def forget(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict:
+        """Erase everything the index keeps of these deleted notes (by path, old path, id or title), or of every
+        deleted note; a note still in the vault is refused. What ``forget --json`` prints."""
+        from .forget import forget, notes_to_forget
+
+        with self._writing("smartvec forget") as store:
+            result = forget(store, notes_to_forget(store, list(names), every_deleted, self.ws.vault))
+        self._keep_notices(store)
+        return result
+
     # -- readers ------------------------------------------------------------------------------
 
     def _reader_store(self) -> Store:

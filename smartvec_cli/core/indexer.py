@@ -141,6 +141,25 @@ def overlap(a: Counter, b: Counter) -> tuple[float, float]:
     return 2 * common / (sizes[0] + sizes[1]), common / min(sizes)
 
 
+MOVED_SHARE = 0.5
+"""The share of a note's passages found again, word for word, in a new note from which the new note continues it
+(a move with edits), or was split off it (the share of the new note's passages)."""
+
+
+@dataclass
+class DepartedText:
+    """Passage texts that leave a note in this run (all of a vanished note's; those an edit takes out of a changed
+    one), each kept only when it is evidence of where the text went: held by that one note and by no other."""
+
+    source_of: dict[str, int] = field(default_factory=dict)  # text hash -> the note it left
+    passages: dict[int, int] = field(default_factory=dict)  # note -> how many passages it had
+    paths: dict[int, str] = field(default_factory=dict)
+
+    def sources(self, texts: list[str]) -> Counter:
+        """How many of ``texts`` left each note."""
+        return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
+
+
 def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
     """Match stored passages to new ones, so that each new text continues the version chain it came from.
 
@@ -269,6 +288,7 @@ class Indexer:
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
+        self._departed = DepartedText()
         self._full = False
         self._names_changed = False
         self._attachments: list[str] = []  # the vault's other files, which links may name (set by ``run``)
@@ -353,6 +373,8 @@ class Indexer:
 
         missing = {p: r for p, r in live_rows.items() if p not in seen_paths}
         self._match_renames(to_write, missing)
+        self._departed = self._departed_text(to_write, missing)
+        self._match_moves_by_text(to_write, missing)
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
@@ -410,6 +432,59 @@ class Indexer:
                 item.row = row
                 del missing[row["path"]]
                 self.summary.notes_renamed += 1
+
+    def _departed_text(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> DepartedText:
+        """What leaves which note in this run (``DepartedText``), read before anything is written; empty when
+        no note is new, since only a new note can be where text went."""
+        departed = DepartedText()
+        if not any(item.row is None for item in to_write):
+            return departed
+        staying = {item.row["id"]: {c.text for c in item.parsed.chunks} for item in to_write if item.row is not None}
+        holders: dict[str, set[int]] = {}
+        for row in list(missing.values()) + [item.row for item in to_write if item.row is not None]:
+            texts = [c["text"] for c in self.store.current_chunks(row["id"])]
+            departed.passages[row["id"]], departed.paths[row["id"]] = len(texts), row["path"]
+            for text in texts:
+                if text not in staying.get(row["id"], ()):
+                    holders.setdefault(sha256_text(text), set()).add(row["id"])
+        held_elsewhere = self.store.notes_holding_texts(list(holders))
+        departed.source_of = {
+            h: next(iter(notes)) for h, notes in holders.items() if len(notes) == 1 and not held_elsewhere.get(h, set()) - notes
+        }
+        return departed
+
+    def _match_moves_by_text(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> None:
+        """A new path that holds, word for word, ``MOVED_SHARE`` of a vanished note's passages is that note, moved
+        and edited: it keeps its history, and its unchanged passages their time. The best pairs first, one to one."""
+        vanished = {row["id"]: row for row in missing.values()}
+        pairs = []
+        for i, item in enumerate(to_write):
+            if item.row is not None:
+                continue
+            for note_pk, found in self._departed.sources([c.text for c in item.parsed.chunks]).items():
+                had = self._departed.passages[note_pk]
+                if note_pk in vanished and found >= MOVED_SHARE * had:
+                    pairs.append((found / had, i, note_pk))
+        pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+        for _, i, note_pk in pairs:
+            item, row = to_write[i], vanished[note_pk]
+            if item.row is not None or row["path"] not in missing:
+                continue
+            item.row = row
+            del missing[row["path"]]
+            self.summary.notes_renamed += 1
+
+    def _record_split(self, note_pk: int, item: _ReadNote) -> None:
+        """A new note made mostly (``MOVED_SHARE`` of its passages) of text that left another note in this run was
+        split off it: an event on both notes says so, written with the new note, and ``history`` shows it. The
+        passages that left keep answering for their time as the other note's archived versions."""
+        found = self._departed.sources([c.text for c in item.parsed.chunks]).most_common(1)
+        if not found or found[0][1] < MOVED_SHARE * len(item.parsed.chunks):
+            return
+        source, count = found[0]
+        share = round(count / len(item.parsed.chunks), 2)
+        self.store.record_event("split", self.now, {"from": self._departed.paths[source], "share": share}, note=note_pk)
+        self.store.record_event("split", self.now, {"into": item.file.rel_path, "share": share}, note=source)
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -540,6 +615,15 @@ class Indexer:
             candidate, n = f"{base}-{n}", n + 1
         return candidate
 
+    def _follow_move(self, row: dict, item: _ReadNote) -> str:
+        """A moved note keeps its row, passages and history under a name that follows it: the new path's id
+        (unless the note declares its own id), its old path and id kept as names it is still found by."""
+        note_id = row["note_id"]
+        if not item.parsed.explicit_id and note_id == str(PurePosixPath(row["path"]).with_suffix("")):
+            note_id = self._new_note_id(item)
+        self.store.rename_note(row["id"], row["path"], row["note_id"], note_id, self.now)
+        return note_id
+
     def _write_note(self, item: _ReadNote) -> tuple[list[int], list[int]]:
         """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
         values = self._note_values(item)
@@ -553,9 +637,12 @@ class Indexer:
         if row is None:
             note_id = self._new_note_id(item)
             note_pk = self.store.insert_note({**values, "note_id": note_id, "created_at": self.now})
+            self._record_split(note_pk, item)
             self.summary.notes_new += 1
         else:
             note_id, note_pk = row["note_id"], row["id"]
+            if not row.get("deleted_at") and row["path"] != item.file.rel_path:
+                note_id = self._follow_move(row, item)
             self.store.update_note(note_pk, values)
             if row.get("deleted_at"):
                 self.summary.notes_new += 1
@@ -720,17 +807,13 @@ class Indexer:
         self.store.replace_links(note_pk, rows)
 
     def _delete_notes(self, rows: list[dict]) -> None:
+        """Deletion ends a note's window, not its data: its passages stay searchable for their time."""
         if not rows:
             return
-        removed: list[int] = []
         with self.store.write():
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
-                removed.extend(self.store.delete_note(row["id"], self.now))
-            if removed:
-                self.store.bump_generation()
-        if removed:
-            self.store.load_ann().remove(removed)
+                self.store.delete_note(row["id"], self.now, self.source)
         self.summary.notes_deleted += len(rows)
 
     def _resolve_links(self) -> None:

@@ -39,6 +39,7 @@ def status(store: Store, vault: str) -> dict:
         "model": store.fingerprint,
         "notes": store.live_note_count(),
         "notes_deleted": store.deleted_note_count(),
+        "passages_of_deleted_notes": store.deleted_notes_passage_count(),
         "kinds": kinds,
         "trust_warning": trust_warning,
         "chunks": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
@@ -51,7 +52,8 @@ def status(store: Store, vault: str) -> dict:
 
 
 def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
-    """A live note by path (with or without .md), note id, file name or title, in that order.
+    """A live note by path (with or without .md), note id, file name or title, in that order; else the note
+    that had that path or id before it moved, or the deleted note that had it last (``history`` of the past).
 
     A name that is a file path is confined to ``vault``: one inside it (``/home/u/vault/a.md``, ``sub/../a``)
     is looked up by its vault path, one leaving it is refused, never matched to a note by its file name."""
@@ -70,6 +72,10 @@ def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         rows = lookup(value)
         if len(rows) == 1:
             return rows[0]
+    for value in dict.fromkeys((exact, exact + ".md", rel, rel + ".md", name)):
+        earlier = store.notes_once_named(value) or store.deleted_notes_named(value)
+        if earlier:
+            return earlier[0]
     try:
         inside = vault_relative(rel, vault)
     except OutsideFolder:
@@ -113,6 +119,8 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
     return {
         "note_id": note["note_id"],
         "path": note["path"],
+        "deleted_at": note["deleted_at"],
+        "former_names": store.former_names(note["id"]),
         "title": note["title"],
         "embedding_hash": note["embedding_hash"],
         "last_updated": note["last_updated"],
@@ -161,6 +169,8 @@ def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
     return {
         "note_id": note["note_id"],
         "path": note["path"],
+        "deleted_at": note["deleted_at"],
+        "former_names": store.former_names(note["id"]),
         "valid_from": note["valid_from"],
         "valid_until": note["valid_until"],
         "superseded_by": superseded_by,

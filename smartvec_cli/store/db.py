@@ -26,8 +26,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = []
 CHUNK_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
 IN_ANN_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED")
 CURRENT_TEXT_HASH = "current = 1 AND state != 'DELETED' AND text_hash IS NOT NULL"
-"""The rows the partial index on (text_hash, note) covers: the current text of live vault notes (a deleted note's
-passages are DELETED; a correction's have no text hash)."""
+"""The rows the partial index on (text_hash, note) covers: the current text of vault notes (a deleted note's
+passages are archived, no longer current; a correction's have no text hash)."""
 
 
 def migration(fn: Callable[[sqlite_utils.Database], None]):
@@ -254,6 +254,32 @@ def m009_kind_reasons(db: sqlite_utils.Database) -> None:
     rules now read tags and a chat export's shape too, so the next index re-reads every note (no re-embedding)."""
     db["notes"].add_column("kind_reason", str)
     db.execute("UPDATE notes SET mtime_ns = NULL")
+
+
+@migration
+def m010_note_names(db: sqlite_utils.Database) -> None:
+    """The paths and ids a note had before it moved (``Store.rename_note``): ``show`` and ``history`` accept them,
+    and the lineage of a moved or renamed note is told with them. Deleted notes' passages become history."""
+    db["note_names"].create({"id": int, "note": int, "path": str, "note_id": str, "until": str}, pk="id", not_null={"note", "path"})
+    db.execute("CREATE INDEX idx_note_names_path ON note_names(path)")
+    db.execute("CREATE INDEX idx_note_names_note_id ON note_names(note_id)")
+    restored = db.execute(KEEP_DELETED_NOTES_PASSAGES).rowcount
+    if restored:
+        generation = db.execute("SELECT value FROM meta WHERE key = 'ann_generation'").fetchone()
+        db["meta"].upsert({"key": "ann_generation", "value": str(int(generation[0] if generation else 0) + 1)}, pk="key")
+
+
+KEEP_DELETED_NOTES_PASSAGES = """
+    UPDATE chunks SET
+      state = 'ARCHIVED', current = 0,
+      until_source = CASE WHEN current = 1 AND (valid_until IS NULL OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
+                          THEN 'observed' ELSE until_source END,
+      valid_until = CASE WHEN current = 1 AND (valid_until IS NULL OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
+                         THEN (SELECT deleted_at FROM notes WHERE id = chunks.note) ELSE valid_until END
+    WHERE state = 'DELETED' AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)
+"""
+"""Passages an older version marked DELETED with their note become what deletion leaves now: archived history,
+valid until the note was deleted (``Store.delete_note``). The vector index takes them back at its next load."""
 
 
 def migrate(db: sqlite_utils.Database) -> None:

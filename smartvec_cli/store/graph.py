@@ -262,6 +262,13 @@ class GraphQueries:
             params.append(version)
         sql += " ORDER BY state = 'ARCHIVED', version DESC LIMIT 1"
         row = self.db.execute(sql, params).fetchone()
+        if row is None and "#" in chunk_id:
+            old_id, key = chunk_id.split("#", 1)
+            renamed = self.db.execute(
+                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1", [old_id]
+            ).fetchone()
+            if renamed and renamed[0] != old_id:
+                return self.passage_row_id(f"{renamed[0]}#{key}", version)  # an id from before the note moved
         return row[0] if row else None
 
     def add_feedback(self, passage_id: int, delta: float, now_iso: str) -> None:

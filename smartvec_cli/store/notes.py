@@ -72,16 +72,79 @@ class NoteQueries:
         """Queue the note for consolidation: 1 new or re-described, 2 text changed (never lowered)."""
         self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [level, note_pk])
 
-    def delete_note(self, note_pk: int, now: str) -> list[int]:
-        """Mark a note and its passages deleted, drop its links and the edges into its passages, and
-        unresolve links that named it; returns the passages that leave the ANN index."""
-        removed = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE note = ? AND state != 'DELETED'", [note_pk])]
-        self.db.execute("UPDATE chunks SET state = 'DELETED', updated_at = ? WHERE note = ? AND state != 'DELETED'", [now, note_pk])
+    def delete_note(self, note_pk: int, now: str, until_source: str | None) -> None:
+        """A note whose file is gone: its current passages become history, their windows closed at ``now``
+        (never later than they already ended), and they keep their vectors, so a question about their time
+        still finds them (``Store.purge_note`` is the only way to erase them). Its links go, edges into its
+        passages go, and links that named it are unresolved."""
+        self.db.execute(
+            """UPDATE chunks SET state = 'ARCHIVED', current = 0, updated_at = ?,
+                 until_source = CASE WHEN valid_until IS NOT NULL AND valid_until <= ? THEN until_source ELSE ? END,
+                 valid_until = CASE WHEN valid_until IS NOT NULL AND valid_until <= ? THEN valid_until ELSE ? END
+               WHERE note = ? AND current = 1 AND state != 'DELETED'""",
+            [now, now, until_source, now, now, note_pk],
+        )
         self.db.execute("UPDATE notes SET deleted_at = ?, updated_at = ? WHERE id = ?", [now, now, note_pk])
         self.db.execute("DELETE FROM edges WHERE src_note = ?", [note_pk])
         self.db.execute("DELETE FROM edges WHERE dst_chunk IN (SELECT id FROM chunks WHERE note = ?)", [note_pk])
         self.db.execute("UPDATE edges SET dst_note = NULL WHERE dst_note = ?", [note_pk])
-        return removed
+
+    def rename_note(self, note_pk: int, old_path: str, old_note_id: str, new_note_id: str, now: str) -> None:
+        """Remember the name a moved note had until ``now``; when its id follows the path, its passages'
+        ids follow too (``note_id#key``), and the old id stays an alias (``notes_once_named``)."""
+        self.db["note_names"].insert({"note": note_pk, "path": old_path, "note_id": old_note_id, "until": now})
+        if new_note_id == old_note_id:
+            return
+        self.db.execute("UPDATE notes SET note_id = ? WHERE id = ?", [new_note_id, note_pk])
+        self.db.execute(
+            "UPDATE chunks SET chunk_id = ? || substr(chunk_id, ?) WHERE note = ? AND substr(chunk_id, 1, ?) = ?",
+            [new_note_id, len(old_note_id) + 1, note_pk, len(old_note_id) + 1, old_note_id + "#"],
+        )
+
+    def former_names(self, note_pk: int) -> list[dict]:
+        """The paths and ids a note had before, oldest first, each with when it stopped having it."""
+        return list(self.db.query("SELECT path, note_id, until FROM note_names WHERE note = ? ORDER BY id", [note_pk]))
+
+    def notes_once_named(self, name: str) -> list[dict]:
+        """The notes, live or deleted, that had this path or id before they moved: the latest holder first."""
+        return list(
+            self.db.query(
+                """SELECT n.* FROM notes n JOIN note_names o ON o.note = n.id WHERE o.path = ? OR o.note_id = ?
+                   ORDER BY o.until DESC, o.id DESC""",
+                [name, name],
+            )
+        )
+
+    def deleted_notes_named(self, name: str) -> list[dict]:
+        """Deleted notes whose last path or id was this, the latest deleted first."""
+        return list(
+            self.db.query(
+                "SELECT * FROM notes WHERE deleted_at IS NOT NULL AND (path = ? OR note_id = ?) ORDER BY deleted_at DESC, id DESC",
+                [name, name],
+            )
+        )
+
+    def deleted_notes(self) -> list[dict]:
+        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NOT NULL ORDER BY path, id"))
+
+    def purge_note(self, note_pk: int) -> list[int]:
+        """Erase a deleted note and everything kept of it: passages, edges, events and former names; returns
+        the passage rows whose vectors leave the vector index. Vectors no passage uses any more go too."""
+        rows = self.db.execute("SELECT id, hash FROM chunks WHERE note = ?", [note_pk]).fetchall()
+        chunks, hashes = [r[0] for r in rows], sorted({r[1] for r in rows})
+        for part, marks in in_lists(chunks):
+            self.db.execute(f"DELETE FROM edges WHERE src_chunk IN ({marks}) OR dst_chunk IN ({marks})", [*part, *part])
+            self.db.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+            self.db.execute(f"DELETE FROM events WHERE chunk IN ({marks})", part)
+        self.db.execute("DELETE FROM edges WHERE src_note = ? OR dst_note = ?", [note_pk, note_pk])
+        self.db.execute("UPDATE notes SET superseded_by = NULL WHERE superseded_by = ?", [note_pk])
+        self.db.execute("DELETE FROM events WHERE note = ?", [note_pk])
+        self.db.execute("DELETE FROM note_names WHERE note = ?", [note_pk])
+        self.db.execute("DELETE FROM chunks WHERE note = ?", [note_pk])
+        self.db.execute("DELETE FROM notes WHERE id = ?", [note_pk])
+        for part, marks in in_lists(hashes):
+            self.db.execute(f"DELETE FROM embeddings WHERE hash IN ({marks}) AND hash NOT IN (SELECT hash FROM chunks)", part)
+        return chunks
 
     # -- passages -----------------------------------------------------------------------------
 
@@ -227,6 +290,15 @@ class NoteQueries:
         for text_hash, note in rows:
             holders.setdefault(text_hash, []).append(note)
         return [(text_hash, notes) for text_hash, notes in holders.items() if len(notes) > 1]
+
+    def notes_holding_texts(self, text_hashes: Sequence[str]) -> dict[str, set[int]]:
+        """The notes whose current text holds each of these passage texts (by text hash), read from the partial index."""
+        found: dict[str, set[int]] = {}
+        sql = f"SELECT text_hash, note FROM chunks WHERE {CURRENT_TEXT_HASH} AND text_hash IN ({{marks}})"
+        for part, marks in in_lists(text_hashes):
+            for text_hash, note in self.db.execute(sql.format(marks=marks), part).fetchall():
+                found.setdefault(text_hash, set()).add(note)
+        return found
 
     def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
         """(note, passage row, text hash) of the current text of these notes."""

@@ -41,6 +41,12 @@ class ReportQueries:
     def deleted_note_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM notes WHERE deleted_at IS NOT NULL").fetchone()[0]
 
+    def deleted_notes_passage_count(self) -> int:
+        """Passage versions kept as history of deleted notes (``forget`` erases them)."""
+        return self.db.execute(
+            "SELECT COUNT(*) FROM chunks WHERE state != 'DELETED' AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)"
+        ).fetchone()[0]
+
     def vector_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
 
