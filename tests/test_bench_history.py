@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from smartvec_cli.bench.history import (
-    OUTCOMES, PAST_KINDS, GitAccount, evenly_spaced, history_markdown, midpoint, run_history, snapshots,
+    OUTCOMES, PAST_KINDS, GitAccount, evenly_spaced, history_markdown, judge, midpoint, run_history, snapshots,
 )
 
 GARDEN = "The garden has three apple trees and a small greenhouse for tomatoes near the fence."
@@ -106,6 +106,21 @@ def test_git_says_when_a_text_was_anywhere(history_repo):
     assert account.when("nowhere.md", COMET, 3) is None
 
 
+def test_the_newer_text_is_stale_only_in_its_own_note(history_repo):
+    git, chosen = snapshots(history_repo, None)
+    account = GitAccount(git, chosen)
+    edit = next(p for p in account.past if p.kind == "edited")
+    assert judge({"path": "garden.md", "text": "Garden › " + GARDEN}, edit, account, 0) == "right"
+    assert judge({"path": "garden.md", "text": GARDEN_NEW}, edit, account, 0) == "stale"
+    assert judge({"path": "recipes.md", "text": GARDEN_NEW}, edit, account, 0) == "other"
+    moved = next(p for p in account.past if p.path == "old/bikes.md")
+    assert judge({"path": "gear/bikes.md", "text": BIKES_NEW}, moved, account, 0) == "stale"
+    deleted = next(p for p in account.past if p.kind == "deleted")
+    assert judge({"path": "sky.md", "text": COMET}, deleted, account, 1) == "not_yet_valid"
+    assert judge({"path": "soups.md", "text": SOUP}, deleted, account, 1) == "other"  # in recipes.md then
+    assert judge(None, deleted, account, 1) == "other"
+
+
 def test_snapshots_are_evenly_spaced():
     assert evenly_spaced(4, None) == [0, 1, 2, 3]
     assert evenly_spaced(10, 4) == [0, 3, 6, 9]
@@ -144,4 +159,6 @@ def test_a_sample_of_snapshots_is_replayed_as_its_own_history(history_repo, tmp_
     deleted = [r for r in records if r["kind"] == "deleted"]
     assert [(r["old"], r["since"], r["until"]) for r in deleted] == [(TRIPS, DATES[0], DATES[2])]
     again, _ = run_history(history_repo, tmp_path / "again", max_commits=3, per_kind=10)
-    assert again["results"] == report["results"]
+    assert again["results"] == report["results"] and not again["index_reused"]
+    reused, _ = run_history(history_repo, tmp_path / "work", max_commits=3, per_kind=10)
+    assert reused["index_reused"] and reused["commits_replayed"] == 0 and reused["results"] == report["results"]

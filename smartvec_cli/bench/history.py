@@ -382,8 +382,11 @@ def chain_followed(history: dict, edit: PastParagraph) -> bool | None:
     return None
 
 
-def judge(hit: dict | None, old: str, new: str | None, account: GitAccount, index: int, now: bool = False) -> str:
-    """One top hit's outcome (``OUTCOMES``) for a paragraph whose text of the question's time is ``old``."""
+def judge(hit: dict | None, paragraph: PastParagraph, account: GitAccount, index: int, now: bool = False) -> str:
+    """One top hit's outcome (``OUTCOMES``) for a paragraph whose text of the question's time is ``old``. A hit
+    holding the words of the newer text is stale only in the note that has it: in another note (a template
+    quoted in a guide, say) it is some other text."""
+    old, new = paragraph.old, paragraph.new
     if hit is None:
         return "other"
     text = squeeze(hit["text"])
@@ -392,7 +395,7 @@ def judge(hit: dict | None, old: str, new: str | None, account: GitAccount, inde
     newer = holds(words, word_counts(new)) if new and new != old else 0.0
     if mine >= HOLDS and mine >= newer:
         return "right"
-    if newer >= HOLDS:
+    if newer >= HOLDS and hit.get("path") in (paragraph.path, paragraph.to):
         return "stale"
     where = account.when(hit.get("path"), text, index)
     if now:
@@ -445,7 +448,7 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
                 for mode in MODES:
                     hits = vault.query(question, as_of=moment or None, top_k=1, mode=mode, track=False)
                     hit = hits[0] if hits else None
-                    outcome = judge(hit, paragraph.old, paragraph.new, account, index, now=not moment)
+                    outcome = judge(hit, paragraph, account, index, now=not moment)
                     tally[mode][kind][outcome] += 1
                     record[mode] = {"outcome": outcome, "path": hit and hit.get("path"), "valid_from": hit and hit.get("valid_from"),
                                     "text": hit and squeeze(hit["text"])[:300]}
@@ -475,8 +478,9 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
         "per_kind": per_kind,
         "seed": seed,
         "commits_replayed": imported["commits_replayed"],
-        "first_date": imported["first_date"],
-        "last_date": imported["last_date"],
+        "index_reused": not imported["commits_replayed"],
+        "first_date": chosen[0].date,
+        "last_date": chosen[-1].date,
         "import_seconds": imported["seconds"],
         "notes_at_head": len(chosen[-1].notes),
         "paragraphs_left": account.left,
@@ -496,8 +500,10 @@ def history_markdown(report: dict) -> str:
     pct = lambda v: "-" if v is None else f"{v:.0%}"  # noqa: E731
     sample = f"{report['snapshots']} evenly spaced snapshots" if report["sampled"] else f"{report['snapshots']} commits"
     lines = [
-        f"History of {report['repo']}: {sample}, {report['commits_replayed']} replayed ({(report['first_date'] or '')[:10]} to "
-        f"{(report['last_date'] or '')[:10]}), imported in {report['import_seconds']:.0f} s; {report['notes_at_head']} notes at "
+        f"History of {report['repo']}: {sample} ({report['first_date'][:10]} to {report['last_date'][:10]}), "
+        + ("already imported in the work folder" if report["index_reused"] else
+           f"{report['commits_replayed']} replayed in {report['import_seconds']:.0f} s")
+        + f"; {report['notes_at_head']} notes at "
         f"the end. Questions: at most {report['per_kind']} of each kind (seed {report['seed']}); found by git: "
         + ", ".join(f"{n} {k}" for k, n in report["found"].items()) + ".",
         "",
