@@ -197,24 +197,29 @@ def report_command(
 @bench_app.command("history")
 def history_command(
     repo: Optional[str] = typer.Option(None, "--repo", help="A git repository of markdown files (default: smartvec's own, if installed from one)."),
-    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for history.json and history.md."),
+    max_commits: Optional[int] = typer.Option(None, "--max-commits", min=2,
+                                              help="Replay only this many evenly spaced snapshots of the history (default: every commit)."),
+    per_kind: int = typer.Option(100, "--per-kind", min=1, help="At most this many questions of each kind (edited, moved, split, deleted, now)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the choice of questions when there are more than --per-kind."),
+    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for history.json, history.md and history-questions.jsonl."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the index here and keep it (default: a temporary folder)."),
     as_json: JsonOutput = False,
 ) -> None:
-    """Replay a real git history of markdown files: as-of accuracy (smart and cosine) and version chains followed."""
+    """Replay a real git history of markdown files: past answers about edited, moved, split and deleted notes, and now."""
     from ..bench.history import history_markdown, run_history
-    from ..bench.report import write_json
+    from ..bench.report import write_json, write_jsonl
 
     source = Path(repo).expanduser() if repo else Path(__file__).resolve().parents[2]
     if not (source / ".git").exists():
         raise UsageError(f"{source} is not a git repository: pass --repo PATH")
     with work_folder(workdir, "history") as folder:
-        report = run_history(source, folder, log=message)
+        report, records = run_history(source, folder, max_commits=max_commits, per_kind=per_kind, seed=seed, log=message)
     out_dir = Path(out)
     markdown = history_markdown(report)
     write_json(out_dir / "history.json", report)
+    write_jsonl(out_dir / "history-questions.jsonl", records)
     (out_dir / "history.md").write_text(markdown, encoding="utf-8")
-    message(f"wrote {out_dir}/history.json and history.md in {report['seconds']:.0f}s")
+    message(f"wrote {out_dir}/history.json, history.md and history-questions.jsonl in {report['seconds']:.0f}s")
     if as_json:
         print_json(report)
     else:
