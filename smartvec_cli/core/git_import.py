@@ -19,8 +19,6 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Callable
-
 from ..clock import Clock, parse_when, to_iso
 from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
@@ -28,6 +26,7 @@ from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
 from ..vault.scan import is_ignored
 from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
+from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
 GIT_COMMIT = "git_commit"
@@ -177,11 +176,11 @@ class Git:
         return found
 
 
-def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: Callable[[int, int], None] | None = None,
+def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: ProgressCallback | None = None,
                        summary: ImportSummary | None = None) -> ImportSummary:
     """Replay the vault's git history after the last imported commit (see the module) into ``summary``."""
     started = time.perf_counter()
-    progress = progress or (lambda done, total: None)
+    progress = progress or ignore_progress
     git = Git(ws.vault)
     summary = summary if summary is not None else ImportSummary()
     last = store.get_meta(GIT_COMMIT)
@@ -227,7 +226,7 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
                     store.set_meta(GIT_DATE, when)
                 summary.from_commit = summary.from_commit or commit.sha
                 summary.to_commit = commit.sha
-                progress(done, len(commits))
+                progress(ProgressReport(done, len(commits), COMMITS))
     finally:
         shutil.rmtree(scratch_parent, ignore_errors=True)
         if store.ann_loaded and store.ann.generation != store.generation:
