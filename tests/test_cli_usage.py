@@ -93,25 +93,54 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
 
 def test_progress_lines_for_a_log_every_few_seconds_and_none_for_a_short_run():
     from smartvec_cli.cli.output import ProgressLines
+    from smartvec_cli.core.progress import ProgressReport
 
     now = [0.0]
     lines: list[str] = []
     progress = ProgressLines("embedding", every=5.0, clock=lambda: now[0], write=lines.append)
     for done, at in ((32, 1.0), (64, 4.9), (96, 5.0), (128, 7.0), (160, 10.5)):
         now[0] = at
-        progress(done, 320)
+        progress(ProgressReport(done, 320, embedded=done))
     assert lines == [
-        "embedding: 96/320 passages (30%), 19.2/s, about 12 s left",
-        "embedding: 160/320 passages (50%), 15.2/s, about 10 s left",
+        "embedding: 96/320 passages (30%), 16.0 passages/s",  # the pace since the first batch, too short for an estimate
+        "embedding: 160/320 passages (50%), 13.5 passages/s, about 12 s left",
     ]
     now[0] = 11.0
-    progress(320, 320)
-    assert lines[-1] == "embedding: 320/320 passages (100%), 29.1/s"
+    progress(ProgressReport(320, 320, embedded=320))
+    assert lines[-1] == "embedding: 320/320 passages (100%), 28.8 passages/s"
 
     short: list[str] = []
     quick = ProgressLines("embedding", every=5.0, clock=lambda: 1.0, write=short.append)
-    quick(10, 10)
+    quick(ProgressReport(10, 10, embedded=10))
     assert short == []
+
+
+def test_no_time_left_is_guessed_from_a_model_load_or_the_first_batches():
+    """A first index of 26,000 passages whose model took a minute to load: the minute is not the pace, and a
+    handful of batches is too little of the total to extrapolate from."""
+    from smartvec_cli.cli.output import ProgressLines
+    from smartvec_cli.core.progress import ProgressReport
+
+    now = [0.0]
+    lines: list[str] = []
+    progress = ProgressLines("embedding", every=5.0, clock=lambda: now[0], write=lines.append)
+    progress(ProgressReport(0, 0, step="reading the notes"))
+    now[0] = 2.0
+    progress(ProgressReport(0, 26000, step="loading the model"))
+    now[0] = 6.0
+    progress.tick()  # nothing new for a while: the log still hears what the run waits for
+    for at, done in ((62.0, 32), (70.0, 320), (80.0, 640)):
+        now[0] = at
+        progress(ProgressReport(done, 26000, embedded=done))
+    assert lines == [
+        "embedding: 0/26000 passages (0%), loading the model",
+        "embedding: 32/26000 passages (0%)",
+        "embedding: 320/26000 passages (1%), 36.0 passages/s",
+        "embedding: 640/26000 passages (2%), 33.8 passages/s",
+    ]
+    now[0] = 100.0
+    progress(ProgressReport(1400, 26000, embedded=1400))
+    assert lines[-1] == "embedding: 1400/26000 passages (5%), 36.0 passages/s, about 683 s left"
 
 
 @pytest.mark.parametrize("quiet", [False, True])

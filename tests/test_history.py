@@ -1,5 +1,7 @@
 """A vault's past: notes that appear later were not always there, and where each validity bound came from (real model)."""
 
+import json
+
 import pytest
 
 from conftest import Repo, both_stores, write
@@ -151,6 +153,52 @@ def test_git_import_refuses_what_it_cannot_do(vault, cli, fake_embedder):
     cli.json("index", "--json")
     result = cli("index", "--from-git")
     assert result.exit_code == 2 and "built from the vault's files" in result.stderr
+
+
+def snapshot_then_edits(vault) -> Repo:
+    """A vault put in git whole (40 notes in its first commit), then edited twice."""
+    repo = Repo(vault)
+    repo.commit("2020-01-01", "everything so far", {f"n{n}.md": f"# Note {n}\n\nParagraph {n} about the roadmap.\n" for n in range(40)})
+    repo.commit("2020-02-01", "one edit", {"n1.md": "# Note 1\n\nParagraph 1 about the budget instead.\n"})
+    repo.commit("2020-03-01", "one more", {"n2.md": "# Note 2\n\nParagraph 2 about the hiring plan.\n"})
+    return repo
+
+
+def test_git_import_reports_commits_and_passages_before_the_first_commit_is_replayed(vault, fake_embedder):
+    import smartvec_cli
+    from smartvec_cli.core.progress import COMMITS
+
+    snapshot_then_edits(vault)
+    reports = []
+    with smartvec_cli.open_vault(vault) as opened:
+        data = opened.index(from_git=True, progress=reports.append)
+
+    first_replayed = next(i for i, r in enumerate(reports) if r.done == 1)
+    before = reports[:first_replayed]
+    assert {r.unit for r in reports} == {COMMITS} and {r.total for r in reports[1:]} == {3}
+    assert [r.step for r in before[:3]] == ["reading the history", "reading commits 1-3", "loading the model"]
+    embedding = [r for r in before if r.step == "embedding the passages of commits 1-3"]
+    assert [(r.step_done, r.step_total) for r in embedding] == [(32, 42), (42, 42)]  # the snapshot and both edits, in batches of 32
+    assert [r.embedded for r in embedding] == [32, 42]
+    assert before[-1].step == "replaying commit 1 (2020-01-01)" and all(r.done == 0 for r in before)
+    assert [(r.done, r.embedded) for r in reports if r.step is None] == [(1, 42), (2, 42), (3, 42)]
+    assert data["chunks_embedded"] == 42
+
+
+def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_and_quiet(vault, cli, fake_embedder, monkeypatch):
+    monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
+    snapshot_then_edits(vault)
+    result = cli("--index-dir", str(vault.parent / "as-json"), "index", "--from-git", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["commits_replayed"] == 3
+    lines = [line for line in result.stderr.splitlines() if line.startswith("git history: ")]
+    assert lines[0] == "git history: reading the history"
+    assert "git history: 0/3 commits (0%), embedding the passages of commits 1-3: 32/42 passages" in lines
+    assert lines.index("git history: 0/3 commits (0%), loading the model") < lines.index(next(l for l in lines if l.startswith("git history: 1/3 commits")))
+    assert lines[-1].startswith("git history: 3/3 commits (100%), 42 passages embedded, ")
+    assert lines[-1].endswith(" passages/s")
+
+    quiet = cli("--index-dir", str(vault.parent / "quiet"), "index", "--from-git", "--quiet")
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "", "")
 
 
 # -- version chains through real editing ------------------------------------------------------------

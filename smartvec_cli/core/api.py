@@ -28,12 +28,12 @@ from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.scoring import Weights
 from ..store.store import Store
+from .progress import ProgressCallback
 from .query import Answer, Question, QueryEngine
 from .search import MODES, SearchOptions
 from .workspace import Workspace
 from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
 
-Progress = Callable[[int, int], None]
 FEEDBACK_VERDICTS = ("up", "down", "correct")
 TOP_K_MIN, TOP_K_MAX = 1, 1000
 
@@ -109,10 +109,10 @@ class Vault:
     def _keep_notices(self, store: Store) -> None:
         self.notices.extend(store.notices)
 
-    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: Progress | None = None, from_git: bool = False) -> dict:
+    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: ProgressCallback | None = None, from_git: bool = False) -> dict:
         """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
         notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
-        instead, each at its commit date (``progress`` then counts commits; see ``core.git_import``)."""
+        instead, each at its commit date (``progress`` then counts commits; see ``core.progress``)."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -132,7 +132,7 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def _import_git(self, ws: Workspace, progress: Progress | None) -> dict:
+    def _import_git(self, ws: Workspace, progress: ProgressCallback | None) -> dict:
         from .git_import import ImportSummary, import_git_history
 
         summary = ImportSummary()
@@ -154,7 +154,7 @@ class Vault:
         self._keep_notices(store)
         return summary.to_dict()
 
-    def refresh(self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: Progress | None = None) -> dict:
+    def refresh(self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None) -> dict:
         """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""

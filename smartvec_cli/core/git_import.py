@@ -19,8 +19,6 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Callable
-
 from ..clock import Clock, parse_when, to_iso
 from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
@@ -28,6 +26,7 @@ from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
 from ..vault.scan import is_ignored
 from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
+from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
 GIT_COMMIT = "git_commit"
@@ -177,13 +176,18 @@ class Git:
         return found
 
 
-def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: Callable[[int, int], None] | None = None,
+def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: ProgressCallback | None = None,
                        summary: ImportSummary | None = None) -> ImportSummary:
-    """Replay the vault's git history after the last imported commit (see the module) into ``summary``."""
+    """Replay the vault's git history after the last imported commit (see the module) into ``summary``.
+
+    ``progress`` counts commits replayed, and hears what comes before the first one finishes (reading the
+    history, loading the model, embedding the passages of the commits ahead, often a whole first snapshot),
+    so that a long import is never silent."""
     started = time.perf_counter()
-    progress = progress or (lambda done, total: None)
-    git = Git(ws.vault)
     summary = summary if summary is not None else ImportSummary()
+    report = ImportProgress(progress or ignore_progress, summary)
+    report.step("reading the history")
+    git = Git(ws.vault)
     last = store.get_meta(GIT_COMMIT)
     if last is None and store.get_meta(FIRST_INDEX_AT) is not None:
         raise UsageError(
@@ -199,11 +203,15 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
             "import into a new index (--index-dir DIR) to replay this history"
         )
     commits = git.commits(last, head)
+    report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
-    embedding = Indexer(ws, store, embedder_factory, source=GIT)
+    embedding = Indexer(ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead)
+    report.ahead = embedding.summary
     try:
         for window_start in range(0, len(commits), AHEAD):
+            report.window = f"commits {window_start + 1}-{min(window_start + AHEAD, len(commits))}"
+            report.step(f"reading {report.window}")
             window = []
             for commit in commits[window_start : window_start + AHEAD]:
                 changes, refused = confine(git.changes(commit))
@@ -215,6 +223,7 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
                 when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
                 floor = when
                 if changes:
+                    report.step(f"replaying commit {done} ({when[:10]})")
                     run = _replay(ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done))
                     summary.add(run, commit)
                     summary.commits_replayed += 1
@@ -227,7 +236,7 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
                     store.set_meta(GIT_DATE, when)
                 summary.from_commit = summary.from_commit or commit.sha
                 summary.to_commit = commit.sha
-                progress(done, len(commits))
+                report.commit_done(done)
     finally:
         shutil.rmtree(scratch_parent, ignore_errors=True)
         if store.ann_loaded and store.ann.generation != store.generation:
@@ -236,6 +245,37 @@ def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: 
     summary.chunks_reused = max(0, summary.chunks_reused - embedding.summary.chunks_embedded)
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary
+
+
+class ImportProgress:
+    """The reports of one import, in commits: how many are replayed, and what the import is busy with meanwhile."""
+
+    def __init__(self, progress: ProgressCallback, summary: ImportSummary):
+        self.progress = progress
+        self.summary = summary  # the passages the replays embedded themselves (the ones not embedded ahead)
+        self.ahead: IndexSummary | None = None  # the passages embedded ahead of the replays, all windows so far
+        self.total = self.done = 0
+        self.window = ""  # the commits whose passages are being embedded ahead, as "commits 101-200"
+
+    def embedded(self) -> int:
+        return self.summary.chunks_embedded + (self.ahead.chunks_embedded if self.ahead else 0)
+
+    def step(self, what: str) -> None:
+        self.progress(ProgressReport(self.done, self.total, COMMITS, self.embedded(), what))
+
+    def commit_done(self, done: int) -> None:
+        self.done = done
+        self.progress(ProgressReport(done, self.total, COMMITS, self.embedded()))
+
+    def embedding_ahead(self, passages: ProgressReport) -> None:
+        """A report of the indexer that embeds ahead, told as a step of the import: "loading the model", or
+        the passages of the window embedded so far (its summary counts them only once the window is done)."""
+        embedded = self.summary.chunks_embedded + passages.embedded
+        if passages.step:
+            self.progress(ProgressReport(self.done, self.total, COMMITS, embedded, passages.step))
+        else:
+            step = f"embedding the passages of {self.window}"
+            self.progress(ProgressReport(self.done, self.total, COMMITS, embedded, step, passages.done, passages.total))
 
 
 def later_of(a: str | None, b: str | None) -> str | None:

@@ -37,9 +37,9 @@ from ..vault.hashing import sha256_text
 from ..vault.links import LinkResolver, NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
+from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
-ProgressCallback = Callable[[int, int], None]
 GROUP_CHUNKS = 256
 FIRST_INDEX_AT = "first_index_at"
 """When the vault was first indexed to the end: what its notes held then has an unknown past; whatever a later run
@@ -280,7 +280,7 @@ class Indexer:
         self.store = store
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
-        self.progress = progress or (lambda done, total: None)
+        self.progress = progress or ignore_progress
         self.now = workspace.clock.now_iso()
         self.summary = IndexSummary()
         self.source = source
@@ -293,6 +293,8 @@ class Indexer:
         self._names_changed = False
         self._attachments: list[str] = []  # the vault's other files, which links may name (set by ``run``)
         self._to_embed_total = self._embedded_so_far = 0
+        self._embedded_in_run = 0  # across every phase of the run, for a rate in passages per second
+        self._model_used = False
 
     @property
     def embedder(self) -> Embedder:
@@ -317,6 +319,7 @@ class Indexer:
         file to the caller (a git import saves it once, not after each commit; a reader catches up anyway)."""
         started = time.perf_counter()
         self._full = full
+        self._report(step="reading the notes")
         config = self.ws.config
         attachments: list[str] = []
         files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
@@ -530,13 +533,20 @@ class Indexer:
         batch = max(1, self.ws.config.batch_size)
         for start in range(0, len(todo), batch):
             part = todo[start : start + batch]
+            if not self._model_used:
+                self._report(step="loading the model")  # made and loaded on first use: the first batch waits for it
+                self._model_used = True
             embedded = self.embedder.embed([t for _, t in part])
             vectors.update((h, (t, v)) for (h, t), v in zip(part, embedded))
             self._embedded_so_far += len(part)
-            self.progress(self._embedded_so_far, self._to_embed_total)
+            self._embedded_in_run += len(part)
+            self._report()
         self.summary.chunks_embedded += len(vectors)
         self._embedded_hashes.update(vectors)
         return vectors
+
+    def _report(self, step: str | None = None) -> None:
+        self.progress(ProgressReport(self._embedded_so_far, self._to_embed_total, PASSAGES, self._embedded_in_run, step))
 
     def _store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]]) -> None:
         """Upsert vectors; call inside the transaction that uses them."""

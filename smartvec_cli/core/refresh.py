@@ -23,7 +23,8 @@ from ..embed import Embedder
 from ..errors import SmartvecError
 from ..store.store import Store
 from .consolidate import Consolidator
-from .indexer import Indexer, ProgressCallback
+from .indexer import Indexer
+from .progress import ProgressCallback
 from .workspace import Workspace
 
 NIGHTLY_COMPACTION_RATIO = 0.05
