@@ -2,7 +2,8 @@
 
 ``mode="smart"`` ranks by meaning, time, trust and relations (``memory.scoring``).
 A question about now sees live passages, and archived versions only while still
-valid; expired passages score 0 on time and carry a warning. A question about a past
+valid, or when they are the expired last word on a question nothing else answers
+(``memory.ranking.expired_last_word``); expired passages score 0 on time and carry a warning. A question about a past
 (or future) moment is answered from the passages valid at that moment, archived
 versions included. ``mode="cosine"`` is plain cosine similarity over every stored
 passage, all versions, computed exactly: the baseline every comparison is made against; its

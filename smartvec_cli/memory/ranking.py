@@ -13,7 +13,10 @@ source, the valid one). Every other candidate comes after them, by relevance alo
 time, trust and the graph never lift a passage that is clearly less relevant above one
 that is. A question about a named time is answered from the relevant passages valid
 then; when none is, the most relevant ones come back with their "expired" or "not yet
-valid" warnings rather than an unrelated passage that happens to be valid.
+valid" warnings rather than an unrelated passage that happens to be valid. Expired
+knowledge is kept the same way: once every relevant passage's declared window has closed
+(and consolidation archived them), the last word on the subject (``expired_last_word``)
+answers with its "expired on" warning, never nothing and never a version it replaced.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from .graph import relational_signal
 from .lexical import blend
 from .passage import Passage, Relation
 from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, relevance, temporal_signal
-from .temporal import later
+from .temporal import DECLARED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
 ARCHIVED_TIME_SHARE = 0.5
@@ -133,16 +136,48 @@ def valid_at(passage: Passage, moment: dt.datetime) -> bool:
     return is_valid_at(passage.valid_from, passage.valid_until, moment)
 
 
+def superseded(passage: Passage) -> bool:
+    """A later version of its passage, or a note that supersedes its note, replaced it."""
+    return bool(passage.successor_chunk or passage.note_superseded_by)
+
+
+def replaced_by(passage: Passage, moment: dt.datetime) -> bool:
+    """Superseded, and its window over by ``moment``: among the passages about the question it comes after
+    the ones that are not (the version that replaced it, or the head of its chain), whatever the score.
+    Versions of one text score alike, and only this tells an old version brought back by
+    ``--include-archived`` from the last word on it when every version has expired."""
+    end = parse_optional(passage.valid_until)
+    return superseded(passage) and end is not None and end <= moment
+
+
+def closed_by_expiry(passage: Passage) -> bool:
+    """Its window was closed by the end its note declares (``valid_until``, ``expires``), not by an edit
+    that took the text out or by a deletion: such a passage *expired*, it was not removed."""
+    return passage.valid_until is not None and passage.until_source == DECLARED
+
+
+def expired_last_word(passage: Passage, moment: dt.datetime) -> bool:
+    """An archived passage that expired by ``moment`` and that nothing replaced: what the vault last said
+    on its subject (the head of a supersession chain whose every version expired). Consolidation archives
+    it when its window closes, yet it is still the best the vault knows, so it may answer with its warning
+    (``recall_expired_only_if_needed``); the versions it replaced stay history."""
+    if passage.state != "ARCHIVED" or superseded(passage) or not closed_by_expiry(passage):
+        return False
+    end = parse_optional(passage.valid_until)
+    return end is not None and end <= moment
+
+
 def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
     """The candidates that may answer: live, dormant, or archived-but-valid passages (archived ones
     past their validity on request). Dormant ones answer only when nothing awake is as relevant
-    (``wake_only_if_needed``)."""
+    (``wake_only_if_needed``), expired ones only when nothing else is (``recall_expired_only_if_needed``)."""
     kept = []
     for candidate in candidates:
         passage = candidate.passage
         if passage.state not in SEARCHABLE_STATES:
             continue
-        if passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment):
+        if (passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment)
+                and not expired_last_word(passage, ask.moment)):
             continue
         kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
     return kept
@@ -158,6 +193,22 @@ def wake_only_if_needed(candidates: list[Candidate], topical: dict[int, float], 
     awake_relevant = any(c.passage.state != "DORMANT" and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates)
     if awake_relevant:
         return [c for c in candidates if c.passage.state != "DORMANT"]
+    return candidates
+
+
+def recall_expired_only_if_needed(candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings) -> list[Candidate]:
+    """Expired knowledge (``expired_last_word``) stays out of the answer while another passage is about the
+    question; when none is, it answers (with its "expired on" warning and a tenth of the confidence) rather
+    than nothing: a question about now whose every relevant passage has expired learns what was last true.
+    ``--include-archived`` keeps every archived version anyway."""
+    if ask.include_archived:
+        return candidates
+    expired = {c.passage.id for c in candidates if expired_last_word(c.passage, ask.moment)}
+    if not expired:
+        return candidates
+    best = max((topical[c.passage.id] for c in candidates), default=0.0)
+    if any(c.passage.id not in expired and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates):
+        return [c for c in candidates if c.passage.id not in expired]
     return candidates
 
 
@@ -190,6 +241,7 @@ def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSe
     topical = topical_relevance(candidates, ask.moment, scoring)
     kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
+    kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
         best = max(topical[c.passage.id] for c in kept)
         relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
@@ -284,7 +336,8 @@ def rank(
         item.relevant = item.relevance >= best - scoring.relevance_margin
         item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, []) + weak_warning(item.relevance, scoring)
         ranked.append(item)
-    ranked.sort(key=lambda r: (r.relevant, r.score if r.relevant else r.relevance), reverse=True)
+    ranked.sort(key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, ask.moment), r.score if r.relevant else r.relevance),
+                reverse=True)
     calibrate(ranked, scoring.calibration)
     return ranked
 
@@ -318,7 +371,8 @@ def _day(value: str | None) -> str:
 
 
 def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
-    """Superseded, removed, not yet valid or expired, as seen from ``moment``."""
+    """Superseded, removed from its note by an edit, not yet valid or expired (its declared window closed),
+    as seen from ``moment``."""
     notes = []
     if passage.successor_chunk:
         notes.append(
@@ -327,7 +381,7 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     elif passage.note_superseded_by and passage.successor_note_path:
         inferred = " (inferred)" if passage.supersession_inferred else ""
         notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
-    elif passage.state == "ARCHIVED":
+    elif passage.state == "ARCHIVED" and not closed_by_expiry(passage):
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
     if passage.state == "DORMANT":
         notes.append("dormant: its trust faded and it has not been used lately")
@@ -335,7 +389,7 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
         start = parse_optional(passage.valid_from)
         if start is not None and start > moment:
             notes.append(f"not yet valid on {_day(to_iso(moment))} (from {_day(passage.valid_from)})")
-        elif not passage.successor_chunk and not passage.note_superseded_by and passage.state != "ARCHIVED":
+        elif not superseded(passage) and (passage.state != "ARCHIVED" or closed_by_expiry(passage)):
             notes.append(f"expired on {_day(passage.valid_until)}")
     return notes
 

@@ -1,0 +1,90 @@
+"""Time-aware answers at the edges of what is known: expired knowledge answers with its warning, text that
+left the vault says how it left, and a time before the first index says that nothing is known of it."""
+
+import pytest
+
+from conftest import write
+
+QUESTION = "What is the staff parking fee per month?"
+VERSION = (
+    "---\ntitle: Parking Rules v{n}\nsource_type: policy\nversion: {n}\nvalid_from: {start}\nvalid_to: {end}\n{supersedes}---\n"
+    "# Parking Rules v{n}\n\n## Fee\n\nThe staff parking fee is EUR {fee} per month in the garage.\n"
+)
+LUNCH = "# Lunch\n\nThe canteen opens at noon on weekdays.\n"
+
+
+def write_versions(vault) -> None:
+    """Three versions of one rule, each superseding the one before, the last closed on 2009-12-30."""
+    write(vault, "parking-v1.md", VERSION.format(n=1, start="2005-01-01", end="2007-01-01", supersedes="", fee=20))
+    write(vault, "parking-v2.md", VERSION.format(n=2, start="2007-01-01", end="2008-06-30", supersedes="supersedes: Parking Rules v1\n", fee=30))
+    write(vault, "parking-v3.md", VERSION.format(n=3, start="2008-06-30", end="2009-12-30", supersedes="supersedes: Parking Rules v2\n", fee=40))
+    write(vault, "lunch.md", LUNCH)
+
+
+@pytest.fixture
+def expired_chain(vault, cli, fake_embedder):
+    """Every version of the parking rule expired long before the index was built, and consolidated: all archived."""
+    write_versions(vault)
+    cli.json("--now", "2026-01-01", "index", "--json")
+    summary = cli.json("--now", "2026-01-01", "consolidate", "--json")
+    assert summary["transitions"]["UNCONSOLIDATED->ARCHIVED"] == 3
+    return vault
+
+
+def ask(cli, *options, question=QUESTION):
+    return cli.json("--now", "2026-01-01", "query", question, "--json", "--no-track", *options)
+
+
+def test_a_question_about_now_gets_the_head_of_an_expired_chain_with_its_warning(expired_chain, cli):
+    hits = ask(cli)
+    assert hits, "expired knowledge must answer rather than nothing"
+    head = hits[0]
+    assert (head["chunk_id"], head["state"]) == ("parking-v3#fee", "ARCHIVED")
+    assert "EUR 40" in head["text"]
+    assert head["warnings"] == ["expired on 2009-12-30"]
+    assert head["confidence"] < 0.15  # a tenth: it is what was last true, not a current answer
+    assert not [h for h in hits if h["chunk_id"] in ("parking-v1#fee", "parking-v2#fee")]  # the versions it replaced stay history
+    terminal = cli("--now", "2026-01-01", "query", QUESTION, "--no-track")
+    assert "expired on 2009-12-30" in terminal.stdout and "no relevant passage" not in terminal.stdout
+
+
+def test_include_archived_puts_the_head_before_the_versions_it_replaced(expired_chain, cli):
+    hits = ask(cli, "--include-archived")
+    assert [h["chunk_id"] for h in hits[:3]][0] == "parking-v3#fee"
+    assert sorted(h["chunk_id"] for h in hits[1:3]) == ["parking-v1#fee", "parking-v2#fee"]
+    assert hits[0]["warnings"] == ["expired on 2009-12-30"]
+    assert all(w.startswith("superseded by") for h in hits[1:3] for w in h["warnings"])
+    assert all("removed from its note" not in w for h in hits for w in h["warnings"])
+
+
+def test_a_question_about_a_later_time_gets_the_head_too(expired_chain, cli):
+    hits = ask(cli, "--as-of", "2030-06-01")
+    assert hits[0]["chunk_id"] == "parking-v3#fee" and hits[0]["warnings"] == ["expired on 2009-12-30"]
+    during = ask(cli, "--as-of", "2008-01-15")  # the time v2 was in force: it answers, and did not expire then
+    assert during[0]["chunk_id"] == "parking-v2#fee"
+    assert not [w for w in during[0]["warnings"] if w.startswith("expired")]
+
+
+def test_expired_knowledge_stays_out_while_a_current_passage_answers(vault, cli, fake_embedder):
+    write_versions(vault)
+    write(vault, "faq.md", "# Parking FAQ\n\n## Fee\n\nThe staff parking fee is EUR 55 per month in the garage.\n")
+    cli.json("--now", "2026-01-01", "index", "--json")
+    cli.json("--now", "2026-01-01", "consolidate", "--json")
+    hits = ask(cli)
+    assert hits[0]["chunk_id"] == "faq#fee"
+    assert not [w for h in hits for w in h["warnings"] if w.startswith("expired")]
+    assert all(h["state"] != "ARCHIVED" for h in hits)
+
+
+def test_a_paragraph_an_edit_took_out_says_removed_from_its_note(vault, cli, fake_embedder):
+    note = write(vault, "garage.md", "# Garage\n\nThe garage gate code is 4711 for staff.\n\nVisitors park on level two of the garage.\n")
+    cli.json("--now", "2026-01-01", "index", "--json")
+    note.write_text("# Garage\n\nVisitors park on level two of the garage.\n", encoding="utf-8")
+    cli.json("--now", "2026-02-01", "index", "--json")
+    cli.json("--now", "2026-02-01", "consolidate", "--json")
+    hits = cli.json("--now", "2026-03-01", "query", "What is the garage gate code for staff?", "--json", "--no-track", "--include-archived")
+    removed = next(h for h in hits if "4711" in h["text"])
+    assert removed["state"] == "ARCHIVED"
+    assert removed["warnings"] == ["removed from its note on 2026-02-01"]
+    plain = cli.json("--now", "2026-03-01", "query", "What is the garage gate code for staff?", "--json", "--no-track")
+    assert "4711" not in " ".join(h["text"] for h in plain)  # removed text is history, not expired knowledge
