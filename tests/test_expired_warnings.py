@@ -1,9 +1,13 @@
 """Time-aware answers at the edges of what is known: expired knowledge answers with its warning, text that
 left the vault says how it left, and a time before the first index says that nothing is known of it."""
 
+import datetime as dt
+
 import pytest
 
-from conftest import write
+from conftest import both_stores, write
+from smartvec_cli.memory.passage import Passage
+from smartvec_cli.memory.ranking import expired_last_word, time_warnings
 
 QUESTION = "What is the staff parking fee per month?"
 VERSION = (
@@ -88,3 +92,52 @@ def test_a_paragraph_an_edit_took_out_says_removed_from_its_note(vault, cli, fak
     assert removed["warnings"] == ["removed from its note on 2026-02-01"]
     plain = cli.json("--now", "2026-03-01", "query", "What is the garage gate code for staff?", "--json", "--no-track")
     assert "4711" not in " ".join(h["text"] for h in plain)  # removed text is history, not expired knowledge
+
+
+def archive_as_deleted(path: str, deleted_at: str) -> None:
+    """What the store holds for a note found gone: the note marked deleted, its passages archived with
+    their window closed at that run (``deleted_at``) and no longer current."""
+    from smartvec_cli.core.workspace import Workspace
+
+    with Workspace.resolve().open_store() as store, store.write():
+        note = store.db.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()[0]
+        store.db.execute("UPDATE notes SET deleted_at = ? WHERE id = ?", [deleted_at, note])
+        store.db.execute(
+            "UPDATE chunks SET state = 'ARCHIVED', current = 0, valid_until = ?, until_source = 'observed' WHERE note = ?", [deleted_at, note]
+        )
+
+
+@both_stores
+def test_an_archived_passage_of_a_deleted_note_says_its_note_was_deleted(vault, cli, fake_embedder):
+    write(vault, "garage.md", "# Garage\n\nThe garage gate code is 4711 for staff.\n")
+    write(vault, "lunch.md", LUNCH)
+    cli.json("--now", "2026-01-01", "index", "--json")
+    cli.json("--now", "2026-01-01", "consolidate", "--json")
+    archive_as_deleted("garage.md", "2026-02-01T00:00:00Z")
+    question = "What is the garage gate code for staff?"
+    hits = cli.json("--now", "2026-03-01", "query", question, "--json", "--no-track", "--include-archived")
+    gone = next(h for h in hits if "4711" in h["text"])
+    assert gone["state"] == "ARCHIVED"
+    assert gone["warnings"] == ["its note was deleted on 2026-02-01"]
+    plain = cli.json("--now", "2026-03-01", "query", question, "--json", "--no-track")
+    assert "4711" not in " ".join(h["text"] for h in plain)  # a deleted note's text is history, not expired knowledge
+    before = cli.json("--now", "2026-03-01", "query", question, "--json", "--no-track", "--as-of", "2026-01-15")
+    assert "4711" in before[0]["text"] and before[0]["warnings"] == ["its note was deleted on 2026-02-01"]  # valid then, said to be gone
+
+
+def passage(**values) -> Passage:
+    base = dict(id=1, note=1, chunk_id="n#p", note_id="n", path="n.md", title="N", heading="", text="t", state="ARCHIVED", version=1,
+                valid_from="2020-01-01T00:00:00Z", from_source="declared", valid_until="2021-01-01T00:00:00Z")
+    return Passage(**{**base, **values})
+
+
+def test_time_warnings_name_how_an_archived_passage_left():
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    assert time_warnings(passage(until_source="declared"), now) == ["expired on 2021-01-01"]
+    assert time_warnings(passage(until_source="observed"), now) == ["removed from its note on 2021-01-01"]
+    assert time_warnings(passage(until_source="git"), now) == ["removed from its note on 2021-01-01"]
+    deleted = passage(until_source="observed", note_deleted_at="2021-01-01T00:00:00Z")
+    assert time_warnings(deleted, now) == ["its note was deleted on 2021-01-01"]
+    expired_then_deleted = passage(until_source="declared", note_deleted_at="2025-06-01T00:00:00Z")
+    assert time_warnings(expired_then_deleted, now) == ["its note was deleted on 2025-06-01", "expired on 2021-01-01"]
+    assert not expired_last_word(expired_then_deleted, now) and expired_last_word(passage(until_source="declared"), now)

@@ -157,11 +157,12 @@ def closed_by_expiry(passage: Passage) -> bool:
 
 
 def expired_last_word(passage: Passage, moment: dt.datetime) -> bool:
-    """An archived passage that expired by ``moment`` and that nothing replaced: what the vault last said
-    on its subject (the head of a supersession chain whose every version expired). Consolidation archives
+    """An archived passage that expired by ``moment`` and that nothing replaced, in a note that still
+    exists: what the vault last said on its subject (the head of a supersession chain whose every version
+    expired). Consolidation archives
     it when its window closes, yet it is still the best the vault knows, so it may answer with its warning
     (``recall_expired_only_if_needed``); the versions it replaced stay history."""
-    if passage.state != "ARCHIVED" or superseded(passage) or not closed_by_expiry(passage):
+    if passage.state != "ARCHIVED" or passage.note_deleted_at or superseded(passage) or not closed_by_expiry(passage):
         return False
     end = parse_optional(passage.valid_until)
     return end is not None and end <= moment
@@ -371,8 +372,8 @@ def _day(value: str | None) -> str:
 
 
 def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
-    """Superseded, removed from its note by an edit, not yet valid or expired (its declared window closed),
-    as seen from ``moment``."""
+    """Superseded, removed from its note by an edit, its note deleted, not yet valid or expired (its declared
+    window closed), as seen from ``moment``."""
     notes = []
     if passage.successor_chunk:
         notes.append(
@@ -381,6 +382,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     elif passage.note_superseded_by and passage.successor_note_path:
         inferred = " (inferred)" if passage.supersession_inferred else ""
         notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
+    elif passage.state == "ARCHIVED" and passage.note_deleted_at:
+        notes.append(f"its note was deleted on {_day(passage.note_deleted_at)}")
     elif passage.state == "ARCHIVED" and not closed_by_expiry(passage):
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
     if passage.state == "DORMANT":
