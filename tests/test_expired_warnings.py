@@ -7,7 +7,7 @@ import pytest
 
 from conftest import both_stores, write
 from smartvec_cli.memory.passage import Passage
-from smartvec_cli.memory.ranking import expired_last_word, time_warnings
+from smartvec_cli.memory.ranking import FIRST_SEEN_LATER_CONFIDENCE_FACTOR, Ask, expired_last_word, first_seen_later, time_warnings
 
 QUESTION = "What is the staff parking fee per month?"
 VERSION = (
@@ -141,3 +141,75 @@ def test_time_warnings_name_how_an_archived_passage_left():
     expired_then_deleted = passage(until_source="declared", note_deleted_at="2025-06-01T00:00:00Z")
     assert time_warnings(expired_then_deleted, now) == ["its note was deleted on 2025-06-01", "expired on 2021-01-01"]
     assert not expired_last_word(expired_then_deleted, now) and expired_last_word(passage(until_source="declared"), now)
+
+
+GYM = "# Gym\n\nThe office gym opens at 7 am for all staff.\n"
+BIKE_SCHEME = (
+    "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\nStaff may lease one bicycle through the company scheme.\n"
+)
+EDGE = "nothing is known before 2026-11-01; this is the text first seen then"
+
+
+@pytest.fixture
+def indexed_late(vault, cli, fake_embedder):
+    """A vault first indexed on 2026-11-01: one note with no dates of its own, one declaring its start in 2020."""
+    write(vault, "gym.md", GYM)
+    write(vault, "bikes.md", BIKE_SCHEME)
+    cli.json("--now", "2026-11-01", "index", "--json")
+    cli.json("--now", "2026-11-01", "consolidate", "--json")
+    return vault
+
+
+def asked(cli, question, *options):
+    return cli.json("--now", "2026-12-01", "query", question, "--json", "--no-track", "--explain", *options)[0]
+
+
+def test_a_time_before_the_first_index_is_answered_with_the_edge_of_what_is_known(indexed_late, cli):
+    then = asked(cli, "When does the office gym open?", "--as-of", "2022-06-01")
+    assert then["chunk_id"] == "gym#gym"
+    assert then["warnings"] == [EDGE] and then["explain"]["known_at_reference"] is False
+    now = asked(cli, "When does the office gym open?")
+    assert (now["chunk_id"], now["warnings"]) == ("gym#gym", [])
+    assert then["score"] == pytest.approx(now["score"])  # the same text, equally relevant: only the confidence says it
+    assert then["confidence"] == pytest.approx(now["confidence"] * FIRST_SEEN_LATER_CONFIDENCE_FACTOR, abs=1e-3)
+    words = cli("--now", "2026-12-01", "query", "When did the office gym open back in 2022?", "--no-track", "--top-k", "1")
+    assert EDGE in words.stdout
+
+
+def test_a_window_declared_before_the_first_index_is_known_then(indexed_late, cli):
+    hit = asked(cli, "Can staff lease a bicycle through the company?", "--as-of", "2022-06-01")
+    assert hit["chunk_id"] == "bikes#bike-scheme"
+    assert hit["warnings"] == [] and hit["explain"]["known_at_reference"] is True
+    assert hit["confidence"] == pytest.approx(asked(cli, "Can staff lease a bicycle through the company?")["confidence"], abs=1e-3)
+
+
+def test_an_index_from_git_knows_the_vault_from_its_first_commit(vault, cli, fake_embedder):
+    from test_history import Repo
+
+    from smartvec_cli.core.workspace import Workspace
+
+    repo = Repo(vault)
+    repo.commit("2019-01-10", "start", {"gym.md": GYM})
+    repo.commit("2020-06-01", "later", {"gym.md": GYM.replace("7 am", "6 am")})
+    cli.json("index", "--from-git", "--json")
+    with Workspace.resolve().open_store() as store:
+        assert store.known_since == "2019-01-10T12:00:00Z"
+    before = cli.json("--now", "2026-01-01", "query", "When does the office gym open?", "--as-of", "2018-06-01", "--json", "--no-track")[0]
+    assert "7 am" in before["text"]
+    assert before["warnings"][-1] == "nothing is known before 2019-01-10; this is the text first seen then"
+    after = cli.json("--now", "2026-01-01", "query", "When does the office gym open?", "--as-of", "2019-06-01", "--json", "--no-track")[0]
+    assert "7 am" in after["text"] and not [w for w in after["warnings"] if w.startswith("nothing is known")]
+    assert before["confidence"] < after["confidence"]
+
+
+def test_only_a_declared_start_makes_a_time_before_the_first_index_known():
+    first_index = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    back_then = Ask(dt.datetime(2022, 6, 1, tzinfo=dt.timezone.utc), True, known_since=first_index)
+    current = dict(state="ACTIVE", valid_until=None)
+    assert first_seen_later(passage(**current, valid_from=None, from_source=None), back_then)  # present at the first index
+    assert first_seen_later(passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="inferred"), back_then)  # its date: written then, not seen
+    assert not first_seen_later(passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="declared"), back_then)
+    assert not first_seen_later(passage(**current, valid_from="2024-01-01T00:00:00Z", from_source="declared"), back_then)  # not valid then
+    later = Ask(dt.datetime(2026, 11, 15, tzinfo=dt.timezone.utc), True, known_since=first_index)
+    assert not first_seen_later(passage(**current, valid_from=None, from_source=None), later)
+    assert not first_seen_later(passage(**current, valid_from=None, from_source=None), Ask(back_then.moment, True))  # no first index known

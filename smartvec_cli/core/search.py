@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..clock import to_iso
+from ..clock import parse_optional, to_iso
 from ..config import Config
 from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
@@ -166,7 +166,8 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
                   bm25.get(i, 0.0), verbatim.get(i, 0.0), named.get(passages[i].note, 0.0))
         for i in ids
     ]
-    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
+    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant,
+              parse_optional(store.known_since))
     ranked = rank(
         found,
         ask,

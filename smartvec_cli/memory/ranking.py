@@ -33,6 +33,10 @@ from .scoring import Calibration, ScoringSettings, Weights, combine, days_betwee
 from .temporal import DECLARED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
+FIRST_SEEN_LATER_CONFIDENCE_FACTOR = 0.5
+"""The share of its confidence a hit keeps when the question is about a time before the index first saw the
+vault and the passage declares no window covering it (``first_seen_later``): its text is the one first seen
+later, and whether the note said the same then is as likely as not; nothing in the index tells."""
 ARCHIVED_TIME_SHARE = 0.5
 SEARCHABLE_STATES = frozenset({"UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED"})
 
@@ -45,6 +49,7 @@ class Ask:
     as_of: bool  # the question names a time (flag or words): only passages valid then may answer
     include_archived: bool = False
     include_dormant: bool = False
+    known_since: dt.datetime | None = None  # when the index first saw the vault: nothing before it was seen
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,17 @@ def expired_last_word(passage: Passage, moment: dt.datetime) -> bool:
         return False
     end = parse_optional(passage.valid_until)
     return end is not None and end <= moment
+
+
+def first_seen_later(passage: Passage, ask: Ask) -> bool:
+    """The question is about a time before the index first saw the vault, and this passage answers for it
+    only because its start is unknown or inferred: what it says is the text first seen later. A start the
+    note declares (``valid_from``, an effective date) at or before that time is known: such a passage
+    answers for it like any other."""
+    if ask.known_since is None or ask.moment >= ask.known_since or not valid_at(passage, ask.moment):
+        return False
+    start = parse_optional(passage.valid_from)
+    return not (passage.from_source == DECLARED and start is not None and start <= ask.moment)
 
 
 def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
@@ -335,7 +351,12 @@ def rank(
     for c in kept:
         item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(c.passage, ask))
         item.relevant = item.relevance >= best - scoring.relevance_margin
-        item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, []) + weak_warning(item.relevance, scoring)
+        unknown_then = first_seen_later(c.passage, ask)
+        item.explain["known_at_reference"] = not unknown_then
+        item.warnings = (
+            time_warnings(c.passage, ask.moment) + first_seen_warning(ask, unknown_then) + related.get(c.passage.id, [])
+            + weak_warning(item.relevance, scoring)
+        )
         ranked.append(item)
     ranked.sort(key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, ask.moment), r.score if r.relevant else r.relevance),
                 reverse=True)
@@ -350,10 +371,14 @@ def standing(passage: Passage, trust_now: float, settings: ConfidenceSettings) -
     return max(0.0, min(1.0, trust_now / max(authority(passage, settings), 1e-9)))
 
 
-def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration) -> float:
+def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration,
+                   known: bool = True) -> float:
     """P(a correct, current answer): Platt scaling of the score, the lead over the best other hit and the
-    raw cosine, a tenth when the hit is not valid at the reference time, times the standing it kept."""
+    raw cosine, a tenth when the hit is not valid at the reference time, times the standing it kept, and
+    halved when ``known`` is false (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``)."""
     probability = calibration.probability(score, lead, cosine) * kept_standing
+    if not known:
+        probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     return probability if valid else probability * NOT_VALID_CONFIDENCE_FACTOR
 
 
@@ -363,7 +388,8 @@ def calibrate(ranked: list[Ranked], calibration: Calibration) -> None:
         best_other = ranked[1].score if i == 0 and len(ranked) > 1 else (ranked[0].score if i else 0.0)
         explain = item.explain
         item.confidence = hit_confidence(
-            item.score, item.score - best_other, explain["cosine"], explain["valid_at_reference"], explain["standing"], calibration
+            item.score, item.score - best_other, explain["cosine"], explain["valid_at_reference"], explain["standing"], calibration,
+            explain["known_at_reference"],
         )
 
 
@@ -395,6 +421,13 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
         elif not superseded(passage) and (passage.state != "ARCHIVED" or closed_by_expiry(passage)):
             notes.append(f"expired on {_day(passage.valid_until)}")
     return notes
+
+
+def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
+    """The edge of what the index knows, said with a hit that answers for a time before it (``first_seen_later``)."""
+    if not unknown_then:
+        return []
+    return [f"nothing is known before {_day(to_iso(ask.known_since))}; this is the text first seen then"]
 
 
 WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)
