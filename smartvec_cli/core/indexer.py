@@ -30,7 +30,7 @@ from ..memory.lineage import (
     InferredSupersession, PassageOverlap, VersionCandidate, copy_candidates, infer_copies, infer_supersessions,
 )
 from ..memory.temporal import GIT, OBSERVED, later, note_time
-from ..store.store import REEMBEDDING, Store
+from ..store.store import FIRST_INDEX_AT, REEMBEDDING, Store
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
@@ -41,9 +41,6 @@ from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progres
 from .workspace import Workspace
 
 GROUP_CHUNKS = 256
-FIRST_INDEX_AT = "first_index_at"
-"""When the vault was first indexed to the end: what its notes held then has an unknown past; whatever a later run
-finds for the first time was not there before that run."""
 RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when

@@ -2,7 +2,8 @@
 
 ``mode="smart"`` ranks by meaning, time, trust and relations (``memory.scoring``).
 A question about now sees live passages, and archived versions only while still
-valid; expired passages score 0 on time and carry a warning. A question about a past
+valid, or when they are the expired last word on a question nothing else answers
+(``memory.ranking.expired_last_word``); expired passages score 0 on time and carry a warning. A question about a past
 (or future) moment is answered from the passages valid at that moment, archived
 versions included. ``mode="cosine"`` is plain cosine similarity over every stored
 passage, all versions, computed exactly: the baseline every comparison is made against; its
@@ -20,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..clock import to_iso
+from ..clock import parse_optional, to_iso
 from ..config import Config
 from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
@@ -165,7 +166,8 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
                   bm25.get(i, 0.0), verbatim.get(i, 0.0), named.get(passages[i].note, 0.0))
         for i in ids
     ]
-    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant)
+    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant,
+              parse_optional(store.known_since))
     ranked = rank(
         found,
         ask,

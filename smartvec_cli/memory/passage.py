@@ -45,6 +45,7 @@ class Passage:
     note_superseded_at: str | None = None
     successor_note_path: str | None = None
     supersession_inferred: str | None = None  # why its note was inferred to be superseded (memory.lineage); None if declared
+    note_deleted_at: str | None = None  # when the run that found its note gone ran; None while the note exists
 
     @property
     def heading_path(self) -> list[str]:

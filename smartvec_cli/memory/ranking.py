@@ -13,7 +13,10 @@ source, the valid one). Every other candidate comes after them, by relevance alo
 time, trust and the graph never lift a passage that is clearly less relevant above one
 that is. A question about a named time is answered from the relevant passages valid
 then; when none is, the most relevant ones come back with their "expired" or "not yet
-valid" warnings rather than an unrelated passage that happens to be valid.
+valid" warnings rather than an unrelated passage that happens to be valid. Expired
+knowledge is kept the same way: once every relevant passage's declared window has closed
+(and consolidation archived them), the last word on the subject (``expired_last_word``)
+answers with its "expired on" warning, never nothing and never a version it replaced.
 """
 
 from __future__ import annotations
@@ -27,9 +30,13 @@ from .graph import relational_signal
 from .lexical import blend
 from .passage import Passage, Relation
 from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, relevance, temporal_signal
-from .temporal import later
+from .temporal import DECLARED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
+FIRST_SEEN_LATER_CONFIDENCE_FACTOR = 0.5
+"""The share of its confidence a hit keeps when the question is about a time before the index first saw the
+vault and the passage declares no window covering it (``first_seen_later``): its text is the one first seen
+later, and whether the note said the same then is as likely as not; nothing in the index tells."""
 ARCHIVED_TIME_SHARE = 0.5
 SEARCHABLE_STATES = frozenset({"UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED"})
 
@@ -42,6 +49,7 @@ class Ask:
     as_of: bool  # the question names a time (flag or words): only passages valid then may answer
     include_archived: bool = False
     include_dormant: bool = False
+    known_since: dt.datetime | None = None  # when the index first saw the vault: nothing before it was seen
 
 
 @dataclass(frozen=True)
@@ -133,16 +141,60 @@ def valid_at(passage: Passage, moment: dt.datetime) -> bool:
     return is_valid_at(passage.valid_from, passage.valid_until, moment)
 
 
+def superseded(passage: Passage) -> bool:
+    """A later version of its passage, or a note that supersedes its note, replaced it."""
+    return bool(passage.successor_chunk or passage.note_superseded_by)
+
+
+def replaced_by(passage: Passage, moment: dt.datetime) -> bool:
+    """Superseded, and its window over by ``moment``: among the passages about the question it comes after
+    the ones that are not (the version that replaced it, or the head of its chain), whatever the score.
+    Versions of one text score alike, and only this tells an old version brought back by
+    ``--include-archived`` from the last word on it when every version has expired."""
+    end = parse_optional(passage.valid_until)
+    return superseded(passage) and end is not None and end <= moment
+
+
+def closed_by_expiry(passage: Passage) -> bool:
+    """Its window was closed by the end its note declares (``valid_until``, ``expires``), not by an edit
+    that took the text out or by a deletion: such a passage *expired*, it was not removed."""
+    return passage.valid_until is not None and passage.until_source == DECLARED
+
+
+def expired_last_word(passage: Passage, moment: dt.datetime) -> bool:
+    """An archived passage that expired by ``moment`` and that nothing replaced, in a note that still
+    exists: what the vault last said on its subject (the head of a supersession chain whose every version
+    expired). Consolidation archives
+    it when its window closes, yet it is still the best the vault knows, so it may answer with its warning
+    (``recall_expired_only_if_needed``); the versions it replaced stay history."""
+    if passage.state != "ARCHIVED" or passage.note_deleted_at or superseded(passage) or not closed_by_expiry(passage):
+        return False
+    end = parse_optional(passage.valid_until)
+    return end is not None and end <= moment
+
+
+def first_seen_later(passage: Passage, ask: Ask) -> bool:
+    """The question is about a time before the index first saw the vault, and this passage answers for it
+    only because its start is unknown or inferred: what it says is the text first seen later. A start the
+    note declares (``valid_from``, an effective date) at or before that time is known: such a passage
+    answers for it like any other."""
+    if ask.known_since is None or ask.moment >= ask.known_since or not valid_at(passage, ask.moment):
+        return False
+    start = parse_optional(passage.valid_from)
+    return not (passage.from_source == DECLARED and start is not None and start <= ask.moment)
+
+
 def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
     """The candidates that may answer: live, dormant, or archived-but-valid passages (archived ones
     past their validity on request). Dormant ones answer only when nothing awake is as relevant
-    (``wake_only_if_needed``)."""
+    (``wake_only_if_needed``), expired ones only when nothing else is (``recall_expired_only_if_needed``)."""
     kept = []
     for candidate in candidates:
         passage = candidate.passage
         if passage.state not in SEARCHABLE_STATES:
             continue
-        if passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment):
+        if (passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment)
+                and not expired_last_word(passage, ask.moment)):
             continue
         kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
     return kept
@@ -158,6 +210,22 @@ def wake_only_if_needed(candidates: list[Candidate], topical: dict[int, float], 
     awake_relevant = any(c.passage.state != "DORMANT" and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates)
     if awake_relevant:
         return [c for c in candidates if c.passage.state != "DORMANT"]
+    return candidates
+
+
+def recall_expired_only_if_needed(candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings) -> list[Candidate]:
+    """Expired knowledge (``expired_last_word``) stays out of the answer while another passage is about the
+    question; when none is, it answers (with its "expired on" warning and a tenth of the confidence) rather
+    than nothing: a question about now whose every relevant passage has expired learns what was last true.
+    ``--include-archived`` keeps every archived version anyway."""
+    if ask.include_archived:
+        return candidates
+    expired = {c.passage.id for c in candidates if expired_last_word(c.passage, ask.moment)}
+    if not expired:
+        return candidates
+    best = max((topical[c.passage.id] for c in candidates), default=0.0)
+    if any(c.passage.id not in expired and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates):
+        return [c for c in candidates if c.passage.id not in expired]
     return candidates
 
 
@@ -190,6 +258,7 @@ def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSe
     topical = topical_relevance(candidates, ask.moment, scoring)
     kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
+    kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
         best = max(topical[c.passage.id] for c in kept)
         relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
@@ -282,9 +351,15 @@ def rank(
     for c in kept:
         item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(c.passage, ask))
         item.relevant = item.relevance >= best - scoring.relevance_margin
-        item.warnings = time_warnings(c.passage, ask.moment) + related.get(c.passage.id, []) + weak_warning(item.relevance, scoring)
+        unknown_then = first_seen_later(c.passage, ask)
+        item.explain["known_at_reference"] = not unknown_then
+        item.warnings = (
+            time_warnings(c.passage, ask.moment) + first_seen_warning(ask, unknown_then) + related.get(c.passage.id, [])
+            + weak_warning(item.relevance, scoring)
+        )
         ranked.append(item)
-    ranked.sort(key=lambda r: (r.relevant, r.score if r.relevant else r.relevance), reverse=True)
+    ranked.sort(key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, ask.moment), r.score if r.relevant else r.relevance),
+                reverse=True)
     calibrate(ranked, scoring.calibration)
     return ranked
 
@@ -296,10 +371,14 @@ def standing(passage: Passage, trust_now: float, settings: ConfidenceSettings) -
     return max(0.0, min(1.0, trust_now / max(authority(passage, settings), 1e-9)))
 
 
-def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration) -> float:
+def hit_confidence(score: float, lead: float, cosine: float, valid: bool, kept_standing: float, calibration: Calibration,
+                   known: bool = True) -> float:
     """P(a correct, current answer): Platt scaling of the score, the lead over the best other hit and the
-    raw cosine, a tenth when the hit is not valid at the reference time, times the standing it kept."""
+    raw cosine, a tenth when the hit is not valid at the reference time, times the standing it kept, and
+    halved when ``known`` is false (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``)."""
     probability = calibration.probability(score, lead, cosine) * kept_standing
+    if not known:
+        probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     return probability if valid else probability * NOT_VALID_CONFIDENCE_FACTOR
 
 
@@ -309,7 +388,8 @@ def calibrate(ranked: list[Ranked], calibration: Calibration) -> None:
         best_other = ranked[1].score if i == 0 and len(ranked) > 1 else (ranked[0].score if i else 0.0)
         explain = item.explain
         item.confidence = hit_confidence(
-            item.score, item.score - best_other, explain["cosine"], explain["valid_at_reference"], explain["standing"], calibration
+            item.score, item.score - best_other, explain["cosine"], explain["valid_at_reference"], explain["standing"], calibration,
+            explain["known_at_reference"],
         )
 
 
@@ -318,7 +398,8 @@ def _day(value: str | None) -> str:
 
 
 def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
-    """Superseded, removed, not yet valid or expired, as seen from ``moment``."""
+    """Superseded, removed from its note by an edit, its note deleted, not yet valid or expired (its declared
+    window closed), as seen from ``moment``."""
     notes = []
     if passage.successor_chunk:
         notes.append(
@@ -327,7 +408,9 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     elif passage.note_superseded_by and passage.successor_note_path:
         inferred = " (inferred)" if passage.supersession_inferred else ""
         notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
-    elif passage.state == "ARCHIVED":
+    elif passage.state == "ARCHIVED" and passage.note_deleted_at:
+        notes.append(f"its note was deleted on {_day(passage.note_deleted_at)}")
+    elif passage.state == "ARCHIVED" and not closed_by_expiry(passage):
         notes.append(f"removed from its note on {_day(passage.valid_until)}")
     if passage.state == "DORMANT":
         notes.append("dormant: its trust faded and it has not been used lately")
@@ -335,9 +418,16 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
         start = parse_optional(passage.valid_from)
         if start is not None and start > moment:
             notes.append(f"not yet valid on {_day(to_iso(moment))} (from {_day(passage.valid_from)})")
-        elif not passage.successor_chunk and not passage.note_superseded_by and passage.state != "ARCHIVED":
+        elif not superseded(passage) and (passage.state != "ARCHIVED" or closed_by_expiry(passage)):
             notes.append(f"expired on {_day(passage.valid_until)}")
     return notes
+
+
+def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
+    """The edge of what the index knows, said with a hit that answers for a time before it (``first_seen_later``)."""
+    if not unknown_then:
+        return []
+    return [f"nothing is known before {_day(to_iso(ask.known_since))}; this is the text first seen then"]
 
 
 WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)

@@ -16,7 +16,7 @@ PASSAGE_SQL = """
            c.created_at, c.observed_from, c.feedback, c.access_count, c.last_accessed,
            c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
-           n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
+           n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by, n.deleted_at AS note_deleted_at,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
            sn.path AS successor_note_path,
            (SELECT max({inferred_reason}) FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
@@ -65,6 +65,7 @@ def _passage(row: dict) -> Passage:
         note_superseded_at=row["note_superseded_at"],
         successor_note_path=row["successor_note_path"],
         supersession_inferred=row["supersession_inferred"],
+        note_deleted_at=row["note_deleted_at"],
     )
 
 

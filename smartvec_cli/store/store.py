@@ -26,6 +26,9 @@ from .problems import ProblemQueries
 from .reports import ReportQueries
 
 REEMBEDDING = "reembedding"
+FIRST_INDEX_AT = "first_index_at"
+"""When the vault was first indexed to the end (for ``index --from-git``, its first commit with notes): what its
+notes held then has an unknown past; whatever a later run finds for the first time was not there before that run."""
 DEFAULT_DIM = 384
 ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
 """Vector size of an index that has not recorded its own (``meta.dim``): that of the packaged MiniLM model."""
@@ -190,6 +193,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     @property
     def fingerprint(self) -> str | None:
         return self.get_meta("fingerprint")
+
+    @property
+    def known_since(self) -> str | None:
+        """When the index first saw the vault (``FIRST_INDEX_AT``); None before any index run. Nothing the
+        vault said before that moment was seen, except what its notes declare about their own windows."""
+        return self.get_meta(FIRST_INDEX_AT)
 
     @property
     def reembedding(self) -> str | None:
