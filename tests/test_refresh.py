@@ -71,8 +71,8 @@ def test_unreadable_notes_make_refresh_exit_3(vault, cli, fake_embedder):
     result = cli("refresh", "--nightly")
     assert result.exit_code == EXIT_PARTIAL
     assert "warning: bad.md: binary file" in result.stderr
-    again = cli("refresh", "--nightly", "--json")
-    assert again.exit_code == EXIT_PARTIAL and json.loads(again.stdout)["status"] == "partial"
+    again = cli("refresh", "--nightly", "--json")  # the same problem again is not news
+    assert again.exit_code == 0 and json.loads(again.stdout)["status"] == "ok" and json.loads(again.stdout)["known_problems"] == 1
 
 
 def test_a_failing_stage_is_recorded_and_exits_1(vault, tmp_path, cli, fake_embedder):
@@ -212,3 +212,31 @@ def test_cron_quotes_paths_for_the_shell_and_for_cron(tmp_path, cli, monkeypatch
     monkeypatch.delenv("SMARTVEC_INDEX", raising=False)
     line = cli("cron").stdout
     assert f"--vault '{tmp_path}/my vault 100\\%'" in line
+
+
+def test_a_permanent_problem_fails_one_night_not_every_night(vault, tmp_path):
+    """cron runs ``refresh --nightly`` as a process every night: a note that cannot be read makes the first
+    night partial (exit 3, a warning); the next nights, unchanged, exit 0 with it counted as known, silent;
+    a new problem is news again."""
+    from conftest import cli_process
+    from fake_backend import use_fake_backend
+
+    index_dir = tmp_path / "index"
+    use_fake_backend(index_dir)
+    write(vault, "good.md", "# Good\n\nA perfectly fine note about bicycles.\n")
+    (vault / "binary.md").write_bytes(b"\x00\x01\x02 not text \xff\xfe\x00" * 20)
+    nightly = ("--vault", str(vault), "--index-dir", str(index_dir), "refresh", "--nightly")
+
+    first = cli_process(*nightly)
+    assert first.exit_code == EXIT_PARTIAL and "binary.md" in first.stderr
+    second = cli_process(*nightly, "--json")
+    data = json.loads(second.stdout)
+    assert second.exit_code == 0 and data["status"] == "ok" and data["errors"] == [] and data["known_problems"] == 1
+    third = cli_process(*nightly)
+    assert (third.exit_code, third.stdout, third.stderr) == (0, "", "")
+    status = json.loads(cli_process("--vault", str(vault), "--index-dir", str(index_dir), "status", "--json").stdout)
+    assert status["notes_with_problems"] == 1  # still listed where a user looks
+
+    (vault / "other.md").write_bytes(b"\x00\xff" * 50)
+    fourth = cli_process(*nightly, "--json")
+    assert fourth.exit_code == EXIT_PARTIAL and [e["path"] for e in json.loads(fourth.stdout)["errors"]] == ["other.md"]

@@ -150,10 +150,30 @@ class RefreshReport:
     results: list[StageResult] = field(default_factory=list)
     failure: Exception | None = None
     interrupted: bool = False  # Ctrl-C stopped a stage; recorded, then raised again
+    known_before: dict[str, str] = field(default_factory=dict)  # path -> the problem stored before the run
+
+    @property
+    def all_errors(self) -> list[dict]:
+        return [e for r in self.results for e in r.errors]
 
     @property
     def errors(self) -> list[dict]:
-        return [e for r in self.results for e in r.errors]
+        """The problems this run found that were not already reported, the same, by an earlier run: only news
+        makes an unattended run partial (a cron job mails on every exit 3, and a permanent problem is not news)."""
+        messages = self._messages()
+        return [e for e in self.all_errors if self.known_before.get(e["path"]) != messages[e["path"]]]
+
+    @property
+    def known_problems(self) -> int:
+        """Notes whose problem is the one already reported (``doctor`` and ``status`` keep listing them)."""
+        return len({e["path"] for e in self.all_errors} - {e["path"] for e in self.errors})
+
+    def _messages(self) -> dict[str, str]:
+        """Each path's problems joined as the store keeps them (``Store.remember_note_problems``)."""
+        found: dict[str, list[str]] = {}
+        for entry in self.all_errors:
+            found.setdefault(entry["path"], []).append(entry["error"])
+        return {path: "; ".join(messages) for path, messages in found.items()}
 
     @property
     def changed(self) -> bool:
@@ -175,6 +195,7 @@ class RefreshReport:
             "updated": sum(r.updated for r in self.results),
             "skipped": sum(r.skipped for r in self.results),
             "errors": self.errors,
+            "known_problems": self.known_problems,
             "error": str(self.failure) if self.failure else "interrupted" if self.interrupted else None,
             "stages": self.stages,
         }
@@ -187,6 +208,7 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
     caller to report after the record is written. Ctrl-C is recorded (``interrupted``) and raised again.
     """
     report = RefreshReport(command, started_at=ctx.ws.clock.now_iso())
+    report.known_before = {p["path"]: p["error"] for p in ctx.store.note_problems()}
     started = time.perf_counter()
     for stage in stages:
         stage_started = time.perf_counter()
@@ -204,7 +226,7 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
         report.stages.append(
             {
                 "name": stage.name,
-                "status": "partial" if result.errors else "ok",
+                "status": "partial" if any(e in report.errors for e in result.errors) else "ok",
                 "seconds": _since(stage_started),
                 "changed": result.changed,
                 "note": result.note,
