@@ -293,6 +293,27 @@ def test_argument_errors_are_one_line():
     assert argument_errors(caught.value) == "query: Field required; top_k: Input should be a valid integer, unable to parse string as an integer"
 
 
+def test_the_server_is_ready_before_its_model_is_loaded(indexed, tmp_path):
+    """``initialize`` and ``tools/list`` are answered while the model still loads (agent hosts time out on slow
+    servers); a search that comes first waits for the model and answers."""
+    vault, index_dir = indexed
+    release = tmp_path / "release-model"
+    (index_dir / "config.toml").write_text('[embedder]\nbackend = "fake_backend:make_slow"\n', encoding="utf-8")
+    parameters = server_parameters(vault, index_dir)
+    parameters.env["SMARTVEC_TEST_MODEL_RELEASE"] = str(release)
+
+    async def scenario(session: ClientSession):
+        tools = await session.list_tools()  # initialize was answered by run_client already
+        loaded_before = release.with_suffix(".loaded").exists()
+        release.write_text("go", encoding="utf-8")
+        hits = payload(await session.call_tool("search", {"query": "kiwi harvest"}))["hits"]
+        return {t.name for t in tools.tools}, loaded_before, hits
+
+    names, loaded_before, hits = run_client(parameters, tmp_path / "mcp.err", scenario)
+    assert "search" in names and not loaded_before
+    assert release.with_suffix(".loaded").exists() and hits and "kiwi" in hits[0]["text"]
+
+
 @pytest.mark.slow
 def test_the_real_model_through_the_server(tmp_path, real_embedder_session, onnx_export):
     """The sample vault with the real model: the server answers as `query` does, policy versions and all."""

@@ -231,6 +231,31 @@ def daemon_query_latency(base: list[str], index_dir: Path, texts: list[str], run
             "query_warm_peak_rss_mb": round(max(c[1] or 0.0 for c in calls), 1), "query_warm_load": load}
 
 
+def mcp_start_latency(base: list[str], question: str, runs: int) -> dict:
+    """Seconds from starting ``smartvec mcp`` to its answer to ``initialize``, and to its first search (which
+    waits for the model the server loads in the background), with the SDK's own client, as an agent host sees it."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    root, env = cli_environment()
+    parameters = StdioServerParameters(command=sys.executable, args=["-m", "smartvec_cli", *base, "mcp"], env=env, cwd=root)
+
+    async def once() -> tuple[float, float]:
+        started = time.perf_counter()
+        with open(os.devnull, "w") as quiet:
+            async with stdio_client(parameters, errlog=quiet) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    ready = time.perf_counter() - started
+                    await session.call_tool("search", {"query": question})
+                    return ready, time.perf_counter() - started
+
+    timings = [anyio.run(once) for _ in range(runs)]
+    return {"mcp_initialize_p50_s": round(percentile([t[0] for t in timings], 50), 3),
+            "mcp_first_search_p50_s": round(percentile([t[1] for t in timings], 50), 3)}
+
+
 def _read(stream) -> str:
     stream.seek(0)
     return stream.read()
@@ -432,10 +457,13 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         log(f"--help: p50 {results['help_cli_p50_s']:.2f}s")
         results.update(daemon_query_latency(base, index_dir, texts, max(warm_runs, 1), log))
         log(f"query answered by the daemon: p50 {results['query_warm_p50_s']:.3f}s")
+        results["mcp_load"] = load_now()
+        results.update(mcp_start_latency(base, texts[0], min(cold_runs, 3)))
+        log(f"mcp: initialize answered after {results['mcp_initialize_p50_s']:.2f}s, first search {results['mcp_first_search_p50_s']:.2f}s")
     else:
         for key in ("query_cli_p50_s", "query_cli_p95_s", "query_cli_peak_rss_mb", "help_cli_p50_s", "help_cli_p95_s",
                     "query_warm_p50_s", "query_warm_p95_s", "query_warm_peak_rss_mb", "query_cli_load", "help_cli_load",
-                    "query_warm_load"):
+                    "query_warm_load", "mcp_initialize_p50_s", "mcp_first_search_p50_s", "mcp_load"):
             results[key] = None
 
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

@@ -184,6 +184,8 @@ def perf_markdown(perf: dict) -> str:
         f"{num(r.get('query_warm_p95_s'), '.3f')} s{at_load(r.get('query_warm_load'))} |",
         f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / {num(r.get('help_cli_p95_s'), '.2f')} s"
         f"{at_load(r.get('help_cli_load'))} |",
+        f"| `smartvec mcp`: `initialize` answered / first search answered | {num(r.get('mcp_initialize_p50_s'), '.2f')} / "
+        f"{num(r.get('mcp_first_search_p50_s'), '.2f')} s{at_load(r.get('mcp_load'))} |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
         f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",

@@ -6,7 +6,8 @@ calibrated confidence), feedback that changes what they get next time, and the n
 contents and lineage. It is transport only: every tool is one ``Vault`` call, whose
 result is what the matching command prints with ``--json``.
 
-The model and the index load once, when the server starts. Tools run one at a time (the
+The model and the index load once: the model in the background as the server starts, so a host sees it ready at
+once (a search that comes first waits for it). Tools run one at a time (the
 SDK runs them in worker threads; a ``Vault`` keeps one reader store), and a failure the
 user could act on (a bad date, an unknown passage, a busy writer lock) is a tool error
 with the same one-line message the command line would print, after which the server
@@ -324,12 +325,22 @@ def query_socket(vault: Vault, embedder, log: Log) -> Iterator[bool]:
         lock.release()
 
 
+def warm_up(embedder: SharedEmbedder, log: Log) -> None:
+    """Load the model while the server already answers ``initialize`` and ``tools/list``: agent hosts give up on a
+    server that takes seconds to start. A search that comes first waits for the load (``SharedEmbedder``'s lock)."""
+    started = time.monotonic()
+    try:
+        embedder.embed(["warm up"])
+    except Exception as exc:  # the first search reports it as a tool error; the server keeps serving
+        log(f"warning: the model could not be loaded: {exc}")
+        return
+    log(f"model {embedder.name} ready in {time.monotonic() - started:.1f}s")
+
+
 def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None) -> None:
     """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM."""
-    started = time.monotonic()
     shared = SharedEmbedder(embedder)
-    shared.embed(["warm up"])
-    log(f"model {shared.name} ready in {time.monotonic() - started:.1f}s")
+    threading.Thread(target=warm_up, args=(shared, log), name="smartvec-mcp-warm-up", daemon=True).start()
     with Vault(workspace, embedder=shared, wait=wait) as vault:
         server = build_server(vault, log)
         with query_socket(vault, shared, log) as listening:
