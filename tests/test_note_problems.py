@@ -1,12 +1,14 @@
 """What a newcomer's first runs on a real vault must not lose: notes in old encodings, the problems of
 notes that could not be read whole, and the record of a run that was interrupted or failed."""
 
+import json
+
 import pytest
 
 from smartvec_cli.errors import EXIT_PARTIAL
 from smartvec_cli.vault.decode import decode_note
 
-from conftest import FakeEmbedder, write
+from conftest import FakeEmbedder, index_rows, write
 
 GOOD = "# Good\n\nA perfectly ordinary note about the quarterly roadmap.\n"
 BROKEN_YAML = "---\ntitle: [unclosed\n---\n# Broken\n\nThe body is indexed without its metadata.\n"
@@ -55,7 +57,6 @@ def test_problem_notes_are_remembered_until_they_are_fixed(vault, cli, fake_embe
     assert "problems   2 notes skipped or read without metadata" in cli("status").stdout
     doctor = cli("doctor", "--json")
     assert doctor.exit_code == 0  # the index is sound: the notes are the vault's to fix
-    import json
 
     problems = {p["path"]: p["error"] for p in json.loads(doctor.stdout)["note_problems"]}
     assert set(problems) == {"broken.md", "image.md"}
@@ -133,3 +134,72 @@ def test_index_on_a_terminal_says_to_consolidate_next(vault, cli, fake_embedder,
     assert "next " not in cli("status").stdout
     assert cli.json("index", "--json")["notes_to_consolidate"] == 0
     assert "next: run" not in cli("index").stderr
+
+
+class InterruptedLater(FakeEmbedder):
+    """Ctrl-C at its eleventh batch."""
+
+    def embed(self, texts):
+        if self.calls == 10:
+            raise KeyboardInterrupt
+        return super().embed(texts)
+
+
+def test_ctrl_c_inside_a_huge_note_keeps_the_vectors_already_made(vault, cli, monkeypatch, tmp_path):
+    """One note of 200 passages, so its write is one transaction: the vectors made before Ctrl-C are kept all
+    the same (every few seconds; here every batch), the run record says how long it ran, and the next run
+    embeds only the rest."""
+    embedder = InterruptedLater()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: embedder)
+    monkeypatch.setattr("smartvec_cli.core.indexer.KEEP_VECTORS_EVERY", 0.0)
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "config.toml").write_text("[embedder]\nbatch_size = 4\n")
+    write(vault, "huge.md", "# Huge\n\n" + "\n\n".join(f"Paragraph {n} says something of its own about {n} things." for n in range(200)))
+    assert cli("index").exit_code == 130
+    last = cli.json("status", "--json")["last_run"]
+    assert last["status"] == "interrupted" and last["summary"]["seconds"] > 0
+    assert last["summary"]["chunks_embedded"] == 40
+    assert index_rows("SELECT COUNT(*) FROM embeddings") == [(40,)] and index_rows("SELECT COUNT(*) FROM notes") == [(0,)]
+
+    embedder.calls = 11  # Ctrl-C no more
+    embedder.embedded.clear()
+    assert cli.json("index", "--json")["chunks_embedded"] == 160 and len(embedder.embedded) == 160
+
+
+def test_a_killed_index_shows_as_interrupted(vault, tmp_path):
+    """SIGKILL leaves no chance to record anything: the run's ``running`` record, whose process is gone, is
+    what ``status`` reports."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from fake_backend import subprocess_env, use_fake_backend
+
+    index_dir = tmp_path / "index"
+    use_fake_backend(index_dir)
+    base = [sys.executable, "-m", "smartvec_cli", "--vault", str(vault), "--index-dir", str(index_dir)]
+    write(vault, "a.md", GOOD)
+    subprocess.run([*base, "index"], env=subprocess_env(), check=True, capture_output=True)
+    (index_dir / "config.toml").write_text('[embedder]\nbackend = "fake_backend:make_slow"\n', encoding="utf-8")
+    write(vault, "b.md", "# B\n\nA second note, whose embedding never ends.\n")
+    env = dict(subprocess_env(), SMARTVEC_TEST_MODEL_RELEASE=str(tmp_path / "never"))
+    runner = subprocess.Popen([*base, "index"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "index" / "smartvec.db").exists() or not _running(index_dir):
+            assert time.monotonic() < deadline and runner.poll() is None
+            time.sleep(0.1)
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    status = json.loads(subprocess.run([*base, "status", "--json"], env=subprocess_env(), capture_output=True, text=True).stdout)
+    assert status["last_run"]["command"] == "index" and status["last_run"]["status"] == "interrupted"
+    assert "killed" in status["last_run"]["why"]
+
+
+def _running(index_dir) -> bool:
+    import sqlite3
+
+    with sqlite3.connect(index_dir / "smartvec.db") as db:
+        return db.execute("SELECT COUNT(*) FROM runs WHERE status = 'running'").fetchone()[0] > 0

@@ -41,4 +41,5 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         console.print(f"review     {review['path']}: {review['reason']}", markup=False)
     if data["last_run"]:
         run = data["last_run"]
-        console.print(f"last run   {run['command']} at {run['finished_at']} ({run['status']})", markup=False)
+        why = f": {run['why']}" if run["why"] else ""
+        console.print(f"last run   {run['command']} at {run['finished_at'] or run['started_at']} ({run['status']}{why})", markup=False)

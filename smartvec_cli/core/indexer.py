@@ -41,6 +41,8 @@ from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progres
 from .workspace import Workspace
 
 GROUP_CHUNKS = 256
+KEEP_VECTORS_EVERY = 5.0
+"""Seconds of embedding after which the vectors made so far are committed, before the notes that use them are."""
 RELATIONS_STALE = "relations_stale"
 """Set in the transaction that writes or deletes notes, cleared once links and supersession are
 resolved again: a run killed in between leaves it set, and the next run finishes the job even when
@@ -526,8 +528,12 @@ class Indexer:
         return self._embed_texts([(h, t) for h, t in wanted.items() if h not in known])
 
     def _embed_texts(self, todo: list[tuple[str, str]]) -> dict[str, tuple[str, np.ndarray]]:
+        """Embed ``todo`` in batches; returns the vectors not yet stored. Every ``KEEP_VECTORS_EVERY`` seconds the
+        vectors made so far are committed on their own (by hash, like any stored vector): Ctrl-C or a kill in the
+        middle of a huge note or group keeps the work of all but the last seconds, and the next run reuses it."""
         vectors: dict[str, tuple[str, np.ndarray]] = {}
         batch = max(1, self.ws.config.batch_size)
+        kept_at = time.monotonic()
         for start in range(0, len(todo), batch):
             part = todo[start : start + batch]
             if not self._model_used:
@@ -537,9 +543,13 @@ class Indexer:
             vectors.update((h, (t, v)) for (h, t), v in zip(part, embedded))
             self._embedded_so_far += len(part)
             self._embedded_in_run += len(part)
+            self.summary.chunks_embedded += len(part)
+            self._embedded_hashes.update(h for h, _ in part)
             self._report()
-        self.summary.chunks_embedded += len(vectors)
-        self._embedded_hashes.update(vectors)
+            if time.monotonic() - kept_at >= KEEP_VECTORS_EVERY and start + batch < len(todo):
+                with self.store.write():
+                    self._store_vectors(vectors)
+                vectors, kept_at = {}, time.monotonic()
         return vectors
 
     def _report(self, step: str | None = None) -> None:

@@ -47,8 +47,19 @@ def status(store: Store, vault: str) -> dict:
         "edges": store.edge_count(),
         "ann": {"live": len(ann.live), "tombstones": len(ann.tombstones), "in_sync": ann.generation == store.generation},
         "needs_review": [{"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()],
-        "last_run": {**last_run, "summary": json.loads(last_run["summary"] or "{}")} if last_run else None,
+        "last_run": _last_run(last_run),
     }
+
+
+def _last_run(run: dict | None) -> dict | None:
+    """The latest run as ``status`` shows it: a killed one (its ``running`` record left, its process gone) is
+    interrupted, with why."""
+    if run is None:
+        return None
+    from .writing import run_status
+
+    status, why = run_status(run)
+    return {**run, "status": status, "why": why, "summary": json.loads(run["summary"] or "{}")}
 
 
 def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:

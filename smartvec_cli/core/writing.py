@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -10,7 +14,7 @@ from ..config import write_default_config
 
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, Holder, LockBusyError
-from ..store.store import Store
+from ..store.store import RUNNING, Store
 from .workspace import Workspace
 
 OnWait = Callable[["Holder | None"], None]
@@ -60,16 +64,37 @@ def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, creat
 
 @contextmanager
 def recorded_if_unfinished(store: Store, clock: Clock, command: str, summary: Callable[[], dict]) -> Iterator[None]:
-    """Record a run that does not finish in ``runs``: ``interrupted`` (Ctrl-C) or ``failed`` (an error),
-    with ``summary()`` of what it had done and the error, so ``status`` never calls it ok. A finished
-    run records itself."""
-    started = clock.now_iso()
+    """Keep a ``running`` record while the block runs, so ``status`` never calls a killed run's predecessor the
+    last word (``run_status`` tells a dead one from a live one); a run that does not finish becomes
+    ``interrupted`` (Ctrl-C) or ``failed`` (an error), with ``summary()`` of what it had done, how long it ran
+    and the error. A finished run records itself, and its ``running`` record goes."""
+    started, timer = clock.now_iso(), time.perf_counter()
+    run_id = store.start_run(command, started, {"pid": os.getpid(), "host": socket.gethostname()})
     try:
         yield
     except BaseException as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
         try:
-            store.record_run(command, started, clock.now_iso(), status, {**summary(), "error": str(exc) or status})
+            done = {**summary(), "seconds": round(time.perf_counter() - timer, 3), "error": str(exc) or status}
+            store.end_run(run_id, clock.now_iso(), status, done)
         except Exception:  # a database that cannot take the record must not hide why the run stopped
             pass
         raise
+    store.end_run(run_id, None, None, None)
+
+
+def run_status(run: dict) -> tuple[str, str | None]:
+    """(status, why) of a recorded run: a ``running`` record whose process is gone from this machine is a run that
+    was killed (SIGKILL, a power cut) before it could record its end."""
+    if run["status"] != RUNNING:
+        return run["status"], None
+    owner = json.loads(run["summary"] or "{}")
+    if owner.get("host") != socket.gethostname():
+        return RUNNING, f"on {owner.get('host')}"
+    try:
+        os.kill(int(owner.get("pid", 0)), 0)
+    except ProcessLookupError:
+        return "interrupted", "killed: its process ended without recording the end of the run"
+    except (PermissionError, ValueError):
+        pass
+    return RUNNING, f"process {owner.get('pid')}"

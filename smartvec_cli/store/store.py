@@ -26,6 +26,8 @@ from .problems import ProblemQueries
 from .reports import ReportQueries
 
 REEMBEDDING = "reembedding"
+RUNNING = "running"
+"""The status of a run's record while it runs (``start_run``); a process killed mid-run leaves it so."""
 FIRST_INDEX_AT = "first_index_at"
 """When the vault was first indexed to the end (for ``index --from-git``, its first commit with notes): what its
 notes held then has an unknown past; whatever a later run finds for the first time was not there before that run."""
@@ -385,7 +387,22 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     # -- runs and events ----------------------------------------------------------------------
 
-    def record_run(self, command: str, started_at: str, finished_at: str, status: str, summary: dict) -> int:
+    def start_run(self, command: str, started_at: str, summary: dict) -> int:
+        """A run's record while it runs (status ``running``): a run killed before it could record itself leaves
+        this row, so ``status`` never shows the previous run as the last word."""
+        return self.record_run(command, started_at, None, RUNNING, summary)
+
+    def end_run(self, run_id: int, finished_at: str | None, status: str | None, summary: dict | None) -> None:
+        """Close the ``running`` record: with the outcome, or (``status`` None) drop it, the run having recorded itself."""
+        with self.write():
+            if status is None:
+                self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
+            else:
+                self.db.execute(
+                    "UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE id = ?", [finished_at, status, json.dumps(summary), run_id]
+                )
+
+    def record_run(self, command: str, started_at: str, finished_at: str | None, status: str, summary: dict) -> int:
         with self.write():
             return self.db["runs"].insert(
                 {
@@ -398,8 +415,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
             ).last_pk
 
     def latest_index_run(self) -> str | None:
-        """When the latest index run started (by its clock): nothing may be observed before it."""
-        return self.db.execute("SELECT max(started_at) FROM runs WHERE command LIKE 'index%'").fetchone()[0]
+        """When the latest index run started (by its clock): nothing may be observed before it. A ``running``
+        record is the caller's own run (or a killed one, whose work is in the runs it recorded)."""
+        return self.db.execute("SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ?", [RUNNING]).fetchone()[0]
 
     def append_refresh_log(self, record: dict) -> None:
         """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""
