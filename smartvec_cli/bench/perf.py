@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SmartvecError, UsageError
+from ..embed import embed_queries
 from .generator import NoteFile, single_word_edit
 from .metrics import recall_at
 
@@ -426,7 +427,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         now = ws.clock.now()
         question_vectors = []
         for text in texts:
-            vector = embedder.embed([text])[0]
+            vector = embed_queries(embedder, [text])[0]
             question_vectors.append(vector)
             t = time.perf_counter()
             search(store, ws.config, vector, text, options, now)  # (hits, relevant): only the time matters here

@@ -20,6 +20,9 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"vault      {data['vault']}", markup=False)
     console.print(f"index      {data['index_dir']}", markup=False)
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
+    embedder = data["embedder"]
+    chosen = "set in config.toml" if embedder["chosen_by"] == "config.toml" else "chosen by the notes' languages"
+    console.print(f"languages  {', '.join(embedder['languages'])} (model {embedder['model'] or 'not chosen yet'}, {chosen})", markup=False)
     console.print(f"onnx       {data['onnx_export'] or '(none)'}", markup=False)
     kept = f", {data['passages_of_deleted_notes']} of their passages kept as history" if data["passages_of_deleted_notes"] else ""
     console.print(f"notes      {data['notes']} ({data['notes_deleted']} deleted{kept})", markup=False)

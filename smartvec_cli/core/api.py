@@ -272,6 +272,11 @@ class Vault:
 
         data = self._report(read)
         data["onnx_export"] = self.ws.onnx_export()
+        data["embedder"] = {
+            "model": self.ws.embedder_model(),
+            "chosen_by": "config.toml" if self.ws.config.embedder_model != "auto" else "languages",
+            "languages": self.ws.languages(),
+        }
         return data
 
     def show(self, note: str) -> dict:

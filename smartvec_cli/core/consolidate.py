@@ -223,7 +223,11 @@ class Consolidator:
         self._reset_contradiction_penalties(touched | before)
 
     def _embed_sentences(self, sentences: list[str]) -> None:
-        """Embeds, in one batch, the sentences not embedded yet; the model is loaded on the first."""
+        """Embeds, in one batch, the sentences not embedded yet; the model is loaded on the first.
+
+        Both sides of every comparison are sentences of notes, so both take the passage form (``embed``): with a
+        model that marks queries (E5), a query-form sentence beside a passage-form one would measure the marks'
+        difference too, and the fitted thresholds (``value_cosine``, ``echo_cosine``) compare like with like."""
         missing = list(dict.fromkeys(s for s in sentences if s not in self._sentence_vectors))
         if missing:
             if self._embedder is None:

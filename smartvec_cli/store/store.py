@@ -31,6 +31,8 @@ RUNNING = "running"
 FIRST_INDEX_AT = "first_index_at"
 """When the vault was first indexed to the end (for ``index --from-git``, its first commit with notes): what its
 notes held then has an unknown past; whatever a later run finds for the first time was not there before that run."""
+LANGUAGES = "languages"
+"""The vault's languages as the first index read them (``vault.language``), space-separated, the main one first."""
 DEFAULT_DIM = 384
 ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
 """Vector size of an index that has not recorded its own (``meta.dim``): that of the packaged MiniLM model."""
