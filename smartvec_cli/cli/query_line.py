@@ -119,8 +119,9 @@ def search_request(top_k: int, mode: str, as_of: str | None, include_archived: b
     if as_of:
         from ..clock import Clock
         from ..memory.asof import resolve_as_of
+        from ..memory.date_languages import DATE_LANGUAGES
 
-        resolve_as_of(as_of, Clock(now).now())
+        resolve_as_of(as_of, Clock(now).now(), ("en", *DATE_LANGUAGES))  # the vault's languages are checked when it answers
     if weights is not None:
         from ..memory.scoring import Weights
 
@@ -215,10 +216,11 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
         if as_of:
             from ..clock import Clock
             from ..memory.asof import resolve_as_of
+            from ..memory.date_languages import DATE_LANGUAGES
 
             now_moment = now_moment or Clock(now).now()
             try:
-                resolve_as_of(as_of, now_moment)
+                resolve_as_of(as_of, now_moment, ("en", *DATE_LANGUAGES))
             except UsageError as exc:
                 raise UsageError(f"{where}: as_of: {exc}") from None
         questions.append((item.get("id"), item["query"], as_of or None))

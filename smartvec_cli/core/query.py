@@ -70,10 +70,11 @@ class QueryEngine:
     def ask(self, question: Question, options: SearchOptions) -> Answer:
         """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed, rank."""
         now = self.ws.clock.now()
+        languages = self.ws.languages()
         given = question.as_of or options.as_of
-        when, text = (resolve_as_of(given, now) if given else None), question.text
+        when, text = (resolve_as_of(given, now, languages) if given else None), question.text
         if when is None and options.mode == "smart":
-            when = parse_as_of(question.text, now)
+            when = parse_as_of(question.text, now, languages)
             if when:
                 text = when.remainder
         if not question.text.strip():

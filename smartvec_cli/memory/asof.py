@@ -35,7 +35,10 @@ from dataclasses import dataclass
 
 from ..clock import UTC, parse_when
 from ..errors import UsageError
+from .date_languages import CHINESE_NUMBERS, DATE_LANGUAGES, ENGLISH_MONTHS, WRITTEN, DateLanguage
 from .words import ARTICLES, MONTHS, NUMBER_WORDS
+
+ENGLISH = "en"
 
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14)}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}
@@ -120,14 +123,18 @@ def _part_of_month(part: str, year: int, month: int) -> tuple[dt.date, dt.date]:
 
 
 @functools.lru_cache(maxsize=1024)
-def read_day(text: str) -> dt.date | None:
+def read_day(text: str, languages: tuple[str, ...] = (ENGLISH,)) -> dt.date | None:
     """A day written out or in numbers, by ``dateparser`` (day first unless impossible); None if it is not one.
 
-    ``dateparser`` costs about 0.1 s to import and more on its first use, so it is imported here only."""
+    It is told the vault's languages and English only: each language it tries is one more way to misread a
+    span, and more data to load. ``dateparser`` costs about 0.1 s to import and more on its first use, so it
+    is imported here only."""
     import dateparser
+    from dateparser.data.languages_info import language_order
 
     settings = {"DATE_ORDER": "DMY", "STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]}
-    found = dateparser.parse(text, languages=["en"], settings=settings)
+    readable = [code for code in dict.fromkeys((*languages, ENGLISH)) if code in language_order]
+    found = dateparser.parse(text, languages=readable, settings=settings)
     return found.date() if found else None
 
 
@@ -138,49 +145,54 @@ def _iso_day(text: str) -> dt.date:
     return parse_when(text).date()
 
 
-def _named_day(m) -> dt.date | None:
+def _named_day(m, languages: tuple[str, ...]) -> dt.date | None:
     """A day with its month named ("30 February 2023"): one the calendar does not have is refused, as
     the ISO form's is, rather than read as no date at all."""
-    day = _written_day(m)
-    if day is None and not 1 <= int(m["day"]) <= calendar.monthrange(_year(m), _month(m))[1]:
-        raise UsageError(f"impossible date {m.group(0)!r}: {m['month']} {_year(m)} has no day {int(m['day'])}")
+    day = _written_day(m, languages)
+    if day is None:
+        _refuse_impossible_day(m.group(0), m["month"], _year(m), _month(m), int(m["day"]))
     return day
 
 
-def _written_day(m) -> dt.date | None:
-    return read_day(re.sub(r"^the\s+", "", m.group(0), flags=re.IGNORECASE))
+def _refuse_impossible_day(words: str, month_name: str, year: int, month: int, day: int) -> None:
+    if not 1 <= day <= calendar.monthrange(year, month)[1]:
+        raise UsageError(f"impossible date {words!r}: {month_name} {year} has no day {day}")
+
+
+def _written_day(m, languages: tuple[str, ...]) -> dt.date | None:
+    return read_day(re.sub(r"^the\s+", "", m.group(0), flags=re.IGNORECASE), languages)
 
 
 # Each form names a period, most specific first; (pattern, resolver to (first, last) or a _Period).
 _FORMS = [
     (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:T[\d:.]+Z?|\s\d{1,2}:[\d:.]+Z?)?(?![\w-])",
-     lambda m, now: (_iso_day(m.group(0)),) * 2),
+     lambda m, languages: (_iso_day(m.group(0)),) * 2),
     (r"(?:\d{1,2}[/.]\d{1,2}[/.](?:19|20)\d{2}|(?:19|20)\d{2}[/.]\d{1,2}[/.]\d{1,2})(?![\w/-]|[./]\d)",
-     lambda m, now: (lambda day: (day, day) if day else None)(_written_day(m))),
+     lambda m, languages: (lambda day: (day, day) if day else None)(_written_day(m, languages))),
     (r"(?:the\s+)?" + _DAY + r"(?:\s+of\s+|\s+|-)" + _MONTH + r"(?:,?\s+|-)" + _YEAR,
-     lambda m, now: (lambda day: (day, day) if day else None)(_named_day(m))),
+     lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages))),
     (_MONTH + r"\s+(?:the\s+)?" + _DAY + r",?\s+" + _YEAR,
-     lambda m, now: (lambda day: (day, day) if day else None)(_named_day(m))),
-    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])", lambda m, now: _months(_year(m), int(m["m"]), int(m["m"]))),
+     lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages))),
+    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])", lambda m, languages: _months(_year(m), int(m["m"]), int(m["m"]))),
     (r"(?P<part>early|late)\s+" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR,
-     lambda m, now: _part_of_month(m["part"].lower(), _year(m), _month(m))),
-    (_MID + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("mid", _year(m), _month(m))),
-    (_START + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("early", _year(m), _month(m))),
-    (_END + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _part_of_month("late", _year(m), _month(m))),
-    (_MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, now: _months(_year(m), _month(m), _month(m))),
-    (r"Q(?P<q>[1-4])[\s/]+" + _YEAR, lambda m, now: _months(_year(m), 3 * int(m["q"]) - 2, 3 * int(m["q"]))),
+     lambda m, languages: _part_of_month(m["part"].lower(), _year(m), _month(m))),
+    (_MID + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("mid", _year(m), _month(m))),
+    (_START + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("early", _year(m), _month(m))),
+    (_END + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("late", _year(m), _month(m))),
+    (_MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _months(_year(m), _month(m), _month(m))),
+    (r"Q(?P<q>[1-4])[\s/]+" + _YEAR, lambda m, languages: _months(_year(m), 3 * int(m["q"]) - 2, 3 * int(m["q"]))),
     (r"(?:the\s+)?" + _ORDINAL + r"\s+quarter\s+(?:of\s+)?" + _YEAR,
-     lambda m, now: _months(_year(m), 3 * ORDINALS[m["ordinal"].lower()] - 2, 3 * ORDINALS[m["ordinal"].lower()])),
+     lambda m, languages: _months(_year(m), 3 * ORDINALS[m["ordinal"].lower()] - 2, 3 * ORDINALS[m["ordinal"].lower()])),
     (r"(?:H(?P<h>[12])\s+|(?:the\s+)?(?P<half>first|second)\s+half\s+of\s+)" + _YEAR,
-     lambda m, now: _months(_year(m), *((1, 6) if m["h"] == "1" or (m["half"] or "").lower() == "first" else (7, 12)))),
-    (r"(?:the\s+)?" + _SEASON + r"\s+(?:of\s+)?" + _YEAR, lambda m, now: _months(_year(m), *SEASONS[m["season"].lower()])),
-    (_MID + _YEAR, lambda m, now: _months(_year(m), 6, 7)),
-    (r"early\s+" + _YEAR, lambda m, now: _months(_year(m), 1, 4)),
-    (r"late\s+" + _YEAR, lambda m, now: _months(_year(m), 9, 12)),
-    (_START + _YEAR, lambda m, now: _months(_year(m), 1, 2)),
-    (_END + _YEAR, lambda m, now: _months(_year(m), 11, 12)),
+     lambda m, languages: _months(_year(m), *((1, 6) if m["h"] == "1" or (m["half"] or "").lower() == "first" else (7, 12)))),
+    (r"(?:the\s+)?" + _SEASON + r"\s+(?:of\s+)?" + _YEAR, lambda m, languages: _months(_year(m), *SEASONS[m["season"].lower()])),
+    (_MID + _YEAR, lambda m, languages: _months(_year(m), 6, 7)),
+    (r"early\s+" + _YEAR, lambda m, languages: _months(_year(m), 1, 4)),
+    (r"late\s+" + _YEAR, lambda m, languages: _months(_year(m), 9, 12)),
+    (_START + _YEAR, lambda m, languages: _months(_year(m), 1, 2)),
+    (_END + _YEAR, lambda m, languages: _months(_year(m), 11, 12)),
 ]
-_BARE_YEAR = (r"(?:the\s+year\s+)?" + _YEAR, lambda m, now: _months(_year(m), 1, 12))
+_BARE_YEAR = (r"(?:the\s+year\s+)?" + _YEAR, lambda m, languages: _months(_year(m), 1, 12))
 
 
 def _ago(m, now: dt.datetime) -> _Period:
@@ -258,14 +270,17 @@ def _search() -> re.Pattern:
     return re.compile(r"\b(?:" + "|".join(parts) + r")", flags=re.IGNORECASE)
 
 
-def _resolve(words: str, now: dt.datetime) -> _Period | None:
-    """The period the words (the whole of them, without a lead) name, or None."""
-    for pattern, resolve in (*_FORMS, _BARE_YEAR, *_RELATIVE):
+def _resolve(words: str, now: dt.datetime, languages: tuple[str, ...] = (ENGLISH,)) -> _Period | None:
+    """The period the English words (the whole of them, without a lead) name, or None; days written out are
+    read in ``languages``."""
+    fixed = [(pattern, resolve, languages) for pattern, resolve in (*_FORMS, _BARE_YEAR)]  # a form names the same period at any time
+    relative = [(pattern, resolve, now) for pattern, resolve in _RELATIVE]
+    for pattern, resolve, argument in (*fixed, *relative):
         match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
         if not match:
             continue
         try:
-            found = resolve(match, now)
+            found = resolve(match, argument)
         except ValueError:  # 31 February and the like
             return None
         if found is None or isinstance(found, _Period):
@@ -273,11 +288,11 @@ def _resolve(words: str, now: dt.datetime) -> _Period | None:
         return _period(*found)
     range_ = re.fullmatch(_RANGE, words, flags=re.IGNORECASE)
     if range_:
-        a, b = _resolve(range_["a"], now), _resolve(range_["b"], now)
+        a, b = _resolve(range_["a"], now, languages), _resolve(range_["b"], now, languages)
         return _period(a.first, b.last) if a and b and a.first <= b.last else None
     side = re.fullmatch(_BEFORE_AFTER, words, flags=re.IGNORECASE)
     if side:
-        inner = _resolve(side["c"], now)
+        inner = _resolve(side["c"], now, languages)
         if inner is None:
             return None
         if side["side"].lower() == "after":
@@ -288,21 +303,110 @@ def _resolve(words: str, now: dt.datetime) -> _Period | None:
     return None
 
 
+def date_languages(languages) -> tuple[str, ...]:
+    """The languages of ``languages`` whose date phrases are read (English always, first if it is one of them)."""
+    return tuple(code for code in dict.fromkeys(languages) if code in DATE_LANGUAGES or code == ENGLISH) or (ENGLISH,)
+
+
+def _any_phrase(language: DateLanguage) -> str:
+    return "(?:" + "|".join(_plain(p) for p in (*(p for p, _ in language.forms), language.bare_year)) + ")"
+
+
+@functools.cache
+def _compounds(code: str) -> tuple[tuple[re.Pattern, str], ...]:
+    language = DATE_LANGUAGES[code]
+    any_phrase = _any_phrase(language)
+    return tuple((re.compile(p.replace("{any}", any_phrase), flags=re.IGNORECASE), t) for p, t in language.compounds)
+
+
+@functools.cache
+def _language_search(code: str) -> re.Pattern:
+    """Every date phrase of one language besides English a question may hold, leads included."""
+    language = DATE_LANGUAGES[code]
+    any_phrase = _any_phrase(language)
+    named = "(?:" + "|".join(_plain(p) for p, _ in language.forms) + ")"
+    lead = language.lead + "?"
+    parts = [*(lead + _plain(p).replace("{any}", any_phrase) for p, _ in language.compounds), lead + named,
+             language.lead + _plain(language.bare_year)]
+    return re.compile(language.boundary + "(?:" + "|".join(parts) + ")", flags=re.IGNORECASE)
+
+
+def _month_number(written: str, language: DateLanguage) -> int:
+    english = language.words.get(written.lower())
+    if english in ENGLISH_MONTHS:
+        return ENGLISH_MONTHS.index(english) + 1
+    return int(written) if written.isdigit() else CHINESE_NUMBERS[written]
+
+
+def _in_english(words: str, language: DateLanguage, languages: tuple[str, ...]) -> str | None:
+    """The English phrase that means what ``words`` (one date phrase of ``language``, without a lead) means."""
+    for pattern, template in (*language.forms, (language.bare_year, "{year}")):
+        match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
+        if match:
+            return _fill(template, match, language, languages)
+    for pattern, template in _compounds(language.code):
+        match = pattern.fullmatch(words)
+        if match:
+            return _fill(template, match, language, languages)
+    return None
+
+
+def _fill(template: str, match: re.Match, language: DateLanguage, languages: tuple[str, ...]) -> str | None:
+    """The template with the match's words put into English; None when an inner phrase means nothing."""
+    if template == WRITTEN:
+        day = read_day(match.group(0), languages)
+        if day is None:
+            _refuse_impossible_day(match.group(0), match["month"], _year(match), _month_number(match["month"], language),
+                                   int(match["day"]))
+        return day.isoformat() if day else None
+    values: dict[str, object] = {}
+    for name, written in match.groupdict().items():
+        if written is None:
+            continue
+        if name in ("a", "b", "c"):
+            values[name] = _in_english(written, language, languages)
+            if values[name] is None:
+                return None
+        elif name == "month":
+            values["month_number"] = _month_number(written, language)
+            values["month"] = ENGLISH_MONTHS[values["month_number"] - 1]
+        elif name == "day":
+            values["day_number"] = int(written)
+        else:
+            values[name] = language.words.get(written.lower(), written)
+    return template.format(**values)
+
+
+def _resolve_in(words: str, language: DateLanguage | None, now: dt.datetime, languages: tuple[str, ...]) -> _Period | None:
+    """The period a phrase found in a question names, with or without its lead word; None if none."""
+    if language is None:
+        return _resolve(words, now, languages) or _resolve(_LEAD.sub("", words), now, languages)
+    without_lead = re.sub("^" + language.lead, "", words, flags=re.IGNORECASE)
+    english = _in_english(words, language, languages) or _in_english(without_lead, language, languages)
+    return _resolve(english, now, languages) if english else None
+
+
 def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
     return AsOf(period.moment, phrase, remainder, period.first, period.last, period.rule)
 
 
-def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
-    """The time a question asks about, if it names one (the first phrase that resolves)."""
+def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf | None:
+    """The time a question asks about, if it names one (the first phrase that resolves, in English or in
+    one of the vault's ``languages``)."""
     if not _MAY_NAME_A_TIME.search(question):
         return None
-    for match in _search().finditer(question):
+    languages = date_languages(languages)
+    found = [(match, None) for match in _search().finditer(question)]
+    found += [(match, DATE_LANGUAGES[code]) for code in languages if code != ENGLISH
+              for match in _language_search(code).finditer(question)]
+    found.sort(key=lambda item: (item[0].start(), -item[0].end()))
+    for match, language in found:
         words = match.group(0).strip()
         before = question[: match.start()].lower().split()
         if before and before[-1] in VERSION_WORDS:
             continue
         try:
-            period = _resolve(words, now) or _resolve(_LEAD.sub("", words), now)
+            period = _resolve_in(words, language, now, languages)
         except UsageError as exc:
             raise UsageError(f"in the question: {exc}; correct it, or give the time with --as-of") from None
         if period is None:
@@ -313,9 +417,10 @@ def parse_as_of(question: str, now: dt.datetime) -> AsOf | None:
     return None
 
 
-def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime) -> AsOf:
+def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime, languages=(ENGLISH,)) -> AsOf:
     """An ``--as-of`` value: an ISO date or time (that moment; a date alone means its noon), or the same
-    words a question may use ("March 2023", "mid-2022", "last spring"). Anything else is a usage error."""
+    words a question may use ("March 2023", "mid-2022", "last spring", or in one of the vault's ``languages``
+    "Mitte 2022"). Anything else is a usage error."""
     if isinstance(value, (dt.date, dt.datetime)):
         moment = parse_when(value)
         day = moment.date()
@@ -324,7 +429,10 @@ def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime) -> AsOf:
     try:
         moment = parse_when(words)
     except UsageError:
-        period = (_resolve(words, now) or _resolve(_LEAD.sub("", words), now)) if words else None
+        languages = date_languages(languages)
+        period = None
+        for language in (None, *(DATE_LANGUAGES[code] for code in languages if code != ENGLISH)):
+            period = period or (_resolve_in(words, language, now, languages) if words else None)
         if period is None:
             raise UsageError(
                 f"not a date: {value!r} (expected e.g. 2023-03-05, 2023-03-05T09:00, 'March 2023', 'mid-2022', 'last spring')"
