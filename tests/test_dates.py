@@ -61,6 +61,43 @@ PHRASES = [
     ("leave rules yesterday", "yesterday", "2026-11-28", "2026-11-28", "2026-11-28", AGO),
 ]
 
+# (question, vault language, words it takes as the date, the English phrase that names the same period)
+TRANSLATED = [
+    ("Wie viele Tage im Sommer 2022?", "de", "im Sommer 2022", "in summer 2022"),
+    ("Regeln Anfang 2023", "de", "Anfang 2023", "early 2023"),
+    ("Regeln Mitte 2022", "de", "Mitte 2022", "mid-2022"),
+    ("Regeln Ende 2024", "de", "Ende 2024", "late 2024"),
+    ("Was galt vor März 2021?", "de", "vor März 2021", "before March 2021"),
+    ("Was galt nach 2022?", "de", "nach 2022", "after 2022"),
+    ("Regeln Mitte März 2023", "de", "Mitte März 2023", "mid-March 2023"),
+    ("Spesen am 5. März 2023", "de", "am 5. März 2023", "on 5 March 2023"),
+    ("Spesen im 3. Quartal 2023", "de", "im 3. Quartal 2023", "Q3 2023"),
+    ("Spesen im Jahr 2021", "de", "im Jahr 2021", "in 2021"),
+    ("Spesen von 2021 bis 2023", "de", "von 2021 bis 2023", "from 2021 to 2023"),
+    ("Urlaub zwischen März 2022 und Mai 2022", "de", "zwischen März 2022 und Mai 2022", "between March 2022 and May 2022"),
+    ("¿Cuántos días a principios de 2023?", "es", "a principios de 2023", "in early 2023"),
+    ("¿Cuántos días en el verano de 2022?", "es", "en el verano de 2022", "in the summer of 2022"),
+    ("dietas a mediados de 2022", "es", "a mediados de 2022", "mid-2022"),
+    ("dietas antes de marzo de 2021", "es", "antes de marzo de 2021", "before March 2021"),
+    ("dietas el 5 de marzo de 2023", "es", "el 5 de marzo de 2023", "5 March 2023"),
+    ("dietas en el tercer trimestre de 2023", "es", "en el tercer trimestre de 2023", "the third quarter of 2023"),
+    ("dietas de 2021 a 2023", "es", "de 2021 a 2023", "from 2021 to 2023"),
+    ("Combien de jours à la mi-2022 ?", "fr", "à la mi-2022", "mid-2022"),
+    ("Combien de jours au printemps 2021 ?", "fr", "au printemps 2021", "in spring 2021"),
+    ("la règle avant mars 2021", "fr", "avant mars 2021", "before March 2021"),
+    ("la règle fin 2024", "fr", "fin 2024", "late 2024"),
+    ("la règle début mars 2023", "fr", "début mars 2023", "early March 2023"),
+    ("la règle le 1er mars 2023", "fr", "le 1er mars 2023", "1 March 2023"),
+    ("la règle en l'an 2021", "fr", "en l'an 2021", "in 2021"),
+    ("2022年夏天有多少天假？", "zh", "2022年夏天", "summer 2022"),
+    ("2023年初的规定", "zh", "2023年初", "early 2023"),
+    ("2021年3月之前的规定", "zh", "2021年3月之前", "before March 2021"),
+    ("2023年3月5日的规定", "zh", "2023年3月5日", "5 March 2023"),
+    ("2023年3月下旬的规定", "zh", "2023年3月下旬", "late March 2023"),
+    ("2023年第三季度的规定", "zh", "2023年第三季度", "Q3 2023"),
+    ("2021年到2023年的规定", "zh", "2021年到2023年", "from 2021 to 2023"),
+]
+
 NOT_DATES = [
     "may I work from home", "May I work from home on Fridays?", "the second week of onboarding", "what is it now",
     "leave for 2 weeks", "what changed in version 2023.1", "the fee is EUR 2024", "the KX-2023 router",
@@ -82,6 +119,32 @@ def test_date_phrases_name_a_period_and_a_moment(question, words, first, last, d
 @pytest.mark.parametrize("question", NOT_DATES)
 def test_phrases_that_are_not_dates(question):
     assert parse_as_of(question, NOW) is None
+
+
+def _period(found):
+    return found.first_day, found.last_day, found.moment, found.rule
+
+
+@pytest.mark.parametrize("question, language, words, english", TRANSLATED)
+def test_date_phrases_in_the_vaults_language_name_the_same_period_as_in_english(question, language, words, english):
+    found = parse_as_of(question, NOW, [language, "en"])
+    assert found is not None and found.phrase == words
+    assert _period(found) == _period(parse_as_of(english, NOW))
+    assert _period(resolve_as_of(words, NOW, [language])) == _period(found)
+
+
+@pytest.mark.parametrize("question, language, words, english", TRANSLATED[:3] + TRANSLATED[-3:])
+def test_a_phrase_in_a_language_the_vault_does_not_have_is_no_date(question, language, words, english):
+    assert parse_as_of(question, NOW, ["en"]) is None
+
+
+def test_english_phrases_still_resolve_in_a_vault_of_another_language():
+    assert _period(parse_as_of("leave in mid-2022", NOW, ["de"])) == _period(parse_as_of("leave in mid-2022", NOW))
+
+
+def test_an_impossible_day_in_another_language_is_refused():
+    with pytest.raises(UsageError, match="impossible date"):
+        parse_as_of("Spesen am 30. Februar 2023", NOW, ["de"])
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -199,3 +262,16 @@ def test_the_api_answer_carries_the_period_and_rule(dated_policy, fake_embedder)
     )
     assert "EUR 60" in answer["hits"][0]["text"]
     assert json.dumps(answer)
+
+
+def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, fake_embedder):
+    write(vault, "richtlinien/urlaub.md", "---\ntitle: Urlaub\nsource_type: policy\n---\n# Urlaub\n\n"
+          "Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
+          "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n")
+    cli.json("--now", "2026-01-01", "index", "--json")
+    assert cli.json("--now", "2026-01-01", "status", "--json")["embedder"]["languages"] == ["de"]
+    hits = cli.json("--now", "2026-01-01", "query", "Wie viele Tage im Sommer 2022?", "--json", "--explain", "--no-track")
+    assert hits[0]["explain"]["as_of"] == {
+        "moment": "2022-07-16T12:00:00Z", "words": "im Sommer 2022", "first_day": "2022-06-01", "last_day": "2022-08-31",
+        "rule": MIDDLE,
+    }

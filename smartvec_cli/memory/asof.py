@@ -319,16 +319,27 @@ def _compounds(code: str) -> tuple[tuple[re.Pattern, str], ...]:
     return tuple((re.compile(p.replace("{any}", any_phrase), flags=re.IGNORECASE), t) for p, t in language.compounds)
 
 
-@functools.cache
-def _language_search(code: str) -> re.Pattern:
-    """Every date phrase of one language besides English a question may hold, leads included."""
-    language = DATE_LANGUAGES[code]
+def _language_phrases(language: DateLanguage) -> list[str]:
+    """Every date phrase of one language besides English, each with its lead word (optional but for a bare year)."""
     any_phrase = _any_phrase(language)
     named = "(?:" + "|".join(_plain(p) for p, _ in language.forms) + ")"
     lead = language.lead + "?"
-    parts = [*(lead + _plain(p).replace("{any}", any_phrase) for p, _ in language.compounds), lead + named,
-             language.lead + _plain(language.bare_year)]
-    return re.compile(language.boundary + "(?:" + "|".join(parts) + ")", flags=re.IGNORECASE)
+    compounds = [_plain(p).replace("{any}", any_phrase) for p, _ in language.compounds]
+    return [*(lead + "(?P<phrase>" + c + ")" for c in compounds), lead + "(?P<phrase>" + named + ")",
+            language.lead + "(?P<phrase>" + _plain(language.bare_year) + ")"]
+
+
+@functools.cache
+def _language_search(code: str) -> re.Pattern:
+    """The date phrases of one language besides English a question may hold, leads included."""
+    phrases = [_plain(p) for p in _language_phrases(DATE_LANGUAGES[code])]
+    return re.compile(DATE_LANGUAGES[code].boundary + "(?:" + "|".join(phrases) + ")", flags=re.IGNORECASE)
+
+
+@functools.cache
+def _without_lead(code: str) -> tuple[re.Pattern, ...]:
+    """Patterns that split a phrase found by ``_language_search`` into its lead and the phrase itself (``phrase``)."""
+    return tuple(re.compile(p, flags=re.IGNORECASE) for p in _language_phrases(DATE_LANGUAGES[code]))
 
 
 def _month_number(written: str, language: DateLanguage) -> int:
@@ -381,9 +392,12 @@ def _resolve_in(words: str, language: DateLanguage | None, now: dt.datetime, lan
     """The period a phrase found in a question names, with or without its lead word; None if none."""
     if language is None:
         return _resolve(words, now, languages) or _resolve(_LEAD.sub("", words), now, languages)
-    without_lead = re.sub("^" + language.lead, "", words, flags=re.IGNORECASE)
-    english = _in_english(words, language, languages) or _in_english(without_lead, language, languages)
-    return _resolve(english, now, languages) if english else None
+    for pattern in _without_lead(language.code):
+        split = pattern.fullmatch(words)
+        english = _in_english(split["phrase"], language, languages) if split else None
+        if english:
+            return _resolve(english, now, languages)
+    return None
 
 
 def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
