@@ -87,3 +87,22 @@ def test_who_backs_a_project_gets_the_sponsor_paragraph(vault, cli, real_embedde
     cli.json("index", "--json")
     hits = cli.json("query", "Which executive stands behind Harvest?", "--json", "--no-track", "--top-k", "1")
     assert "Marta Rossi" in hits[0]["text"]
+
+
+@pytest.mark.parametrize(
+    "question, english",
+    [
+        ("Wie viele Tage Urlaub?", "How many are allowed?"), ("Wie lange dauert die Probezeit?", "How long is the probation?"),
+        ("Wie viel kostet das Hotel?", "How much is the hotel?"), ("¿Cuántos días de vacaciones?", "How many are allowed?"),
+        ("¿Cuánto tiempo dura?", "How long does it last?"), ("Combien de jours de congé ?", "How many are allowed?"),
+        ("Combien de temps dure la période d'essai ?", "How long is the probation?"), ("有多少天假？", "How many are allowed?"),
+        ("试用期多久？", "How long is the probation?"),
+    ],
+)
+def test_value_questions_in_other_languages_ask_for_what_the_english_ones_do(question, english):
+    assert asked_units(question) == asked_units(english)
+
+
+@pytest.mark.parametrize("question", ["Wer leitet Harvest?", "¿Quién dirige Harvest?", "Qui dirige Harvest ?", "Harvest的负责人是谁？"])
+def test_who_in_other_languages_asks_for_a_person(question):
+    assert asks_for_person(question)

@@ -33,6 +33,28 @@ VALUE_NOUNS = frozenset(
     length limit maximum minimum number percentage period price quantity quota rate salary size threshold time total
     value wage""".split()
 )
+# The words that ask how long or how often, how much, how many, and who, in English, German, Spanish, French and
+# Chinese: a question in the vault's language asks for a value or a person as its English counterpart does.
+ASKS_FOR_TIME = ("how long", "how often", "wie lange", "wie oft", "cuánto tiempo", "cuanto tiempo", "con qué frecuencia",
+                 "cada cuánto", "combien de temps", "à quelle fréquence", "多久", "多长时间", "多频繁")
+ASKS_HOW_MUCH = ("how much", "wie viel", "cuánto", "cuanto", "cuánta", "cuanta", "多少钱")
+ASKS_HOW_MANY = ("how many", "wie viele", "cuántos", "cuantos", "cuántas", "cuantas", "combien", "多少")
+ASKS_WHO = ("who", "whom", "whose", "wer", "wem", "wen", "wessen", "quién", "quien", "quiénes", "quienes", "qui")
+ASKS_WHO_ANYWHERE = ("谁",)  # Chinese puts it where the answer goes: "项目负责人是谁"
+
+
+def _words_pattern(phrases) -> re.Pattern:
+    """Any of the phrases as whole words; Chinese, written without spaces, needs no word boundary."""
+    def one(phrase: str) -> str:
+        written = re.escape(phrase).replace(r"\ ", r"\s+")
+        return written if re.search(r"[\u3000-\u9fff]", phrase) else rf"(?<!\w){written}(?!\w)"
+    return re.compile("|".join(one(p) for p in sorted(phrases, key=len, reverse=True)))
+
+
+_ASKS_FOR_TIME = _words_pattern(ASKS_FOR_TIME)
+_ASKS_HOW_MUCH = _words_pattern(ASKS_HOW_MUCH)
+_ASKS_HOW_MANY = _words_pattern(ASKS_HOW_MANY)
+_ASKS_WHO = re.compile(r"(?:^|[,;:¿]\s*)(?:" + "|".join(sorted(ASKS_WHO, key=len, reverse=True)) + r")\b")
 MEASURE_WINDOW = 8  # words after "what"/"which" that may name the measured thing
 WORD = re.compile("|".join(map(re.escape, SYMBOLS)) + r"|[a-z][a-z'-]*", re.IGNORECASE)
 
@@ -43,11 +65,11 @@ def asked_units(question: str) -> frozenset[str]:
     named = frozenset(UNITS[w].dimension for w in WORD.findall(lowered) if w in UNITS)
     if named:
         return named
-    if re.search(r"\bhow\s+(long|often)\b", lowered):
+    if _ASKS_FOR_TIME.search(lowered):
         return TIME_UNITS
-    if re.search(r"\bhow\s+much\b", lowered):
+    if _ASKS_HOW_MUCH.search(lowered):
         return MONEY_UNITS | {"percent"}
-    if re.search(r"\bhow\s+many\b", lowered) or asks_for_measure(lowered):
+    if _ASKS_HOW_MANY.search(lowered) or asks_for_measure(lowered):
         return ALL_UNITS
     return frozenset()
 
@@ -118,7 +140,7 @@ NAMED = re.compile(r"\[\[([^\]|#]+)|\b([A-Z][\w'-]+(?:[ \t]+[A-Z][\w'-]+)+)")  #
 def asks_for_person(question: str) -> bool:
     """"Who backs Compass?", "Which executive stands behind Harvest?": the answer is someone."""
     lowered = question.lower()
-    if re.search(r"(?:^|[,;:]\s*)(?:who|whom|whose)\b", lowered.strip()):
+    if _ASKS_WHO.search(lowered.strip()) or any(word in question for word in ASKS_WHO_ANYWHERE):
         return True
     match = re.search(r"\b(?:which|what)\s+([a-z-]+)(?:\s+([a-z-]+))?", lowered)  # "which executive", "which team lead"
     return bool(match) and any((w or "").removesuffix("s") in PERSON_ROLES for w in match.groups())
