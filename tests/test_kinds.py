@@ -1,6 +1,9 @@
 """Source kinds: where each note's kind came from, as ``status`` tells it, and its warning."""
 
+import pytest
 from conftest import write
+
+from smartvec_cli.memory.kinds import KindRules, infer_kind
 
 
 def test_status_counts_declared_inferred_and_unknown_kinds(vault, cli, fake_embedder):
@@ -146,3 +149,16 @@ def test_bad_kind_rules_are_one_clear_line(vault, cli, fake_embedder, tmp_path):
     assert result.exit_code == 2
     assert "kinds.tags must map each kind to a list of words" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "path, tags, kind",
+    [
+        ("Besprechungen/Team.md", [], "meeting_notes"), ("Reuniones/equipo.md", [], "meeting_notes"),
+        ("Réunions/équipe.md", [], "meeting_notes"), ("会议记录/周会.md", [], "meeting_notes"),
+        ("notes/a.md", ["besprechung"], "meeting_notes"), ("notes/a.md", ["réunion"], "meeting_notes"),
+        ("notes/a.md", ["会议"], "meeting_notes"), ("Correos/a.md", [], "email"), ("Tagebuch/a.md", [], "daily_note"),
+    ],
+)
+def test_folder_and_tag_words_in_other_languages_give_the_kind(path, tags, kind):
+    assert infer_kind(path, tags, "Text.", KindRules()).kind == kind

@@ -14,26 +14,30 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-# Words in a folder name that give its notes a kind. "teams" is not a chat word: team pages are wikis.
+# Words in a folder name that give its notes a kind, in English, German, Spanish, French and Chinese (a Chinese
+# folder name is one word: "会议记录" is listed whole). "teams" is not a chat word: team pages are wikis.
 DEFAULT_FOLDER_WORDS: dict[str, tuple[str, ...]] = {
-    "chat": ("slack", "chat", "chats", "discord", "whatsapp", "telegram", "mattermost"),
+    "chat": ("slack", "chat", "chats", "discord", "whatsapp", "telegram", "mattermost", "聊天", "聊天记录"),
     "meeting_notes": (
         "meeting", "meetings", "minutes", "1-1", "1-1s", "one-on-one", "one-on-ones", "standup", "standups",
-        "sync", "syncs", "retro", "retros",
+        "sync", "syncs", "retro", "retros", "besprechung", "besprechungen", "protokolle", "reunión", "reuniones",
+        "actas", "réunion", "réunions", "会议", "会议记录", "会议纪要",
     ),
-    "email": ("email", "emails", "mail", "mails"),
-    "daily_note": ("daily", "dailies", "journal", "journals"),
+    "email": ("email", "emails", "mail", "mails", "e-mail", "e-mails", "correo", "correos", "courriel", "courriels",
+              "邮件"),
+    "daily_note": ("daily", "dailies", "journal", "journals", "tagebuch", "diario", "diarios", "日记"),
 }
 # Tags (frontmatter ``tags`` or inline ``#tag``; a nested tag counts by each of its parts) that give a kind.
 DEFAULT_TAGS: dict[str, tuple[str, ...]] = {
     "chat": ("chat", "slack", "chat-log", "chatlog", "discord", "whatsapp"),
-    "meeting_notes": ("meeting", "meetings", "meeting-notes", "minutes", "standup", "1-1", "one-on-one", "retro"),
-    "email": ("email", "mail"),
-    "daily_note": ("daily", "daily-note", "dailynote", "journal"),
+    "meeting_notes": ("meeting", "meetings", "meeting-notes", "minutes", "standup", "1-1", "one-on-one", "retro",
+                      "besprechung", "protokoll", "reunión", "reunion", "acta", "réunion", "会议"),
+    "email": ("email", "mail", "correo", "courriel", "邮件"),
+    "daily_note": ("daily", "daily-note", "dailynote", "journal", "tagebuch", "diario", "日记"),
 }
 DEFAULT_CHAT_LINE_SHARE = 0.6
 
-FOLDER_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+FOLDER_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")  # letters of any script: "Réunions", "会议记录"
 DAILY_NOTE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:\s.*)?$")
 # A line that gives who spoke: "Ana: text", "**Ana Lopez**: text", "[10:32] ana: text", "10:32 - Ana: text",
 # "12/03/2023, 10:32 - Ana: text" (WhatsApp), "> @ana: text"; or a Slack copy's "**Ana** 10:32" above the message.
