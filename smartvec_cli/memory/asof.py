@@ -21,6 +21,9 @@ that is impossible (03/13/2023 is 13 March). It is imported only when a question
 such a span: ``search_dates`` over whole questions reads "may", "now" and bare numbers as
 dates, so only the spans these rules find are handed to it. ISO dates need no library.
 
+A vault in German, Spanish, French or Chinese has its date phrases read too (``date_languages``): each is
+written as the English phrase it means and resolved by these rules, so it names the same period.
+
 The matched words are removed from the text that is embedded, so the date does not pull
 the question towards passages that merely mention dates.
 """
