@@ -51,7 +51,7 @@ def model_spy(monkeypatch) -> ModelSpy:
 def test_languages_are_read_from_prose_not_code():
     german = "Zeige den Inhalt einer Datei an und hänge ihn an eine andere: `cat {{pfad/zu/datei}} >> ziel`"
     assert "cat" not in prose(german) and "Datei" in prose(german)
-    shares = language_shares([german, GERMAN["Urlaub.md"], "显示文件的内容，并把它追加到另一个文件的末尾。"])
+    shares = language_shares([german, GERMAN["Urlaub.md"], "显示文件的内容，并把它追加到另一个文件的末尾。"], min_vault_prose=0)
     assert vault_languages(shares)[0] == "de" and "zh" in shares
     assert not mostly_english(shares)
     assert mostly_english(language_shares(["Show the contents of a file and append it to another one."]))

@@ -26,6 +26,10 @@ ENGLISH_ENOUGH = 0.7
 mixed, it is multilingual-e5's."""
 SAMPLE_CHARS = 3000
 MIN_PROSE = 20
+MIN_VAULT_PROSE = 300
+"""Below this many characters of prose in the whole vault, its language is not guessed (English, MiniLM, unless
+the config says otherwise): a sentence or two is no evidence (one English sentence about a per diem reads as
+Dutch), and the model chosen at the first index stays with the index."""
 KNOWN = ("en", "de", "es", "fr", "it", "pt", "nl", "sv", "da", "no", "fi", "ru", "pl", "cs", "tr", "hu", "ro",
          "zh", "ja", "ko", "ar", "el", "uk", "ca", "id", "vi")
 """The languages a vault is told apart among: langid's 97 include close neighbours that short notes confuse
@@ -53,8 +57,8 @@ def _classify(text: str) -> str:
     return _identifier.classify(text)[0]
 
 
-def language_shares(texts: Iterable[str]) -> dict[str, float]:
-    """Each language's share of the prose of ``texts`` (notes), largest first."""
+def language_shares(texts: Iterable[str], min_vault_prose: int = MIN_VAULT_PROSE) -> dict[str, float]:
+    """Each language's share of the prose of ``texts`` (notes), largest first; none below ``min_vault_prose``."""
     weights: Counter = Counter()
     for text in texts:
         words = prose(text)[:SAMPLE_CHARS]
@@ -62,7 +66,9 @@ def language_shares(texts: Iterable[str]) -> dict[str, float]:
             continue
         weights[_classify(words)] += len(words)
     whole = sum(weights.values())
-    return {code: weight / whole for code, weight in weights.most_common()} if whole else {}
+    if not whole or whole < min_vault_prose:
+        return {}
+    return {code: weight / whole for code, weight in weights.most_common()}
 
 
 def vault_languages(shares: dict[str, float]) -> list[str]:
