@@ -239,3 +239,31 @@ def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cl
     assert summary["contradictions_found"] == 1
     assert consolidate(cli)["contradictions_found"] == 0  # nothing new the second time
     assert len(edges(tmp_path, "contradicts")) == 1
+
+
+@pytest.mark.slow
+def test_agreeing_negations_are_not_flagged_and_a_negated_claim_is(vault, cli, real_embedder, tmp_path):
+    write(vault, "guides/settings tab.md", "# Settings tab\n\nDo not add a top-level heading to the settings tab: the title is shown already.\n")
+    write(vault, "guides/plugin review.md", "# Plugin review\n\nDon\u2019t add a top-level heading to the settings tab: the title is shown already.\n")
+    write(vault, "help/mobile.md", "# Mobile\n\nCommunity plugins are available on mobile once restricted mode is off.\n")
+    write(vault, "forum/answers.md", "# Forum answers\n\nCommunity plugins are not available on mobile once restricted mode is off.\n")
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset(("help/mobile", "forum/answers"))}
+
+
+@pytest.mark.slow
+def test_a_template_family_is_not_flagged_while_its_planted_conflicts_are(vault, cli, real_embedder, tmp_path):
+    """Status reports of many projects, weekly notes, generated reference pages (``bench.templates``): their
+    differing numbers are other subjects, slots or weeks; a second note about the same project and week
+    that gives another amount, or a guide that gives a setting another default, is a conflict."""
+    from smartvec_cli.bench.templates import write_template_vault
+
+    planted = write_template_vault(vault, notes=60, seed=3)
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(path.split("#")[0] for path in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    expected = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted}
+    values = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted if "EUR" in plant.claim or "seconds" in plant.claim}
+    assert found <= expected and values <= found

@@ -2,7 +2,7 @@
 
 import pytest
 
-from smartvec_cli.memory.contradiction import disagreement, quantities, repeated_outdated_value, stem, value_conflicts
+from smartvec_cli.memory.contradiction import Frames, Where, disagreement, quantities, repeated_outdated_value, stem, value_conflicts
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,59 @@ def test_a_negation_must_restate_one_sentence_of_like_size():
     paragraph = "List packages with install scripts that are not yet covered by the allowScripts setting of npm install."
     assert disagreement(see_also, paragraph) is None
     assert disagreement("Smoking is allowed on the roof terrace. Ask facilities for an ashtray.", "Smoking is not allowed on the roof terrace.")
+
+
+def test_two_negated_instructions_agree():
+    """Found on the Obsidian developer docs: a typographic apostrophe hid the negation of one of them."""
+    assert disagreement("Do not add a top-level heading to the settings tab.", "Don\u2019t add a top-level heading to the settings tab.") is None
+    assert disagreement("You shouldn't add a top-level heading to the settings tab.", "Don't add a top-level heading to the settings tab.") is None
+
+
+def test_a_negated_claim_about_the_same_subject_is_a_contradiction():
+    found = disagreement("Community plugins are available on mobile, once enabled.", "Community plugins are not available on mobile, once enabled.")
+    assert found and found.kind == "negation"
+    assert disagreement("Are community plugins available on mobile?", "Community plugins are not available on mobile.") is None
+
+
+def status(project: str, week: int) -> Where:
+    return Where(f"{project} status, week {week} > Numbers", f"2024-01-{week:02d}")
+
+
+FAMILY = [
+    ("Atlas", 1, "- Budget spent: EUR 7,500\n- The Atlas team shipped 3 releases in 12 days."),
+    ("Atlas", 2, "- Budget spent: EUR 6,100\n- The Atlas team shipped 2 releases in 9 days."),
+    ("Borealis", 1, "- Budget spent: EUR 9,900\n- The Borealis team shipped 4 releases in 14 days."),
+    ("Cobalt", 1, "- Budget spent: EUR 3,300\n- The Cobalt team shipped 1 releases in 3 days."),
+]
+
+
+def test_notes_of_one_template_are_siblings_and_editions_not_contradictions():
+    """Another project (in the title or the sentence) or another week of one project: no conflict."""
+    frames = Frames.of((project + str(week), text) for project, week, text in FAMILY)
+    assert frames.is_template("- Budget spent: EUR 1,000")
+    for i, (project_a, week_a, text_a) in enumerate(FAMILY):
+        for project_b, week_b, text_b in FAMILY[i + 1 :]:
+            assert disagreement(text_a, text_b, frames=frames, where_a=status(project_a, week_a), where_b=status(project_b, week_b)) is None
+    assert disagreement(FAMILY[0][2], FAMILY[2][2]), "without the templates, the differing numbers look like conflicts"
+
+
+def test_the_same_slot_of_the_same_subject_at_the_same_time_conflicts_within_a_template():
+    frames = Frames.of((project + str(week), text) for project, week, text in FAMILY)
+    review = Where("Atlas finance check, week 1", "2024-01-01")
+    found = disagreement(FAMILY[0][2], "The Atlas team shipped 3 releases in 20 days.", frames=frames, where_a=status("Atlas", 1), where_b=review)
+    assert found and "12 days" in found.detail and "20 days" in found.detail
+    assert disagreement(FAMILY[0][2], "- Budget spent: EUR 9,000", frames=frames, where_a=status("Atlas", 1), where_b=status("Atlas", 1))
+
+
+def test_a_negation_in_a_condition_or_a_qualifier_is_no_denial():
+    """Found on the npm docs and the Obsidian hub: the negated words must be what the other sentence claims."""
+    assert disagreement("It is the tag added to the package when you publish, if no explicit tag is given.", "It is the tag added to the package when you publish.") is None
+    assert disagreement(
+        "You can manually install any plugin by copying main.js and manifest.json into the plugins folder.",
+        "You can manually install plugins that aren't in the community list by copying main.js and manifest.json into the plugins folder.",
+    ) is None
+
+
+def test_ordinals_and_examples_are_no_values():
+    assert disagreement("The videos of the 2nd week of the live sessions are up.", "The videos of the 3rd week of the live sessions are up.") is None
+    assert disagreement("Schedule a suspend after a 5 minute delay.", "Schedule a suspend after a certain delay (e.g., 2 minute).") is None

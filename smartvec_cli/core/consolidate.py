@@ -36,7 +36,10 @@ from typing import Iterable
 from dataclasses import asdict, dataclass, field
 
 from ..memory.consolidation import ConsolidationSettings
-from ..memory.contradiction import Disagreement, Quantity, disagreement, negated, quantities, repeated_outdated_value, value_conflicts
+from ..memory.contradiction import (
+    NO_FRAMES, Disagreement, Frames, Quantity, Where, disagreement, judged_conflicts, names, negated, quantities, repeated_outdated_value,
+    same_statement_groups, value_conflicts,
+)
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
 from ..clock import parse_optional
@@ -75,6 +78,12 @@ def cosine_similarity(a, b) -> float:
     return float(a @ b) / norms if norms else 0.0
 
 
+def _where(passage: Passage) -> Where:
+    """What a passage stands under (title and headings) and the day its note is of: what sets apart the
+    siblings and editions of a template."""
+    return Where(" > ".join([passage.title] + passage.heading_path), passage.doc_date or passage.valid_from, names(passage.text))
+
+
 def _current(passage: Passage) -> bool:
     """What is said now, as opposed to an outdated version (archived: edited away, or its window closed)."""
     return passage.state in LIVE_STATES
@@ -91,6 +100,7 @@ class Consolidator:
         self._transitions: Counter[str] = Counter()
         self._embedder = None
         self._sentence_vectors: dict[str, object] = {}
+        self._frames = NO_FRAMES
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
@@ -169,13 +179,20 @@ class Consolidator:
 
         Only a passage that gives a value or negates something asks the full-text index, and with its
         ``body_terms`` rarest words among the queued passages: an OR of every word, boilerplate included,
-        matches most of the vault and costs as much as a scan."""
+        matches most of the vault and costs as much as a scan. A passage whose values and negations are all
+        of templates among the queued passages does not ask: its words match its whole family, and the one
+        statement of the same slot at the same time is found by ``same_statement_groups``."""
         ann = self.store.load_ann()
         vectors = self.store.vectors_for_chunks(queued)
         neighbours = ann.search_many(vectors, self.settings.neighbours + 1) if len(queued) else []
         found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
-        terms = {chunk: query_terms(p.text) for chunk, p in passages.items() if quantities(p.text) or negated(p.text)}
+        frames = Frames.of((p.id, p.text) for p in passages.values())
+        terms = {
+            chunk: query_terms(p.text)
+            for chunk, p in passages.items()
+            if (quantities(p.text) or negated(p.text)) and not frames.only_templates(p.text)
+        }
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
             expression = any_of(sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms])
@@ -193,6 +210,10 @@ class Consolidator:
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
+        self._frames = Frames.of((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES)
+        for group in same_statement_groups(((p.id, p.text, _where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames):
+            for chunk in set(group) & touched:
+                candidates[chunk].update(other for other in group if other != chunk)
         pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
         for chunk, found in candidates.items():
             mine = rows.get(chunk)
@@ -203,7 +224,7 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        self._embed_readings((a, b, value_conflicts(a.text, b.text)) for a, b in pairs.values())
+        self._embed_readings((a, b, judged_conflicts(a.text, b.text, self._frames, _where(a), _where(b))) for a, b in pairs.values())
         new_edges: list[dict] = []
         for mine, other in pairs.values():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
@@ -239,8 +260,11 @@ class Consolidator:
         self._embed_sentences([text for a, b, found in conflicts for qa, qb in found for text in self._readings(qa, a) + self._readings(qb, b)])
 
     def _disagreement(self, mine: Passage, other: Passage) -> Disagreement | None:
-        """``memory.contradiction.disagreement`` of two passages, their values judged by ``_same_thing``."""
-        return disagreement(mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other))
+        """``memory.contradiction.disagreement`` of two passages, their values judged by ``_same_thing``, their
+        sentences set apart by the templates among the passages compared (``_frames``)."""
+        return disagreement(
+            mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other), frames=self._frames, where_a=_where(mine), where_b=_where(other)
+        )
 
     @staticmethod
     def _readings(value: Quantity, passage: Passage) -> tuple[str, str]:
@@ -257,6 +281,11 @@ class Consolidator:
         make two sections of one handbook alike by their shared title. The model is loaded only when a
         conflict is found."""
         return self._sentence_closeness(a, passage_a, b, passage_b) >= self.settings.value_cosine
+
+    def _same_statement(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> bool:
+        """``_same_thing``, unless the templates (``_frames``) already set the two sentences apart: the report of
+        week 5 does not echo the report of week 3 where week 4 gives another number."""
+        return not self._frames.apart(a.sentence, _where(passage_a), b.sentence, _where(passage_b)) and self._same_thing(a, passage_a, b, passage_b)
 
     def _sentence_closeness(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> float:
         alone_a, read_a = self._readings(a, passage_a)
@@ -405,7 +434,7 @@ class Consolidator:
         for successor in self.store.passages(successor_ids).values():
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(mine.text, old.text, successor.text, lambda echo, now: self._same_thing(echo, mine, now, successor))
+            value = repeated_outdated_value(mine.text, old.text, successor.text, lambda echo, now: self._same_statement(echo, mine, now, successor))
             if value:
                 return value, successor
         return None

@@ -16,16 +16,23 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from . import words
 from .words import NUMBER_WORDS
 
 NEGATIONS = {
     "not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden",
-    "banned", "barred",
+    "banned", "barred", "nor", "neither", "nothing", "none",
 }
 STOPWORDS = words.STOPWORDS - NEGATIONS
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})  # "Don\u2019t" is "Don't"
+
+
+def is_negation(word: str) -> bool:
+    """A negation word, any "-n't" form included ("shouldn't", "didn't", "mustn't")."""
+    word = word.lower().translate(APOSTROPHES)
+    return word in NEGATIONS or word.endswith("n't")
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,7 @@ def quantities(text: str, bare: bool = False) -> list[Quantity]:
 @functools.lru_cache(maxsize=4096)
 def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
     """Consolidation compares each passage with two dozen others: it is read once."""
+    text = URL.sub(lambda link: " " * len(link.group(0)), text)  # "Guides%2C+Workflows" in a link is no 2%
     matches = list(TOKEN.finditer(text))
     sentences = list(SENTENCE.finditer(text))
     tokens = [m.group(0) for m in matches]
@@ -139,7 +147,7 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
     found = []
     for i, token in enumerate(tokens):
         value = number_value(token)
-        if value is None:
+        if value is None or _ordinal_or_example(matches, lowered, i):
             continue
         unit, first, last = None, i, i
         for j in (i + 1, i - 1, i + 2):
@@ -164,6 +172,18 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
     return tuple(found)
 
 
+ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+
+
+def _ordinal_or_example(matches: list[re.Match], lowered: list[str], i: int) -> bool:
+    """The number is an ordinal ("the 2nd week" is no duration of two weeks) or an example ("a certain duration
+    (e.g., 2 hours)" claims no duration)."""
+    if i + 1 < len(matches) and lowered[i + 1] in ORDINAL_SUFFIXES and matches[i].end() == matches[i + 1].start():
+        return True
+    before = lowered[max(0, i - 3) : i]
+    return "example" in before or any(before[k : k + 2] == ["e", "g"] for k in range(len(before) - 1))
+
+
 def same_unit(a: str, b: str) -> bool:
     """One dimension, and per the same thing when both say what per: "EUR 75 per day" and "EUR 60" compare,
     "EUR 75 per day" and "EUR 180 per night" do not."""
@@ -178,15 +198,16 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS)
 
 
-NAME = re.compile(r"(?<![.!?:*\[]\s)(?<![.!?:*\[])(?<!^)\b[A-Z][a-z]+\b", re.MULTILINE)
+NAME = re.compile(r"(?<![.!?:*\[+-]\s)(?<![.!?:*\[])(?<!^)(?<!^\s)\b[A-Z][a-z]+\b", re.MULTILINE)  # not the first word of an item
 IDENTIFIER = re.compile(r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")  # ALR-3158, web-03, INC_2041
+CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `fetch-retries`, `npm ci`
 
 
 @functools.lru_cache(maxsize=4096)
 def names(text: str) -> frozenset[str]:
-    """Capitalised words inside a sentence and identifiers anywhere: the places, teams, people, alerts and
-    hosts a statement is about."""
-    return frozenset(NAME.findall(text)) | frozenset(IDENTIFIER.findall(text))
+    """Capitalised words inside a sentence, identifiers and code spans anywhere: the places, teams, people,
+    alerts, hosts, settings and commands a statement is about."""
+    return frozenset(NAME.findall(text)) | frozenset(IDENTIFIER.findall(text)) | frozenset(CODE_SPAN.findall(text))
 
 
 def _about_other_names(text_a: str, text_b: str) -> bool:
@@ -198,8 +219,9 @@ def _about_other_names(text_a: str, text_b: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def negated(text: str) -> bool:
-    """Whether a negation word occurs: one side of a contradiction by negation."""
-    return any(m.group(0).lower() in NEGATIONS for m in TOKEN.finditer(text))
+    """Whether a negation word occurs: one side of a contradiction by negation. Typographic apostrophes count:
+    "Don\u2019t add a top-level heading" is as negated as "Do not add a top-level heading"."""
+    return any(is_negation(m.group(0)) for m in TOKEN.finditer(text.translate(APOSTROPHES)))
 
 
 def same_value(a: Quantity, b: Quantity) -> bool:
@@ -234,25 +256,174 @@ def same_context(a: Quantity, b: Quantity) -> bool:
     return bool(shared) and len(shared) / len(a.context | b.context) >= 0.2
 
 
+FRAME_SHARE = 0.6
+"""Two sentences are of one frame when this share of the longer one's words is matched, in order, in the other."""
+TEMPLATE_NOTES = 3
+"""A frame repeated in this many passages among those compared is a template: its sentences are siblings or versions."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a passage says what it says: the title and headings it stands under, and the day its note is of."""
+
+    context: str = ""
+    day: str | None = None
+    names: frozenset[str] = frozenset()  # what the whole passage names: the subject of a template sentence that names none
+
+
+def _frame_tokens(text: str) -> tuple[str, ...]:
+    return tuple(m.group(0).lower() for m in TOKEN.finditer(text.translate(APOSTROPHES)))
+
+
+def _is_value(token: str) -> bool:
+    return number_value(token) is not None or token in UNITS
+
+
+@functools.lru_cache(maxsize=65536)
+def frame_difference(text_a: str, text_b: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] | None:
+    """The runs of words in which two texts of one frame differ, as (how, words of a, words of b) with how
+    'replace', 'insert' or 'delete'; None when they are not of one frame (``FRAME_SHARE``)."""
+    import difflib  # only consolidation compares frames
+
+    a, b = _frame_tokens(text_a), _frame_tokens(text_b)
+    if not a or not b:
+        return None
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if sum(block.size for block in matcher.get_matching_blocks()) < FRAME_SHARE * max(len(a), len(b)):
+        return None
+    return tuple((how, a[i1:i2], b[j1:j2]) for how, i1, i2, j1, j2 in matcher.get_opcodes() if how != "equal")
+
+
+def _only_values(words: Iterable[str]) -> bool:
+    return all(_is_value(w) for w in words)
+
+
+@functools.lru_cache(maxsize=65536)
+def frame_key(sentence: str) -> str:
+    """A sentence with its values, names and negations taken out: what the notes written from one template share
+    ("the @ team spent eur # this week"), whichever project, amount or polarity each one fills in."""
+    named = {n.lower() for n in names(sentence)}
+    tokens = _frame_tokens(CODE_SPAN.sub(" `@` ", sentence))
+    return " ".join("#" if _is_value(t) else "@" if t in named else t for t in tokens if not is_negation(t))
+
+
+class Frames:
+    """The sentence frames that repeat across notes (templates), and whether two statements fill one frame
+    for different subjects, attributes or times: the status reports of many projects, the weekly notes of one
+    person, the generated pages of many settings state the same sentences with other numbers, and none of
+    those differences is a contradiction. Built from the passages one consolidation compares, so its cost
+    follows theirs."""
+
+    def __init__(self, templates: frozenset[str] = frozenset()):
+        self.templates = templates
+
+    @classmethod
+    def of(cls, texts: Iterable[tuple[object, str]], min_notes: int = TEMPLATE_NOTES) -> "Frames":
+        """From (passage, text) pairs: the frames of the sentences that give a value or negate, found in
+        ``min_notes`` passages or more (a generated page of a hundred settings is a template of its own)."""
+        notes_of: dict[str, set] = {}
+        for note, text in texts:
+            for sentence in sentences(text):
+                if quantities(sentence) or negated(sentence):
+                    notes_of.setdefault(frame_key(sentence), set()).add(note)
+        return cls(frozenset(key for key, notes in notes_of.items() if len(notes) >= min_notes))
+
+    def is_template(self, sentence: str) -> bool:
+        return frame_key(sentence) in self.templates
+
+    def only_templates(self, text: str) -> bool:
+        """Every sentence of the text that gives a value or negates is of a template."""
+        return all(self.is_template(s) for s in sentences(text) if quantities(s) or negated(s))
+
+    def apart(self, sentence_a: str, where_a: Where, sentence_b: str, where_b: Where, negation: bool = False) -> bool:
+        """Whether two sentences cannot conflict because they speak of different things or times:
+        they name only different places, people or settings; they stand under headings that differ only by
+        a number ("Atlas status, week 3" and "week 4": two editions); or both are of templates but of two
+        frames (two slots: a build time is no release date); or their frame is a template and the notes are of different days (snapshots), a word of the sentence is replaced ("the login service" and
+        "the billing service"), or the sentence leaves its subject to its passage ("Default: 30 seconds" on
+        the page of `fetch-timeout`) or to headings ("Budget spent" under "Atlas status" and under "Borealis
+        status") that differ. Words a negation adds or drops ("even on a lead")
+        are no other subject."""
+        names_a, names_b = names(sentence_a), names(sentence_b)
+        if names_a and names_b and names_a.isdisjoint(names_b):
+            return True
+        context = frame_difference(where_a.context, where_b.context) if where_a.context != where_b.context else ()
+        if context and all(_only_values(words_a) and _only_values(words_b) for _, words_a, words_b in context):
+            return True
+        template_a, template_b = self.is_template(sentence_a), self.is_template(sentence_b)
+        if not (template_a or template_b):
+            return False
+        if template_a and template_b and frame_key(sentence_a) != frame_key(sentence_b):
+            return True
+        if where_a.day and where_b.day and where_a.day[:10] != where_b.day[:10]:
+            return True
+        if not negation:
+            differences = frame_difference(sentence_a, sentence_b) or ()
+            if any(how == "replace" and not _only_values(words_a) and not _only_values(words_b) for how, words_a, words_b in differences):
+                return True
+        subject_a, subject_b = names_a or where_a.names, names_b or where_b.names
+        if subject_a and subject_b and subject_a.isdisjoint(subject_b):
+            return True
+        if not names_a and not names_b:
+            words_a, words_b = set(_frame_tokens(where_a.context)), set(_frame_tokens(where_b.context))
+            return not (words_a <= words_b or words_b <= words_a)
+        return False
+
+
+NO_FRAMES = Frames()
+SAME_STATEMENT_GROUP = 12
+"""More notes than this filling one frame for one subject on one day are a series (a log), not one statement twice."""
+
+
+def same_statement_groups(passages: Iterable[tuple[object, str, str | None]], frames: Frames) -> list[list[object]]:
+    """Groups of (key, text, day) passages whose template sentences name the same subject on the same day: "the
+    Beacon team spent ... this week" in the status report of week 26 and in a finance check of week 26. The
+    neighbours of such a passage are its family (every week of the project reads alike), so the one other
+    statement of the same slot at the same time is found by its frame, subject and day instead."""
+    groups: dict[tuple, list[object]] = {}
+    for key, text, day in passages:
+        for sentence in sentences(text):
+            subject = names(sentence)
+            if subject and frames.is_template(sentence):
+                members = groups.setdefault((frame_key(sentence), subject, (day or "")[:10]), [])
+                if key not in members:
+                    members.append(key)
+    return [members for members in groups.values() if 1 < len(members) <= SAME_STATEMENT_GROUP]
+
+
 def disagreement(
-    text_a: str, text_b: str, check_negation: bool = True, same_thing: Callable[[Quantity, Quantity], bool] = same_context
+    text_a: str,
+    text_b: str,
+    check_negation: bool = True,
+    same_thing: Callable[[Quantity, Quantity], bool] = same_context,
+    frames: Frames = NO_FRAMES,
+    where_a: Where = Where(),
+    where_b: Where = Where(),
 ) -> Disagreement | None:
     """Why two passages about one thing contradict each other, or None when they do not: two values
-    that conflict (``value_conflicts``) and that ``same_thing`` judges to be about one thing, or one
-    passage negating the other."""
-    for a, b in value_conflicts(text_a, text_b):
+    that conflict (``value_conflicts``), are not ``frames.apart`` and that ``same_thing`` judges to be
+    about one thing, or a sentence of one negating a sentence of the other about the same subject at
+    the same time."""
+    for a, b in judged_conflicts(text_a, text_b, frames, where_a, where_b):
         if same_thing(a, b):
             shared = a.context & b.context
             about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
             return Disagreement("quantity", f"{about + ': ' if about else ''}{a.written} vs {b.written}")
-    if not check_negation or negated(text_a) == negated(text_b):
+    if not check_negation:
         return None
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
         return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
-    if any(negates(a, b) for a in sentences(text_a) for b in sentences(text_b)):
-        return Disagreement("negation", "one passage negates the other")
+    for a in sentences(text_a):
+        for b in sentences(text_b):
+            if negates(a, b) and not frames.apart(a, where_a, b, where_b, negation=True):
+                return Disagreement("negation", "one passage negates the other")
     return None
+
+
+def judged_conflicts(text_a: str, text_b: str, frames: Frames = NO_FRAMES, where_a: Where = Where(), where_b: Where = Where()) -> list[tuple[Quantity, Quantity]]:
+    """The ``value_conflicts`` left for a judge of meaning: not those that ``frames`` sets apart."""
+    return [(a, b) for a, b in value_conflicts(text_a, text_b) if not frames.apart(a.sentence, where_a, b.sentence, where_b)]
 
 
 NEGATION_OVERLAP = 0.8
@@ -264,18 +435,62 @@ def sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in SENTENCE.finditer(text) if m.group(0).strip()]
 
 
+NEGATION_JACCARD = 0.6
+"""And the words the two share are this share of all the words either says: a short sentence is not the negation
+of a long one that happens to contain its words ("Sets each of the config keys to the value provided" and "If you
+do not provide a value then the option is set to true")."""
+CONDITION = re.compile(r"\b(?:if|unless|whether|when|whenever)\b[^,;:]*", re.IGNORECASE)
+URL = re.compile(r"\]\([^)\s]*\)|<?https?://[^\s)>]+>?")
+NEGATION_PHRASES = {"no": {"longer", "more"}, "not": {"longer", "only"}}  # "no longer shown" negates "shown"
+
+
+def _main_clause(sentence: str) -> str:
+    """The sentence without its conditions: "it is the tag added, if no explicit tag is given" claims nothing negated."""
+    return CONDITION.sub(" ", URL.sub(" ", sentence.translate(APOSTROPHES)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _claim_words(sentence: str) -> frozenset[str]:
+    """The stems of what a sentence says, without its negation and link targets: "doesn't install" says "install"."""
+    plain = " ".join(m.group(0) for m in TOKEN.finditer(URL.sub(" ", sentence.translate(APOSTROPHES))) if not is_negation(m.group(0)) and len(m.group(0)) > 1)
+    return content_words(plain)
+
+
+@functools.lru_cache(maxsize=65536)
+def _negated_words(sentence: str) -> frozenset[str] | None:
+    """The stems of the words each negation of the main clause bears on (the next word that says something:
+    "not welcome", "cannot be booked", "no longer shown"); None when the main clause is not negated."""
+    tokens = [m.group(0).lower() for m in TOKEN.finditer(_main_clause(sentence))]
+    found = set()
+    for i, token in enumerate(tokens):
+        if not is_negation(token):
+            continue
+        skip = NEGATION_PHRASES.get(token, set())
+        following = (t for t in tokens[i + 1 :] if t.isalpha() and t not in STOPWORDS and t not in skip and not is_negation(t))
+        found.add(stem(next(following, token)))
+    return frozenset(found) or None
+
+
 def negates(sentence_a: str, sentence_b: str) -> bool:
     """One sentence says what the other says, but not: exactly one is negated, and apart from the negation
     nearly all the words of the shorter are in the longer. Both must be statements of some length and of
     like size: "See [npm install]" is in no way the negation of a paragraph that happens to name npm install
-    and say "not" (a vault of the npm docs had 243 such "contradictions" when whole passages were compared)."""
-    if negated(sentence_a) == negated(sentence_b):
+    and say "not" (a vault of the npm docs had 243 such "contradictions" when whole passages were compared).
+    Two negated sentences agree ("Do not add a top-level heading", "Don\u2019t add a top-level heading"), a
+    question claims nothing, a negation in a condition ("if no tag is given") negates no claim, and what is
+    negated must be what the other says: "plugins that aren't in the community list can be installed by hand"
+    qualifies "any plugin can be installed by hand", it does not deny it."""
+    negated_a, negated_b = _negated_words(sentence_a), _negated_words(sentence_b)
+    if (negated_a is None) == (negated_b is None) or sentence_a.endswith("?") or sentence_b.endswith("?"):
         return False
-    plain_a, plain_b = content_words(sentence_a) - NEGATIONS, content_words(sentence_b) - NEGATIONS
+    plain_a, plain_b = _claim_words(sentence_a), _claim_words(sentence_b)
     smaller, larger = sorted((len(plain_a), len(plain_b)))
     if smaller < NEGATION_MIN_WORDS or smaller < NEGATION_SIZE_RATIO * larger:
         return False
-    return len(plain_a & plain_b) / smaller >= NEGATION_OVERLAP
+    shared = plain_a & plain_b
+    if len(shared) / smaller < NEGATION_OVERLAP or len(shared) / len(plain_a | plain_b) < NEGATION_JACCARD:
+        return False
+    return (negated_a or negated_b) <= (plain_b if negated_a else plain_a)
 
 
 def repeated_outdated_value(
