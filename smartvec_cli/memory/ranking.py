@@ -253,10 +253,33 @@ def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring:
     return {c.passage.id: best_match[siblings(c)] - (best_answer[siblings(c)] - c.answer(scoring)) for c in candidates}
 
 
-def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings) -> tuple[list[Candidate], dict[int, float]]:
-    """The candidates above the relevance floor with their topical relevance; for a question about a named
-    time, only those valid then when one of the relevant passages is."""
-    topical = topical_relevance(candidates, ask.moment, scoring)
+def corrections_in_place(candidates: list[Candidate], topical: dict[int, float], relations: list[Relation]) -> tuple[list[Candidate], dict[int, float]]:
+    """A user's correction (``corrects``) stands where the passage it corrects stands: as relevant as it, and as
+    central in the graph, whenever both are candidates. The correction is what the user said that passage
+    should have said, so it answers every question the passage answers, even one worded unlike the correction
+    (whose own text is often one short sentence)."""
+    by_id = {c.passage.id: c for c in candidates}
+    corrected = {edge.src: edge.dst for edge in relations if edge.kind == "corrects" and edge.src in by_id and edge.dst in by_id}
+    if not corrected:
+        return candidates, topical
+    topical = dict(topical)
+    moved = []
+    for c in candidates:
+        target = corrected.get(c.passage.id)
+        if target is not None and topical[target] > topical[c.passage.id]:
+            topical[c.passage.id] = topical[target]
+            importance = max(c.passage.importance or 0.0, by_id[target].passage.importance or 0.0)
+            c = replace(c, passage=replace(c.passage, importance=importance))
+        moved.append(c)
+    return moved, topical
+
+
+def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings,
+                       relations: list[Relation] = ()) -> tuple[list[Candidate], dict[int, float]]:
+    """The candidates above the relevance floor with their topical relevance (a correction standing where the
+    passage it corrects stands); for a question about a named time, only those valid then when one of the
+    relevant passages is."""
+    candidates, topical = corrections_in_place(candidates, topical_relevance(candidates, ask.moment, scoring), relations)
     kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
     kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
@@ -265,7 +288,7 @@ def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSe
         relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
         if relevant_valid:
             kept = [c for c in kept if valid_at(c.passage, ask.moment) or asked_for_archived(c.passage, ask)]
-            topical = topical_relevance(kept, ask.moment, scoring)
+            kept, topical = corrections_in_place(kept, topical_relevance(kept, ask.moment, scoring), relations)
     return kept, topical
 
 
@@ -347,7 +370,7 @@ def rank(
     """Every relevant, eligible candidate scored, warned about and calibrated, in the order of its confidence
     (see the module and ``in_confidence_order``)."""
     pool = fuse(eligible(candidates, ask), scoring)
-    kept, topical = about_the_question(pool, ask, scoring)
+    kept, topical = about_the_question(pool, ask, scoring, relations)
     best = max(topical.values(), default=0.0)
     related = relation_warnings(relations, {c.passage.id for c in kept})
     ranked = []
