@@ -269,14 +269,14 @@ def realistic_reembedding(workdir: Path, config_text: str | None, seed: int, now
 # -- calibration ---------------------------------------------------------------------------------
 
 
-CALIBRATION_KEYS = ("score_weight", "margin_weight", "closeness_weight", "closeness_squared_weight", "siblings_weight", "bias")
+CALIBRATION_KEYS = ("score_weight", "margin_weight", "closeness_weight", "closeness_squared_weight", "siblings_weight", "hit_cosine_weight", "bias")
 
 
-def confidence_features(hit: dict) -> tuple[float, float, float, float, float]:
-    """(score, lead, closeness, closeness², note's share) of a hit of ``query --batch --explain``: what
+def confidence_features(hit: dict) -> tuple[float, float, float, float, float, float]:
+    """(score, lead, closeness, closeness², note's share, cosine) of a hit of ``query --batch --explain``: what
     ``Calibration`` weighs, exactly as the ranking computed them (``memory.ranking.calibrate``)."""
     explain = hit["explain"]
-    return hit["score"], explain["lead"], explain["closeness"], explain["closeness"] ** 2, explain["siblings"]
+    return hit["score"], explain["lead"], explain["closeness"], explain["closeness"] ** 2, explain["siblings"], explain["cosine"]
 
 
 def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]) -> list[tuple]:
@@ -319,9 +319,9 @@ def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str,
         explain = hits[0].get("explain") or {}
         valid = bool(explain.get("valid_at_reference"))
         weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
-        score, lead, closeness, _, siblings = confidence_features(hits[0])
+        score, lead, closeness, _, siblings, cosine = confidence_features(hits[0])
         found.append(hit_confidence(score, lead, closeness, valid, explain.get("standing", 1.0), calibration,
-                                    explain.get("known_at_reference", True), weak, siblings))
+                                    explain.get("known_at_reference", True), weak, siblings, cosine))
     return found
 
 

@@ -111,7 +111,7 @@ class Ranked:
     relevant: bool = True  # within the relevance margin of the most relevant candidate
     warnings: list[str] = field(default_factory=list)
     confidence: float = 0.0
-    order_confidence: float = 0.0  # the confidence without its note's share: what orders the list (``in_confidence_order``)
+    order_confidence: float = 0.0  # the confidence without its note's share and cosine: what orders the list (``in_confidence_order``)
 
 
 def age_days(passage: Passage, moment: dt.datetime) -> float | None:
@@ -417,15 +417,16 @@ def in_confidence_order(ranked: list[Ranked], moment: dt.datetime) -> list[Ranke
 
     Relevance still comes first: the passages about the question (``Ranked.relevant``) lead, a replaced version
     after the ones that replaced it (versions of one text score alike), and among them the order is the
-    confidence's without the note's share (``order_confidence``; that share says how crowded the list is with
-    one note's passages, not which of them answers). Its calibrated part falls with the score (it grows with
+    confidence's without the note's share and the hit's cosine (``order_confidence``; the share says how crowded
+    the list is with one note's passages, not which of them answers, and the cosine is what the score already
+    weighed against time, trust and the graph). Its calibrated part falls with the score (it grows with
     the score and the lead, and its closeness is the question's, shared by every hit), so the order changes
     only where a factor outside the score cuts a hit's confidence: a down-vote or a lost contradiction (its
     standing), a time outside its window, a time before the index knew the vault, a weak match. There the hit
     goes below the ones more likely to answer, at once: a down-voted passage does not stay first at 8% above
     a hit at 48%. A hit shown with more confidence than the one above it would say the list is in the wrong
-    order; the ranking judged it no likelier (a clearly less relevant passage, or a sibling whose note's share
-    lifts it), so it is shown at the confidence of the hit above it."""
+    order; the ranking judged it no likelier (a clearly less relevant passage, or one lifted by its note's share
+    or its own cosine), so it is shown at the confidence of the hit above it."""
     ordered = sorted(ranked, key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, moment), r.order_confidence), reverse=True)
     for above, below in zip(ordered, ordered[1:]):
         below.confidence = min(below.confidence, above.confidence)
@@ -448,12 +449,12 @@ not the lower one: a weak match is told apart from an answer without calling a r
 
 
 def hit_confidence(score: float, lead: float, closeness: float, valid: bool, kept_standing: float, calibration: Calibration,
-                   known: bool = True, weak: bool = False, siblings: float = 0.0) -> float:
+                   known: bool = True, weak: bool = False, siblings: float = 0.0, cosine: float = 0.0) -> float:
     """P(this hit answers the question): Platt scaling of the score, the lead over the best other hit, the
-    question's closeness and the note's share of the first hits (``Calibration``), times the standing the
+    question's closeness, the note's share of the first hits and the hit's cosine (``Calibration``), times the standing the
     passage kept, a tenth when the hit is not valid at the reference time, halved when ``known`` is false
     (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
-    probability = calibration.probability(score, lead, closeness, siblings) * kept_standing
+    probability = calibration.probability(score, lead, closeness, siblings, cosine) * kept_standing
     if not known:
         probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     if not valid:
@@ -479,8 +480,8 @@ more often one more passage that states the answer."""
 
 def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float = 0.0, runner_up: float | None = None) -> None:
     """Each hit's confidence (``hit_confidence``) and the one that orders the list (``order_confidence``: the same
-    without its note's share, which belongs to the list more than to the hit); its lead, closeness and note's
-    share are kept in ``explain`` (``bench`` fits on them)."""
+    without its note's share and its own cosine, so that it falls with the score's order); its lead, closeness
+    and note's share are kept in ``explain`` beside its cosine (``bench`` fits on them)."""
     scores = [item.score for item in ranked]
     closeness = min(1.0, max((item.relevance for item in ranked), default=0.0))
     first_notes = [item.passage.note for item in ranked[:SIBLINGS_AMONG]]
@@ -491,7 +492,7 @@ def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float 
         explain["siblings"] = first_notes.count(item.passage.note) / SIBLINGS_AMONG if i else 0.0
         claim = (item.score, explain["lead"], closeness, explain["valid_at_reference"], explain["standing"], calibration,
                  explain["known_at_reference"], item.relevance < weak_below)
-        item.confidence = hit_confidence(*claim, siblings=explain["siblings"])
+        item.confidence = hit_confidence(*claim, siblings=explain["siblings"], cosine=explain["cosine"])
         item.order_confidence = hit_confidence(*claim)
 
 
