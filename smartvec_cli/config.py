@@ -249,9 +249,10 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
         unknown = sorted(set(calibration.data) - known)
         if RETIRED_CALIBRATION_KEY in unknown:
             raise ConfigValueError(
-                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's closeness "
-                "(closeness_weight), not the hit's cosine, so parameters fitted for it would mis-state every confidence; remove the "
-                "table to use the shipped fit, or fit new parameters with `smartvec bench calibrate`")
+                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's closeness and "
+                "the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with the old three features "
+                "would mis-state every confidence; remove the table to use the shipped fit, or fit new parameters with "
+                "`smartvec bench calibrate`")
         if unknown:
             raise ConfigValueError(f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})")
         scoring.calibration = Calibration(**{k: calibration.number(k, getattr(scoring.calibration, k)) for k in known})

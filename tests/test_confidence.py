@@ -52,3 +52,12 @@ def test_confidence_falls_down_the_list_and_nonsense_stays_low(sample_vault, cli
     for question in NONSENSE:
         hits = cli.json("query", question, "--json", "--no-track")
         assert not hits or hits[0]["confidence"] <= 0.30, (question, hits[0])
+
+
+def test_a_calibration_fitted_for_the_old_features_is_refused_with_the_reason(tmp_path):
+    from smartvec_cli.config import load_config
+    from smartvec_cli.errors import UsageError
+
+    (tmp_path / "config.toml").write_text("[scoring.calibration]\ncosine_weight = 7.49\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="cosine_weight is retired"):
+        load_config(tmp_path / "config.toml")
