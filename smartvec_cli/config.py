@@ -73,6 +73,8 @@ from .memory.consolidation import ConsolidationSettings
 from .memory.kinds import KindRules
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
+RETIRED_CALIBRATION_KEY = "cosine_weight"
+
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 EMBEDDER_MODELS = ("auto", "minilm", "multilingual-e5")
 LANGUAGE_CODES = re.compile(r"^[a-z]{2,3}$")
@@ -262,6 +264,12 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
         calibration = table.table("calibration")
         known = {f.name for f in fields(Calibration)}
         unknown = sorted(set(calibration.data) - known)
+        if RETIRED_CALIBRATION_KEY in unknown:
+            raise ConfigValueError(
+                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's closeness and "
+                "the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with the old three features "
+                "would mis-state every confidence; remove the table to use the shipped fit, or fit new parameters with "
+                "`smartvec bench calibrate`")
         if unknown:
             raise ConfigValueError(f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})")
         scoring.calibration = Calibration(**{k: calibration.number(k, getattr(scoring.calibration, k)) for k in known})

@@ -34,16 +34,25 @@ def test_feedback_changes_the_ranking_and_survives_a_reindex(vault, cli, fake_em
 
 
 @both_stores
-def test_up_votes_raise_and_a_correction_weighs_more_than_a_down_vote(vault, cli, fake_embedder):
+def test_up_votes_raise_and_a_correction_weighs_less_than_a_down_vote(vault, cli, fake_embedder):
     write(vault, "a.md", "# A\n\nThe deploy window is Tuesday afternoon.\n")
     write(vault, "b.md", "# B\n\nThe deploy window is Thursday morning.\n")
     cli.json("index", "--json")
     hits = cli.json("query", "deploy window", "--json")
     up = cli.json("feedback", "--rank", "1", "--up", "--json")
-    assert up["chunk_id"] == hits[0]["chunk_id"] and up["confidence_after"] > up["confidence_before"]
+    assert up["chunk_id"] == hits[0]["chunk_id"] and up["trust_after"] > up["trust_before"]
+    assert (up["confidence_before"], up["confidence_after"]) == (up["trust_before"], up["trust_after"])  # the old names, one release
     down = cli.json("feedback", hits[1]["chunk_id"], "--down", "--json")
     corrected = cli.json("feedback", hits[0]["chunk_id"], "--correct", "The deploy window is Wednesday noon.", "--json")
-    assert corrected["confidence_before"] - corrected["confidence_after"] > down["confidence_before"] - down["confidence_after"]
+    assert 0 < corrected["trust_before"] - corrected["trust_after"] < down["trust_before"] - down["trust_after"]
+
+
+def test_the_feedback_line_names_the_number_trust(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nThe deploy window is Tuesday afternoon.\n")
+    cli.json("index", "--json")
+    cli.json("query", "deploy window", "--json")
+    said = cli("feedback", "--rank", "1", "--down")
+    assert said.exit_code == 0 and "trust 0." in said.stderr and "confidence" not in said.stderr
 
 
 @pytest.mark.slow
@@ -95,3 +104,47 @@ def test_a_downvoted_passage_loses_its_confidence_not_only_its_rank(vault, cli, 
     assert after["chunk_id"] == before["chunk_id"]  # still the only answer there is
     assert after["explain"]["standing"] < 0.2
     assert after["confidence"] < before["confidence"] / 4
+
+
+def ask(cli, question):
+    return cli.json("query", question, "--json", "--no-track", "--explain")
+
+
+def falls_down_the_list(hits):
+    return all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:]))
+
+
+@pytest.mark.slow
+def test_a_down_vote_moves_the_passage_below_better_hits_at_once(vault, cli, real_embedder):
+    write(vault, "policies/Remote work.md", "# Remote work\n\nEmployees may work from home on up to three days per week.\n")
+    write(vault, "wiki/Working from home.md", "# Working from home\n\nStaff can work remotely two days a week, agreed with their lead.\n")
+    write(vault, "wiki/Canteen.md", "# Canteen\n\nThe canteen serves lunch from noon to two in the afternoon.\n")
+    cli.json("index", "--json")
+    question = "How many days a week can I work from home?"
+    before = cli.json("query", question, "--json")
+    assert {h["path"] for h in before[:2]} == {"policies/Remote work.md", "wiki/Working from home.md"}
+    result = cli.json("feedback", "--rank", "1", "--down", "--json")
+    assert result["chunk_id"] == before[0]["chunk_id"] and result["trust_after"] < result["trust_before"]
+    after = ask(cli, question)
+    assert after[0]["chunk_id"] == before[1]["chunk_id"]  # the next query, not after more votes
+    voted = next(h for h in after if h["chunk_id"] == before[0]["chunk_id"])
+    assert voted["confidence"] < after[0]["confidence"] and falls_down_the_list(after)
+
+
+@pytest.mark.slow
+def test_a_correction_answers_next_time_and_the_partly_right_passage_stays_findable(vault, cli, real_embedder):
+    write(vault, "office/Parking.md", "# Parking\n\nVisitor parking is in lot C behind the building.\n")
+    write(vault, "office/Bikes.md", "# Bikes\n\nBicycles go in the locked shed next to the main entrance.\n")
+    write(vault, "office/Deliveries.md", "# Deliveries\n\nParcels are delivered to the reception desk on the ground floor.\n")
+    cli.json("index", "--json")
+    question = "Where can visitors park their car?"
+    before = cli.json("query", question, "--json")
+    assert before[0]["path"] == "office/Parking.md"
+    result = cli.json("feedback", "--rank", "1", "--correct", "Lot C is reserved for visitors on weekdays only; at weekends they use lot D.", "--json")
+    assert result["trust_after"] > result["trust_before"] / 2  # partly right: a step towards neutral, not to the floor
+    for asked in (question, "visitor parking at the weekend"):
+        hits = ask(cli, asked)
+        assert hits[0]["chunk_id"] == result["correction_chunk_id"], asked
+        old = next(i for i, h in enumerate(hits) if h["path"] == "office/Parking.md")
+        assert old < 3 and f"corrected by {result['correction_chunk_id']}" in hits[old]["warnings"]
+        assert falls_down_the_list(hits)

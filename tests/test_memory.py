@@ -42,7 +42,7 @@ def test_reconsolidation_step_and_correction_rate():
     settings = ConfidenceSettings()
     assert reconsolidate(0.5, "up", settings) == pytest.approx(0.5 + 0.3 * (1 - 0.5))
     assert reconsolidate(0.5, "down", settings) == pytest.approx(0.5 + 0.3 * (-1 - 0.5))
-    assert reconsolidate(0.9, "correct", settings) == settings.floor  # 0.9 + 0.6·(−1.9) < floor
+    assert reconsolidate(0.9, "correct", settings) == pytest.approx(0.9 + 0.3 * (0 - 0.9))  # partly right: towards 0, not -1
 
 
 def test_trust_is_decay_plus_feedback_plus_access_clamped():

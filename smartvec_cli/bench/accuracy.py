@@ -34,6 +34,7 @@ from typing import Callable, Sequence
 
 from ..config import load_config
 from ..errors import SmartvecError
+from ..memory.ranking import WEAK_MATCH
 from .catalogue import CALIBRATION, overlap
 from .driver import Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
@@ -268,14 +269,18 @@ def realistic_reembedding(workdir: Path, config_text: str | None, seed: int, now
 # -- calibration ---------------------------------------------------------------------------------
 
 
-def top_lead(hits: Sequence[dict], i: int) -> float:
-    """A hit's score minus the best other hit's, exactly as the ranking computes it for the confidence."""
-    other = hits[1]["score"] if i == 0 and len(hits) > 1 else (hits[0]["score"] if i else 0.0)
-    return hits[i]["score"] - other
+CALIBRATION_KEYS = ("score_weight", "margin_weight", "closeness_weight", "closeness_squared_weight", "siblings_weight", "hit_cosine_weight", "bias")
+
+
+def confidence_features(hit: dict) -> tuple[float, float, float, float, float, float]:
+    """(score, lead, closeness, closeness², note's share, cosine) of a hit of ``query --batch --explain``: what
+    ``Calibration`` weighs, exactly as the ranking computed them (``memory.ranking.calibrate``)."""
+    explain = hit["explain"]
+    return hit["score"], explain["lead"], explain["closeness"], explain["closeness"] ** 2, explain["siblings"], explain["cosine"]
 
 
 def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]) -> list[tuple]:
-    """(score, lead, cosine, correct, is_top) for every hit valid at its question's time.
+    """(``confidence_features``..., correct, is_top) for every hit valid at its question's time.
 
     Hits not valid at the reference time are left out because search multiplies their
     confidence by a fixed factor instead.
@@ -285,21 +290,21 @@ def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, l
         hits = answers[q.id]
         for i, hit in enumerate(hits):
             if (hit.get("explain") or {}).get("valid_at_reference"):
-                samples.append((hit["score"], top_lead(hits, i), hit["explain"]["cosine"], states(hit, q.answer, doc_of), i == 0))
+                samples.append((*confidence_features(hit), states(hit, q.answer, doc_of), i == 0))
     return samples
 
 
 def off_topic_samples(answers: dict[str, list[dict]]) -> list[tuple]:
     """``calibration_samples`` for questions nothing in the vault answers: every valid hit is wrong."""
     return [
-        (hit["score"], top_lead(hits, i), hit["explain"]["cosine"], False, i == 0)
+        (*confidence_features(hit), False, i == 0)
         for hits in answers.values()
         for i, hit in enumerate(hits)
         if (hit.get("explain") or {}).get("valid_at_reference")
     ]
 
 
-def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, float, float, float]) -> list[float]:
+def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, ...]) -> list[float]:
     """The first hits' confidence had it come from ``params`` (the ranking's own formula, other parameters)."""
     from ..memory.ranking import hit_confidence
     from ..memory.scoring import Calibration
@@ -313,7 +318,10 @@ def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str,
             continue
         explain = hits[0].get("explain") or {}
         valid = bool(explain.get("valid_at_reference"))
-        found.append(hit_confidence(hits[0]["score"], top_lead(hits, 0), explain["cosine"], valid, explain.get("standing", 1.0), calibration))
+        weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
+        score, lead, closeness, _, siblings, cosine = confidence_features(hits[0])
+        found.append(hit_confidence(score, lead, closeness, valid, explain.get("standing", 1.0), calibration,
+                                    explain.get("known_at_reference", True), weak, siblings, cosine))
     return found
 
 
@@ -330,13 +338,13 @@ def ece_with_off_topic(run: StyleRun) -> float:
     return expected_calibration_error([o.confidence for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops))
 
 
-def config_params(config_text: str | None, workdir: Path) -> tuple[float, float, float, float]:
+def config_params(config_text: str | None, workdir: Path) -> tuple[float, ...]:
     """The calibration a config (or the defaults, without one) gives the confidence."""
     folder = workdir / "config-probe"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text(config_text or "", encoding="utf-8")
     c = load_config(folder / "config.toml").scoring.calibration
-    return (c.score_weight, c.margin_weight, c.cosine_weight, c.bias)
+    return tuple(getattr(c, key) for key in CALIBRATION_KEYS)
 
 
 def run_calibration(
@@ -362,17 +370,17 @@ def run_calibration(
         samples += [s for level in run.levels for s in calibration_samples(bench.questions, level.answers["smart"], bench.styles[style].doc_of)]
         samples += off_topic_samples(run.off_topic_answers or {})
     if top1_only:
-        samples = [s for s in samples if s[4]]
-    fitted = tuple(round(v, 2) for v in fit_platt([(score, lead, cosine, right) for score, lead, cosine, right, _ in samples]))
+        samples = [s for s in samples if s[-1]]
+    fitted = tuple(round(v, 2) for v in fit_platt([sample[:-1] for sample in samples]))
     before = config_params(config_text, workdir)
     levels = [level for run in runs for level in run.levels]
     mean_ece = lambda params: round(sum(ece_with(bench.questions, lv, params) for lv in levels) / len(levels), 4)  # noqa: E731
     return {
         "seed": bench.seed,
         "samples": len(samples),
-        "positives": sum(1 for s in samples if s[3]),
-        "fitted": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), fitted)),
-        "previous": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), before)),
+        "positives": sum(1 for s in samples if s[-2]),
+        "fitted": dict(zip(CALIBRATION_KEYS, fitted)),
+        "previous": dict(zip(CALIBRATION_KEYS, before)),
         "top1_ece_previous": mean_ece(before),
         "top1_ece_fitted": mean_ece(fitted),
         "rates": list(sorted(set(rates))),
@@ -381,11 +389,7 @@ def run_calibration(
 
 
 def calibration_snippet(fitted: dict) -> str:
-    return (
-        "[scoring]\n"
-        f"calibration = {{ score_weight = {fitted['score_weight']}, margin_weight = {fitted['margin_weight']}, "
-        f"cosine_weight = {fitted['cosine_weight']}, bias = {fitted['bias']} }}\n"
-    )
+    return "[scoring]\ncalibration = { " + ", ".join(f"{key} = {fitted[key]}" for key in CALIBRATION_KEYS) + " }\n"
 
 
 def check_config_text(config_text: str | None) -> None:
@@ -497,7 +501,7 @@ def build_report(
         "shared_question_texts": sum(q.text in eval_texts for q in calibration_bench.questions),
         "fitted": fit["fitted"],
         "fit_samples": fit["samples"],
-        "shipped": dict(zip(("score_weight", "margin_weight", "cosine_weight", "bias"), shipped)),
+        "shipped": dict(zip(CALIBRATION_KEYS, shipped)),
         "ece_shipped": {style: round(ece_with(bench.questions, run.main, shipped), 4) for style, run in runs.items()},
     }
     report["dataset"] = {

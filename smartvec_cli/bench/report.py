@@ -126,9 +126,9 @@ def accuracy_markdown(report: dict) -> str:
     ]
     fitted, shipped = cal["fitted"], cal["shipped"]
     lines.append(
-        f"Confidence: fitted (score, lead, cosine, bias) = ({fitted['score_weight']}, {fitted['margin_weight']}, {fitted['cosine_weight']}, "
-        f"{fitted['bias']}) on {cal['fit_samples']} hits of the calibration vault; ECE with the shipped parameters ({shipped['score_weight']}, "
-        f"{shipped['margin_weight']}, {shipped['cosine_weight']}, {shipped['bias']}) instead: {cal['ece_shipped']['labelled']:.3f} labelled, "
+        f"Confidence: fitted ({', '.join(fitted)}) = ({', '.join(str(v) for v in fitted.values())}) on {cal['fit_samples']} hits of the "
+        f"calibration vault; ECE with the shipped parameters ({', '.join(str(v) for v in shipped.values())}) instead: "
+        f"{cal['ece_shipped']['labelled']:.3f} labelled, "
         f"{cal['ece_shipped']['plain']:.3f} plain."
     )
     lines.append("")

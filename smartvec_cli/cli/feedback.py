@@ -19,11 +19,11 @@ def feedback_command(
     rank: Optional[int] = typer.Option(None, "--rank", min=1, help="Hit N of the last query instead of a CHUNK_ID."),
     up: bool = typer.Option(False, "--up", help="The passage was right."),
     down: bool = typer.Option(False, "--down", help="The passage was wrong or stale."),
-    correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a new high-authority passage."),
+    correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a passage of its own that answers where this one is found."),
     as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
-    """Reconsolidate a passage's confidence; every feedback is kept as an event."""
+    """Reconsolidate a passage's trust (what the ranking believes of it); every feedback is kept as an event."""
     chosen = [name for name, given in (("up", up), ("down", down), ("correct", correct is not None)) if given]
     if len(chosen) != 1:
         raise UsageError("give exactly one of --up, --down, --correct TEXT")
@@ -32,7 +32,7 @@ def feedback_command(
     if as_json:
         print_json(data)
         return
-    line = f"{data['chunk_id']} v{data['version']}: confidence {data['confidence_before']:.2f} -> {data['confidence_after']:.2f}"
+    line = f"{data['chunk_id']} v{data['version']}: trust {data['trust_before']:.2f} -> {data['trust_after']:.2f}"
     if data["correction_chunk_id"]:
         line += f"; correction stored as {data['correction_chunk_id']}"
     message(line)

@@ -1,11 +1,12 @@
 """Reconsolidation by the user: up-votes, down-votes and corrections.
 
-Each piece of feedback moves the passage's trust by the paper's step
-``c ← c + lr·(f − c)`` and is stored twice: as the adjustment on the passage (which
-survives re-indexing, since an unchanged passage keeps its row) and as an event
-(which is never lost). A correction also records the user's text as a new,
+Each piece of feedback moves the passage's *trust* (the ranking's trust signal, not the hit's
+confidence) by the paper's step ``c ← c + lr·(f − c)`` and is stored twice: as the adjustment on
+the passage (which survives re-indexing, since an unchanged passage keeps its row) and as an
+event (which is never lost). A correction also records the user's text as a new,
 high-authority passage linked to the corrected one by a ``corrects`` edge; it lives in
-the index, never in the vault.
+the index, never in the vault, and answers wherever the passage it corrects is found
+(``memory.ranking``).
 """
 
 from __future__ import annotations
@@ -29,17 +30,25 @@ SIGNALS = ("up", "down", "correct")
 CORRECTIONS_PREFIX = "smartvec:corrections/"
 
 
+TRUST_KEY_ALIASES = {"confidence_before": "trust_before", "confidence_after": "trust_after"}
+"""The names ``feedback --json`` gave the trust before this release, still printed beside ``trust_before`` and
+``trust_after`` for one release: scripts written against them keep working, though the number was never the
+hit's confidence."""
+
+
 @dataclass
 class FeedbackResult:
     chunk_id: str
     version: int
     signal: str
-    confidence_before: float
-    confidence_after: float
+    trust_before: float
+    trust_after: float
     correction_chunk_id: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        data.update({old: data[new] for old, new in TRUST_KEY_ALIASES.items()})
+        return data
 
 
 def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:

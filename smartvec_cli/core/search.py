@@ -140,6 +140,12 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     missing = [label for label in joining if label not in similar]
     if missing:
         similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
+    relations = store.relations_of(list(similar))
+    # A user's correction answers wherever the passage it corrects is found (memory.ranking.corrections_in_place).
+    corrections = [e.src for e in relations if e.kind == "corrects" and e.dst in similar and e.src not in similar]
+    if corrections:
+        similar.update(zip(corrections, (store.vectors_for_chunks(corrections) @ query_vector).tolist()))
+        relations = store.relations_of(list(similar))
     passages = store.passages(list(similar))
     ids = [label for label in similar if label in passages]
     verbatim = phrase_shares(holding, [len(words) for words in asked_phrases], ids)
@@ -175,7 +181,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         config.scoring,
         config.confidence,
         store.importance_range(),
-        store.relations_of(ids),
+        [e for e in relations if e.src in passages or e.dst in passages],
     )
     return _numbered([_smart_hit(item) for item in ranked[: options.top_k]]), len(ranked)
 

@@ -241,8 +241,8 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         Returns {"as_of", "as_of_phrase", "as_of_period", "as_of_rule", "hits"}: as_of is the moment the answer
         is about (null: now), as_of_phrase the words that named it, as_of_period the first and last day they
         name and as_of_rule how the moment was chosen from them. Each hit (the same as `smartvec query --json`) has
-        chunk_id, path, heading, text, score, a calibrated confidence (the probability that it is a correct,
-        current answer), state, its validity window (valid_from, valid_until), version and warnings: read the
+        chunk_id, path, heading, text, score, a calibrated confidence (the probability that this hit answers
+        the question; never rising down the list), state, its validity window (valid_from, valid_until), version and warnings: read the
         warnings, they say when a passage was superseded, contradicted, expired or corrected."""
         return memory.call(lambda v: v.answer(query, as_of=as_of, top_k=top_k, mode=mode, include_archived=include_archived))
 
@@ -250,9 +250,10 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
     def feedback(chunk_id: ChunkId, verdict: Verdict, correction: Correction = None) -> dict[str, Any]:
         """Tell the memory whether a passage was right, so that later searches rank it accordingly.
 
-        up raises the passage's trust, down lowers it; correct lowers it and stores `correction` as a new,
-        authoritative passage linked to it (in the index, never in the user's notes). Returns the passage's
-        trust before and after, and the correction's chunk_id."""
+        up raises the passage's trust, down lowers it (the next search ranks it below better hits); correct
+        lowers it a little (it was partly right: it stays findable) and stores `correction` as a passage of its
+        own, linked to it, that answers wherever it is found (in the index, never in the user's notes). Returns
+        the passage's trust before and after (trust_before, trust_after), and the correction's chunk_id."""
         if verdict == "correct" and not (correction and correction.strip()):
             raise ToolError("verdict 'correct' needs the right answer in `correction`")
         if verdict != "correct" and correction is not None:

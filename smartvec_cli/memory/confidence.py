@@ -12,8 +12,11 @@ meeting notes, daily notes; a half-life in the table or in ``config.toml``) fade
 their own date or the last time they changed: age alone does not make a note of unknown
 kind untrustworthy, and among versions of one thing validity windows already let the
 newest win. Feedback is the paper's reconsolidation step
-``c ← c + lr·(f − c)`` stored as the adjustment it made, so it survives re-indexing;
-a correction uses a larger rate than a vote.
+``c ← c + lr·(f − c)`` stored as the adjustment it made, so it survives re-indexing.
+A vote aims at 1 (up) or −1 (down). A correction aims at 0: it says the passage is incomplete
+or partly wrong, not worthless (the user's text answers in its place, ``memory.ranking``), so
+the passage keeps most of its trust and stays findable; aiming it at −1 at a double rate, as
+the paper does, cut a right but incomplete passage to the floor and out of the first three.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ SOURCE_AUTHORITY = {
     "unknown": 0.20,
     "correction": 0.95,
 }
-FEEDBACK_VALUES = {"up": 1.0, "down": -1.0, "correct": -1.0}
+FEEDBACK_VALUES = {"up": 1.0, "down": -1.0, "correct": 0.0}
 # How fast an undated passage of each kind fades, in days (None: it does not fade). Chat is stale
 # within weeks, meeting notes and email within months; a wiki page or a technical document is kept
 # true by its editors (when it is replaced, its newer version wins by validity, not by age).
@@ -61,7 +64,7 @@ class ConfidenceSettings:
     dormant_below: float = 0.10
     default_authority: float = 0.50
     learning_rate: float = 0.30
-    correction_rate: float = 0.60
+    correction_rate: float = 0.30
     access_weight: float = 0.02
     source_types: dict[str, float] = field(default_factory=dict)
     half_lives: dict[str, float] = field(default_factory=dict)
@@ -147,7 +150,8 @@ def trust(c0: float, retained: float, feedback: float, accesses: int, settings: 
 
 
 def reconsolidate(current: float, signal: str, settings: ConfidenceSettings) -> float:
-    """The paper's step c + lr·(f − c), with the larger rate for a correction; returns the new c."""
+    """The paper's step c + lr·(f − c) towards the signal's target (``FEEDBACK_VALUES``), at the correction's own
+    rate for a correction; returns the new c."""
     target = FEEDBACK_VALUES[signal]
     rate = settings.correction_rate if signal == "correct" else settings.learning_rate
     return max(settings.floor, min(1.0, current + rate * (target - current)))

@@ -1,0 +1,63 @@
+"""Hit confidence means one thing: the probability that the hit answers the question. It never rises down
+the list, a weak match never claims more than the ceiling, and a nonsense question's first hit is low."""
+
+import datetime as dt
+
+import pytest
+
+from smartvec_cli.memory.confidence import ConfidenceSettings
+from smartvec_cli.memory.passage import Passage
+from smartvec_cli.memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, Candidate, rank
+from smartvec_cli.memory.scoring import ScoringSettings
+
+NOW = dt.datetime(2026, 6, 1, 12, tzinfo=dt.timezone.utc)
+NONSENSE = ["zebra quantum pasta recipe banjo", "purple giraffe tax refund submarine", "violin thunderstorm carburetor lettuce"]
+
+
+def passage(number: int, text: str = "some text", feedback: float = 0.0) -> Passage:
+    return Passage(id=number, note=number, chunk_id=f"n{number}#p", note_id=f"n{number}", path=f"n{number}.md", title=f"N{number}",
+                   heading="", text=text, state="ACTIVE", version=1, authority=0.5, feedback=feedback)
+
+
+def ranked(cosines: dict[int, float], feedback: dict[int, float] = {}):
+    candidates = [Candidate(passage(i, feedback=feedback.get(i, 0.0)), cosine) for i, cosine in cosines.items()]
+    return rank(candidates, Ask(NOW, False), ScoringSettings().weights, ScoringSettings(), ConfidenceSettings(), (0.0, 0.0))
+
+
+def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
+    [hit] = ranked({1: 0.27, 2: 0.24, 3: 0.20})
+    assert hit.explain["lead"] < hit.score / 2  # measured against the runner-up the floor kept out
+    assert hit.confidence <= WEAK_MATCH_CONFIDENCE_CEILING and any(w.startswith("weak match") for w in hit.warnings)
+
+
+def test_a_weak_match_never_claims_more_than_the_ceiling():
+    hits = ranked({1: 0.29, 2: 0.05})
+    assert hits[0].confidence <= WEAK_MATCH_CONFIDENCE_CEILING
+
+
+def test_a_down_voted_passage_goes_below_the_hit_more_likely_to_answer():
+    hits = ranked({1: 0.62, 2: 0.60, 3: 0.30}, feedback={1: -0.45})
+    assert [h.passage.id for h in hits][:2] == [2, 1]
+    assert all(a.confidence >= b.confidence for a, b in zip(hits, hits[1:]))
+
+
+@pytest.mark.slow
+def test_confidence_falls_down_the_list_and_nonsense_stays_low(sample_vault, cli, real_embedder):
+    cli.json("index", "--json")
+    cli.json("consolidate", "--json")
+    for question in ("How many days can I work remotely?", "What is the travel per diem?", "Who leads the People team?",
+                     "Which language is the ingestion service written in?", *NONSENSE):
+        hits = cli.json("query", question, "--json", "--no-track", "--top-k", "10")
+        assert all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:])), question
+    for question in NONSENSE:
+        hits = cli.json("query", question, "--json", "--no-track")
+        assert not hits or hits[0]["confidence"] <= 0.30, (question, hits[0])
+
+
+def test_a_calibration_fitted_for_the_old_features_is_refused_with_the_reason(tmp_path):
+    from smartvec_cli.config import load_config
+    from smartvec_cli.errors import UsageError
+
+    (tmp_path / "config.toml").write_text("[scoring.calibration]\ncosine_weight = 7.49\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="cosine_weight is retired"):
+        load_config(tmp_path / "config.toml")
