@@ -268,6 +268,8 @@ def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, f
     write(vault, "richtlinien/urlaub.md", "---\ntitle: Urlaub\nsource_type: policy\n---\n# Urlaub\n\n"
           "Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
           "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n")
+    write(vault, "richtlinien/homeoffice.md", "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
+          "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n")
     cli.json("--now", "2026-01-01", "index", "--json")
     assert cli.json("--now", "2026-01-01", "status", "--json")["embedder"]["languages"] == ["de"]
     hits = cli.json("--now", "2026-01-01", "query", "Wie viele Tage im Sommer 2022?", "--json", "--explain", "--no-track")
