@@ -1,8 +1,8 @@
 """``bench history``: time travel on a real git history of markdown files, past and now.
 
 The history is one nobody wrote for the benchmark (by default smartvec's own repository: its README and
-sample vault). It is imported with ``index --from-git`` into a scratch index, all of it or a sample of its
-snapshots (``max_commits`` evenly spaced commits of the first-parent line, each made one commit of a scratch
+sample vault). It is imported with ``index --from-git`` into a temporary index, all of it or a sample of its
+snapshots (``max_commits`` evenly spaced commits of the first-parent line, each made one commit of a temporary
 repository with its tree and date, so a long history fits in minutes). The questions are made from git
 itself, independently of the indexer, by comparing the paragraphs of consecutive snapshots:
 
@@ -183,7 +183,7 @@ def snapshots(repo: Path, most: int | None) -> tuple[Git, list[Snapshot]]:
 
 
 def snapshot_repository(git: Git, chosen: list[Snapshot], folder: Path) -> Path:
-    """A scratch repository (sharing the objects of ``git``'s) whose history is the chosen snapshots, one commit
+    """A temporary repository (sharing the objects of ``git``'s) whose history is the chosen snapshots, one commit
     each with its tree and replayed date; made the same way twice, it has the same commits. Returns the vault
     folder in it."""
     target = folder / "snapshots"
