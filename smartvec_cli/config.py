@@ -321,7 +321,7 @@ def _kind_rules(section: Table) -> KindRules:
     return rules
 
 
-CONFIG_HEADER = """# smartvec settings for this index; every key is optional (see the README, "Configuration").
+CONFIG_HEADER = """# smartvec settings for this index; every key is optional (see docs/configuration.md in smartvec's repository).
 # The kind rules below are the defaults, written here so you can read and change them.
 
 """

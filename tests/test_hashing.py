@@ -2,7 +2,7 @@ from smartvec_cli.vault.hashing import aclarai_embedding_hash
 
 from conftest import write
 
-# The seed-page example of aclarai's nightly concept refresh (DESIGN.md section 2).
+# The seed-page example of aclarai's nightly concept refresh, as aclarai documents it.
 CUDA_ERROR = (
     "# CUDA error\n"
     "\n"

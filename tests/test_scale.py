@@ -3,7 +3,7 @@
 Opt-in (about two minutes on 2 cores): ``SMARTVEC_SCALE_NOTES=10000 pytest tests/test_scale.py -s``.
 Each command is a real subprocess using the fake embedder (through ``config.toml``), so the
 numbers are smartvec's own: SQLite, hnswlib, parsing, ranking. The model adds its own weight
-on top (see the README's Reliability section). Peak memory is the child's ``ru_maxrss``.
+on top (see docs/reliability.md). Peak memory is the child's ``ru_maxrss``.
 """
 
 import json

@@ -58,7 +58,7 @@ HISTORY_START = dt.date(2019, 1, 1)
 MIN_GAP_MONTHS = 8
 MARGIN = dt.timedelta(days=14)
 MONTH_NAMES = tuple(calendar.month_name)[1:]
-# Date phrasings the query parser documents (README, "As-of questions"), and others people use.
+# Date phrasings the query parser documents (docs/ranking.md, "As-of questions"), and others people use.
 DOCUMENTED_PHRASES = ("month", "day", "quarter", "year")
 COLLOQUIAL_PHRASES = ("mid_year", "season", "before_year", "start_of_year", "end_of_year", "early_late", "numeric_date")
 PHRASE_WEIGHTS = {"month": 0.2, "day": 0.17, "quarter": 0.08, "year": 0.05, **{kind: 0.5 / len(COLLOQUIAL_PHRASES) for kind in COLLOQUIAL_PHRASES}}

@@ -1,4 +1,4 @@
-"""Benchmark reports: markdown tables for people and the README, PNG plots, JSON files for scripts.
+"""Benchmark reports: markdown tables for people and docs/results.md, PNG plots, JSON files for scripts.
 
 Plots need matplotlib (the ``bench`` extra); without it the reports are written without
 them and the caller is told so.
@@ -209,7 +209,7 @@ def perf_markdown(perf: dict) -> str:
 
 
 def results_markdown(accuracy: dict | None, perfs: list[dict], command: str) -> str:
-    """The README's benchmark section body: the command, then every table."""
+    """The body of docs/results.md: the command, then every table."""
     parts = [f"Produced by `{command}`.\n"]
     if accuracy:
         parts += ["#### Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]

@@ -178,7 +178,7 @@ def report_command(
     out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder holding accuracy.json and perf-*.json."),
     command: str = typer.Option("make bench", "--command", help="The command named as the producer of the tables."),
 ) -> None:
-    """Print the combined markdown of the latest results (the README's Benchmarks tables); also writes results.md."""
+    """Print the combined markdown of the latest results (docs/results.md); also writes results.md."""
     from ..bench.report import results_markdown
 
     out_dir = Path(out)

@@ -101,7 +101,7 @@ STORED_CHUNK_COLUMNS = tuple(f.name for f in fields(StoredChunk))
 CHAIN_SIMILARITY = 0.5
 """Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
 its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Checked against
-the overlaps of real edits by ``smartvec bench history`` (README, *History*): most keep 70% of their words or
+the overlaps of real edits by ``smartvec bench history`` (docs/benchmarks.md, *History*): most keep 70% of their words or
 more, and the 0.3-0.6 range between edits and unrelated paragraphs is thinly populated, with no clean valley."""
 KEY_BONUS = 0.3
 """Added to the overlap of a pair in the same place (same key): position breaks near ties, never a clear text match."""
@@ -989,7 +989,7 @@ NEAR_COPY_COSINE = 0.95
 """Stored vectors this close make two passages near-identical: one edited copy of the other (a changed number, a
 date, a word or two). On the benchmark's calibration vault (seed 1729, plain style) every passage of a policy copy
 has a partner 0.95 or closer in the other copy in 17 of 18 pairs of copies (2 of 3 in the last), and no two
-passages of different notes are closer than 0.875 (README, *Copies under another name*)."""
+passages of different notes are closer than 0.875 (docs/ranking.md, *Copies under another name*)."""
 
 
 def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:

@@ -1,2 +1,2 @@
-"""Long-running and scheduled work: the nightly refresh pipeline, the watch daemon and its query
-socket. Knows nothing of Typer or rich."""
+"""Transport for long-running work: the watch loop, its query socket and the MCP server. The work they
+run (indexing, the nightly pipeline in ``core.refresh``) lives in ``core``. Knows nothing of Typer or rich."""
