@@ -1,4 +1,4 @@
-# make install | make demo | make test | make bench | make bench-10k | make bench-real
+# make install | make demo | make test | make test-fast | make bench | make bench-10k | make bench-real
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -14,7 +14,7 @@ REAL_WORK ?= /tmp/smartvec-corpora
 # (that one notice only: other build warnings still show).
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation:UserWarning"
 
-.PHONY: install demo test bench bench-10k bench-real clean
+.PHONY: install demo test test-fast bench bench-10k bench-real clean
 
 install: $(STAMP)
 
@@ -37,6 +37,12 @@ demo: install
 test: install
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
+
+# The inner loop: stops at the first failure and leaves out the tests marked slow (the real model, large
+# vaults); `make test` runs everything and is what CI runs.
+test-fast: install
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -x -q -m "not slow"
 
 $(BENCH_STAMP): $(STAMP)
 	$(EDITABLE) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
