@@ -209,12 +209,12 @@ def perf_markdown(perf: dict) -> str:
 
 
 def results_markdown(accuracy: dict | None, perfs: list[dict], command: str) -> str:
-    """The body of docs/results.md: the command, then every table."""
-    parts = [f"Produced by `{command}`.\n"]
+    """docs/results.md: the command, then every table."""
+    parts = ["# Latest results\n", f"Produced by `{command}`.\n"]
     if accuracy:
-        parts += ["#### Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]
+        parts += ["## Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]
     for perf in perfs:
-        parts += [f"#### Speed, {perf['notes']:,} notes\n", perf_markdown(perf), targets_markdown(perf["targets"])]
+        parts += [f"## Speed, {perf['notes']:,} notes\n", perf_markdown(perf), targets_markdown(perf["targets"])]
     return "\n".join(parts)
 
 
