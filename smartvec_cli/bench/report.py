@@ -161,6 +161,19 @@ def at_load(load: float | None) -> str:
     return "" if load is None else f" (load {load:.1f})"
 
 
+def hardware_rows(r: dict) -> list[str]:
+    """The machine's limit for the encoder and the shares of it reached (absent from reports made before)."""
+    if r.get("hardware_fp32_gflops") is None:
+        return []
+    return [
+        f"| the machine's limit for the encoder's products ({r['hardware_threads']} threads): fp32 / int8 | "
+        f"{r['hardware_fp32_gflops']:.1f} GFLOP/s / {r['hardware_int8_gops']:.1f} GOP/s |",
+        f"| embedding alone ({r['embedding_tokens_mean']:.0f} tokens a passage): throughput, share of the fp32 limit | "
+        f"{r['embedding_passages_per_s']:.1f} passages/s, {r['embedding_share_of_limit']:.0%} |",
+        f"| first index, share of the fp32 limit | {r['first_index_share_of_limit']:.0%} |",
+    ]
+
+
 def perf_markdown(perf: dict) -> str:
     m, r = perf["machine"], perf["results"]
     load = m.get("load_average")
@@ -172,6 +185,7 @@ def perf_markdown(perf: dict) -> str:
         "| measure | value |",
         "|---|---:|",
         f"| first index: throughput | {r['first_index_passages_per_s']:.1f} passages/s ({r['first_index_s']:.1f} s) |",
+        *hardware_rows(r),
         f"| no-change refresh, in process | {r['nochange_refresh_s']:.3f} s |",
         f"| no-change refresh, cold CLI call | {num(r['nochange_refresh_cli_s'], '.2f')} s |",
         f"| one-note edit refresh, warm model | {r['edit_refresh_s']:.3f} s (max {r['edit_refresh_max_s']:.3f} s) |",

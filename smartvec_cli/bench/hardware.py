@@ -1,0 +1,144 @@
+"""What this machine allows an encoder, and how much of it embedding gets.
+
+A passages-per-second figure alone cannot say whether embedding is slow or the machine is: the limit is
+the rate at which the CPU multiplies matrices of the encoder's shapes. ``gemm_limit`` measures it with
+onnxruntime itself (the runtime the embedder uses, on the same number of threads): one MatMul of a batch's
+tokens by each of the encoder's weight shapes (hidden x hidden for the attention projections, hidden x
+feed-forward and back), in fp32 and in int8 (``MatMulInteger``, what a dynamically quantised graph runs),
+timed until the estimate is steady. ``embedding_share`` then embeds real passages through the embedder,
+counts the useful work of each (its own tokens, not the padding of its batch: the projections and
+feed-forward layers per token, and attention over the passage's length) and divides the rate achieved by
+the fp32 limit. Everything an encoder does besides these products (layer norms, softmax, GELU, the
+tokenizer, pooling) counts against the share, so 100% is out of reach; what is left below it is padding,
+small batches, threads waiting, and that other work.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EncoderShape:
+    """The sizes that set a BERT-style encoder's work per token."""
+
+    layers: int
+    hidden: int
+    feed_forward: int
+
+    def flops(self, tokens: int) -> float:
+        """Multiply-adds of one passage of ``tokens`` tokens, times two: per layer the four attention
+        projections (4 h^2 per token), the feed-forward pair (2 h f per token), and the attention scores and
+        their weighted sum (2 t h per token)."""
+        per_token = 4 * self.hidden**2 + 2 * self.hidden * self.feed_forward + 2 * tokens * self.hidden
+        return 2.0 * self.layers * tokens * per_token
+
+
+MINILM_L6 = EncoderShape(layers=6, hidden=384, feed_forward=1536)
+E5_SMALL = EncoderShape(layers=12, hidden=384, feed_forward=1536)
+
+
+def encoder_shape(embedder) -> EncoderShape:
+    """The shape of the embedder's model: multilingual-e5-small has twice MiniLM-L6's layers."""
+    name = f"{getattr(embedder, 'name', '')} {type(embedder).__name__}".lower()
+    return E5_SMALL if "e5" in name else MINILM_L6
+
+
+def _matmul_session(rows: int, inner: int, cols: int, int8: bool, threads: int):
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    if int8:
+        weights = numpy_helper.from_array(rng.integers(-127, 128, (inner, cols), dtype=np.int8), "w")
+        inputs = helper.make_tensor_value_info("x", TensorProto.UINT8, [rows, inner])
+        output = helper.make_tensor_value_info("y", TensorProto.INT32, [rows, cols])
+        node = helper.make_node("MatMulInteger", ["x", "w"], ["y"])
+        feed = rng.integers(0, 256, (rows, inner), dtype=np.uint8)
+    else:
+        weights = numpy_helper.from_array(rng.standard_normal((inner, cols)).astype(np.float32), "w")
+        inputs = helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, inner])
+        output = helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, cols])
+        node = helper.make_node("MatMul", ["x", "w"], ["y"])
+        feed = rng.standard_normal((rows, inner)).astype(np.float32)
+    graph = helper.make_graph([node], "gemm", [inputs], [output], initializer=[weights])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session, {"x": feed}
+
+
+def _rate(rows: int, inner: int, cols: int, int8: bool, threads: int, seconds: float) -> float:
+    """Operations per second of the best of several timed rounds (a round repeats until it lasts 50 ms)."""
+    session, feed = _matmul_session(rows, inner, cols, int8, threads)
+    for _ in range(3):
+        session.run(None, feed)
+    best = 0.0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        runs, started = 0, time.perf_counter()
+        while True:
+            session.run(None, feed)
+            runs += 1
+            elapsed = time.perf_counter() - started
+            if elapsed >= 0.05:
+                break
+        best = max(best, 2.0 * rows * inner * cols * runs / elapsed)
+    return best
+
+
+def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: float = 1.0) -> dict:
+    """The fp32 and int8 rates (operations per second) of the encoder's products on ``tokens`` rows, on
+    ``threads`` threads: each precision's rate is the work-weighted mean over the three weight shapes,
+    each timed for ``seconds``."""
+    h, f = shape.hidden, shape.feed_forward
+    products = ((h, h, 4), (h, f, 1), (f, h, 1))  # (inner, cols, how many per layer)
+    limit = {"threads": threads, "tokens": tokens}
+    for precision, int8 in (("fp32", False), ("int8", True)):
+        work = sum(inner * cols * count for inner, cols, count in products)
+        time_per_op = sum(inner * cols * count / _rate(tokens, inner, cols, int8, threads, seconds)
+                          for inner, cols, count in products)
+        limit[f"{precision}_gflops"] = round(work / time_per_op / 1e9, 1)
+    return limit
+
+
+def embedding_share(embedder, texts: Sequence[str], limit: dict, shape: EncoderShape | None = None, rounds: int = 2) -> dict:
+    """Embed ``texts`` (best of ``rounds``) and say what share of ``limit``'s fp32 rate that reached, counting
+    each passage's own tokens (as the embedder's tokenizer cuts them) and not its batch's padding."""
+    shape = shape or encoder_shape(embedder)
+    texts = list(texts)
+    embedder.embed(texts[:8])
+    lengths = token_counts(embedder, texts)
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        embedder.embed(texts)
+        best = min(best, time.perf_counter() - started)
+    useful = sum(shape.flops(n) for n in lengths)
+    achieved = useful / best / 1e9
+    return {
+        "passages": len(texts),
+        "tokens_mean": round(float(np.mean(lengths)), 1) if lengths else 0.0,
+        "tokens_p90": int(np.percentile(lengths, 90)) if lengths else 0,
+        "passages_per_s": round(len(texts) / best, 1),
+        "achieved_gflops": round(achieved, 1),
+        "share_of_fp32_limit": round(achieved / limit["fp32_gflops"], 3) if limit.get("fp32_gflops") else None,
+    }
+
+
+def token_counts(embedder, texts: Sequence[str]) -> list[int]:
+    """Tokens per text as the embedder cuts them (special tokens and truncation included); by whitespace
+    words times 1.3 for an embedder without a tokenizer of its own to ask."""
+    if hasattr(embedder, "_load"):
+        embedder._load()  # the ONNX embedder reads its tokenizer with its session, on first use
+    tokenizer = getattr(embedder, "_tokenizer", None)
+    if tokenizer is not None and hasattr(tokenizer, "encode_batch"):
+        return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=True)]
+    return [int(len(t.split()) * 1.3) + 2 for t in texts]
