@@ -572,6 +572,10 @@ class Indexer:
         vectors: dict[str, tuple[str, np.ndarray]] = {}
         batch = max(1, self.ws.config.batch_size)
         kept_at = time.monotonic()
+        # Similar lengths side by side: an embedder pads each batch to its longest passage, and in note order a
+        # long one among short ones made a fifth of the work padding on sample_vault (9% on bench perf's vault;
+        # 9% and 2% sorted by characters, counted in tokens).
+        todo = sorted(todo, key=lambda item: len(item[1]))
         for start in range(0, len(todo), batch):
             part = todo[start : start + batch]
             if not self._model_used:
