@@ -260,7 +260,8 @@ _BEFORE_AFTER = r"(?P<side>before|prior\s+to|after)\s+(?:the\s+)?(?P<c>" + _ANY 
 _LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
 
 
-_MAY_NAME_A_TIME = re.compile(r"\d|ago|last|previous|yesterday", flags=re.IGNORECASE)
+_MAY_NAME_A_TIME = re.compile(r"\d|ago|last|previous|yesterday|letzt|vergangen|vorig|gestern|pasad|ayer|derni|pass[ée]|précédent|hier|"
+                              r"去年|上个|上季|上月|上周|上星期|上礼拜|昨天", flags=re.IGNORECASE)
 """What every phrase ``_search`` finds holds: a digit (each period it names has a year in it) or a relative
 phrase's word. A question without any names no time, and is not searched: compiling ``_search`` takes
 longer than the rest of a cold query's parsing."""
