@@ -129,3 +129,22 @@ def test_a_vault_whose_language_changes_is_analysed_anew_and_doctor_checks_it(va
 def test_phrases_keep_their_order_once_stemmed(language):
     words = analyse("Les fichiers copiés restent ici", language).split()
     assert len(words) == 5 and words[-1] == "ici"
+
+
+def test_an_index_made_before_the_analysed_index_gets_it_filled_on_opening(vault, cli, fake_embedder, tmp_path):
+    import sqlite3
+
+    for name, text in GERMAN.items():
+        write(vault, name, text)
+    cli.json("index", "--json")
+    db = sqlite3.connect(tmp_path / "index" / "smartvec.db")  # as an index made before migration m011 left it
+    for trigger in ("chunks_words_insert", "chunks_words_update", "chunks_words_delete", "notes_words_title"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE passages_words")
+    db.execute("DELETE FROM _migrations WHERE name = 'm011_words_in_every_language'")
+    db.commit()
+    db.close()
+    assert lexical(cli, "Zeitstempeln Verzeichnissen")[0] == "Kopieren.md"
+    passages = index_rows("SELECT count(*) FROM chunks")[0][0]
+    assert index_rows("SELECT count(*) FROM passages_words") == [(passages,)]
+    assert lexical_check(cli) == "the full-text index matches every stored passage"
