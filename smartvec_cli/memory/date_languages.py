@@ -36,6 +36,7 @@ class DateLanguage:
     lead: str  # the words before a date: "im", "en el", "à la" (empty when the language needs none)
     compounds: tuple[tuple[str, str], ...]  # ranges and before/after, over ``{any}``: any form or a bare year
     boundary: str = r"\b"  # what must come before a phrase (Chinese writes no spaces)
+    relative: str = r"(?!)"  # a word every relative phrase holds ("letzt", "pasad"): the question is searched for dates
 
 
 def _alternatives(words) -> str:
@@ -82,6 +83,7 @@ GERMAN = DateLanguage(
         (r"(?:von|vom|zwischen)\s+(?P<a>{any})\s+(?:bis(?:\s+zum)?|und)\s+(?P<b>{any})", "from {a} to {b}"),
         (r"(?P<side>vor|nach)\s+(?:dem\s+|der\s+)?(?P<c>{any})", "{side} {c}"),
     ),
+    relative=r"letzt|vergangen|vorig|gestern",
 )
 
 SPANISH_MONTHS = {"enero": "January", "febrero": "February", "marzo": "March", "abril": "April", "mayo": "May",
@@ -121,6 +123,7 @@ SPANISH = DateLanguage(
         (r"(?:de(?:sde)?|entre)\s+(?:el\s+)?(?P<a>{any})\s+(?:a|hasta|y)\s+(?:el\s+)?(?P<b>{any})", "from {a} to {b}"),
         (r"(?P<side>antes|después|despues)\s+de(?:l)?\s+(?:el\s+|la\s+)?(?P<c>{any})", "{side} {c}"),
     ),
+    relative=r"pasad|ayer",
 )
 
 FRENCH_MONTHS = {"janvier": "January", "février": "February", "fevrier": "February", "mars": "March",
@@ -163,6 +166,7 @@ FRENCH = DateLanguage(
          "from {a} to {b}"),
         (r"(?P<side>avant|après|apres)\s+(?:la\s+|le\s+|l['’])?(?P<c>{any})", "{side} {c}"),
     ),
+    relative=r"derni|pass[ée]|précédent|hier",
 )
 
 CHINESE_SEASONS = {"春天": "spring", "春季": "spring", "春": "spring", "夏天": "summer", "夏季": "summer", "夏": "summer",
@@ -199,6 +203,7 @@ CHINESE = DateLanguage(
         (r"(?:从|自)?(?P<a>{any})\s*(?:到|至|~|—)\s*(?P<b>{any})", "from {a} to {b}"),
         (r"(?P<c>{any})\s*" + _group("side", CHINESE_SIDES), "{side} {c}"),
     ),
+    relative=r"去年|上个|上季|上月|上周|上星期|上礼拜|昨天",
     boundary="",
 )
 
