@@ -188,8 +188,9 @@ class Consolidator:
         found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
         frames = Frames.of((p.id, p.text) for p in passages.values())
+        language = self.store.lexical_language()
         terms = {
-            chunk: query_terms(p.text)
+            chunk: query_terms(p.text, language)
             for chunk, p in passages.items()
             if (quantities(p.text) or negated(p.text)) and not frames.only_templates(p.text)
         }

@@ -436,7 +436,7 @@ class Indexer:
         shares = language_shares(texts)
         languages = vault_languages(shares)
         with self.store.write():
-            self.store.set_meta(LANGUAGES, " ".join(languages))
+            self.store.record_languages(languages)
         self.ws.facts["languages"] = languages
         ws = self.ws
         if ws.config.embedder_model != "auto" or ws.config.embedder_backend != "auto" or self.store.fingerprint or self._embedder is not None:

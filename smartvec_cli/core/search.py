@@ -110,10 +110,11 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
-    specific = specific_terms(query_text)
+    language = store.lexical_language()
+    specific = specific_terms(query_text, language)
     # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it,
     # and of those only the ones not common in the vault (``common_passages``).
-    terms = query_terms(query_text) if config.scoring.lexical_weight > 0 else [t for t in query_terms(query_text) if t in specific]
+    terms = query_terms(query_text, language) if config.scoring.lexical_weight > 0 else [t for t in query_terms(query_text, language) if t in specific]
     total, frequency = 0, {}
     if terms:
         total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
@@ -122,9 +123,9 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         terms = [t for t in terms if frequency[t] <= common]
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     if terms:
-        joining.update((label, None) for label, _ in store.lexical_matches(match_expression(" ".join(terms)), LEXICAL_CANDIDATES))
+        joining.update((label, None) for label, _ in store.lexical_matches(match_expression(" ".join(terms), language), LEXICAL_CANDIDATES))
     bm25: dict[int, float] = {}
-    everything = match_expression(query_text)  # every content word, as lexical mode asks
+    everything = match_expression(query_text, language)  # every content word, as lexical mode asks
     if everything and config.scoring.blends:
         scored = store.lexical_matches(everything, BM25_SCORED)
         bm25 = dict(scored)
@@ -133,7 +134,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES) if asked_phrases else []
     for found in holding:
         joining.update((label, None) for label in sorted(found))
-    asked_terms = query_terms(query_text)
+    asked_terms = query_terms(query_text, language)
     title_expression = any_of(asked_terms) if config.scoring.title_weight > 0 else None
     if title_expression:
         joining.update((label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES))
@@ -156,7 +157,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         counted = store.term_frequencies([t for t in asked_terms if t not in frequency], common_passages(total))
         common = frozenset(t for t, n in {**frequency, **counted}.items() if n > common_passages(total))
         names = store.note_names({passages[i].note for i in ids})
-        named = {note: named_share(query_text, note_names, common) for note, note_names in names.items()}
+        named = {note: named_share(query_text, note_names, common, language) for note, note_names in names.items()}
     shares, specific_shares = {}, {}
     if terms:
         holders = store.term_holders(terms, ids)
@@ -216,7 +217,7 @@ def _numbered(hits: list[Hit]) -> list[Hit]:
 
 def _lexical_hits(store: Store, query_text: str, top_k: int) -> list[Hit]:
     """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``)."""
-    expression = match_expression(query_text)
+    expression = match_expression(query_text, store.lexical_language())
     if not expression:
         return []
     matches = store.lexical_matches(expression, top_k)

@@ -262,8 +262,9 @@ _LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
 
 _MAY_NAME_A_TIME = re.compile(r"\d|ago|last|previous|yesterday", flags=re.IGNORECASE)
 """What every phrase ``_search`` finds holds: a digit (each period it names has a year in it) or a relative
-phrase's word. A question without any names no time, and is not searched: compiling ``_search`` takes
-longer than the rest of a cold query's parsing."""
+phrase's word (each of the vault's other languages has its own: ``DateLanguage.relative``). A question
+without any names no time, and is not searched: compiling ``_search`` takes longer than the rest of a cold
+query's parsing."""
 
 
 @functools.cache
@@ -410,9 +411,11 @@ def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
 def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf | None:
     """The time a question asks about, if it names one (the first phrase that resolves, in English or in
     one of the vault's ``languages``)."""
-    if not _MAY_NAME_A_TIME.search(question):
-        return None
     languages = date_languages(languages)
+    if not _MAY_NAME_A_TIME.search(question) and not any(
+        re.search(DATE_LANGUAGES[code].relative, question, flags=re.IGNORECASE) for code in languages if code != ENGLISH
+    ):
+        return None
     found = [(match, None) for match in _search().finditer(question)]
     found += [(match, DATE_LANGUAGES[code]) for code in languages if code != ENGLISH
               for match in _language_search(code).finditer(question)]

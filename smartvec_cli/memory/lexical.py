@@ -8,6 +8,11 @@ candidates the vector index missed; then each candidate's *coverage* says how mu
 the question's rare-word weight it holds, for all content words and, separately, for the
 *specific* ones: words with digits, inner capitals or joining punctuation, and names
 (capitalised inside the question), the words a sentence model cannot embed faithfully.
+
+Every function takes the vault's main language (``Store.lexical_language``): English by default, as
+before; in another language its own stopwords and question words are left out too, a German noun's
+capital is no name, and Chinese or Japanese text is read as the character pairs the index holds
+(``memory.analysis``), so "复制文件" asks for "复制", "制文" and "文件".
 """
 
 from __future__ import annotations
@@ -15,53 +20,72 @@ from __future__ import annotations
 import math
 import re
 
-from .words import QUESTION_WORDS, STOPWORDS
+from functools import lru_cache
+
+from .analysis import CJK, ENGLISH, split_cjk
+from .words import CAPITALISED_NOUNS, QUESTION_WORDS, QUESTION_WORDS_IN, STOPWORDS, STOPWORDS_IN
 
 TERM = re.compile(r"[^\W_]+", re.UNICODE)
 TOKEN = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*", re.UNICODE)  # as written: "ERR-4012", "tw-ingest", "v2.1"
 MAX_TERMS = 32
+IN_CJK = re.compile(f"[{CJK}]")
 
 
-def query_terms(question: str) -> list[str]:
+@lru_cache(maxsize=64)
+def _word_lists(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(stopwords, question words) of a language, English's included: notes in any language quote English."""
+    return STOPWORDS | STOPWORDS_IN.get(language, frozenset()), QUESTION_WORDS | QUESTION_WORDS_IN.get(language, frozenset())
+
+
+def _words(text: str, language: str) -> list[str]:
+    """The lower-case words of ``text``; outside English, CJK runs as their character pairs."""
+    words = TERM.findall(text.lower())
+    return words if language == ENGLISH else [part for word in words for part in split_cjk(word)]
+
+
+def query_terms(question: str, language: str = ENGLISH) -> list[str]:
     """The content words of a question, in order, each once: no stopwords, no question words."""
+    stopwords, question_words = _word_lists(language)
     seen: dict[str, None] = {}
-    for term in TERM.findall(question.lower()):
-        if term in STOPWORDS or term in QUESTION_WORDS or (len(term) == 1 and not term.isdigit()):
+    for term in _words(question, language):
+        if term in stopwords or term in question_words or (len(term) == 1 and not term.isdigit() and not IN_CJK.match(term)):
             continue
         seen.setdefault(term, None)
     return list(seen)[:MAX_TERMS]
 
 
-def _is_specific(token: str, first: bool) -> bool:
+def _is_specific(token: str, first: bool, language: str = ENGLISH) -> bool:
     if any(ch.isdigit() for ch in token) or any(ch in "-_./:" for ch in token):
         return True
     if any(ch.isupper() for ch in token[1:]):
         return True  # NATS, JetStream, iOS
-    return token[:1].isupper() and not first  # a name inside the question: Berlin, Lena
+    return token[:1].isupper() and not first and language not in CAPITALISED_NOUNS  # a name inside the question: Berlin, Lena
 
 
 KEYWORD_QUERY_TERMS = 2
 
 
-def specific_terms(question: str) -> set[str]:
+def specific_terms(question: str, language: str = ENGLISH) -> set[str]:
     """The query terms (as ``query_terms`` spells them) that come from specific words of the question.
 
     A question of one or two words and no question word is a keyword lookup ("zqmarkup", "ingest lag"):
-    all its words are specific."""
-    terms = query_terms(question)
-    if len(terms) <= KEYWORD_QUERY_TERMS and not any(w in QUESTION_WORDS for w in TERM.findall(question.lower())):
+    all its words are specific. CJK characters are never specific by themselves (they have no case)."""
+    terms = query_terms(question, language)
+    question_words = _word_lists(language)[1]
+    if len(terms) <= KEYWORD_QUERY_TERMS and not any(w in question_words for w in _words(question, language)):
         return set(terms)
     found: set[str] = set()
     for number, match in enumerate(TOKEN.finditer(question)):
-        token = match.group(0)
-        if _is_specific(token, first=number == 0):
-            found.update(query_terms(token))
-    return found & set(query_terms(question))
+        tokens = [match.group(0)] if language == ENGLISH else [t for t in IN_CJK.split(match.group(0)) if t]
+        for token in tokens:
+            if _is_specific(token, first=number == 0, language=language):
+                found.update(query_terms(token, language))
+    return found & set(terms)
 
 
-def match_expression(question: str) -> str | None:
+def match_expression(question: str, language: str = ENGLISH) -> str | None:
     """An FTS5 MATCH expression for ``question`` (any content word may match), or None when it has none."""
-    return any_of(query_terms(question))
+    return any_of(query_terms(question, language))
 
 
 def any_of(terms: list[str]) -> str | None:
@@ -177,15 +201,15 @@ def _stem(term: str) -> str:
     return term[:-1] if len(term) > 3 and term.endswith("s") and not term.endswith("ss") else term
 
 
-def named_share(question: str, names: list[str], common: frozenset[str] = frozenset()) -> float:
+def named_share(question: str, names: list[str], common: frozenset[str] = frozenset(), language: str = ENGLISH) -> float:
     """How much of a note's title or alias (the best of ``names``) the question names: the share of the
     name's words, common words of the vault left out, that the question holds (plurals folded), or 0
     under ``NAMED_MIN_SHARE``. "How do I restore a file from version history" names the note "Version
     history"; a title made only of words every note uses ("npm") names nothing."""
-    asked = {_stem(t) for t in query_terms(question)}
+    asked = {_stem(t) for t in query_terms(question, language)}
     best = 0.0
     for name in names:
-        words = {_stem(t) for t in query_terms(name) if t not in common}
+        words = {_stem(t) for t in query_terms(name, language) if t not in common}
         if words:
             best = max(best, len(words & asked) / len(words))
     return best if best >= NAMED_MIN_SHARE else 0.0

@@ -269,6 +269,58 @@ def m010_note_names(db: sqlite_utils.Database) -> None:
         db["meta"].upsert({"key": "ann_generation", "value": str(int(generation[0] if generation else 0) + 1)}, pk="key")
 
 
+WORDS_TABLE = "passages_words"
+RECORDED_LANGUAGES = "(SELECT value FROM meta WHERE key = 'languages')"
+WORDS_ROW = "smartvec_words({text}, {languages}), smartvec_words({heading}, {languages}), smartvec_words({title}, {languages})"
+WORDS_FILL = f"""INSERT INTO {WORDS_TABLE}(rowid, text, heading, title)
+               SELECT c.id, {WORDS_ROW.format(text='c.text', heading='c.heading', title='n.title', languages='l.value')}
+               FROM chunks c JOIN notes n ON n.id = c.note JOIN meta l ON l.key = 'languages' WHERE smartvec_analysed(l.value)"""
+"""The analysed copy of every passage (``memory.analysis``) of a vault whose main language is not English; none else."""
+
+
+@migration
+def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
+    """A second full-text index for vaults not written in English: each passage's words stemmed in the vault's
+    main language and its Chinese or Japanese text as character pairs (``memory.analysis``), which the query's
+    words are analysed into too. FTS5's porter stems English only and reads a CJK sentence as one word.
+
+    The triggers fill it only while the recorded languages (``meta``) call for it, with the functions every
+    connection of ``open_database`` registers; an English vault's rows stay in ``passages_fts`` alone and rank
+    as before. A change of the main language rebuilds it (``Store.rebuild_lexical_index``)."""
+    db.execute(f"CREATE VIRTUAL TABLE {WORDS_TABLE} USING fts5(text, heading, title, tokenize = 'unicode61 remove_diacritics 2')")
+    row = WORDS_ROW.format(text="new.text", heading="new.heading", title="(SELECT title FROM notes WHERE id = new.note)",
+                           languages=RECORDED_LANGUAGES)
+    when = f"WHEN smartvec_analysed({RECORDED_LANGUAGES})"
+    db.execute(
+        f"""CREATE TRIGGER chunks_words_insert AFTER INSERT ON chunks {when} BEGIN
+              INSERT INTO {WORDS_TABLE}(rowid, text, heading, title) VALUES (new.id, {row});
+            END"""
+    )
+    db.execute(
+        f"""CREATE TRIGGER chunks_words_update AFTER UPDATE OF text, heading, note ON chunks {when} BEGIN
+              DELETE FROM {WORDS_TABLE} WHERE rowid = old.id;
+              INSERT INTO {WORDS_TABLE}(rowid, text, heading, title) VALUES (new.id, {row});
+            END"""
+    )
+    db.execute(f"CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN DELETE FROM {WORDS_TABLE} WHERE rowid = old.id; END")
+    title_row = WORDS_ROW.format(text="text", heading="heading", title="new.title", languages=RECORDED_LANGUAGES)
+    db.execute(
+        f"""CREATE TRIGGER notes_words_title AFTER UPDATE OF title ON notes {when} BEGIN
+              DELETE FROM {WORDS_TABLE} WHERE rowid IN (SELECT id FROM chunks WHERE note = new.id);
+              INSERT INTO {WORDS_TABLE}(rowid, text, heading, title) SELECT id, {title_row} FROM chunks WHERE note = new.id;
+            END"""
+    )
+    db.execute(WORDS_FILL)
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """The functions the analysed index's triggers call (``m011_words_in_every_language``)."""
+    from ..memory.analysis import analyse, analysed, main_language
+
+    conn.create_function("smartvec_words", 2, lambda text, languages: analyse(text, main_language(languages)), deterministic=True)
+    conn.create_function("smartvec_analysed", 1, lambda languages: int(analysed(main_language(languages))), deterministic=True)
+
+
 KEEP_DELETED_NOTES_PASSAGES = """
     UPDATE chunks SET
       state = 'ARCHIVED', current = 0,
@@ -408,6 +460,7 @@ def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: b
             conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000, check_same_thread=False)
         else:
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
+        register_functions(conn)
         db = sqlite_utils.Database(conn, execute_plugins=False)
         _count_connection(path, db)
         db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")

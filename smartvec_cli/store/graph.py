@@ -7,7 +7,6 @@ from typing import Sequence
 
 import numpy as np
 
-from .db import FTS_TABLE
 from .inlist import in_lists
 
 
@@ -93,12 +92,13 @@ class GraphQueries:
         """Current live passages of other notes whose own words (the passage text: not the title or heading
         it is embedded with) best match an FTS5 expression, best first: the lexical side of the pairs that
         consolidation compares."""
+        table, expression = self.full_text(f"text : ({expression})")
         rows = self.db.execute(
-            f"""SELECT f.rowid FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid
-                WHERE {FTS_TABLE} MATCH ? AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
+            f"""SELECT f.rowid FROM {table} f JOIN chunks c ON c.id = f.rowid
+                WHERE {table} MATCH ? AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
                   AND c.note != (SELECT note FROM chunks WHERE id = ?)
-                ORDER BY bm25({FTS_TABLE}, 1.0, 0.0, 0.0) LIMIT ?""",
-            [f"text : ({expression})", chunk, limit],
+                ORDER BY bm25({table}, 1.0, 0.0, 0.0) LIMIT ?""",
+            [expression, chunk, limit],
         ).fetchall()
         return [row[0] for row in rows]
 

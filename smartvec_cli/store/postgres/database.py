@@ -282,6 +282,97 @@ def p005_note_names(db: PgDatabase) -> None:
         db.conn.execute("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'ann_generation'")
 
 
+WORDS_CONFIG = "smartvec_words_config((SELECT value FROM meta WHERE key = 'languages'))"
+"""The text search configuration of the vault's main language (``p006_words_in_every_language``)."""
+
+
+@migration
+def p006_words_in_every_language(db: PgDatabase) -> None:
+    """SQLite's ``m011_words_in_every_language``: for a vault whose main language is not English, each passage's
+    words stemmed by PostgreSQL's Snowball dictionary of that language (stopwords kept, as in ``smartvec``) and
+    its CJK runs as overlapping character pairs, in ``words_body`` and ``words_document`` beside the English
+    columns, which an English vault keeps using alone. A trigger fills them from the recorded languages."""
+    from ...memory.analysis import CJK, ENGLISH, SNOWBALL
+
+    have = {row[0] for row in db.conn.execute("SELECT dictname FROM pg_ts_dict")}
+    for code, name in sorted(SNOWBALL.items()):
+        if code == ENGLISH or f"{name}_stem" not in have:
+            continue
+        db.conn.execute(f"CREATE TEXT SEARCH DICTIONARY {TS_CONFIG}_stem_{code} (TEMPLATE = snowball, Language = {name})")
+        db.conn.execute(f"CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG}_{code} (COPY = simple)")
+        db.conn.execute(
+            f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG}_{code} ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, "
+            f"hword, hword_part WITH {TS_CONFIG}_stem_{code}"
+        )
+    db.conn.execute(
+        f"""CREATE FUNCTION smartvec_words_config(languages text) RETURNS regconfig LANGUAGE sql STABLE AS $$
+              SELECT coalesce((SELECT oid::regconfig FROM pg_ts_config
+                               WHERE cfgname = '{TS_CONFIG}_' || split_part(coalesce(languages, ''), ' ', 1)), 'simple'::regconfig) $$"""
+    )
+    db.conn.execute(
+        f"""CREATE FUNCTION smartvec_analysed(languages text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+              SELECT coalesce(split_part(btrim(languages), ' ', 1), '') NOT IN ('', '{ENGLISH}') $$"""
+    )
+    db.conn.execute(
+        """CREATE FUNCTION smartvec_pairs(run text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+             SELECT CASE WHEN char_length(run) < 2 THEN run
+                    ELSE (SELECT string_agg(substr(run, i, 2), ' ' ORDER BY i) FROM generate_series(1, char_length(run) - 1) i) END $$"""
+    )
+    db.conn.execute(
+        f"""CREATE FUNCTION smartvec_cjk_pairs(source text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+            DECLARE
+              result text := '';
+              run text := '';
+              ch text;
+            BEGIN
+              IF source IS NULL OR source !~ '[{CJK}]' THEN
+                RETURN source;
+              END IF;
+              FOREACH ch IN ARRAY regexp_split_to_array(source, '') LOOP
+                IF ch ~ '[{CJK}]' THEN
+                  run := run || ch;
+                ELSE
+                  IF run <> '' THEN
+                    result := result || ' ' || smartvec_pairs(run) || ' ';
+                    run := '';
+                  END IF;
+                  result := result || ch;
+                END IF;
+              END LOOP;
+              IF run <> '' THEN
+                result := result || ' ' || smartvec_pairs(run) || ' ';
+              END IF;
+              RETURN result;
+            END $$"""
+    )
+    db.conn.execute(f"ALTER TABLE {FTS_TABLE} ADD COLUMN words_body tsvector, ADD COLUMN words_document tsvector")
+    db.conn.execute(f"CREATE INDEX idx_{FTS_TABLE}_words_body ON {FTS_TABLE} USING gin (words_body)")
+    db.conn.execute(f"CREATE INDEX idx_{FTS_TABLE}_words_document ON {FTS_TABLE} USING gin (words_document)")
+    db.conn.execute(
+        f"""CREATE FUNCTION smartvec_fts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+              languages text := (SELECT value FROM meta WHERE key = 'languages');
+              config regconfig;
+            BEGIN
+              IF NOT smartvec_analysed(languages) THEN
+                NEW.words_body := NULL;
+                NEW.words_document := NULL;
+                RETURN NEW;
+              END IF;
+              config := smartvec_words_config(languages);
+              NEW.words_body := to_tsvector(config, smartvec_cjk_pairs(coalesce(NEW.text, '')));
+              NEW.words_document := setweight(NEW.words_body, 'A') ||
+                setweight(to_tsvector(config, smartvec_cjk_pairs(coalesce(NEW.heading, '') || ' ' || coalesce(NEW.title, ''))), 'B');
+              RETURN NEW;
+            END $$"""
+    )
+    db.conn.execute(
+        f"CREATE TRIGGER passages_fts_words BEFORE INSERT OR UPDATE OF text, heading, title ON {FTS_TABLE} "
+        "FOR EACH ROW EXECUTE FUNCTION smartvec_fts_words()"
+    )
+    db.conn.execute(f"UPDATE {FTS_TABLE} SET text = text")
+
+
 def migrate(db: PgDatabase) -> None:
     """Apply every migration not yet recorded, each in its own transaction, one machine at a time."""
     db.conn.execute(f"CREATE TABLE IF NOT EXISTS _migrations (name {TEXT} PRIMARY KEY, applied_at {TEXT})")

@@ -23,7 +23,8 @@ from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..inlist import first_of_each
 from ..store import Store
 from . import database as schema
-from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, PgDatabase, connect, safe_url
+from ...memory.analysis import analysed, split_cjk
+from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, WORDS_CONFIG, PgDatabase, connect, safe_url
 from .lock import WRITE_TRANSACTION
 
 INFERRED_EDGE = "COALESCE(detail::jsonb ->> 'inferred', 'false') = 'true'"
@@ -62,10 +63,13 @@ LINEAGE_CANDIDATES_SQL = """
     FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
 """
 
-def any_terms(expression: str) -> str | None:
+def any_terms(expression: str, paired: bool = False) -> str | None:
     """A tsquery (any of the words) for an FTS5 expression of quoted words joined by OR, which is all
-    the core writes (``memory.lexical.any_of``): each word as the text search configuration reads it."""
+    the core writes (``memory.lexical.any_of``): each word as the text search configuration reads it;
+    ``paired``, CJK runs as the character pairs the analysed columns hold."""
     words = [word for quoted in expression.split('"')[1::2] for word in quoted.split() if word]
+    if paired:
+        words = [part for word in words for part in split_cjk(word)]
     words = ["".join(ch for ch in word if ch.isalnum()) for word in words]
     words = [word for word in words if word]
     return " | ".join(f"'{word}'" for word in dict.fromkeys(words)) or None
@@ -366,86 +370,109 @@ class PgStore(Store):
 
     # -- full-text search ---------------------------------------------------------------------
 
+    def _text_search(self) -> tuple[str, str, str, bool]:
+        """(configuration, passage-words column, whole-document column, CJK paired) of the vault's language:
+        the English columns, or the analysed ones of ``p006_words_in_every_language``."""
+        if analysed(self.lexical_language()):
+            return WORDS_CONFIG, "words_body", "words_document", True
+        return f"'{TS_CONFIG}'::regconfig", "body", "document", False
+
+    def record_languages(self, languages: list[str]) -> None:
+        before = self.lexical_language()
+        self.set_meta("languages", " ".join(languages))
+        if self.lexical_language() != before:
+            self.db.conn.execute(f"UPDATE {FTS_TABLE} SET text = text")  # the trigger analyses every row anew
+
     def lexical_matches(self, expression: str, limit: int) -> list[tuple[int, float]]:
         """(passage id, ts_rank score; higher is better) of the passages matching any of the expression's
         words, best first: the passage's own words weigh more than its heading and note title, as in FTS5."""
-        terms = any_terms(expression)
+        config, _, document, paired = self._text_search()
+        terms = any_terms(expression, paired)
         if terms is None:
             return []
         rows = self.db.conn.execute(
-            f"""SELECT f.id, ts_rank('{{0, 0, 0.75, 1.0}}', f.document, q) AS score
-                FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
-                WHERE f.document @@ q AND c.state != 'DELETED' ORDER BY score DESC, f.id LIMIT %s""",
+            f"""SELECT f.id, ts_rank('{{0, 0, 0.75, 1.0}}', f.{document}, q) AS score
+                FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery({config}, %s) q
+                WHERE f.{document} @@ q AND c.state != 'DELETED' ORDER BY score DESC, f.id LIMIT %s""",
             [terms, limit],
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
     def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
         """FTS5's phrase queries (``text : "w1 w2 ..."``, ``memory.lexical.phrase_expression``) as phrase tsqueries on the passage's own words."""
+        config, body, _, paired = self._text_search()
         found = []
         for expression in expressions:
             words = " ".join(expression.split('"')[1::2])
+            if paired:
+                words = " ".join(part for word in words.split() for part in split_cjk(word))
             found.append({row[0] for row in self.db.conn.execute(
-                f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery('{TS_CONFIG}', %s) q
-                    WHERE f.body @@ q AND c.state != 'DELETED' ORDER BY ts_rank(f.body, q) DESC, f.id LIMIT %s""",
+                f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery({config}, %s) q
+                    WHERE f.{body} @@ q AND c.state != 'DELETED' ORDER BY ts_rank(f.{body}, q) DESC, f.id LIMIT %s""",
                 [words, limit],
             )} if words else set())
         return found
 
     def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
-        terms = any_terms(expression)
+        config, _, _, paired = self._text_search()
+        terms = any_terms(expression, paired)
         if terms is None:
             return []
+        title = f"to_tsvector({config}, {'smartvec_cjk_pairs' if paired else ''}(coalesce(f.title, '')))"
         rows = self.db.conn.execute(
-            f"""SELECT f.id, c.note FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
-                WHERE to_tsvector('{TS_CONFIG}', coalesce(f.title, '')) @@ q AND c.state != 'DELETED' AND c.current = 1
-                ORDER BY ts_rank(to_tsvector('{TS_CONFIG}', coalesce(f.title, '')), q) DESC, f.id LIMIT %s""",
+            f"""SELECT f.id, c.note FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery({config}, %s) q
+                WHERE {title} @@ q AND c.state != 'DELETED' AND c.current = 1
+                ORDER BY ts_rank({title}, q) DESC, f.id LIMIT %s""",
             [terms, limit],
         ).fetchall()
         return first_of_each(rows, per_note)
 
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
+        config, body, _, paired = self._text_search()
         frequency: dict[str, int] = {}
         for term in terms:
-            query = any_terms(f'"{term}"')
+            query = any_terms(f'"{term}"', paired)
             frequency[term] = 0 if query is None else self.db.conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE body @@ to_tsquery('{TS_CONFIG}', %s) LIMIT %s) s",
+                f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
                 [query, cap + 1],
             ).fetchone()[0]
         return frequency
 
     def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
+        config, body, _, paired = self._text_search()
         ids = [int(i) for i in ids]
         holders: dict[str, set[int]] = {}
         for term in terms:
-            query = any_terms(f'"{term}"')
+            query = any_terms(f'"{term}"', paired)
             holders[term] = set() if query is None or not ids else {
                 row[0]
                 for row in self.db.conn.execute(
-                    f"SELECT id FROM {FTS_TABLE} WHERE body @@ to_tsquery('{TS_CONFIG}', %s) AND id = ANY(%s)", [query, ids]
+                    f"SELECT id FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) AND id = ANY(%s)", [query, ids]
                 )
             }
         return holders
 
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
+        config, _, document, paired = self._text_search()
         unknown = set()
         for term in terms:
-            query = any_terms(f'"{term}"')
+            query = any_terms(f'"{term}"', paired)
             if query is None or not self.db.conn.execute(
-                f"SELECT 1 FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TS_CONFIG}', %s) LIMIT 1", [query]
+                f"SELECT 1 FROM {FTS_TABLE} WHERE {document} @@ to_tsquery({config}, %s) LIMIT 1", [query]
             ).fetchone():
                 unknown.add(term)
         return frozenset(unknown)
 
     def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
-        terms = any_terms(expression)
+        config, body, _, paired = self._text_search()
+        terms = any_terms(expression, paired)
         if terms is None:
             return []
         rows = self.db.conn.execute(
-            f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery('{TS_CONFIG}', %s) q
-                WHERE f.body @@ q AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
+            f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, to_tsquery({config}, %s) q
+                WHERE f.{body} @@ q AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
                   AND c.note != (SELECT note FROM chunks WHERE id = %s)
-                ORDER BY ts_rank(f.body, q) DESC, f.id LIMIT %s""",
+                ORDER BY ts_rank(f.{body}, q) DESC, f.id LIMIT %s""",
             [terms, chunk, limit],
         ).fetchall()
         return [row[0] for row in rows]
