@@ -77,3 +77,10 @@ def test_control_characters_in_a_note_name_are_escaped_wherever_it_is_printed(va
         assert escaped in text and "\x1b" not in text and "odd\n" not in text
     rows = [line for line in shown.splitlines() if "\t" in line]
     assert len(rows) == 2 and rows[1].startswith(escaped.replace(".md", ""))  # the header and one passage, one line each
+
+
+def test_a_query_hit_from_a_note_with_a_control_character_in_its_name_is_one_line(vault, cli, fake_embedder):
+    write(vault, f"{NAME}.md", "# Odd\n\nThe kiwi harvest starts in May.\n")
+    cli("index")
+    text = cli("query", "kiwi harvest").stdout
+    assert "odd\\nname\\x1b[31m.md" in text and "\x1b" not in text
