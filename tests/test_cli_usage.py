@@ -157,7 +157,7 @@ def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(
         assert result.stderr == ""
     else:
         assert progress and progress[-1].startswith("embedding: 40/40 passages (100%)")
-        assert "40 notes: 40 new" in result.stderr
+        assert result.stdout.startswith("40 notes: 40 new") and "40 notes" not in result.stderr
 
 
 def test_show_prints_no_empty_version_each_link_once_and_named_validity_columns(vault, cli, fake_embedder):

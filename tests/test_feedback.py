@@ -52,7 +52,7 @@ def test_the_feedback_line_names_the_number_trust(vault, cli, fake_embedder):
     cli.json("index", "--json")
     cli.json("query", "deploy window", "--json")
     said = cli("feedback", "--rank", "1", "--down")
-    assert said.exit_code == 0 and "trust 0." in said.stderr and "confidence" not in said.stderr
+    assert said.exit_code == 0 and "trust 0." in said.stdout and "confidence" not in said.stdout
 
 
 @pytest.mark.slow

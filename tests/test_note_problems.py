@@ -127,8 +127,8 @@ def test_index_on_a_terminal_says_to_consolidate_next(vault, cli, fake_embedder,
     assert "next: run" not in cli("index").stderr  # not a terminal: a log needs no advice
     monkeypatch.setattr("smartvec_cli.cli.index.stderr_is_terminal", lambda: True)
     write(vault, "third.md", "# Third\n\nA third note.\n")
-    lines = cli("index").stderr.splitlines()
-    assert lines[1].startswith("next: run 'smartvec consolidate' (3 notes not consolidated yet")
+    said = cli("index")
+    assert said.stdout.startswith("3 notes: 1 new") and said.stderr.startswith("next: run 'smartvec consolidate' (3 notes not consolidated yet")
     assert "next       run 'smartvec consolidate'" in cli("status").stdout
     cli.json("consolidate", "--json")
     assert "next " not in cli("status").stdout

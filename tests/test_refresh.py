@@ -31,7 +31,7 @@ def test_refresh_is_silent_when_nothing_changed(vault, tmp_path, cli, fake_embed
     write(vault, "a.md", "# A\n\nFirst note about the roadmap.\n")
     first = cli("refresh", "--nightly")
     assert first.exit_code == 0
-    assert first.stdout == "" and first.stderr.startswith("refresh --nightly: 1 notes, 1 updated, 0 skipped, 0 errors in ")
+    assert first.stderr == "" and first.stdout.startswith("refresh --nightly: 1 notes, 1 updated, 0 skipped, 0 errors in ")
     again = cli("refresh", "--nightly")
     assert (again.exit_code, again.stdout, again.stderr) == (0, "", "")
     touched = vault / "a.md"

@@ -6,7 +6,7 @@ import typer
 
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, print_json
+from .output import JsonOutput, print_json, result
 
 
 @app.command("consolidate")
@@ -22,7 +22,7 @@ def consolidate_command(
         print_json(data)
         return
     moves = ", ".join(f"{k} {v}" for k, v in data["transitions"].items()) or "no state changes"
-    message(
+    result(
         f"{data['notes_processed']} notes consolidated: {moves}; {data['edges_added']} edges added, "
         f"{data['contradictions_found']} contradictions, {data['passages_rippled']} passages rippled, "
         f"{data['notes_needing_review']} notes need review; {data['seconds']:.2f}s"

@@ -8,9 +8,9 @@ import typer
 
 from .app import app, workspace
 from .lock import wait_option, waiting_note
-from .output import JsonOutput, message, print_json, stdout_console
+from .output import JsonOutput, message, print_json, printable, stdout_console
 
-MARKS = {(True, False): "ok", (False, False): "FAIL", (False, True): "fixed"}
+MARKS = {"fail": "FAIL", "fixed": "fixed", "warn": "warn", "note": "note", "ok": "ok"}
 
 
 @app.command("doctor")
@@ -34,16 +34,24 @@ def doctor_command(
     if as_json:
         print_json(report.to_dict())
     else:
-        console = stdout_console()
-        width = max(len(c.name) for c in report.checks)
-        for check in report.checks:
-            mark = "warn" if check.warning else MARKS[(check.ok, check.repaired)]
-            console.print(f"{mark:<6} {check.name:<{width}}  {check.detail}", markup=False)
-        for problem in report.note_problems:
-            console.print(f"{'':<6} {'':<{width}}  {problem['path']}: {problem['error']}", markup=False)
+        print_report(report)
     if report.ok:
         return
     advice = " (run 'smartvec doctor --repair')" if report.repairable and not repair else ""
     problems = sum(1 for c in report.checks if not c.ok and not c.repaired)
     message(f"error: {problems} problem{'s' if problems != 1 else ''} found{advice}")
     raise typer.Exit(1)
+
+
+def print_report(report) -> None:
+    """The findings by kind (``core.doctor.KINDS``), worst group and worst finding first; the notes to fix in the
+    vault under the ``notes`` line that counts them."""
+    console = stdout_console()
+    width = max(len(c.name) for c in report.checks)
+    for i, (kind, checks) in enumerate(report.grouped()):
+        console.print(("\n" if i else "") + kind, markup=False)
+        for check in checks:
+            console.print(f"  {MARKS[check.severity]:<6} {check.name:<{width}}  {printable(check.detail)}", markup=False)
+            if check.name == "notes":
+                for problem in report.note_problems:
+                    console.print(f"  {'':<6} {'':<{width}}  {printable(problem['path'])}: {problem['error']}", markup=False)

@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, print_json
+from .output import JsonOutput, print_json, result
 
 
 @app.command("feedback")
@@ -35,4 +35,4 @@ def feedback_command(
     line = f"{data['chunk_id']} v{data['version']}: trust {data['trust_before']:.2f} -> {data['trust_after']:.2f}"
     if data["correction_chunk_id"]:
         line += f"; correction stored as {data['correction_chunk_id']}"
-    message(line)
+    result(line)

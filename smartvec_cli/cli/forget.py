@@ -10,7 +10,7 @@ import typer
 from ..errors import UsageError
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, message, plain, print_json
+from .output import JsonOutput, message, plain, print_json, result
 
 
 @app.command("forget")
@@ -37,7 +37,7 @@ def forget_command(
     if as_json:
         print_json(data)
         return
-    message(f"forgot {len(data['forgotten'])} deleted notes ({data['passages']} passage versions)")
+    result(f"forgot {len(data['forgotten'])} deleted notes ({data['passage_versions']} passage versions)")
 
 
 def _confirm(found: list[dict]) -> None:

@@ -9,7 +9,7 @@ import typer
 from ..errors import EXIT_PARTIAL
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, QuietOutput, message, print_json, progress_bar, stderr_is_terminal
+from .output import JsonOutput, QuietOutput, message, print_json, printable, progress_bar, result, stderr_is_terminal
 
 
 @app.command("index")
@@ -30,25 +30,32 @@ def index_command(
     if as_json:
         print_json(data)
     elif not quiet and from_git:
-        message(
+        result(
             f"{data['commits_replayed']} commits replayed ({data['commits_without_notes']} changed no note)"
             + (f", {data['first_date'][:10]} to {data['last_date'][:10]}" if data["first_date"] else "")
             + f": {data['notes_new']} notes new, {data['notes_changed']} changed, {data['notes_deleted']} deleted, "
-            f"{data['notes_renamed']} renamed; {data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
+            f"{data['notes_renamed']} renamed; {passage_counts(data)}; {data['seconds']:.2f}s"
         )
     elif not quiet:
-        message(
+        result(
             f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
             f"{data['notes_unchanged']} unchanged, {data['notes_deleted']} deleted, {data['notes_renamed']} renamed; "
-            f"{data['chunks_embedded']} passages embedded, {data['chunks_reused']} reused; {data['seconds']:.2f}s"
+            f"{passage_counts(data)}; {data['seconds']:.2f}s"
         )
         if data["notes_to_consolidate"] and stderr_is_terminal():
             message(next_step(data["notes_to_consolidate"]))
     for problem in data["errors"]:
         where = f" (commit {problem['commit']})" if "commit" in problem else ""
-        message(f"warning: {problem['path']}{where}: {problem['error']}")
+        message(f"warning: {printable(problem['path'])}{where}: {problem['error']}")
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def passage_counts(data: dict) -> str:
+    """``219 passages embedded, 12 passages reused, 240 passages stored``: what the run embedded, what it found
+    already embedded (same text, vector kept), and every passage version the index holds, as ``status`` counts them."""
+    return (f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
+            f"{data['passages_stored']} passages stored")
 
 
 def next_step(notes: int) -> str:

@@ -12,7 +12,19 @@ from typing import Annotated, Callable, Iterator
 import typer
 
 from ..core.progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
-from .printing import message, plain, print_json, show_notices, stdout_console  # noqa: F401
+from .printing import (  # noqa: F401
+    message,
+    one_line,
+    plain,
+    print_json,
+    print_rows,
+    printable,
+    result,
+    show_notices,
+    stdout_console,
+    stdout_is_terminal,
+    window_day,
+)
 
 JsonOutput = Annotated[
     bool, typer.Option("--json", help="Print the result as JSON on stdout, the same data the Python API returns.")

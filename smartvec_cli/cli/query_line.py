@@ -285,7 +285,7 @@ def as_of_origin(answer: dict) -> str:
 def show_answer(answer: dict, explain: bool) -> None:
     from rich.markup import escape
 
-    from .printing import stdout_console
+    from .printing import printable, stdout_console
 
     console = stdout_console()
     hits = answer["hits"]
@@ -300,7 +300,7 @@ def show_answer(answer: dict, explain: bool) -> None:
         place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
         state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
         console.print(
-            f"[bold]{hit['rank']}.[/bold] [cyan]{escape(place)}[/cyan]  score {hit['score']:.3f}  "
+            f"[bold]{hit['rank']}.[/bold] [cyan]{escape(printable(place))}[/cyan]  score {hit['score']:.3f}  "
             f"confidence {hit['confidence']:.0%}{escape(state)}",
             markup=True,
         )

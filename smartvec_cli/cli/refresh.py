@@ -7,7 +7,7 @@ import typer
 from ..errors import EXIT_PARTIAL, UsageError
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, QuietOutput, message, print_json, progress_bar
+from .output import JsonOutput, QuietOutput, message, print_json, printable, progress_bar, result
 
 
 @app.command("refresh")
@@ -41,12 +41,12 @@ def refresh_command(
             f"{s['name']} {s['seconds']:.2f}s" + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
             for s in data["stages"]
         )
-        message(
+        result(
             f"{command}: {data['processed']} notes, {data['updated']} updated, {data['skipped']} skipped, "
             f"{len(data['errors'])} errors in {data['seconds']:.2f}s: {stages}"
         )
     for problem in data["errors"]:
-        message(f"warning: {problem['path']}: {problem['error']}")
+        message(f"warning: {printable(problem['path'])}: {problem['error']}")
     if failure is not None:
         raise failure
     if data["errors"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app, open_vault
-from .output import JsonOutput, plain, print_json, stdout_console
+from .output import JsonOutput, one_line, print_json, print_rows, printable, stdout_console, window_day
 
 
 @app.command("show")
@@ -20,29 +20,29 @@ def show_command(
     if as_json:
         print_json(data)
         return
-    from rich.table import Table
-
     console = stdout_console()
     for key in ("note_id", "path", "title", "embedding_hash", "last_updated", "version", "encoding"):
         if data[key] is not None:
-            console.print(f"{key:<15}{data[key]}", markup=False)
+            console.print(f"{key:<15}{printable(data[key])}", markup=False)
     for former in data["former_names"]:
-        console.print(f"{'was':<15}{former['path']} until {(former['until'] or '')[:10]}", markup=False)
+        console.print(f"{'was':<15}{printable(former['path'])} until {(former['until'] or '')[:10]}", markup=False)
     if data["deleted_at"]:
         console.print(f"{'deleted':<15}{data['deleted_at'][:10]}", markup=False)
-    console.print(f"{'kind':<15}{kind_line(data['kind'])}", markup=False)
+    console.print(f"{'kind':<15}{printable(kind_line(data['kind']))}", markup=False)
     if data["tags"]:
-        console.print(f"{'tags':<15}{', '.join(data['tags'])}", markup=False)
+        console.print(f"{'tags':<15}{printable(', '.join(data['tags']))}", markup=False)
     for (kind, target, resolved), count in link_lines(data["links"]).items():
         times = f" (x{count})" if count > 1 else ""
-        console.print(f"{kind:<15}{target} -> {resolved or '(unresolved)'}{times}", markup=False)
-    table = Table("chunk", "v", "state", "valid from", "valid until", "text")
-    for chunk in data["chunks"]:
-        table.add_row(
-            plain(chunk["chunk_id"]), str(chunk["version"]), chunk["state"], _day(chunk["valid_from"], "always"),
-            _day(chunk["valid_until"], "open"), plain(" ".join(chunk["text"].split())[:80]),
-        )
-    console.print(table)
+        console.print(f"{kind:<15}{printable(target)} -> {printable(resolved or '(unresolved)')}{times}", markup=False)
+    print_rows(console, PASSAGE_COLUMNS, [
+        (p["chunk_id"], p["version"], p["state"], window_day(p["valid_from"], "always"), window_day(p["valid_until"], "open"),
+         one_line(p["text"], 80))
+        for p in data["passages"]
+    ])
+
+
+PASSAGE_COLUMNS = ("passage", "v", "state", "valid from", "valid until", "text")
+"""``show``'s table; ``history``'s has the same columns, with ``replaced by`` before the text."""
 
 
 def kind_line(kind: dict) -> str:
@@ -62,7 +62,3 @@ def link_lines(links: list[dict]) -> dict[tuple, int]:
         counted[key] = counted.get(key, 0) + 1
     return counted
 
-
-def _day(value: str | None, missing: str) -> str:
-    """A window's end as a day (``always``: no start; ``open``: no end)."""
-    return value[:10] if value else missing

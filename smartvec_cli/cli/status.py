@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app, open_vault
-from .output import JsonOutput, print_json, stdout_console
+from .output import JsonOutput, print_json, printable, stdout_console
 
 
 @app.command("status")
@@ -17,8 +17,8 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         print_json(data)
         return
     console = stdout_console()
-    console.print(f"vault      {data['vault']}", markup=False)
-    console.print(f"index      {data['index_dir']}", markup=False)
+    console.print(f"vault      {printable(data['vault'])}", markup=False)
+    console.print(f"index      {printable(data['index_dir'])}", markup=False)
     console.print(f"model      {data['model'] or '(none yet)'}", markup=False)
     embedder = data["embedder"]
     chosen = "set in config.toml" if embedder["chosen_by"] == "config.toml" else "chosen by the notes' languages"
@@ -30,9 +30,9 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     console.print(f"kinds      {kinds['declared']} declared, {kinds['inferred']} inferred, {kinds['unknown']} unknown", markup=False)
     if data["trust_warning"]:
         console.print(f"warning    {data['trust_warning']}", markup=False)
-    states = ", ".join(f"{k.lower()} {v}" for k, v in data["chunks"].items() if v)
+    states = ", ".join(f"{k.lower()} {v}" for k, v in data["passages"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
-    if data["chunks"]["UNCONSOLIDATED"]:
+    if data["passages"]["UNCONSOLIDATED"]:
         console.print("next       run 'smartvec consolidate': unconsolidated passages have no relations, contradictions "
                       "or supersession yet", markup=False)
     ann = data["ann"]
@@ -41,7 +41,7 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         count = data["notes_with_problems"]
         console.print(f"problems   {count} note{'s' if count != 1 else ''} skipped or read without metadata ('smartvec doctor' lists them)", markup=False)
     for review in data["needs_review"]:
-        console.print(f"review     {review['path']}: {review['reason']}", markup=False)
+        console.print(f"review     {printable(review['path'])}: {printable(review['reason'])}", markup=False)
     if data["last_run"]:
         run = data["last_run"]
         why = f": {run['why']}" if run["why"] else ""

@@ -128,7 +128,7 @@ class Vault:
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
             data = summary.to_dict()
-            data["notes_to_consolidate"] = len(store.pending_notes())
+            data.update(after_indexing(store))
         self._keep_notices(store)
         return data
 
@@ -139,7 +139,7 @@ class Vault:
         with self._writing("smartvec index --from-git", create=True) as store:
             with recorded_if_unfinished(store, ws.clock, "index --from-git", summary.to_dict):
                 data = import_git_history(ws, store, self._models.writer, progress, summary).to_dict()
-            data["notes_to_consolidate"] = len(store.pending_notes())
+            data.update(after_indexing(store))
         self._keep_notices(store)
         return data
 
@@ -302,6 +302,12 @@ class Vault:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def after_indexing(store: Store) -> dict:
+    """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
+    and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add up to."""
+    return {"notes_to_consolidate": len(store.pending_notes()), "passages_stored": sum(store.passage_counts_by_state().values())}
 
 
 def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str | None = None, include_archived: bool = False,

@@ -35,6 +35,24 @@ EXAMPLES = 3
 SAMPLE = 32  # stored vectors the model embeds again to see that it still gives them
 
 
+KINDS = {
+    "index": ("database", "schema", "vectors", "orphans", "lexical", "ann", "ann_file", "ann_index", "ann_sync", "vector_index"),
+    "model": ("model", "model_files"),
+    "vault": ("notes",),
+    "index folder": ("leftovers", "access", "locks"),
+}
+"""What each check looks at, the groups ``doctor`` prints its findings in."""
+
+SEVERITIES = ("fail", "fixed", "warn", "note", "ok")
+"""Worst first. ``fail``: a problem (exit 1 while one remains); ``fixed``: one ``--repair`` put right; ``warn``: the
+index is sound but the user should act (notes to fix in the vault, a read-only folder); ``note``: worth knowing,
+nothing to do (a lock a killed process left, which the next writer takes over)."""
+
+
+def kind_of(name: str) -> str:
+    return next((kind for kind, names in KINDS.items() if name in names), "index")
+
+
 @dataclass
 class Check:
     name: str
@@ -42,13 +60,25 @@ class Check:
     detail: str
     repaired: bool = False
     repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
-    warning: bool = False  # the index is sound, but the user should hear of it (not part of the JSON report)
+    level: str = ""  # "warn" or "note" for a check that passed but has something to say (``SEVERITIES``)
+
+    @property
+    def severity(self) -> str:
+        if self.repaired:
+            return "fixed"
+        if not self.ok:
+            return "fail"
+        return self.level or "ok"
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.name)
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data.pop("repairable")
-        data.pop("warning")
-        return data
+        data.pop("level")
+        return {**data, "kind": self.kind, "severity": self.severity}
 
 
 @dataclass
@@ -67,6 +97,17 @@ class DoctorReport:
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks], "note_problems": self.note_problems}
+
+    def grouped(self) -> list[tuple[str, list[Check]]]:
+        """The checks by kind (``KINDS``), the group with the worst finding first, each group worst first."""
+        rank = {severity: i for i, severity in enumerate(SEVERITIES)}
+        groups: dict[str, list[Check]] = {}
+        for check in self.checks:
+            groups.setdefault(check.kind, []).append(check)
+        for checks in groups.values():
+            checks.sort(key=lambda c: rank[c.severity])  # stable: checks of one severity keep their order
+        order = list(KINDS)
+        return sorted(groups.items(), key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)))
 
 
 class Doctor:
@@ -102,7 +143,7 @@ class Doctor:
                 problems.append(f"{lock.purpose} left by {holder.describe()}, {_fate(holder)}")
         if problems:
             detail = "; ".join(problems) + " (harmless: the next writer takes it over)"
-            self._lock_checks.append(Check("locks", False, detail, repairable=True))
+            self._lock_checks.append(Check("locks", True, detail, repairable=True, level="note"))
         else:
             self._lock_checks.append(Check("locks", True, "; ".join(states) or "free"))
 
@@ -158,7 +199,7 @@ class Doctor:
 
     def _finish_locks(self) -> None:
         for check in self._lock_checks:
-            if self.repair and not check.ok:
+            if self.repair and check.repairable:
                 self._clear_stale_locks()
                 check.repaired = True
                 check.detail += "; cleared"
@@ -433,7 +474,7 @@ class Doctor:
         if read_only:
             check = self.add("access", True, "read-only: queries work, writers (index, consolidate, feedback, doctor --repair) "
                              "need write access to the index folder and its files")
-            check.warning = True
+            check.level = "warn"
             return
         self.add("access", True, "readable and writable, no wider than the vault" if mask else "readable and writable")
 
@@ -449,7 +490,7 @@ class Doctor:
             return
         check = self.add("notes", True, f"{count} note{'s' if count != 1 else ''} skipped or read without metadata; "
                          "fix them in the vault and run 'smartvec index'")
-        check.warning = True
+        check.level = "warn"
 
 
 _DAMAGED = (

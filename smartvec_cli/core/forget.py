@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.store import Store
+from .keys import FORGOTTEN_VERSIONS, renamed
 from .report import find_note
 
 
@@ -39,4 +40,4 @@ def forget(store: Store, notes: list[dict]) -> dict:
     if notes:
         store.load_ann()
         store.save_ann()
-    return {"forgotten": [note["path"] for note in notes], "passages": passages}
+    return renamed({"forgotten": [note["path"] for note in notes], "passage_versions": passages}, FORGOTTEN_VERSIONS)

@@ -25,6 +25,7 @@ from ..memory.temporal import GIT
 from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
 from ..vault.scan import is_ignored
+from .keys import PASSAGE_COUNTS, renamed
 from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
@@ -80,7 +81,7 @@ class ImportSummary:
         self.errors.extend({**error, "commit": commit.sha[:12]} for error in run.errors)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return renamed(asdict(self), PASSAGE_COUNTS)
 
 
 class Git:

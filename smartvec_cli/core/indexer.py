@@ -37,6 +37,7 @@ from ..vault.hashing import sha256_text
 from ..vault.links import LinkResolver, NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
+from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
@@ -71,7 +72,7 @@ class IndexSummary:
     seconds: float = 0.0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return renamed(asdict(self), PASSAGE_COUNTS)
 
     def error(self, path: str, message: str) -> None:
         self.errors.append({"path": path, "error": message})

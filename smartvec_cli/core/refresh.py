@@ -86,7 +86,7 @@ def _encode(ctx: RefreshContext, only: Callable[[str], bool] | None) -> StageRes
         changed=bool(updated_live or vanished or summary.chunks_embedded or summary.chunks_archived),
         errors=list(summary.errors),
         details=details,
-        note=f"{summary.chunks_embedded} passages embedded, {summary.chunks_reused} reused",
+        note=f"{summary.chunks_embedded} passages embedded, {summary.chunks_reused} passages reused",
     )
 
 

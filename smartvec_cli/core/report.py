@@ -6,6 +6,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from ..errors import SmartvecError, UsageError
+from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
 from ..vault.paths import OutsideFolder, vault_relative
 from ..store.store import Store
 
@@ -33,7 +34,7 @@ def status(store: Store, vault: str) -> dict:
     states = store.passage_counts_by_state()
     last_run = store.last_run()
     ann = store.load_ann()
-    return {
+    return renamed({
         "vault": vault,
         "index_dir": str(store.index_dir),
         "model": store.fingerprint,
@@ -42,13 +43,13 @@ def status(store: Store, vault: str) -> dict:
         "passages_of_deleted_notes": store.deleted_notes_passage_count(),
         "kinds": kinds,
         "trust_warning": trust_warning,
-        "chunks": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
+        "passages": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
         "vectors": store.vector_count(),
         "edges": store.edge_count(),
         "ann": {"live": len(ann.live), "tombstones": len(ann.tombstones), "in_sync": ann.generation == store.generation},
         "needs_review": [{"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()],
         "last_run": _last_run(last_run),
-    }
+    }, PASSAGE_LISTS)
 
 
 def _last_run(run: dict | None) -> dict | None:
@@ -127,7 +128,7 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         for c in store.note_passages(note["id"])
     ]
     links = [_link_entry(e) for e in store.links_of_note(note["id"])]
-    return {
+    return renamed({
         "note_id": note["note_id"],
         "path": note["path"],
         "deleted_at": note["deleted_at"],
@@ -144,8 +145,8 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         "tags": json.loads(note["tags"] or "[]"),
         "metadata": metadata,
         "links": links,
-        "chunks": chunks,
-    }
+        "passages": chunks,
+    }, PASSAGE_LISTS)
 
 
 def _link_entry(edge: dict) -> dict:
@@ -176,7 +177,7 @@ def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
     superseded_by = store.note_path(note["superseded_by"]) if note["superseded_by"] else None
     inferred = store.supersession_reason(note["superseded_by"], note["id"]) if note["superseded_by"] else None
     supersedes = [{"path": path, "until": until, "inferred": reason} for path, until, reason in store.notes_superseded_by(note["id"])]
-    events = [{"at": at, "kind": kind, **json.loads(data or "{}")} for at, kind, data in store.note_events(note["id"])]
+    events = [_event(at, kind, json.loads(data or "{}")) for at, kind, data in store.note_events(note["id"])]
     return {
         "note_id": note["note_id"],
         "path": note["path"],
@@ -195,6 +196,11 @@ def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
 
 
 GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
+
+
+def _event(at: str, kind: str, data: dict) -> dict:
+    event = {"at": at, "kind": kind, **data}
+    return renamed(event, FEEDBACK_EVENT) if kind == "feedback" else event
 
 
 def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | None = None, vault: str | Path | None = None) -> dict:
@@ -224,7 +230,8 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
         if src in keep and attachment:
             files[(src, attachment, kind)] = files.get((src, attachment, kind), 0) + 1
     return {
-        "nodes": [{"id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]} for n in sorted(keep)],
+        "nodes": [renamed({"note_id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]}, GRAPH_NODE)
+                  for n in sorted(keep)],
         "edges": [
             {"source": notes[a]["note_id"], "target": notes[b]["note_id"], "type": kind, "count": count}
             | ({"inferred": inferred[(a, b, kind)]} if (a, b, kind) in inferred else {})
@@ -239,11 +246,11 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
 
 
 def graph_as_mermaid(data: dict) -> str:
-    ids = {node["id"]: f"n{i}" for i, node in enumerate(data["nodes"])}
+    ids = {node["note_id"]: f"n{i}" for i, node in enumerate(data["nodes"])}
     lines = ["graph LR"]
     for node in data["nodes"]:
         title = node["title"].replace('"', "'")
-        lines.append(f'  {ids[node["id"]]}["{title}"]')
+        lines.append(f'  {ids[node["note_id"]]}["{title}"]')
     arrows = {"contradicts": "-.->", "supersedes": "==>"}
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
@@ -262,7 +269,7 @@ def graph_as_dot(data: dict) -> str:
 
     lines = ["digraph smartvec {", "  rankdir=LR;"]
     for node in data["nodes"]:
-        lines.append(f"  {quote(node['id'])} [label={quote(node['title'])}];")
+        lines.append(f"  {quote(node['note_id'])} [label={quote(node['title'])}];")
     styles = {"contradicts": ' style=dashed color=red', "supersedes": " style=bold"}
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]

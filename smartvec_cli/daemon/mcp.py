@@ -221,9 +221,28 @@ class Memory:
                 raise ToolError(str(exc)) from None
 
 
+@contextmanager
+def plain_sdk_logging() -> Iterator[None]:
+    """``MCPServer()`` with the SDK's log records going to stderr as plain lines, as ``logging.basicConfig`` writes them.
+
+    The SDK sets its logging up with a rich handler; importing rich for it cost 0.15 s of CPU before the answer
+    to ``initialize``, which an agent host waits for (and gives up on a slow server)."""
+    import logging
+
+    from mcp.server.mcpserver import server as sdk_server
+
+    given = sdk_server.configure_logging
+    sdk_server.configure_logging = lambda level="INFO": logging.basicConfig(level=level, format="%(message)s")
+    try:
+        yield
+    finally:
+        sdk_server.configure_logging = given
+
+
 def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
     """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model."""
-    server = MemoryServer(SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    with plain_sdk_logging():
+        server = MemoryServer(SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     server.log = log
     memory = Memory(vault)
 
@@ -338,12 +357,20 @@ def warm_up(embedder: SharedEmbedder, log: Log) -> None:
     log(f"model {embedder.name} ready in {time.monotonic() - started:.1f}s")
 
 
+def start_warm_up(shared: SharedEmbedder, log: Log) -> None:
+    """Start loading the model once the SDK and the core are imported: loaded beside those imports, it slowed the
+    answer to ``initialize`` down. Not a daemon thread: onnxruntime aborts a process that ends while it makes or
+    runs a session (``terminate called without an active exception``, exit 134, for a client that connects and
+    leaves at once), so the interpreter waits for the load to end before it exits."""
+    threading.Thread(target=warm_up, args=(shared, log), name="smartvec-mcp-warm-up").start()
+
+
 def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None) -> None:
     """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM."""
     shared = SharedEmbedder(embedder)
-    threading.Thread(target=warm_up, args=(shared, log), name="smartvec-mcp-warm-up", daemon=True).start()
     with Vault(workspace, embedder=shared, wait=wait) as vault:
         server = build_server(vault, log)
+        start_warm_up(shared, log)
         with query_socket(vault, shared, log) as listening:
             where = f"; answering queries on {socket_path(workspace.index_dir)}" if listening else ""
             try:

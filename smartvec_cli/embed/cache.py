@@ -28,7 +28,7 @@ from typing import Callable
 
 from . import weights_fingerprint
 from .integrity import check_export, warn_once
-from .onnx import export_onnx, read_manifest, save_optimised, weights_stamp, write_manifest
+from .onnx import export_onnx, import_onnxruntime, read_manifest, save_optimised, weights_stamp, write_manifest
 
 APP_NAME = "smartvec"
 Notice = Callable[[str], None]
@@ -112,10 +112,8 @@ def _drop_optimised(folder: Path, manifest: dict) -> None:
 
 def _optimise(folder: Path, notice: Notice) -> None:
     """Save the optimised graph where the export has none for this onnxruntime; a failure only costs speed."""
-    import onnxruntime
-
     manifest = read_manifest(folder) or {}
-    if manifest.get("optimised", {}).get("onnxruntime") == onnxruntime.__version__:
+    if manifest.get("optimised", {}).get("onnxruntime") == import_onnxruntime().__version__:
         return
     try:
         save_optimised(folder)

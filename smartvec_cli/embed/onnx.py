@@ -18,6 +18,10 @@ in a separate file that onnxruntime reads directly (``optimised`` in the manifes
 session from it skips the graph rewrites and the copy of 87 MB of weights out of the protobuf,
 about a third of what making one from the export costs. It is used only with the onnxruntime
 version that made it, and only after giving the same vectors as the export on the probe set.
+
+onnxruntime is always imported through :func:`import_onnxruntime`, with its telemetry off: otherwise
+it writes a device id and an event database into ``~/.cache/Microsoft/DeveloperTools/.onnxruntime``,
+outside smartvec's own cache folder.
 """
 
 from __future__ import annotations
@@ -168,8 +172,9 @@ class OnnxEmbedder:
             ) from None
 
     def _make_session(self) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        ort = import_onnxruntime()
 
         tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
         # tokenizer.json ships with truncation at 128 and fixed padding to 128; sentence-transformers
@@ -225,6 +230,19 @@ class OnnxEmbedder:
         summed = np.einsum("bsh,bs->bh", hidden, mask)
         counts = np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
         return summed / counts
+
+
+def import_onnxruntime():
+    """The ``onnxruntime`` module, its telemetry switched off before it is first imported.
+
+    onnxruntime reads ``ORT_DISABLE_TELEMETRY`` once, when it is imported; without it each process makes
+    ``Microsoft/DeveloperTools/.onnxruntime/deviceid`` and ``onnxruntime.db`` in the user's cache (smartvec
+    keeps nothing outside its own folder). ``disable_telemetry_events()`` after the import does not stop
+    those files. A program that imported onnxruntime itself before smartvec keeps its own setting."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    return onnxruntime
 
 
 def _default_threads() -> int:
@@ -311,7 +329,7 @@ def save_optimised(cache_dir: Path) -> bool:
     in a staging folder, then moved in; the manifest, written last, is what makes them used). Kept only
     when it embeds the probes as the export does (:data:`OPTIMISED_MAX_DIFFERENCE`). False when there is
     no verified export, or it does not agree; raises OSError when the folder cannot be written."""
-    import onnxruntime as ort
+    ort = import_onnxruntime()
 
     cache_dir = Path(cache_dir)
     manifest = read_manifest(cache_dir)
