@@ -242,7 +242,7 @@ def reembedding_cost(vault: Path, index_dir: Path, when: dt.date, seed: int, not
     write_files(vault, edited, when)
     with Driver(vault, index_dir) as driver:
         summary = driver.index(when)
-    embedded = summary["chunks_embedded"]
+    embedded = summary["passages_embedded"]
     return {
         "notes_edited": len(edited),
         "notes_changed": summary["notes_changed"],

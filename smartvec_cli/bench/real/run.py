@@ -155,12 +155,12 @@ def run(corpora, shared: Path, work: Path, out: Path, top_k: int, log, index_onl
         log(f"{corpus}: indexing {notes} notes with the real model (slow: tens of passages a second)")
         indexed = smartvec(vault, index_dir, "index")
         smartvec(vault, index_dir, "consolidate")
-        log(f"{corpus}: {indexed.get('chunks_embedded', 0)} passages embedded, {indexed.get('chunks_reused', 0)} reused")
+        log(f"{corpus}: {indexed.get('passages_embedded', 0)} passages embedded, {indexed.get('passages_reused', 0)} reused")
         if index_only:
             continue
         report = smartvec(vault, index_dir, "bench", "questions", str(HERE / corpus / "questions.jsonl"), "--top-k", str(top_k))
         result = {"corpus": corpus, "model": model or "auto", "source": spec["source"], "sample": spec["rule"], "notes": notes,
-                  "index": {k: indexed.get(k) for k in ("notes_scanned", "chunks_embedded", "chunks_reused", "seconds")},
+                  "index": {k: indexed.get(k) for k in ("notes_scanned", "passages_embedded", "passages_reused", "seconds")},
                   "seconds": round(time.monotonic() - started, 1), "by_kind": by_kind(report, read_kinds(corpus)), "report": report}
         (out / f"real-{corpus}{'-' + model if model else ''}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         results[corpus] = result
