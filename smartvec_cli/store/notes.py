@@ -52,6 +52,16 @@ class NoteQueries:
         """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
 
+    def note_filter_fields(self) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
+        """(id, path, tags JSON, front matter JSON, doc_date, mtime_ns) of every note, deleted ones included (their
+        passages answer questions about the past): what a query's note filter reads (``core.filters``)."""
+        return self.db.execute("SELECT id, path, tags, metadata, doc_date, mtime_ns FROM notes").fetchall()
+
+    def passage_rows_of_notes(self, note_pks: Sequence[int]) -> list[int]:
+        """The row ids of every stored passage version of these notes (deleted ones left out)."""
+        sql = "SELECT id FROM chunks WHERE state != 'DELETED' AND note IN ({marks})"
+        return [row[0] for part, marks in in_lists(list(note_pks)) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
+
     def deleted_note_at(self, path: str) -> dict | None:
         """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
         rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
