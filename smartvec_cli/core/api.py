@@ -306,6 +306,17 @@ class Vault:
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
 
+    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict:
+        """The notes most like ``note`` (a path, note id, title or former name), its versions left out: what
+        ``related --json`` prints (``core.related``)."""
+        from .related import related_report
+        from .report import find_note
+
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
+            raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
+        return self._report(lambda store: related_report(store, self.ws.config, find_note(store, note, self.ws.vault), self.ws.vault,
+                                                         top_k, method))
+
     def history(self, note: str) -> dict:
         from .report import history
 

@@ -62,6 +62,21 @@ class NoteQueries:
         sql = "SELECT id FROM chunks WHERE state != 'DELETED' AND note IN ({marks})"
         return [row[0] for part, marks in in_lists(list(note_pks)) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
 
+    def current_passage_notes(self) -> list[tuple[int, int]]:
+        """(passage row, note) of the current text of every live note, dormant passages included: what ``related``
+        compares a note with (archived versions are history, not what a note says now)."""
+        return self.db.execute(
+            """SELECT c.id, c.note FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE n.deleted_at IS NULL AND c.current = 1 AND c.state IN ('ACTIVE', 'UNCONSOLIDATED', 'DORMANT')
+               ORDER BY c.id"""
+        ).fetchall()
+
+    def supersession_pairs(self) -> list[tuple[int, int]]:
+        """(newer note, older note) of every resolved ``supersedes`` edge, written or inferred: a note's lineage."""
+        return self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND src_note IS NOT NULL AND dst_note IS NOT NULL"
+        ).fetchall()
+
     def deleted_note_at(self, path: str) -> dict | None:
         """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
         rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
