@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import write
+from conftest import both_stores, write
 from smartvec_cli.errors import UsageError
 
 QUESTION = "How many days per week can employees work remotely?"
@@ -226,3 +226,18 @@ def test_a_daemon_answers_a_filtered_query_as_the_vault_would(vault, cli, fake_e
     assert len(requests) == 2 and requests[0]["options"]["filters"]["tag"] == ["policy"]
     assert served == direct and {h["path"] for h in served} == {"archive/remote-2019.md"}
     assert nothing.exit_code == 0 and "hint: no indexed note matches --tag 'nope'" in nothing.stderr
+
+
+@both_stores
+def test_filters_and_related_read_the_same_from_either_store(vault, cli, fake_embedder):
+    for rel, text in NOTES.items():
+        write(vault, rel, text)
+    cli.json("index", "--json")
+    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--tag", "old")} == {"archive/remote-2019.md"}
+    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--where", "date=2024-05-01")} == {"policies/remote.md"}
+    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--mode", "lexical", "--until", "2019-12-31")} == {
+        "archive/remote-2019.md"}
+    write(vault, "faq.md", "# Remote work policy\n\nEmployees may work remotely up to three days per week, the FAQ says.\n")
+    cli.json("index", "--json")
+    related = cli.json("related", "policies/remote.md", "--json")["related"]
+    assert related[0]["path"] == "faq.md" and "policies/remote.md" not in {r["path"] for r in related}
