@@ -6,11 +6,8 @@ Each question is embedded once by the real model and reused, so the times are th
 filter's selection of notes included); 5 questions, 10 rounds, every case in turn.
 """
 import shutil, statistics, tempfile, time
-from dataclasses import replace
 from pathlib import Path
 import smartvec_cli
-from smartvec_cli.core.query import Question
-from smartvec_cli.core.api import search_options
 from smartvec_cli.embed.sentence_transformers import SentenceTransformerEmbedder
 
 class Cached:

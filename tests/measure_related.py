@@ -6,7 +6,7 @@
 Indexes a copy of sample_vault with the real model in a temporary folder and prints, for each method, the
 share of the first three related notes that are related by that rule and how often the first one is.
 """
-import json, os, shutil, sys, tempfile
+import json, shutil, sys, tempfile
 from pathlib import Path
 tmp = Path(tempfile.mkdtemp())
 shutil.copytree("sample_vault", tmp / "v", ignore=shutil.ignore_patterns(".smartvec"))

@@ -25,7 +25,7 @@ import sys
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from ..errors import UsageError
 

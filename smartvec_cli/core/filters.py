@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..clock import UTC, parse_when
@@ -63,13 +63,15 @@ class NoteFilter:
 
 
 def _texts(value, name: str) -> tuple[str, ...]:
+    """One text or several, as a tuple; anything else (a number, a mapping, a list holding one) a usage error."""
     if value is None:
         return ()
     if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        return (value,)
+    items = tuple(value) if isinstance(value, (list, tuple, set, frozenset)) else None
+    if items is None or not all(isinstance(v, str) for v in items):
         raise UsageError(f"{name} must be a text or a list of texts, not {json.dumps(value, default=str)[:60]}")
-    return tuple(value)
+    return items
 
 
 def note_filter(paths: Iterable[str] | str | None = None, tags: Iterable[str] | str | None = None,
@@ -78,17 +80,17 @@ def note_filter(paths: Iterable[str] | str | None = None, tags: Iterable[str] | 
                 now: dt.datetime | None = None) -> NoteFilter:
     """A checked filter: one clear usage error for each value a caller can get wrong (an empty glob or tag, a
     ``--where`` without ``=``, a date ``--as-of`` would not read, ``since`` after ``until``)."""
-    globs = tuple(p.strip() for p in _texts(list(paths) if paths is not None and not isinstance(paths, str) else paths, "path"))
+    globs = tuple(p.strip() for p in _texts(paths, "path"))
     if any(not p.strip("/") for p in globs):
         raise UsageError("--path needs a glob such as 'projects/**' or '*.md'")
-    names = tuple(t.strip().lstrip("#").strip("/") for t in _texts(list(tags) if tags is not None and not isinstance(tags, str) else tags, "tag"))
+    names = tuple(t.strip().lstrip("#").strip("/") for t in _texts(tags, "tag"))
     if any(not t for t in names):
         raise UsageError("--tag needs a tag such as 'project' or 'project/alpha'")
     if isinstance(where, dict):
         pairs = [(str(k), _as_text(v)) for k, v in where.items()]
     else:
         pairs = []
-        for item in _texts(list(where) if where is not None and not isinstance(where, str) else where, "where"):
+        for item in _texts(where, "where"):
             key, equals, value = item.partition("=")
             if not equals or not key.strip():
                 raise UsageError(f"--where takes key=value (a front-matter field and its value), not {item!r}")
@@ -172,32 +174,28 @@ def note_date(metadata: dict, doc_date: str | None, mtime_ns: int | None) -> dt.
     return None
 
 
-@dataclass
-class FilterMatch:
-    notes: set[int] = field(default_factory=set)  # the note rows that match
-    considered: int = 0  # how many notes were looked at
-
-
-def matching_notes(rows: Iterable[tuple], found: NoteFilter, now: dt.datetime, languages: Sequence[str]) -> FilterMatch:
-    """The notes of ``rows`` (id, path, tags JSON, metadata JSON, doc_date, mtime_ns) that ``found`` keeps."""
+def matching_notes(rows: Iterable[tuple], found: NoteFilter, now: dt.datetime, languages: Sequence[str]) -> set[int]:
+    """The notes of ``rows`` (id, path, tags JSON, metadata JSON, doc_date, mtime_ns) that ``found`` keeps; the
+    cheap tests first, and a note's JSON read only when a condition needs it."""
     first, last = date_bounds(found, now, languages)
-    match = FilterMatch()
+    globs = list(found.paths)
+    kept = set()
     for note, path, tags_json, metadata_json, doc_date, mtime_ns in rows:
-        match.considered += 1
-        if found.paths and not is_excluded(path, list(found.paths)):
+        if globs and not is_excluded(path, globs):
             continue
-        tags = _loaded(tags_json, list)
-        if not all(tag_matches(t, tags) for t in found.tags):
-            continue
-        metadata = _loaded(metadata_json, dict)
+        if found.tags:
+            tags = _loaded(tags_json, list)
+            if not all(tag_matches(t, tags) for t in found.tags):
+                continue
+        metadata = _loaded(metadata_json, dict) if found.where or first or last else {}
         if not all(field_matches(metadata, k, v) for k, v in found.where):
             continue
         if first or last:
             when = note_date(metadata, doc_date, mtime_ns)
             if when is None or (first and when < first) or (last and when >= last):
                 continue
-        match.notes.add(note)
-    return match
+        kept.add(note)
+    return kept
 
 
 def _loaded(text: str | None, kind: type):
