@@ -241,3 +241,24 @@ def test_filters_and_related_read_the_same_from_either_store(vault, cli, fake_em
     cli.json("index", "--json")
     related = cli.json("related", "policies/remote.md", "--json")["related"]
     assert related[0]["path"] == "faq.md" and "policies/remote.md" not in {r["path"] for r in related}
+
+
+def test_path_globs_follow_the_exclude_rule():
+    """``--path`` means what an ``exclude`` glob means (``vault.scan.is_excluded``), compiled once for speed."""
+    import random
+
+    from smartvec_cli.core.filters import path_matcher
+    from smartvec_cli.vault.scan import is_excluded
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(5000):
+        glob = "".join(rng.choice("ab/*?.[]") for _ in range(rng.randint(1, 6)))
+        path = "/".join("".join(rng.choice("ab.") for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 3)))
+        if "." in path.split("/") or not glob.strip("/"):
+            continue
+        assert bool(path_matcher([glob])(path)) == is_excluded(path, [glob]), (glob, path)
+        checked += 1
+    assert checked > 3000
+    assert path_matcher(["projects/**", "*2023*"])("projects/sub/x.md") and path_matcher(["projects"])("projects")
+    assert not path_matcher(["projects"])("projects-old/x.md") and path_matcher(["*2023*"])("journal/2023-01-02.md")

@@ -85,7 +85,9 @@ class QueryEngine:
             raise UsageError("the question is empty")
         within, matched = None, None
         if options.filters:
-            notes = matching_notes(self.store.note_filter_fields(), options.filters, now, languages)
+            wanted = options.filters
+            rows = self.store.note_filter_fields(wanted.needles(), fields=bool(wanted.tags or wanted.where or wanted.since or wanted.until))
+            notes = matching_notes(rows, options.filters, now, languages)
             within, matched = set(self.store.passage_rows_of_notes(sorted(notes))), len(notes)
             if not within:  # nothing to rank: the model need not even load
                 return Answer(question, [], when, 0 if options.mode == "smart" else None, matched)

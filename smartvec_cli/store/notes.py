@@ -52,10 +52,18 @@ class NoteQueries:
         """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
 
-    def note_filter_fields(self) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
+    def note_filter_fields(self, containing: Sequence[str] = (), fields: bool = True) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
         """(id, path, tags JSON, front matter JSON, doc_date, mtime_ns) of every note, deleted ones included (their
-        passages answer questions about the past): what a query's note filter reads (``core.filters``)."""
-        return self.db.execute("SELECT id, path, tags, metadata, doc_date, mtime_ns FROM notes").fetchall()
+        passages answer questions about the past): what a query's note filter reads (``core.filters``). With
+        ``containing`` (lower-case texts), only the notes whose tags and front matter hold each of them; without
+        ``fields``, tags and front matter are left out (NULL): a filter by path alone read them for nothing."""
+        columns = "tags, metadata" if fields else "NULL, NULL"
+        sql = f"SELECT id, path, {columns}, doc_date, mtime_ns FROM notes"
+        tests = ["lower(COALESCE(tags, '') || COALESCE(metadata, '')) LIKE ? ESCAPE '!'"] * len(containing)
+        if tests:
+            sql += " WHERE " + " AND ".join(tests)
+        like = ["%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%" for text in containing]
+        return self.db.execute(sql, like).fetchall()
 
     def passage_rows_of_notes(self, note_pks: Sequence[int]) -> list[int]:
         """The row ids of every stored passage version of these notes (deleted ones left out)."""
