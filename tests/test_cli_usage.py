@@ -84,7 +84,7 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
     )
     top = cli_process("--help")
     assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
-    every = ["bench", "consolidate", "cron", "doctor", "feedback", "forget", "graph", "history", "index", "mcp", "query", "refresh",
+    every = ["bench", "consolidate", "cron", "doctor", "feedback", "forget", "graph", "history", "index", "mcp", "query", "refresh", "related",
              "show", "status", "watch"]
     for words, converted in ((("--help",), []), (("query", "--help"), ["query"]), (("qeury",), every)):
         done = subprocess.run([sys.executable, "-c", made, *words], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)

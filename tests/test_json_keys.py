@@ -39,7 +39,9 @@ KEYS = {
     "attachments", "count", "left_out",
     # query
     "id", "hits", "relevant", "rank", "score", "confidence", "signals", "semantic", "temporal", "relational",
-    "warnings", "explain", "as_of", "as_of_phrase", "as_of_period", "as_of_rule",
+    "warnings", "explain", "as_of", "as_of_phrase", "as_of_period", "as_of_rule", "url", "notes_matched",
+    # related
+    "related", "method", "passage", "because_of",
 }
 """Every key any ``--json`` prints (``query``'s ``explain`` details aside: they name the ranking's inner
 signals, ``memory.scoring``). ``id`` is a batch question's id, the caller's own."""
@@ -88,6 +90,7 @@ def runs(vault, cli) -> dict[str, list]:
     out["refresh"] = [cli.json("refresh", "--nightly", "--json"), cli.json("refresh", "--concepts-only", "--json")]
     out["forget"] = [cli.json("forget", "--all-deleted", "--yes", "--json")]
     out["graph"] = [cli.json("graph", "--format", "json")]
+    out["related"] = [cli.json("related", "policy.md", "--json")]
     return out
 
 

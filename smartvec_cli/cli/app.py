@@ -158,6 +158,7 @@ def register_commands() -> None:
         mcp,
         query,
         refresh,
+        related,
         show,
         status,
         watch,

@@ -9,14 +9,14 @@ A plain command line never even gets here when a daemon answers it (``query_line
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
 from ..errors import UsageError
 from .app import app, open_vault
 from .output import JsonOutput, print_json
-from .query_line import Answerer, hits_for_output, print_answer, read_batch, search_request
+from .query_line import Answerer, checked_filters, hits_for_output, merged_filters, print_answer, read_batch, search_request
 
 
 @app.command("query")
@@ -35,20 +35,43 @@ def query_command(
         None, "--batch",
         help='JSON-lines file of {"id", "query", "as_of"?} ("-" for stdin), UTF-8; one JSON line out per query. '
              "The whole file is checked first: a malformed line stops the batch before any answer, as a usage "
-             "error (exit 2) naming its line number.",
+             "error (exit 2) naming its line number. A line may carry its own path, tag, where, since and until "
+             "(a text or a list), which replace the flags of the same name for that question.",
     ),
+    path: Optional[List[str]] = typer.Option(None, "--path", metavar="GLOB", help="Only notes whose vault path (or a folder of it) matches this glob, e.g. 'projects/**' or '*2023*' (repeatable: any of them)."),
+    tag: Optional[List[str]] = typer.Option(None, "--tag", metavar="TAG", help="Only notes with this tag (front matter or #inline; 'a' also matches 'a/b'; repeatable: all of them)."),
+    where: Optional[List[str]] = typer.Option(None, "--where", metavar="KEY=VALUE", help="Only notes whose front-matter field KEY holds VALUE (repeatable: all of them)."),
+    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Only notes dated on or after DATE (read like --as-of; the note's updated, else date/created, else file time)."),
+    until: Optional[str] = typer.Option(None, "--until", metavar="DATE", help="Only notes dated on or before DATE (read like --as-of; 'March 2023' includes all of March)."),
     as_json: JsonOutput = False,
 ) -> None:
     """Rank the vault's passages for a question (answered by 'watch' or 'mcp' when one runs)."""
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
     found = ctx.find_root().obj
-    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now)
+    shared = {"path": path or [], "tag": tag or [], "where": where or [], "since": since, "until": until}
+    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now, shared)
     with Answerer(found.vault, found.index_dir, found.now, options, open_direct=partial(open_vault, ctx)) as answerer:
         if batch is not None:
-            for question_id, question, question_as_of in read_batch(batch, found.now):
-                answer = answerer.ask(question, question_id, question_as_of)
-                print_json({"id": question_id, "hits": hits_for_output(answer, explain), "relevant": answer.get("relevant")})
+            for question_id, question, question_as_of, own in read_batch(batch, found.now):
+                filters = checked_filters(merged_filters(shared, own), found.now) if own else None
+                answer = answerer.ask(question, question_id, question_as_of, filters)
+                print_json({"id": question_id, "hits": hits_for_output(answer, explain), "relevant": answer.get("relevant"),
+                            "notes_matched": answer.get("notes_matched")})
+                hint_when_nothing_matched(answer, filters or options.get("filters"), f"line with id {question_id!r}: ")
             return
         answer = answerer.ask(text)
     print_answer(answer, explain, as_json)
+    hint_when_nothing_matched(answer, options.get("filters"))
+
+
+def hint_when_nothing_matched(answer: dict, filters: dict | None, where: str = "") -> None:
+    """A filter that keeps no note answers like a question nothing is relevant to (exit 0, no hits), and says why
+    on stderr, so that a typo in a tag is not read as "the vault knows nothing about it"."""
+    if filters and answer.get("notes_matched") == 0:
+        from ..core.filters import note_filter_from_json
+        from ..memory.date_languages import DATE_LANGUAGES
+        from .printing import message
+
+        described = note_filter_from_json(filters, ("en", *DATE_LANGUAGES)).describe()
+        message(f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a note's tags and fields")

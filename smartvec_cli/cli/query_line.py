@@ -25,7 +25,7 @@ import sys
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from ..errors import UsageError
 
@@ -111,7 +111,7 @@ def direct_session(line: dict, embeds_questions: bool):
 
 
 def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
-                   weights: str | None, no_track: bool, now: str | None = None) -> dict:
+                   weights: str | None, no_track: bool, now: str | None = None, filters: dict | None = None) -> dict:
     """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
 
     ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as the
@@ -126,11 +126,35 @@ def search_request(top_k: int, mode: str, as_of: str | None, include_archived: b
         from ..memory.scoring import Weights
 
         Weights.parse(weights)  # the daemon checks them again; a bad one fails here, before any is asked
-    return {
+    request = {
         "top_k": top_k, "mode": mode, "as_of": as_of or None,
         "include_archived": include_archived, "include_dormant": include_dormant, "weights": weights,
         "record_access": not no_track,
     }
+    checked = checked_filters(filters, now)
+    if checked:
+        request["filters"] = checked
+    return request
+
+
+def checked_filters(fields: dict | None, now: str | None = None) -> dict | None:
+    """A note filter's fields (``path``, ``tag``, ``where``, ``since``, ``until``) checked as the daemon will check
+    them, as ``NoteFilter.to_json()`` writes them; None when they hold no condition."""
+    if not fields or not any(fields.values()):
+        return None
+    from ..clock import Clock
+    from ..core.filters import note_filter_from_json
+    from ..memory.date_languages import DATE_LANGUAGES
+
+    found = note_filter_from_json(fields, ("en", *DATE_LANGUAGES), Clock(now).now())
+    return found.to_json() if found else None
+
+
+def merged_filters(shared: dict | None, own: dict | None) -> dict | None:
+    """A batch line's filter fields replace the command line's of the same name, for that line."""
+    if not own:
+        return shared
+    return {**(shared or {}), **{name: value for name, value in own.items() if value}}
 
 
 class Answerer:
@@ -151,7 +175,7 @@ class Answerer:
         self._vault = None
         self._search_options = None
 
-    def ask_daemon(self, text: str, question_id=None, as_of: str | None = None) -> dict | None:
+    def ask_daemon(self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None) -> dict | None:
         """The daemon's answer, or None (and no more asking) when there is none."""
         if self.index_dir is None:
             return None
@@ -159,16 +183,19 @@ class Answerer:
         from ..daemon.query_socket import ask_daemon
 
         clock = Clock(self.now)  # the daemon answers at the client's --now, or at its own wall clock
-        answer = ask_daemon(self.index_dir, text, self.options, clock.now().isoformat() if clock.is_fixed else None, question_id, as_of)
+        answer = ask_daemon(self.index_dir, text, options or self.options, clock.now().isoformat() if clock.is_fixed else None,
+                            question_id, as_of)
         if answer is None:
             self.index_dir = None
         return answer
 
-    def ask(self, text: str, question_id=None, as_of: str | None = None) -> dict:
-        answer = self.ask_daemon(text, question_id, as_of)
-        return answer if answer is not None else self._ask_directly(text, question_id, as_of)
+    def ask(self, text: str, question_id=None, as_of: str | None = None, filters: dict | None = None) -> dict:
+        """One answer; ``filters`` (checked, ``checked_filters``) replace the options' own for this question."""
+        options = self.options if filters is None else {**{k: v for k, v in self.options.items() if k != "filters"}, "filters": filters}
+        answer = self.ask_daemon(text, question_id, as_of, options)
+        return answer if answer is not None else self._ask_directly(text, question_id, as_of, options)
 
-    def _ask_directly(self, text: str, question_id, as_of: str | None) -> dict:
+    def _ask_directly(self, text: str, question_id, as_of: str | None, options: dict) -> dict:
         if self._vault is None:
             embeds = self.options["mode"] in ("smart", "cosine")  # lexical answers without the model
             self._vault = self._stack.enter_context(self.open_direct(embeds_questions=embeds))
@@ -177,8 +204,13 @@ class Answerer:
             self._search_options = search_options_from_json(self.options)
         from ..core.query import Question
 
+        search_options = self._search_options
+        if options is not self.options:
+            from ..core.api import search_options_from_json
+
+            search_options = search_options_from_json(options)
         question = Question(text, question_id, as_of)
-        return self._vault.ask(question, self._search_options).to_json()
+        return self._vault.ask(question, search_options).to_json()
 
     def __enter__(self) -> "Answerer":
         return self
@@ -187,8 +219,10 @@ class Answerer:
         self._stack.__exit__(*exc)
 
 
-def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, str | None]]:
-    """(id, question, as-of or None) for each line of a ``--batch`` file (``-``: stdin).
+def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, str | None, dict | None]]:
+    """(id, question, as-of or None, the line's own note filter or None) for each line of a ``--batch`` file
+    (``-``: stdin); a line's filter fields (``path``, ``tag``, ``where``, ``since``, ``until``) are checked as
+    the command line's flags are.
 
     The whole file is read and checked before the first question is answered, so a malformed line stops
     the batch as a usage error naming its line (not UTF-8, not JSON, nested too deeply, not an object, a
@@ -223,8 +257,16 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
                 resolve_as_of(as_of, now_moment, ("en", *DATE_LANGUAGES))
             except UsageError as exc:
                 raise UsageError(f"{where}: as_of: {exc}") from None
-        questions.append((item.get("id"), item["query"], as_of or None))
+        fields = {name: item.get(name) for name in BATCH_FILTER_FIELDS if item.get(name) not in (None, "", [])}
+        try:
+            own = checked_filters(fields, now)
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+        questions.append((item.get("id"), item["query"], as_of or None, fields if own else None))
     return questions
+
+
+BATCH_FILTER_FIELDS = ("path", "tag", "where", "since", "until")
 
 
 def batch_item(text: str, where: str) -> dict:
@@ -300,7 +342,7 @@ def show_answer(answer: dict, explain: bool) -> None:
         place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
         state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
         console.print(
-            f"[bold]{hit['rank']}.[/bold] [cyan]{escape(printable(place))}[/cyan]  score {hit['score']:.3f}  "
+            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score {hit['score']:.3f}  "
             f"confidence {hit['confidence']:.0%}{escape(state)}",
             markup=True,
         )
@@ -308,6 +350,17 @@ def show_answer(answer: dict, explain: bool) -> None:
             console.print(f"   {line}", markup=False)
         for warning in hit["warnings"]:
             console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+
+
+def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
+    """``name`` as rich markup in ``style``, a hyperlink to ``url`` when stdout is a terminal (elsewhere the
+    escape sequence would only be noise in a pipe or a log). The URL is percent-encoded (``core.note_links``):
+    it holds no ``]`` nor space to end the markup tag, nor a control character."""
+    from rich.markup import escape
+
+    if url and console.is_terminal and url.isprintable() and " " not in url and "]" not in url:
+        return f"[{style} link={url}]{escape(name)}[/{style} link]"
+    return f"[{style}]{escape(name)}[/{style}]"
 
 
 def snippet_lines(text: str, limit: int = 300) -> list[str]:

@@ -28,6 +28,7 @@ from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.scoring import Weights
 from ..store.store import Store
+from .filters import NoteFilter, note_filter, note_filter_from_json
 from .progress import ProgressCallback
 from .query import Answer, Question, QueryEngine
 from .search import MODES, SearchOptions
@@ -35,6 +36,7 @@ from .workspace import Workspace
 from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
 
 FEEDBACK_VERDICTS = ("up", "down", "correct")
+FILTER_FIELDS = ("path", "tag", "where", "since", "until")
 TOP_K_MIN, TOP_K_MAX = 1, 1000
 
 
@@ -227,18 +229,30 @@ class Vault:
 
     def query(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
               include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
-              track: bool = True, explain: bool = False) -> list[dict]:
-        """The hits ``query --json`` prints (``explain`` adds each hit's signal details)."""
-        return self.answer(text, as_of, top_k, mode, include_archived, include_dormant, weights, track, explain)["hits"]
+              track: bool = True, explain: bool = False, path: str | Sequence[str] | None = None,
+              tag: str | Sequence[str] | None = None, where: dict | Sequence[str] | None = None,
+              since: str | dt.date | None = None, until: str | dt.date | None = None) -> list[dict]:
+        """The hits ``query --json`` prints (``explain`` adds each hit's signal details); ``path``, ``tag``,
+        ``where``, ``since`` and ``until`` keep the notes they match (``core.filters``)."""
+        return self.answer(text, as_of, top_k, mode, include_archived, include_dormant, weights, track, explain,
+                           path, tag, where, since, until)["hits"]
+
+    def note_filter(self, path=None, tag=None, where=None, since=None, until=None) -> NoteFilter | None:
+        """The checked filter of these conditions (dates read in the vault's languages), None for none."""
+        return note_filter(path, tag, where, since, until, self.ws.languages(), self.ws.clock.now()) or None
 
     def answer(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
                include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
-               track: bool = True, explain: bool = False) -> dict:
+               track: bool = True, explain: bool = False, path: str | Sequence[str] | None = None,
+               tag: str | Sequence[str] | None = None, where: dict | Sequence[str] | None = None,
+               since: str | dt.date | None = None, until: str | dt.date | None = None) -> dict:
         """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase", "as_of_period",
-        "as_of_rule"}``, where ``as_of`` is the moment of the ``as_of`` given (a moment, or words such as "mid-2022")
-        or of the date the question names (``as_of_phrase``: its words; ``as_of_period``: the first and last day
-        they name; ``as_of_rule``: how the moment was chosen), else None (now)."""
-        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
+        "as_of_rule", "relevant", "notes_matched"}``, where ``as_of`` is the moment of the ``as_of`` given (a moment,
+        or words such as "mid-2022") or of the date the question names (``as_of_phrase``: its words; ``as_of_period``:
+        the first and last day they name; ``as_of_rule``: how the moment was chosen), else None (now);
+        ``notes_matched`` is how many notes the filter kept (None without one; 0: no hits, whatever the question)."""
+        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track,
+                                 self.note_filter(path, tag, where, since, until))
         if not isinstance(text, str) or not text.strip():
             raise UsageError("the question is empty: say what to look for")
         question = Question(text, as_of=as_of)
@@ -246,15 +260,23 @@ class Vault:
 
     def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
                     include_dormant: bool = False, weights: dict | None = None, track: bool = True,
-                    explain: bool = False) -> Iterator[dict]:
-        """``query --batch``: ``{"id", "query", "as_of"?}`` in, ``{"id", "hits", "relevant"}`` out, one model load
-        (``relevant``: how many passages passed the relevance floor; null in the baseline modes)."""
-        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track)
+                    explain: bool = False, path: str | Sequence[str] | None = None, tag: str | Sequence[str] | None = None,
+                    where: dict | Sequence[str] | None = None, since: str | dt.date | None = None,
+                    until: str | dt.date | None = None) -> Iterator[dict]:
+        """``query --batch``: ``{"id", "query", "as_of"?, "path"?, "tag"?, "where"?, "since"?, "until"?}`` in,
+        ``{"id", "hits", "relevant", "notes_matched"}`` out, one model load (``relevant``: how many passages passed
+        the relevance floor; null in the baseline modes). A question's own filter fields replace the same
+        arguments given here (``path``, ``tag``, ... as for ``query``)."""
+        shared = self.note_filter(path, tag, where, since, until)
+        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track, shared)
         for item in questions:
             as_of = item.get("as_of")
             question = Question(item["query"], item.get("id"), as_of or None)
-            answer = self.ask(question, options)
-            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in answer.hits], "relevant": answer.relevant}
+            own = self.note_filter(*(item.get(name) for name in FILTER_FIELDS))
+            chosen = (shared or NoteFilter()).replaced_by(own) if own else shared
+            answer = self.ask(question, replace(options, filters=chosen or None))
+            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in answer.hits], "relevant": answer.relevant,
+                   "notes_matched": answer.notes_matched}
 
     def _report(self, read: Callable[[Store], dict]) -> dict:
         with self.ws.open_store() as store:
@@ -284,6 +306,17 @@ class Vault:
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
 
+    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict:
+        """The notes most like ``note`` (a path, note id, title or former name), its versions left out: what
+        ``related --json`` prints (``core.related``)."""
+        from .related import related_report
+        from .report import find_note
+
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
+            raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
+        return self._report(lambda store: related_report(store, self.ws.config, find_note(store, note, self.ws.vault), self.ws.vault,
+                                                         top_k, method))
+
     def history(self, note: str) -> dict:
         from .report import history
 
@@ -311,7 +344,8 @@ def after_indexing(store: Store) -> dict:
 
 
 def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str | None = None, include_archived: bool = False,
-                   include_dormant: bool = False, weights: dict | str | None = None, track: bool = True) -> SearchOptions:
+                   include_dormant: bool = False, weights: dict | str | None = None, track: bool = True,
+                   filters: NoteFilter | None = None) -> SearchOptions:
     """Checked search options: one clear usage error for each value a caller can get wrong."""
     if mode not in MODES:
         raise UsageError(f"mode must be one of {', '.join(MODES)}")
@@ -321,7 +355,7 @@ def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str
         weights = Weights.parse(weights)
     elif weights is not None:
         weights = Weights.from_mapping(weights)
-    return SearchOptions(top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track)
+    return SearchOptions(top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track, filters=filters or None)
 
 
 def search_options_from_json(data: dict) -> SearchOptions:
@@ -337,8 +371,20 @@ def search_options_from_json(data: dict) -> SearchOptions:
     return search_options(
         data.get("top_k", default.top_k), data.get("mode", default.mode), as_of or None,
         bool(data.get("include_archived", default.include_archived)), bool(data.get("include_dormant", default.include_dormant)),
-        data.get("weights"), bool(data.get("record_access", default.record_access)),
+        data.get("weights"), bool(data.get("record_access", default.record_access)), filters_from_json(data.get("filters")),
     )
+
+
+def filters_from_json(data) -> NoteFilter | None:
+    """A filter as a ``query`` process sends it (``NoteFilter.to_json()``), its dates checked in every language
+    a question may use (the vault's own are what matching reads)."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise UsageError("'filters' must be an object")
+    from ..memory.date_languages import DATE_LANGUAGES
+
+    return note_filter_from_json(data, ("en", *DATE_LANGUAGES))
 
 
 def open_vault(vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,

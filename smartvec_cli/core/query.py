@@ -11,6 +11,8 @@ from ..embed import Embedder, embed_queries
 from ..errors import UsageError
 from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
+from .filters import matching_notes
+from .note_links import is_obsidian_vault, note_url
 from .search import Hit, SearchOptions, prepare_search, record_retrieval, search
 from .workspace import Workspace
 
@@ -28,6 +30,7 @@ class Answer:
     hits: list[Hit]
     as_of: AsOf | None  # the moment the answer is about, with the words, period and rule; None means now
     relevant: int | None = None  # how many passages passed the relevance floor (None: a baseline mode)
+    notes_matched: int | None = None  # how many notes the question's note filter kept (None: no filter)
 
     def to_json(self, explain: bool = True) -> dict:
         """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it.
@@ -46,6 +49,7 @@ class Answer:
             "as_of_period": [when["first_day"], when["last_day"]] if when else None,
             "as_of_rule": when["rule"] if when else None,
             "relevant": self.relevant,
+            "notes_matched": self.notes_matched,
         }
 
 
@@ -79,9 +83,20 @@ class QueryEngine:
                 text = when.remainder
         if not question.text.strip():
             raise UsageError("the question is empty")
+        within, matched = None, None
+        if options.filters:
+            wanted = options.filters
+            rows = self.store.note_filter_fields(wanted.needles(), fields=bool(wanted.tags or wanted.where or wanted.since or wanted.until))
+            notes = matching_notes(rows, options.filters, now, languages)
+            within, matched = set(self.store.passage_rows_of_notes(sorted(notes))), len(notes)
+            if not within:  # nothing to rank: the model need not even load
+                return Answer(question, [], when, 0 if options.mode == "smart" else None, matched)
         prepare_search(self.store, options)  # before the model is waited for (see ``Workspace.question_embedder``)
         vector = None if options.mode == "lexical" else embed_queries(self.embedder, [text])[0]
-        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now)
+        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now, within)
+        obsidian = is_obsidian_vault(self.ws.vault)
+        for hit in hits:
+            hit.url = note_url(self.ws.vault, hit.path, obsidian)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
-        return Answer(question, hits, when, relevant)
+        return Answer(question, hits, when, relevant, matched)

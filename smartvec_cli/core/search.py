@@ -31,7 +31,9 @@ from ..memory.lexical import (
 )
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
+from ..store.ann import cosine_top_k, unit_matrix
 from ..store.store import Store
+from .filters import NoteFilter
 
 MODES = ("smart", "cosine", "lexical")
 CANDIDATE_FACTOR = 10
@@ -48,6 +50,7 @@ and could not be chosen by their words. Scoring the candidates by row id instead
 them) cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
 TITLE_ROWS = 200  # passages of the notes whose titles best match the question's words, read to find...
 TITLE_PASSAGES = 3  # ...this many of each such note, which join the candidates
+EVERY_MATCH = 1 << 40  # a LIMIT no store reaches
 EXACT_CANDIDATES_UP_TO = 20_000
 """Passages up to which smart mode scores every stored vector instead of asking the graph. The product
 grows with the index (0.4 ms for 4,300 rows; about 90 ms for 100,000 on a busy 2-core machine, where the
@@ -72,6 +75,7 @@ class Hit:
     warnings: list[str] = field(default_factory=list)
     explain: dict | None = None
     row_id: int = 0
+    url: str | None = None  # opens the note (``core.links``); set by whoever knows the vault's folder
 
     def to_dict(self, explain: bool = False) -> dict:
         data = asdict(self)
@@ -90,22 +94,33 @@ class SearchOptions:
     include_dormant: bool = False
     weights: Weights | None = None
     record_access: bool = True
+    filters: NoteFilter | None = None  # the notes the hits may come from (``core.filters``); None: every note
 
     def to_json(self) -> dict:
-        """The options as plain JSON (the watch daemon's socket protocol carries them)."""
+        """The options as plain JSON (the watch daemon's socket protocol carries them); ``filters`` only when
+        there are some, so that a daemon of a version without them still answers the questions without."""
         data = asdict(self)
         data["as_of"] = to_iso(self.as_of) if isinstance(self.as_of, dt.datetime) else self.as_of
+        data.pop("filters")
+        if self.filters:
+            data["filters"] = self.filters.to_json()
         return data
 
 
 def search(store: Store, config: Config, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
-           now: dt.datetime) -> tuple[list[Hit], int | None]:
+           now: dt.datetime, within: set[int] | None = None) -> tuple[list[Hit], int | None]:
     """Rank stored passages for one question (its text, and its embedding unless the mode is lexical):
-    the best ``top_k`` hits, and in smart mode how many passages passed the relevance floor."""
+    the best ``top_k`` hits, and in smart mode how many passages passed the relevance floor.
+
+    ``within`` (passage row ids: a note filter's, ``core.filters``) restricts every candidate source, the
+    vector search included, before any cut: the ranking sees the best candidates among those rows only."""
     if options.mode == "lexical":
-        return _numbered(_lexical_hits(store, query_text, options.top_k)), None
+        return _numbered(_lexical_hits(store, query_text, options.top_k, within)), None
     depth = max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR)
-    similar = dict(nearest(store, query_vector, depth, exact=options.mode == "cosine"))
+    if within is None:
+        similar = dict(nearest(store, query_vector, depth, exact=options.mode == "cosine"))
+    else:
+        similar = dict(nearest_within(store, query_vector, depth, within))
     if options.mode == "cosine":
         passages = store.passages(list(similar))
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
@@ -140,7 +155,7 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     title_expression = any_of(asked_terms) if config.scoring.title_weight > 0 else None
     if title_expression:
         joining.update((label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES))
-    missing = [label for label in joining if label not in similar]
+    missing = [label for label in joining if label not in similar and (within is None or label in within)]
     if missing:
         similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
     relations = store.relations_of(list(similar))
@@ -211,18 +226,36 @@ def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False)
     return ann.exact_search(query_vector, k, store.vectors_for_chunks)
 
 
+def nearest_within(store: Store, query_vector: np.ndarray, k: int, rows: set[int]) -> list[tuple[int, float]]:
+    """``nearest`` among ``rows`` only, always exact: the searchable passages of the filtered notes. Read
+    from the matrix ``prepare_search`` keeps while the index is small, else from the rows' own vectors."""
+    ann = store.load_ann()
+    labels = sorted(rows & ann.live)
+    if not labels or k <= 0:
+        return []
+    if len(ann.live) <= EXACT_CANDIDATES_UP_TO:
+        every, vectors = ann.exact_matrix(store.vectors_for_chunks)
+        keep = np.isin(every, np.asarray(labels, dtype=np.int64))
+        return cosine_top_k((every[keep], vectors[keep]), query_vector, k)
+    return cosine_top_k(unit_matrix(labels, store.vectors_for_chunks(labels)), query_vector, k)
+
+
 def _numbered(hits: list[Hit]) -> list[Hit]:
     for number, hit in enumerate(hits, start=1):
         hit.rank = number
     return hits
 
 
-def _lexical_hits(store: Store, query_text: str, top_k: int) -> list[Hit]:
-    """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``)."""
+def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
+    """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``); with
+    ``within``, every match is read and those outside it dropped (FTS5 scores every match to sort them anyway)."""
     expression = match_expression(query_text, store.lexical_language())
     if not expression:
         return []
-    matches = store.lexical_matches(expression, top_k)
+    if within is None:
+        matches = store.lexical_matches(expression, top_k)
+    else:
+        matches = [m for m in store.lexical_matches(expression, EVERY_MATCH) if m[0] in within][:top_k]
     passages = store.passages([label for label, _ in matches])
     best = matches[0][1] if matches else 0.0
     hits = []

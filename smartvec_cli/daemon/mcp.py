@@ -71,6 +71,17 @@ Mode = Annotated[
     Field(description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
                       "every stored version, for comparison."),
 ]
+PathGlobs = Annotated[
+    list[str] | None,
+    Field(description="Only notes whose vault path, or a folder of it, matches one of these globs ('projects/**', '*2023*')."),
+]
+Tags = Annotated[list[str] | None, Field(description="Only notes carrying every one of these tags ('project' also matches 'project/alpha').")]
+Fields = Annotated[
+    dict[str, str] | None,
+    Field(description="Only notes whose front matter holds each of these field values, e.g. {\"status\": \"done\"} (without case)."),
+]
+Since = Annotated[str | None, Field(description="Only notes dated on or after this date (ISO or words such as 'March 2023'); a note's date is its updated, else date/created field, else its file time.")]
+Until = Annotated[str | None, Field(description="Only notes dated on or before this date (ISO or words; 'March 2023' includes all of March).")]
 IncludeArchived = Annotated[bool, Field(description="Also return archived (superseded) versions, even when not valid at the as-of time.")]
 ChunkId = Annotated[str, Field(description="The chunk_id of a search hit (CHUNK_ID@N names version N).")]
 Verdict = Annotated[
@@ -254,16 +265,20 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         return register
 
     @tool(READ)
-    def search(query: Query, as_of: AsOf = None, top_k: TopK = 5, mode: Mode = "smart", include_archived: IncludeArchived = False) -> dict[str, Any]:
+    def search(query: Query, as_of: AsOf = None, top_k: TopK = 5, mode: Mode = "smart", include_archived: IncludeArchived = False,
+               path: PathGlobs = None, tag: Tags = None, where: Fields = None, since: Since = None, until: Until = None) -> dict[str, Any]:
         """Search the user's notes for passages that answer a question, ranked by meaning, time, trust and relations.
 
         Returns {"as_of", "as_of_phrase", "as_of_period", "as_of_rule", "hits"}: as_of is the moment the answer
         is about (null: now), as_of_phrase the words that named it, as_of_period the first and last day they
         name and as_of_rule how the moment was chosen from them. Each hit (the same as `smartvec query --json`) has
         chunk_id, path, heading, text, score, a calibrated confidence (the probability that this hit answers
-        the question; never rising down the list), state, its validity window (valid_from, valid_until), version and warnings: read the
-        warnings, they say when a passage was superseded, contradicted, expired or corrected."""
-        return memory.call(lambda v: v.answer(query, as_of=as_of, top_k=top_k, mode=mode, include_archived=include_archived))
+        the question; never rising down the list), state, its validity window (valid_from, valid_until), version, warnings
+        and url (opens the note: obsidian:// in an Obsidian vault, else file://): read the
+        warnings, they say when a passage was superseded, contradicted, expired or corrected. path, tag, where, since
+        and until restrict the search to the notes they match (notes_matched says how many; 0 means no hits)."""
+        return memory.call(lambda v: v.answer(query, as_of=as_of, top_k=top_k, mode=mode, include_archived=include_archived,
+                                              path=path, tag=tag, where=where, since=since, until=until))
 
     @tool(WRITE)
     def feedback(chunk_id: ChunkId, verdict: Verdict, correction: Correction = None) -> dict[str, Any]:

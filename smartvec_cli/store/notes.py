@@ -52,6 +52,39 @@ class NoteQueries:
         """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
 
+    def note_filter_fields(self, containing: Sequence[str] = (), fields: bool = True) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
+        """(id, path, tags JSON, front matter JSON, doc_date, mtime_ns) of every note, deleted ones included (their
+        passages answer questions about the past): what a query's note filter reads (``core.filters``). With
+        ``containing`` (lower-case texts), only the notes whose tags and front matter hold each of them; without
+        ``fields``, tags and front matter are left out (NULL): a filter by path alone read them for nothing."""
+        columns = "tags, metadata" if fields else "NULL, NULL"
+        sql = f"SELECT id, path, {columns}, doc_date, mtime_ns FROM notes"
+        tests = ["lower(COALESCE(tags, '') || COALESCE(metadata, '')) LIKE ? ESCAPE '!'"] * len(containing)
+        if tests:
+            sql += " WHERE " + " AND ".join(tests)
+        like = ["%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%" for text in containing]
+        return self.db.execute(sql, like).fetchall()
+
+    def passage_rows_of_notes(self, note_pks: Sequence[int]) -> list[int]:
+        """The row ids of every stored passage version of these notes (deleted ones left out)."""
+        sql = "SELECT id FROM chunks WHERE state != 'DELETED' AND note IN ({marks})"
+        return [row[0] for part, marks in in_lists(list(note_pks)) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
+
+    def current_passage_notes(self) -> list[tuple[int, int]]:
+        """(passage row, note) of the current text of every live note, dormant passages included: what ``related``
+        compares a note with (archived versions are history, not what a note says now)."""
+        return self.db.execute(
+            """SELECT c.id, c.note FROM chunks c JOIN notes n ON n.id = c.note
+               WHERE n.deleted_at IS NULL AND c.current = 1 AND c.state IN ('ACTIVE', 'UNCONSOLIDATED', 'DORMANT')
+               ORDER BY c.id"""
+        ).fetchall()
+
+    def supersession_pairs(self) -> list[tuple[int, int]]:
+        """(newer note, older note) of every resolved ``supersedes`` edge, written or inferred: a note's lineage."""
+        return self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND src_note IS NOT NULL AND dst_note IS NOT NULL"
+        ).fetchall()
+
     def deleted_note_at(self, path: str) -> dict | None:
         """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
         rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
