@@ -40,3 +40,12 @@ def test_a_corpus_not_prepared_is_one_line_and_exit_1(tmp_path, capsys):
     assert main(["--work", str(tmp_path), "tldr"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: no index of tldr") and "--index-only" in err[0]
+
+
+def test_the_noise_floor_is_what_calibrated_confidences_score_by_chance():
+    from smartvec_cli.bench.calibrate_real import ece_noise_floor
+
+    mean, high = ece_noise_floor([0.2] * 300)
+    assert 0.0 < mean < high < 0.1
+    assert ece_noise_floor([0.0] * 50) == (0.0, 0.0) and ece_noise_floor([0.2] * 300) == (mean, high)
+    assert ece_noise_floor([0.2] * 3000)[0] < mean / 2, "ten times the hits, a third of the chance error"

@@ -6,7 +6,8 @@ Every question of each set (and its nonsense questions, never fitted on) is aske
 ``query`` asks it (top-k 5, untracked, ``explain``); each hit's features are kept with whether it answers
 (``bench questions``' rule: the set's note, and its words when given). Then, for each corpus, ``Calibration``
 is fitted (``metrics.fit_platt``) on the others and its confidences are measured on it by asking again with
-the fitted parameters in force: the ECE of every hit of the first five, of the first hit, the most a
+the fitted parameters in force: the ECE of every hit of the first five (beside what perfectly calibrated
+confidences would score on as many hits by chance, ``ece_noise_floor``), of the first hit, the most a
 nonsense question's first hit claims, and top-1 (which calibration must not move). Last, the fit on every
 corpus, the parameters to ship, checked the same way.
 
@@ -87,6 +88,19 @@ def fit(rows: Sequence[dict]) -> Calibration:
     return Calibration(*(round(w, 2) for w in weights), bias=round(bias, 2))
 
 
+NOISE_DRAWS = 300
+
+
+def ece_noise_floor(confidences: Sequence[float], draws: int = NOISE_DRAWS, seed: int = 1) -> tuple[float, float]:
+    """The mean and the 95th percentile of the ECE that perfectly calibrated confidences would score on this many
+    hits (each answering with the probability it claims): how far a set of 300 hits is from 0 by chance alone."""
+    import random
+
+    rng = random.Random(seed)
+    scored = sorted(expected_calibration_error(confidences, [rng.random() < c for c in confidences]) for _ in range(draws))
+    return round(sum(scored) / draws, 4), round(scored[int(0.95 * draws)], 4)
+
+
 def measure(rows: Sequence[dict]) -> dict:
     """ECE of every hit and of the first hit (the questions with a hit), the nonsense questions' highest first
     confidence, and how often the first hit answers, for the confidences ``rows`` were asked with."""
@@ -102,6 +116,7 @@ def measure(rows: Sequence[dict]) -> dict:
     return {
         "questions": len(fitted), "hits": len(every), "answering": sum(h["answers"] for h in every),
         "ece_every_hit": ece(every), "ece_first_hit": ece(first),
+        "ece_every_hit_by_chance": ece_noise_floor([h["confidence"] for h in every]) if every else None,
         "mean_confidence": round(sum(h["confidence"] for h in every) / max(1, len(every)), 4),
         "answer_rate": round(sum(h["answers"] for h in every) / max(1, len(every)), 4),
         "nonsense_first_max": round(max(nonsense), 4) if nonsense else None,
