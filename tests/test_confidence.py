@@ -2,8 +2,11 @@
 the list, a weak match never claims more than the ceiling, and a nonsense question's first hit is low."""
 
 import datetime as dt
+import math
 
 import pytest
+
+from conftest import write
 
 from smartvec_cli.memory.confidence import ConfidenceSettings
 from smartvec_cli.memory.passage import Passage
@@ -61,3 +64,41 @@ def test_a_calibration_fitted_for_the_old_features_is_refused_with_the_reason(tm
     (tmp_path / "config.toml").write_text("[scoring.calibration]\ncosine_weight = 7.49\n", encoding="utf-8")
     with pytest.raises(UsageError, match="cosine_weight is retired"):
         load_config(tmp_path / "config.toml")
+
+
+def test_the_first_closeness_and_the_length_are_computed_as_specified_and_weigh_only_the_confidence():
+    """``first_closeness``: the closeness for the first hit, 0 below; ``length``: ln(1 + words) below the first hit,
+    0 for it. Their weights move the confidence but not the order (``order_confidence`` leaves them out)."""
+    from smartvec_cli.memory.scoring import Calibration
+
+    texts = {1: "one two three", 2: " ".join(["word"] * 19), 3: "short one"}
+
+    def hits(calibration):
+        scoring = ScoringSettings(calibration=calibration)
+        candidates = [Candidate(passage(i, text), cosine) for i, (text, cosine) in zip(texts, ((texts[1], 0.62), (texts[2], 0.60), (texts[3], 0.58)))]
+        return rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
+
+    plain = hits(Calibration(first_closeness_weight=0.0, length_weight=0.0))
+    weighed = hits(Calibration(first_closeness_weight=1.0, length_weight=0.5))
+    assert [h.passage.id for h in weighed] == [h.passage.id for h in plain] == [1, 2, 3]
+    closeness = plain[0].explain["closeness"]
+    assert [h.explain["first_closeness"] for h in weighed] == [pytest.approx(closeness), 0.0, 0.0]
+    assert [h.explain["length"] for h in weighed] == [0.0, pytest.approx(math.log(20)), pytest.approx(math.log(3))]
+    assert [h.order_confidence for h in weighed] == pytest.approx([h.order_confidence for h in plain])
+    second = weighed[1]
+    expected = Calibration(first_closeness_weight=1.0, length_weight=0.5).probability(
+        second.score, second.explain["lead"], closeness, second.explain["siblings"], second.explain["cosine"], 0.0, math.log(20))
+    assert second.confidence == pytest.approx(min(expected, weighed[0].confidence), abs=1e-6)
+    assert weighed[0].confidence > plain[0].confidence and second.confidence > plain[1].confidence
+
+
+def test_a_hit_s_length_is_read_from_the_passage_the_store_gives(vault, cli, fake_embedder):
+    """Through the CLI on a real index: each hit below the first shows ln(1 + its words) in ``--explain``."""
+    sections = "".join(f"## Step {n}\n\nTurn the lantern valve {n} times before lighting {'it ' * n}now.\n\n" for n in range(1, 4))
+    write(vault, "guide.md", "# Lantern guide\n\n" + sections)
+    cli.json("index", "--json")
+    hits = cli.json("query", "lantern valve", "--json", "--no-track", "--explain", "--top-k", "10")
+    assert len(hits) >= 2 and hits[0]["explain"]["length"] == 0.0
+    for hit in hits[1:]:
+        assert hit["explain"]["length"] == pytest.approx(math.log1p(len(hit["text"].split())), abs=1e-6)
+        assert hit["explain"]["first_closeness"] == 0.0

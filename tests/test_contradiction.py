@@ -2,7 +2,7 @@
 
 import pytest
 
-from smartvec_cli.memory.contradiction import Frames, Where, disagreement, quantities, repeated_outdated_value, stem, value_conflicts
+from smartvec_cli.memory.contradiction import Frames, Where, antonyms_spelled_out, disagreement, quantities, repeated_outdated_value, stem, value_conflicts
 
 
 @pytest.mark.parametrize(
@@ -157,3 +157,36 @@ def test_a_negation_in_a_condition_or_a_qualifier_is_no_denial():
 def test_ordinals_and_examples_are_no_values():
     assert disagreement("The videos of the 2nd week of the live sessions are up.", "The videos of the 3rd week of the live sessions are up.") is None
     assert disagreement("Schedule a suspend after a 5 minute delay.", "Schedule a suspend after a certain delay (e.g., 2 minute).") is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Strings in Rust are immutable by default.", "Strings in Rust are mutable by default."),
+    ("Sync is enabled for every vault by default.", "Sync is disabled for every vault by default."),
+    ("A manifest file is required for every community plugin.", "A manifest file is optional for every community plugin."),
+    ("Smoking is allowed on the roof terrace of the office.", "Smoking is forbidden on the roof terrace of the office."),
+    ("Community plugins are supported on mobile devices.", "Community plugins are not available on mobile devices."),
+    ("The reader is blocking on every call to the socket.", "The reader is non-blocking on every call to the socket."),
+])
+def test_an_antonym_of_the_other_sentence_s_word_is_a_contradiction(a, b):
+    found = disagreement(a, b)
+    assert found and found.kind == "negation", (a, b)
+    assert disagreement(b, a), "whichever passage comes first"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Strings in Rust are immutable by default.", "Strings in Rust are not mutable by default."),
+    ("Strings in Rust aren't immutable by default.", "Strings in Rust are mutable by default."),
+    ("Smoking is not allowed on the roof terrace of the office.", "Smoking is forbidden on the roof terrace of the office."),
+    ("Community plugins are supported on mobile devices.", "Community plugins are available on mobile devices."),
+    ("Sync is not enabled for every vault by default.", "Sync is disabled for every vault by default."),
+    ("Is sync enabled for every vault by default?", "Sync is disabled for every vault by default."),
+    ("The information panel shows the date of every note.", "The formation panel shows the date of every note."),
+])
+def test_antonyms_that_agree_or_claim_nothing_are_no_contradiction(a, b):
+    assert disagreement(a, b) is None and disagreement(b, a) is None, (a, b)
+
+
+def test_an_antonym_is_read_only_where_the_other_sentence_says_its_partner():
+    """"optional" is "not required" beside "required" only: two sentences about other things are left as written."""
+    assert antonyms_spelled_out("The field is optional.", "The field is documented.") == ("The field is optional.", "The field is documented.")
+    assert antonyms_spelled_out("The value is immutable.", "The value is mutable.") == ("The value is not mutable.", "The value is mutable.")

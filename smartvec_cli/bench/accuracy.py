@@ -28,13 +28,14 @@ import random
 import shutil
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..config import load_config
 from ..errors import SmartvecError
 from ..memory.ranking import WEAK_MATCH
+from ..memory.scoring import Calibration
 from .catalogue import CALIBRATION, overlap
 from .driver import Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
@@ -269,14 +270,13 @@ def realistic_reembedding(workdir: Path, config_text: str | None, seed: int, now
 # -- calibration ---------------------------------------------------------------------------------
 
 
-CALIBRATION_KEYS = ("score_weight", "margin_weight", "closeness_weight", "closeness_squared_weight", "siblings_weight", "hit_cosine_weight", "bias")
+CALIBRATION_KEYS = tuple(f.name for f in fields(Calibration))
 
 
-def confidence_features(hit: dict) -> tuple[float, float, float, float, float, float]:
-    """(score, lead, closeness, closeness², note's share, cosine) of a hit of ``query --batch --explain``: what
-    ``Calibration`` weighs, exactly as the ranking computed them (``memory.ranking.calibrate``)."""
-    explain = hit["explain"]
-    return hit["score"], explain["lead"], explain["closeness"], explain["closeness"] ** 2, explain["siblings"], explain["cosine"]
+def confidence_features(hit: dict) -> tuple[float, ...]:
+    """What ``Calibration`` weighs for a hit of ``query --batch --explain`` (``Calibration.features``: score, lead,
+    closeness, closeness², note's share, cosine, first closeness, length), exactly as the ranking computed them."""
+    return Calibration.features(hit["score"], hit["explain"])
 
 
 def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]) -> list[tuple]:
@@ -307,7 +307,6 @@ def off_topic_samples(answers: dict[str, list[dict]]) -> list[tuple]:
 def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, ...]) -> list[float]:
     """The first hits' confidence had it come from ``params`` (the ranking's own formula, other parameters)."""
     from ..memory.ranking import hit_confidence
-    from ..memory.scoring import Calibration
 
     calibration = Calibration(*params)
     found = []
@@ -319,9 +318,9 @@ def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str,
         explain = hits[0].get("explain") or {}
         valid = bool(explain.get("valid_at_reference"))
         weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
-        score, lead, closeness, _, siblings, cosine = confidence_features(hits[0])
+        score, lead, closeness, _, siblings, cosine, first_closeness, length = confidence_features(hits[0])
         found.append(hit_confidence(score, lead, closeness, valid, explain.get("standing", 1.0), calibration,
-                                    explain.get("known_at_reference", True), weak, siblings, cosine))
+                                    explain.get("known_at_reference", True), weak, siblings, cosine, first_closeness, length))
     return found
 
 

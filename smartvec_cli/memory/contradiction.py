@@ -418,6 +418,9 @@ def disagreement(
         for b in sentences(text_b):
             if negates(a, b) and not frames.apart(a, where_a, b, where_b, negation=True):
                 return Disagreement("negation", "one passage negates the other")
+            spelled_a, spelled_b = antonyms_spelled_out(a, b)
+            if spelled_a is not a and negates(spelled_a, spelled_b) and not frames.apart(a, where_a, b, where_b, negation=True):
+                return Disagreement("negation", "one passage says the opposite of the other")
     return None
 
 
@@ -469,6 +472,66 @@ def _negated_words(sentence: str) -> frozenset[str] | None:
         following = (t for t in tokens[i + 1 :] if t.isalpha() and t not in STOPWORDS and t not in skip and not is_negation(t))
         found.add(stem(next(following, token)))
     return frozenset(found) or None
+
+
+ANTONYMS = {
+    "disabled": "enabled", "disable": "enable", "disables": "enables", "optional": "required", "forbidden": "allowed",
+    "prohibited": "allowed", "hidden": "visible", "private": "public",
+}
+"""Words that say "not" the other word ("disabled" is "not enabled"): the pairs notes state settings and rules
+with. A word is read so only where the other sentence says its partner."""
+SYNONYMS = {"supported": "available", "unsupported": "unavailable", "permitted": "allowed", "mandatory": "required"}
+"""Words that claim what the other word claims ("not available" denies "supported"), read the same way."""
+NEGATING_PREFIXES = ("non-", "non", "un", "im", "in")
+"""A word that is one of these before a word the other sentence says ("immutable" beside "mutable", "non-blocking"
+beside "blocking") says "not" that word; the rest must be 4 letters or more ("input" is no "not put") and, after
+"im" or "in", an adjective (``ADJECTIVE_ENDINGS``): "information" is no "not formation"."""
+ADJECTIVE_ENDINGS = ("able", "ible", "ive", "ent", "ant", "ete", "ect", "id", "al", "ure", "ular", "ed")
+WORD = re.compile(r"[^\W\d_][\w'-]*")
+DOUBLE_NEGATION = re.compile(r"\b(?:not|never|no)\s+not\s+|\b(\w+?)(?:n't|not)\s+not\s+", re.IGNORECASE)
+
+
+def _antonym_base(word: str, other: frozenset[str]) -> str | None:
+    """The word of ``other`` that ``word`` says "not" of: its partner in ``ANTONYMS``, or itself without a
+    ``NEGATING_PREFIXES`` prefix."""
+    if ANTONYMS.get(word) in other:
+        return ANTONYMS[word]
+    for prefix in NEGATING_PREFIXES:
+        rest = word[len(prefix):]
+        if word.startswith(prefix) and len(rest) >= 4 and rest in other and (prefix not in ("im", "in") or rest.endswith(ADJECTIVE_ENDINGS)):
+            return rest
+    return None
+
+
+def _reading(word: str, other: frozenset[str]) -> str | None:
+    """How ``word`` reads beside a sentence of the words ``other``: one of them, "not" one of them, or None (as it is)."""
+    if word in other:
+        return None
+    same = SYNONYMS.get(word)
+    if same in other:
+        return same
+    base = _antonym_base(word, other) or (_antonym_base(same, other) if same else None)
+    return f"not {base}" if base else None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in WORD.finditer(text.translate(APOSTROPHES)))
+
+
+def antonyms_spelled_out(sentence_a: str, sentence_b: str) -> tuple[str, str]:
+    """Both sentences with each word that is an antonym (``ANTONYMS``, ``NEGATING_PREFIXES``) or a synonym
+    (``SYNONYMS``) of a word of the other written as that word, negated for an antonym ("not immutable" is then
+    "mutable"): "X is immutable" and "X is mutable" become a negation and its claim, "X is immutable" and "X is not
+    mutable" two negated sentences, which agree. The same objects come back when neither has such a word."""
+    words_a, words_b = _words(sentence_a), _words(sentence_b)
+
+    def spelled(sentence: str, other: frozenset[str]) -> str:
+        text = WORD.sub(lambda m: _reading(m.group(0).lower(), other) or m.group(0), sentence.translate(APOSTROPHES))
+        return DOUBLE_NEGATION.sub(lambda m: f"{m.group(1)} " if m.group(1) else "", text)
+
+    if not any(_reading(w, words_b) for w in words_a) and not any(_reading(w, words_a) for w in words_b):
+        return sentence_a, sentence_b
+    return spelled(sentence_a, words_b), spelled(sentence_b, words_a)
 
 
 def negates(sentence_a: str, sentence_b: str) -> bool:

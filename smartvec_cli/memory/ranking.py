@@ -29,7 +29,7 @@ from .confidence import ConfidenceSettings, retention, trust
 from .graph import relational_signal
 from .lexical import blend
 from .passage import Passage, Relation
-from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, relevance, temporal_signal
+from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, passage_length, relevance, temporal_signal
 from .temporal import DECLARED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
@@ -449,12 +449,14 @@ not the lower one: a weak match is told apart from an answer without calling a r
 
 
 def hit_confidence(score: float, lead: float, closeness: float, valid: bool, kept_standing: float, calibration: Calibration,
-                   known: bool = True, weak: bool = False, siblings: float = 0.0, cosine: float = 0.0) -> float:
+                   known: bool = True, weak: bool = False, siblings: float = 0.0, cosine: float = 0.0, first_closeness: float = 0.0,
+                   length: float = 0.0) -> float:
     """P(this hit answers the question): Platt scaling of the score, the lead over the best other hit, the
-    question's closeness, the note's share of the first hits and the hit's cosine (``Calibration``), times the standing the
+    question's closeness, the note's share of the first hits, the hit's cosine, the first hit's closeness and the
+    length of a hit below it (``Calibration``), times the standing the
     passage kept, a tenth when the hit is not valid at the reference time, halved when ``known`` is false
     (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
-    probability = calibration.probability(score, lead, closeness, siblings, cosine) * kept_standing
+    probability = calibration.probability(score, lead, closeness, siblings, cosine, first_closeness, length) * kept_standing
     if not known:
         probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     if not valid:
@@ -480,8 +482,9 @@ more often one more passage that states the answer."""
 
 def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float = 0.0, runner_up: float | None = None) -> None:
     """Each hit's confidence (``hit_confidence``) and the one that orders the list (``order_confidence``: the same
-    without its note's share and its own cosine, so that it falls with the score's order); its lead, closeness
-    and note's share are kept in ``explain`` beside its cosine (``bench`` fits on them)."""
+    with the features of the score and the closeness alone, so that it falls with the score's order); its lead,
+    closeness, note's share, first closeness and length are kept in ``explain`` beside its cosine (``bench`` fits on
+    them)."""
     scores = [item.score for item in ranked]
     closeness = min(1.0, max((item.relevance for item in ranked), default=0.0))
     first_notes = [item.passage.note for item in ranked[:SIBLINGS_AMONG]]
@@ -490,9 +493,12 @@ def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float 
         explain["lead"] = round(lead_over_others(scores, i, runner_up), 6)
         explain["closeness"] = round(closeness, 6)
         explain["siblings"] = first_notes.count(item.passage.note) / SIBLINGS_AMONG if i else 0.0
+        explain["first_closeness"] = 0.0 if i else round(closeness, 6)
+        explain["length"] = round(passage_length(item.passage.text), 6) if i else 0.0
         claim = (item.score, explain["lead"], closeness, explain["valid_at_reference"], explain["standing"], calibration,
                  explain["known_at_reference"], item.relevance < weak_below)
-        item.confidence = hit_confidence(*claim, siblings=explain["siblings"], cosine=explain["cosine"])
+        item.confidence = hit_confidence(*claim, siblings=explain["siblings"], cosine=explain["cosine"],
+                                         first_closeness=explain["first_closeness"], length=explain["length"])
         item.order_confidence = hit_confidence(*claim)
 
 

@@ -101,11 +101,16 @@ class Weights:
         return {k: getattr(self, k) for k in SIGNALS}
 
 
+def passage_length(text: str) -> float:
+    """The length feature of ``Calibration``: ln(1 + the passage's words)."""
+    return math.log1p(len(text.split()))
+
+
 @dataclass
 class Calibration:
     """Platt scaling into P(this hit answers the question) of the score, the lead over the best other hit, the
-    question's closeness (and its square), below the first hit its note's share of the first ten hits, and the
-    hit's own cosine.
+    question's closeness (and its square, and once more for the first hit alone), the hit's own cosine and, below
+    the first hit, its note's share of the first ten hits and its length.
 
     The closeness is the relevance of the question's most relevant hit, at most 1 (``memory.ranking.calibrate``),
     shared by every hit of the list: the score is relative to the best candidate (the first hit's semantic
@@ -117,28 +122,50 @@ class Calibration:
     commands 13% to 5%). The hit's own cosine says what the relative score cannot of a hit below the first;
     on the generated catalogue, where many passages differ by a version, its fit leans on it most.
 
+    The first hit's closeness (``first_closeness_weight``: the closeness again, for the first hit only) lets the
+    first hit's claim follow the question's closeness more steeply than the hits below it: whether anything is
+    near the question says most about the best of what is. The length (``length_weight``: ``passage_length``,
+    ln(1 + its words), for hits below the first) is what tells the vaults' lower hits apart: a long passage says
+    more and more often states the answer too (the Rust book's prose paragraphs, hits 2 to 5 answering 28% of
+    the time) than a one-line example below the right one (tldr's pages, 9%). Without the two, a fit on two of
+    the real vaults mis-stated the third's hits below the first by half (the Rust book's at 17% for 25%).
+
     The defaults were fitted on the question sets written blind for three real vaults (``bench/real``: the
-    Rust book, tldr, the Obsidian hub; 934 hits of the first five, 207 of them answering; README, *Hit
-    confidence*, has the commands), after checking the same fit leave-one-corpus-out: fitted on two vaults,
-    the third's first five hits scored an ECE of 0.111 (Rust book), 0.054 (tldr) and 0.061 (hub), against
-    0.184, 0.069 and 0.122 with the parameters fitted before on the generated catalogue. Refit with
-    ``smartvec bench calibrate`` (the generated catalogue) or on your own questions; a config file can
-    override them (``[scoring.calibration]``).
+    Rust book, tldr, the Obsidian hub; 932 hits of the first five, 204 of them answering), after checking the
+    same fit leave-one-corpus-out: fitted on two vaults, asked again with the fit in force, the third's first
+    five hits scored an ECE of 0.064 (Rust book), 0.041 (tldr) and 0.046 (hub), 0.033 pooled, against 0.111,
+    0.054 and 0.061 with the six features before (first hit: 0.077, 0.200, 0.146 against 0.170, 0.191, 0.129;
+    a nonsense question's first hit at most 16%; no first hit moved). Reproduce with ``python -m
+    smartvec_cli.bench.calibrate_real --work WORK`` (docs/confidence.md); refit with ``smartvec bench calibrate``
+    (the generated catalogue) or on your own questions; a config file can override them (``[scoring.calibration]``).
     """
 
-    score_weight: float = -1.78
-    margin_weight: float = 7.05
-    closeness_weight: float = 4.24
-    closeness_squared_weight: float = -1.95
-    siblings_weight: float = 0.99
-    hit_cosine_weight: float = 2.12
-    bias: float = -3.06
+    score_weight: float = -2.04
+    margin_weight: float = 6.41
+    closeness_weight: float = 2.12
+    closeness_squared_weight: float = -0.98
+    siblings_weight: float = 1.2
+    hit_cosine_weight: float = 2.36
+    first_closeness_weight: float = 2.18
+    length_weight: float = 0.38
+    bias: float = -3.57
 
-    def probability(self, score: float, margin: float, closeness: float = 0.0, siblings: float = 0.0, cosine: float = 0.0) -> float:
+    def probability(self, score: float, margin: float, closeness: float = 0.0, siblings: float = 0.0, cosine: float = 0.0,
+                    first_closeness: float = 0.0, length: float = 0.0) -> float:
+        """``first_closeness`` is the closeness for the first hit, 0 below it; ``length`` its ``passage_length`` below
+        the first hit, 0 for the first."""
         z = (self.score_weight * score + self.margin_weight * margin + self.closeness_weight * closeness
              + self.closeness_squared_weight * closeness * closeness + self.siblings_weight * siblings
-             + self.hit_cosine_weight * cosine + self.bias)
+             + self.hit_cosine_weight * cosine + self.first_closeness_weight * first_closeness + self.length_weight * length + self.bias)
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    @staticmethod
+    def features(score: float, explain: dict) -> tuple[float, ...]:
+        """The values its weights multiply, in the order of its fields, from a hit's score and ``explain`` (as
+        ``memory.ranking.calibrate`` keeps them): what a fit of new parameters reads."""
+        closeness = explain["closeness"]
+        return (score, explain["lead"], closeness, closeness * closeness, explain["siblings"], explain["cosine"],
+                explain["first_closeness"], explain["length"])
 
 
 @dataclass
