@@ -141,7 +141,7 @@ def test_forget_erases_a_deleted_note_only_when_asked(vault, cli, fake_embedder,
     assert unconfirmed.exit_code == 2 and "--yes" in unconfirmed.output
     assert index_rows("SELECT COUNT(*) FROM chunks WHERE text LIKE '%4711%'") == [(1,)]
 
-    assert cli.json("forget", "secret.md", "--yes", "--json") == {"forgotten": ["secret.md"], "passages": 1}
+    assert cli.json("forget", "secret.md", "--yes", "--json") == {"forgotten": ["secret.md"], "passage_versions": 1, "passages": 1}
     assert index_rows("SELECT COUNT(*) FROM chunks WHERE text LIKE '%4711%'") == [(0,)]
     assert index_rows("SELECT COUNT(*) FROM embeddings WHERE text LIKE '%4711%'") == [(0,)]
     status = cli.json("status", "--json")

@@ -109,7 +109,7 @@ def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
     assert result.exit_code == 0 and "no relevant passage" in result.stdout
     assert cli("query", "", "--json").exit_code == 2
     batch = cli("query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n")
-    assert json.loads(batch.stdout) == {"id": 1, "hits": [], "relevant": 0}
+    assert json.loads(batch.stdout) == {"id": 1, "hits": [], "relevant": 0, "notes_matched": None}
 
 
 def test_folder_names_give_a_kind_only_when_they_name_one():
