@@ -12,7 +12,6 @@ import re
 import shutil
 from pathlib import Path
 
-import click
 import pytest
 import typer.main
 
@@ -42,16 +41,17 @@ def sections() -> list[tuple[str, str]]:
     return found
 
 
-def commands() -> dict[str, click.Command]:
-    """Every command by its full name (``query``, ``bench questions``)."""
+def commands() -> dict:
+    """Every command by its full name (``query``, ``bench questions``); Typer's own Click, so groups are told by
+    their ``commands``."""
     register_commands()
     root = typer.main.get_command(app)
-    named: dict[str, click.Command] = {}
+    named: dict = {}
 
-    def walk(group: click.Group, prefix: str) -> None:
+    def walk(group, prefix: str) -> None:
         for name, command in group.commands.items():
             full = f"{prefix}{name}"
-            if isinstance(command, click.Group):
+            if hasattr(command, "commands"):
                 walk(command, f"{full} ")
             else:
                 named[full] = command
@@ -60,8 +60,8 @@ def commands() -> dict[str, click.Command]:
     return named
 
 
-def long_options(command: click.Command) -> list[str]:
-    return sorted({opt for param in command.params if isinstance(param, click.Option) for opt in param.opts + param.secondary_opts
+def long_options(command) -> list[str]:
+    return sorted({opt for param in command.params if param.param_type_name == "option" for opt in param.opts + param.secondary_opts
                    if opt.startswith("--") and opt != "--help"})
 
 
