@@ -228,10 +228,11 @@ def test_driver_reads_contradiction_edges(tmp_path, fake_embedder):
 
 
 def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
-    from smartvec_cli.bench.perf import run_perf
+    from smartvec_cli.bench.perf import model_package_mb, run_perf
     from smartvec_cli.bench.report import perf_markdown, targets_markdown
 
-    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2, recall_sizes=(200, 1000), hardware_seconds=0.05)
+    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2, recall_sizes=(200, 1000), hardware_seconds=0.05,
+                    model="multilingual-e5")
     results = perf["results"]
     assert [row["passages"] for row in results["ann_recall"]] == [200, 1000]
     assert all(0.9 <= row["ann_recall_at_50"] <= 1.0 for row in results["ann_recall"])
@@ -245,6 +246,8 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
     assert results["hardware_fp32_gflops"] > 0 and results["hardware_int8_gops"] > 0
     assert 0 < results["first_index_share_of_limit"] and 0 < results["embedding_share_of_limit"]
     assert "| first index, share of the fp32 limit |" in table
+    assert 'model = "multilingual-e5"' in (tmp_path / "index" / "config.toml").read_text(encoding="utf-8")
+    assert perf["machine"]["model_package_mb"] == model_package_mb("multilingual-e5") > model_package_mb("minilm") > 10
 
 
 def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, tmp_path, cli, monkeypatch):

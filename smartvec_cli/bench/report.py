@@ -201,6 +201,7 @@ def perf_markdown(perf: dict) -> str:
         f"| `smartvec mcp`: `initialize` answered / first search answered | {num(r.get('mcp_initialize_p50_s'), '.2f')} / "
         f"{num(r.get('mcp_first_search_p50_s'), '.2f')} s{at_load(r.get('mcp_load'))} |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
+        *([f"| installed size of the model's package | {m['model_package_mb']:.0f} MB |"] if m.get("model_package_mb") else []),
         f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",
         f"| index folder size | {r['index_mb']:.1f} MB |",

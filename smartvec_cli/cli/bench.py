@@ -116,6 +116,8 @@ def perf_command(
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
     store: Optional[str] = typer.Option(None, "--store", metavar="URL",
                                         help="Measure a PostgreSQL store (postgresql://..., an empty database) instead of SQLite."),
+    model: Optional[str] = typer.Option(None, "--model", metavar="MODEL",
+                                        help="The index's model: minilm (the default for this English vault) or multilingual-e5."),
     as_json: JsonOutput = False,
 ) -> None:
     """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
@@ -128,12 +130,14 @@ def perf_command(
         raise UsageError(f"--recall-sizes takes passage counts separated by commas, not {recall_sizes!r}") from None
     if any(size < 1 for size in sizes):
         raise UsageError("--recall-sizes must be positive")
+    if model not in (None, "minilm", "multilingual-e5"):
+        raise UsageError(f"--model is minilm or multilingual-e5, not {model!r}")
     with work_folder(workdir, "perf") as folder:
         perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs,
-                        recall_sizes=sizes, store_url=store, log=message)
+                        recall_sizes=sizes, store_url=store, log=message, model=model)
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
-    name = f"perf-{notes}" + ("-postgres" if store else "")
+    name = f"perf-{notes}" + ("-postgres" if store else "") + ("-e5" if model == "multilingual-e5" else "")
     write_json(out_dir / f"{name}.json", perf)
     (out_dir / f"{name}.md").write_text(markdown, encoding="utf-8")
     message(f"wrote {out_dir}/{name}.json and {name}.md")
