@@ -229,7 +229,9 @@ def results_markdown(accuracy: dict | None, perfs: list[dict], command: str) -> 
     if accuracy:
         parts += ["## Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]
     for perf in perfs:
-        parts += [f"## Speed, {perf['notes']:,} notes\n", perf_markdown(perf), targets_markdown(perf["targets"])]
+        store = " on PostgreSQL" if perf["results"].get("store") == "postgresql" else ""
+        parts += [f"## Speed, {perf['notes']:,} notes, {perf['machine'].get('embedder', '')}{store}\n", perf_markdown(perf),
+                  targets_markdown(perf["targets"])]
     return "\n".join(parts)
 
 

@@ -189,7 +189,8 @@ def report_command(
     accuracy_file = out_dir / "accuracy.json"
     accuracy = json.loads(accuracy_file.read_text(encoding="utf-8")) if accuracy_file.is_file() else None
     perfs = sorted(
-        (json.loads(p.read_text(encoding="utf-8")) for p in out_dir.glob("perf-*.json")), key=lambda p: p["notes"]
+        (json.loads(p.read_text(encoding="utf-8")) for p in out_dir.glob("perf-*.json")),
+        key=lambda p: (p["notes"], p["results"].get("store", ""), "e5" in p["machine"].get("embedder", ""))
     )
     if accuracy is None and not perfs:
         raise UsageError(f"no results in {out_dir}: run `smartvec bench accuracy` or `smartvec bench perf` first")
