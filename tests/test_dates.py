@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, write
+from conftest import REPO, index_rows, write
 from smartvec_cli.memory import asof
 from smartvec_cli.errors import UsageError
 from smartvec_cli.memory.asof import AFTER, AGO, BEFORE, DAY, MIDDLE, parse_as_of, resolve_as_of
@@ -292,3 +292,27 @@ def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, f
         "moment": "2022-07-16T12:00:00Z", "words": "im Sommer 2022", "first_day": "2022-06-01", "last_day": "2022-08-31",
         "rule": MIDDLE,
     }
+
+
+def test_front_matter_days_written_in_the_vault_s_language_are_read(vault, cli, fake_embedder):
+    """``effective: 1. März 2023`` in a German vault is that day, as "1 March 2023" is in an English one; an
+    English vault does not read German month names."""
+    prose = ("Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
+             "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n")
+    write(vault, "richtlinien/urlaub.md", "---\ntitle: Urlaub\neffective: 1. März 2023\nexpires: 31. Dezember 2024\n"
+          "date: 15. Februar 2023\n---\n# Urlaub\n\n" + prose)
+    write(vault, "richtlinien/homeoffice.md", "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
+          "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n")
+    cli.json("--now", "2026-01-01", "index", "--json")
+    shown = cli.json("--now", "2026-01-01", "show", "richtlinien/urlaub.md", "--json")
+    assert shown["passages"][0]["valid_from"].startswith("2023-03-01")
+    assert shown["passages"][0]["valid_until"].startswith("2024-12-31")
+    assert index_rows("SELECT doc_date FROM notes WHERE path = 'richtlinien/urlaub.md'")[0][0].startswith("2023-02-15")
+
+
+def test_an_english_vault_does_not_read_german_month_names():
+    from smartvec_cli.memory.temporal import first_date
+
+    assert first_date({"effective": "1. März 2023"}, ("effective",)) is None
+    assert first_date({"effective": "1. März 2023"}, ("effective",), ("de",)) == "2023-03-01T00:00:00Z"
+    assert first_date({"effective": "1 March 2023"}, ("effective",), ("de",)) == "2023-03-01T00:00:00Z"

@@ -30,7 +30,7 @@ from typing import Iterable, Sequence
 from ..clock import UTC, parse_when
 from ..errors import UsageError
 from ..memory.asof import resolve_as_of
-from ..memory.temporal import _first_date
+from ..memory.temporal import first_date
 
 UPDATED_KEYS = ("updated", "modified", "last_modified", "updated_at", "date_modified")
 
@@ -183,9 +183,9 @@ def path_matcher(globs: Sequence[str]):
     return re.compile(f"(?s:{alternatives})(?:/.*)?\\Z").match
 
 
-def note_date(metadata: dict, doc_date: str | None, mtime_ns: int | None) -> dt.datetime | None:
+def note_date(metadata: dict, doc_date: str | None, mtime_ns: int | None, languages: Sequence[str] = ("en",)) -> dt.datetime | None:
     """The date ``since``/``until`` compare (see the module): updated, else dated, else the file's time."""
-    updated = _first_date(metadata, UPDATED_KEYS)
+    updated = first_date(metadata, UPDATED_KEYS, tuple(languages))
     if updated or doc_date:
         return parse_when(updated or doc_date)
     if mtime_ns:
@@ -210,7 +210,7 @@ def matching_notes(rows: Iterable[tuple], found: NoteFilter, now: dt.datetime, l
         if not all(field_matches(metadata, k, v) for k, v in found.where):
             continue
         if first or last:
-            when = note_date(metadata, doc_date, mtime_ns)
+            when = note_date(metadata, doc_date, mtime_ns, languages)
             if when is None or (first and when < first) or (last and when >= last):
                 continue
         kept.add(note)

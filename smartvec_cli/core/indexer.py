@@ -635,7 +635,7 @@ class Indexer:
     def _note_values(self, item: _ReadNote) -> dict:
         parsed, file = item.parsed, item.file
         previous_hash = item.row["embedding_hash"] if item.row else None
-        timing = note_time(parsed.metadata, file.rel_path)
+        timing = note_time(parsed.metadata, file.rel_path, tuple(self.ws.languages()))
         source = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence, parsed.tags, parsed.body)
         return {
             "kind": "vault",

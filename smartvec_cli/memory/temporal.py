@@ -42,8 +42,9 @@ the note's ``date:``/``created:`` or another note's supersession; a commit date 
 FILE_NAME_DAY = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.]([01]\d)[-_.]([0-3]\d)(?!\d)")
 
 
-def _first_date(metadata: dict, keys: tuple[str, ...]) -> str | None:
-    """The first of ``keys`` that holds a date: ISO, or a day in any common writing ("5 March 2023", "03/05/2023")."""
+def first_date(metadata: dict, keys: tuple[str, ...], languages: tuple[str, ...] = ("en",)) -> str | None:
+    """The first of ``keys`` that holds a date: ISO, or a day in any common writing ("5 March 2023",
+    "03/05/2023"), in English or one of the vault's ``languages`` ("1. März 2023", "1 de marzo de 2023")."""
     for key in keys:
         value = metadata.get(key)
         if value in (None, ""):
@@ -51,7 +52,7 @@ def _first_date(metadata: dict, keys: tuple[str, ...]) -> str | None:
         try:
             return to_iso(parse_when(value))
         except UsageError:
-            day = read_day(str(value)) if re.search(r"\d", str(value)) else None
+            day = read_day(str(value), languages) if re.search(r"\d", str(value)) else None
             if day:
                 return to_iso(parse_when(day))
     return None
@@ -68,11 +69,12 @@ def file_name_day(rel_path: str) -> str | None:
         return None
 
 
-def note_time(metadata: dict, rel_path: str = "") -> NoteTime:
-    """A note's times from its frontmatter; ``date`` falls back on a day in the file name."""
-    declared_from = _first_date(metadata, FROM_KEYS)
-    valid_until = _first_date(metadata, UNTIL_KEYS)
-    doc_date = _first_date(metadata, DATE_KEYS) or file_name_day(rel_path)
+def note_time(metadata: dict, rel_path: str = "", languages: tuple[str, ...] = ("en",)) -> NoteTime:
+    """A note's times from its frontmatter (days written in English or the vault's ``languages``); ``date``
+    falls back on a day in the file name."""
+    declared_from = first_date(metadata, FROM_KEYS, languages)
+    valid_until = first_date(metadata, UNTIL_KEYS, languages)
+    doc_date = first_date(metadata, DATE_KEYS, languages) or file_name_day(rel_path)
     version = metadata.get("version")
     try:
         version = int(version) if version is not None and not isinstance(version, bool) else None
