@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-ENGLISH = "en"
+from ..vault.language import ENGLISH
+
 SNOWBALL = {
     "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek", "es": "spanish",
     "fi": "finnish", "fr": "french", "hu": "hungarian", "id": "indonesian", "it": "italian", "nl": "dutch",
@@ -50,10 +51,8 @@ def _stemmer(language: str):
     name = SNOWBALL.get(language)
     if name is None:
         return None
-    try:
-        import snowballstemmer
-    except ImportError:  # without it words are matched as written: CJK pairs and diacritics still work
-        return None
+    import snowballstemmer
+
     return lru_cache(maxsize=STEM_CACHE)(snowballstemmer.stemmer(name).stemWord)
 
 

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 
 from ..clock import UTC, parse_when
 from ..errors import UsageError
+from ..vault.language import ENGLISH
 from .date_languages import CHINESE_NUMBERS, DATE_LANGUAGES, ENGLISH_MONTHS, WRITTEN, DateLanguage
 from .words import ARTICLES, MONTHS, NUMBER_WORDS
 
-ENGLISH = "en"
 
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14)}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}

@@ -58,7 +58,7 @@ QUESTION_WORDS_IN = {
     "de": frozenset("wie was wer wem wen wessen wo wohin woher wann warum weshalb welche welcher welches welchen womit wofür".split()),
     "es": frozenset("cómo como qué que quién quiénes dónde donde cuándo cuando cuál cuáles cuánto cuántos cuánta cuántas por qué".split()),
     "fr": frozenset("comment quoi quel quelle quels quelles où quand pourquoi combien qui".split()),
-    "zh": frozenset("如何 怎么 怎样 什么 哪些 哪个 哪里 为什么 多少".split()),
+    "zh": frozenset("如何 怎么 怎样 什么 哪些 哪个 哪里 多少".split()),
     "ja": frozenset("どう どの なに なぜ いつ どこ".split()),
 }
 CAPITALISED_NOUNS = frozenset({"de", "lb"})

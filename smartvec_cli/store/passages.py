@@ -121,10 +121,11 @@ class PassageQueries:
         """The language the full-text index reads the vault's words in (``memory.analysis.main_language``)."""
         return main_language(self.get_meta("languages"))
 
-    def full_text(self, expression: str) -> tuple[str, str]:
+    def full_text(self, expression: str, language: str | None = None) -> tuple[str, str]:
         """The full-text table that answers for this vault and the expression in its terms: FTS5's porter index
-        for an English vault, else the analysed one with the expression's words stemmed (or paired) alike."""
-        language = self.lexical_language()
+        for an English vault, else the analysed one with the expression's words stemmed (or paired) alike.
+        ``language``: the vault's (``lexical_language``), when a caller asking many expressions has read it once."""
+        language = language or self.lexical_language()
         if analysed(language):
             return WORDS_TABLE, analyse_expression(expression, language)
         return FTS_TABLE, expression
@@ -153,9 +154,9 @@ class PassageQueries:
     def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
         """For each FTS5 phrase expression, the stored passages (up to ``limit``, best BM25 first) whose text holds it:
         one statement a phrase, whatever the number of candidates."""
-        found = []
+        found, language = [], self.lexical_language()
         for expression in expressions:
-            table, expression = self.full_text(expression)
+            table, expression = self.full_text(expression, language)
             sql = f"""SELECT f.rowid, c.note FROM {table} f JOIN chunks c ON c.id = f.rowid
                       WHERE {table} MATCH ? AND c.state != 'DELETED' ORDER BY bm25({table}) LIMIT ?"""
             found.append({row[0] for row in self.db.execute(sql, [expression, limit])})
@@ -184,18 +185,18 @@ class PassageQueries:
         """For each query term, in how many stored passages' own words it occurs (their text: not the note
         title or heading path, which the passages of a note share), counted up to ``cap + 1``: past the cap a
         word is common (``memory.lexical.common_passages``) and its exact count changes nothing."""
-        frequency = {}
+        frequency, language = {}, self.lexical_language()
         for term in terms:
-            table, expression = self.full_text(f'text : "{term}"')
+            table, expression = self.full_text(f'text : "{term}"', language)
             frequency[term] = self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                                               [expression, cap + 1]).fetchone()[0]
         return frequency
 
     def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
         """For each query term, which of the passages ``ids`` hold it in their own words."""
-        holders = {}
+        holders, language = {}, self.lexical_language()
         for term in terms:
-            table, expression = self.full_text(f'text : "{term}"')
+            table, expression = self.full_text(f'text : "{term}"', language)
             sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({{marks}})"
             holders[term] = {row[0] for part, marks in in_lists(ids) for row in self.db.execute(sql.format(marks=marks), [expression, *part])}
         return holders
@@ -203,9 +204,9 @@ class PassageQueries:
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
         """The query terms that no stored passage's text, heading or note title contains: words the vault
         does not know at all."""
-        unknown = set()
+        unknown, language = set(), self.lexical_language()
         for term in terms:
-            table, expression = self.full_text(f'"{term}"')
+            table, expression = self.full_text(f'"{term}"', language)
             if not self.db.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", [expression]).fetchone():
                 unknown.add(term)
         return frozenset(unknown)
@@ -220,7 +221,7 @@ class PassageQueries:
                 WHERE f.text IS NOT c.text OR f.heading IS NOT c.heading OR f.title IS NOT n.title"""
         ).fetchone()[0]
         languages = self.get_meta("languages")
-        if analysed(main_language(languages)):
+        if analysed(self.lexical_language()):
             missing += self.db.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {WORDS_TABLE})").fetchone()[0]
             stale += self.db.execute(
                 f"""SELECT count(*) FROM {WORDS_TABLE} f JOIN chunks c ON c.id = f.rowid JOIN notes n ON n.id = c.note
