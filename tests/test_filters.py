@@ -262,3 +262,18 @@ def test_path_globs_follow_the_exclude_rule():
     assert checked > 3000
     assert path_matcher(["projects/**", "*2023*"])("projects/sub/x.md") and path_matcher(["projects"])("projects")
     assert not path_matcher(["projects"])("projects-old/x.md") and path_matcher(["*2023*"])("journal/2023-01-02.md")
+
+
+def test_a_filter_keeps_an_identifier_match_that_better_matches_elsewhere_would_push_out(vault, cli, fake_embedder):
+    """More full-text matches outside the filter than the search takes (50), and more kept passages than its
+    vector candidates (100): the one kept passage naming the identifier is still found, because the matches
+    are narrowed to the filter before they are cut."""
+    for n in range(300):
+        # the question's other words: closer to it by bag of words than the passage that names the identifier
+        write(vault, f"keep/note-{n:03}.md", f"# Keep {n}\n\nRack {n} holds the spare relay cables of the basement.\n")
+    write(vault, "keep/the-one.md", "# Incident\n\nThe outage was traced to ZQ9931X.\n")
+    for n in range(60):
+        write(vault, f"other/echo-{n:02}.md", f"# Echo {n}\n\nZQ9931X ZQ9931X ZQ9931X.\n")
+    cli.json("index", "--json")
+    hits = cli.json("query", "ZQ9931X spare relay cables basement", "--path", "keep/**", "--json", "--top-k", "3", "--no-track")
+    assert hits and hits[0]["path"] == "keep/the-one.md"

@@ -75,7 +75,7 @@ class Hit:
     warnings: list[str] = field(default_factory=list)
     explain: dict | None = None
     row_id: int = 0
-    url: str | None = None  # opens the note (``core.links``); set by whoever knows the vault's folder
+    url: str | None = None  # opens the note (``core.note_links``); set by whoever knows the vault's folder
 
     def to_dict(self, explain: bool = False) -> dict:
         data = asdict(self)
@@ -140,15 +140,19 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         terms = [t for t in terms if frequency[t] <= common]
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     if terms:
-        joining.update((label, None) for label, _ in store.lexical_matches(match_expression(" ".join(terms), language), LEXICAL_CANDIDATES))
+        specific_matches = lexical_matches_within(store, match_expression(" ".join(terms), language), LEXICAL_CANDIDATES, within)
+        joining.update((label, None) for label, _ in specific_matches)
     bm25: dict[int, float] = {}
     everything = match_expression(query_text, language)  # every content word, as lexical mode asks
     if everything and config.scoring.blends:
-        scored = store.lexical_matches(everything, BM25_SCORED)
+        scored = lexical_matches_within(store, everything, BM25_SCORED, within)
         bm25 = dict(scored)
         joining.update((label, None) for label, _ in scored[:BLEND_CANDIDATES])
     asked_phrases = phrases(query_text)
-    holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES) if asked_phrases else []
+    holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases],
+                                   LEXICAL_CANDIDATES if within is None else EVERY_MATCH) if asked_phrases else []
+    if within is not None:
+        holding = [found & within for found in holding]
     for found in holding:
         joining.update((label, None) for label in sorted(found))
     asked_terms = query_terms(query_text, language)
@@ -246,16 +250,22 @@ def _numbered(hits: list[Hit]) -> list[Hit]:
     return hits
 
 
+def lexical_matches_within(store: Store, expression: str, limit: int, within: set[int] | None) -> list[tuple[int, float]]:
+    """The best ``limit`` full-text matches, among the passages ``within`` when a filter gives them: every match is
+    read and those outside dropped before the cut (FTS5 scores every match to sort them anyway), so a filter
+    never loses a match that better ones elsewhere in the vault would have pushed out."""
+    if within is None:
+        return store.lexical_matches(expression, limit)
+    return [match for match in store.lexical_matches(expression, EVERY_MATCH) if match[0] in within][:limit]
+
+
 def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
     """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``); with
     ``within``, every match is read and those outside it dropped (FTS5 scores every match to sort them anyway)."""
     expression = match_expression(query_text, store.lexical_language())
     if not expression:
         return []
-    if within is None:
-        matches = store.lexical_matches(expression, top_k)
-    else:
-        matches = [m for m in store.lexical_matches(expression, EVERY_MATCH) if m[0] in within][:top_k]
+    matches = lexical_matches_within(store, expression, top_k, within)
     passages = store.passages([label for label, _ in matches])
     best = matches[0][1] if matches else 0.0
     hits = []
