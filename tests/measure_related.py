@@ -19,7 +19,7 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
     with v.ws.open_store() as store:
         notes = {r["id"]: r for r in store.live_notes()}
         links = store.db.execute("SELECT src_note, dst_note FROM edges WHERE src_chunk IS NULL AND dst_note IS NOT NULL AND src_note != dst_note AND type != 'supersedes'").fetchall()
-        pairs = store.supersession_pairs()
+        pairs = store.supersedes_note_pairs()
     linked = {n: set() for n in notes}
     for a, b in links:
         if a in linked and b in linked:

@@ -30,19 +30,13 @@ from typing import Sequence
 
 from ..memory.ranking import WEAK_MATCH
 from ..memory.scoring import Calibration
+from .accuracy import confidence_features
 from .metrics import expected_calibration_error, fit_platt
 from .questions import LabelledQuestion, answers, read_questions
 from .real.run import CORPORA, HERE, PARALLEL, RunError
 
 TOP_K = 5
 FEATURES = tuple(f.name.removesuffix("_weight") for f in fields(Calibration) if f.name != "bias")
-
-
-def features(hit: dict) -> tuple[float, ...]:
-    """What ``Calibration`` weighs for this hit, as the ranking computed it (``memory.ranking.calibrate``), in the
-    order of its fields."""
-    explain = hit["explain"]
-    return Calibration.features(hit["score"], explain)
 
 
 def question_sets(corpus: str) -> list[tuple[LabelledQuestion, bool]]:
@@ -68,7 +62,7 @@ def ask(vault, corpus: str, calibration: Calibration | None = None) -> list[dict
             found = vault.answer(question.query, as_of=question.as_of, top_k=TOP_K, track=False, explain=True)["hits"]
             rows.append({
                 "corpus": corpus, "id": question.id, "nonsense": nonsense, "answerable": bool(question.expect),
-                "hits": [{"features": features(hit), "confidence": hit["confidence"], "path": hit["path"], "passage": hit["chunk_id"],
+                "hits": [{"features": confidence_features(hit), "confidence": hit["confidence"], "path": hit["path"], "passage": hit["chunk_id"],
                           "weak": any(w.startswith(WEAK_MATCH) for w in hit.get("warnings") or ()),
                           "answers": bool(question.expect) and answers(question, hit)} for hit in found],
             })

@@ -49,7 +49,9 @@ def encoder_shape(embedder) -> EncoderShape:
 
 
 def _matmul_session(rows: int, inner: int, cols: int, int8: bool, threads: int):
-    import onnxruntime as ort
+    from ..embed.onnx import import_onnxruntime
+
+    ort = import_onnxruntime()  # with its telemetry off, as every import of it in smartvec
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(0)

@@ -52,7 +52,7 @@ def lineage_of(pairs: list[tuple[int, int]], note: int) -> set[int]:
 def related_notes(store: Store, config: Config, note: int, top_k: int = 5, method: str = "best") -> list[RelatedNote]:
     """The ``top_k`` notes most like ``note`` (see the module), best first."""
     rows = store.current_passage_notes()
-    excluded = lineage_of(store.supersession_pairs(), note)
+    excluded = lineage_of(store.supersedes_note_pairs(), note)
     own = [row for row, owner in rows if owner == note]
     others = [(row, owner) for row, owner in rows if owner not in excluded]
     if not own or not others:

@@ -79,12 +79,6 @@ class NoteQueries:
                ORDER BY c.id"""
         ).fetchall()
 
-    def supersession_pairs(self) -> list[tuple[int, int]]:
-        """(newer note, older note) of every resolved ``supersedes`` edge, written or inferred: a note's lineage."""
-        return self.db.execute(
-            "SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND src_note IS NOT NULL AND dst_note IS NOT NULL"
-        ).fetchall()
-
     def deleted_note_at(self, path: str) -> dict | None:
         """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
         rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
