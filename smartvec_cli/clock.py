@@ -35,7 +35,9 @@ def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
         except ValueError as exc:
             reason = str(exc)
             if reason.startswith("Invalid isoformat"):
-                raise UsageError(f"not an ISO date or datetime: {value!r} (expected e.g. 2024-03-01 or 2024-03-01T09:00)") from None
+                raise UsageError(
+                    f"not an ISO date or datetime: {value!r} (expected e.g. 2024-03-01 or 2024-03-01T09:00)"
+                ) from None
             raise UsageError(f"impossible date or time {value!r}: {reason}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)

@@ -86,7 +86,9 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     max_note_mb: float = 10.0
     embedder_backend: str = "auto"
-    embedder_model: str = "auto"  # auto: the index's own (its fingerprint), or at the first index the vault's languages'
+    embedder_model: str = (
+        "auto"  # auto: the index's own (its fingerprint), or at the first index the vault's languages'
+    )
     languages: list[str] | None = None  # ISO 639-1 codes; None: read from the notes at the first index
     batch_size: int = 32
     chunk_max_chars: int = 900
@@ -95,7 +97,9 @@ class Config:
     confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
 
-    scoring_set: frozenset[str] = frozenset()  # the [scoring] keys config.toml gives: a model's defaults never override them
+    scoring_set: frozenset[str] = (
+        frozenset()
+    )  # the [scoring] keys config.toml gives: a model's defaults never override them
 
     @property
     def max_note_bytes(self) -> int:
@@ -104,7 +108,9 @@ class Config:
     def for_model(self, model: str | None) -> "Config":
         """This configuration with the scoring defaults of the index's model (``MODEL_SCORING``) where
         ``config.toml`` sets none."""
-        defaults = {key: value for key, value in MODEL_SCORING.get(model or "", {}).items() if key not in self.scoring_set}
+        defaults = {
+            key: value for key, value in MODEL_SCORING.get(model or "", {}).items() if key not in self.scoring_set
+        }
         return replace(self, scoring=replace(self.scoring, **defaults)) if defaults else self
 
 
@@ -243,7 +249,8 @@ def _load(config: Config, top: Table) -> None:
     backend = embedder.string("backend", config.embedder_backend)
     if backend not in EMBEDDER_BACKENDS and not is_import_spec(backend):
         raise ConfigValueError(
-            f"[embedder] backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory', not {backend!r}")
+            f"[embedder] backend must be one of {', '.join(EMBEDDER_BACKENDS)}, or 'module:factory', not {backend!r}"
+        )
     config.embedder_backend = backend
     config.batch_size = embedder.integer("batch_size", config.batch_size, low=1)
     model = embedder.string("model", config.embedder_model)
@@ -254,8 +261,14 @@ def _load(config: Config, top: Table) -> None:
     if languages is not None:
         if isinstance(languages, str):
             languages = [languages]
-        if not isinstance(languages, list) or not languages or not all(isinstance(c, str) and LANGUAGE_CODES.match(c) for c in languages):
-            raise ConfigValueError(f"languages must be a list of ISO 639-1 codes such as [\"de\", \"en\"], not {top.data['languages']!r}")
+        if (
+            not isinstance(languages, list)
+            or not languages
+            or not all(isinstance(c, str) and LANGUAGE_CODES.match(c) for c in languages)
+        ):
+            raise ConfigValueError(
+                f'languages must be a list of ISO 639-1 codes such as ["de", "en"], not {top.data["languages"]!r}'
+            )
         config.languages = list(dict.fromkeys(languages))
     config.chunk_max_chars = top.table("chunking").integer("max_chars", config.chunk_max_chars, low=1)
     _load_scoring(config.scoring, top.table("scoring"))
@@ -271,8 +284,15 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
             scoring.weights = Weights.from_mapping(table.data["weights"])
         except UsageError as exc:
             raise ConfigValueError(f"[scoring] weights: {exc}") from None
-    for key in ("relevance_spread", "specific_weight", "lexical_weight", "value_weight", "relevance_margin", "phrase_weight",
-                "title_weight"):
+    for key in (
+        "relevance_spread",
+        "specific_weight",
+        "lexical_weight",
+        "value_weight",
+        "relevance_margin",
+        "phrase_weight",
+        "title_weight",
+    ):
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
     for key in ("dense_share", "answer_dense_share"):  # shares of the cosine
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0, high=1.0))
@@ -287,9 +307,12 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
                 f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's closeness and "
                 "the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with the old three features "
                 "would mis-state every confidence; remove the table to use the shipped fit, or fit new parameters with "
-                "`smartvec bench calibrate`")
+                "`smartvec bench calibrate`"
+            )
         if unknown:
-            raise ConfigValueError(f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})")
+            raise ConfigValueError(
+                f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})"
+            )
         scoring.calibration = Calibration(**{k: calibration.number(k, getattr(scoring.calibration, k)) for k in known})
 
 
@@ -317,7 +340,9 @@ def _load_consolidation(settings: ConsolidationSettings, table: Table) -> None:
         if not isinstance(penalties, list) or not all(
             not isinstance(p, bool) and isinstance(p, (int, float)) and math.isfinite(p) and p >= 0 for p in penalties
         ):
-            raise ConfigValueError(f"[consolidation] ripple_penalties must be a list of numbers, 0 or more, not {penalties!r}")
+            raise ConfigValueError(
+                f"[consolidation] ripple_penalties must be a list of numbers, 0 or more, not {penalties!r}"
+            )
         settings.ripple_penalties = tuple(float(p) for p in penalties)
 
 

@@ -22,6 +22,7 @@ class UsageError(SmartvecError):
 class ModelMismatchError(SmartvecError):
     """The index was built with other weights; mixing vectors would make similarities meaningless."""
 
+
 EXIT_PARTIAL = 3
 """The run finished, but some notes could not be read or parsed (they are listed in ``errors``)."""
 

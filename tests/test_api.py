@@ -3,9 +3,9 @@
 import sys
 
 import pytest
+from conftest import write
 
 import smartvec_cli
-from conftest import write
 from smartvec_cli.errors import UsageError
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,9 @@ QUESTION = "How many days per week can I work from home?"
 def api_vault(tmp_path, real_embedder_session):
     vault_dir = tmp_path / "vault"
     vault_dir.mkdir()
-    vault = smartvec_cli.open_vault(vault_dir, index_dir=tmp_path / "index", now="2021-03-01", embedder=real_embedder_session)
+    vault = smartvec_cli.open_vault(
+        vault_dir, index_dir=tmp_path / "index", now="2021-03-01", embedder=real_embedder_session
+    )
     yield vault_dir, vault
     vault.close()
 
@@ -40,14 +42,33 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     now = vault.at("2026-01-01")
     hits = now.query(QUESTION, top_k=2, track=False)
     assert "3 days per week" in hits[0]["text"] and hits[0]["version"] == 2
-    assert set(hits[0]) >= {"rank", "chunk_id", "note_id", "path", "score", "confidence", "signals", "state", "warnings"}
+    assert set(hits[0]) >= {
+        "rank",
+        "chunk_id",
+        "note_id",
+        "path",
+        "score",
+        "confidence",
+        "signals",
+        "state",
+        "warnings",
+    }
 
     past = now.query(QUESTION, as_of="2022-01-01", top_k=1, track=False)[0]
     assert "2 days per week" in past["text"] and past["state"] == "ARCHIVED"
     assert any("superseded by" in w for w in past["warnings"])
-    assert "2 days per week" in now.query("How many days per week could I work from home back in 2021?", top_k=1, track=False)[0]["text"]
+    assert (
+        "2 days per week"
+        in now.query("How many days per week could I work from home back in 2021?", top_k=1, track=False)[0]["text"]
+    )
 
-    answers = list(now.query_batch([{"id": "a", "query": QUESTION}, {"id": "b", "query": QUESTION, "as_of": "2021-06-01"}], top_k=1, track=False))
+    answers = list(
+        now.query_batch(
+            [{"id": "a", "query": QUESTION}, {"id": "b", "query": QUESTION, "as_of": "2021-06-01"}],
+            top_k=1,
+            track=False,
+        )
+    )
     assert [a["id"] for a in answers] == ["a", "b"]
     assert "3 days" in answers[0]["hits"][0]["text"] and "2 days" in answers[1]["hits"][0]["text"]
 
@@ -82,6 +103,8 @@ def test_importing_the_package_stays_light():
     """``import smartvec_cli`` (which every CLI call does) must not pull in numpy or the store."""
     import subprocess
 
-    code = "import sys, smartvec_cli; print(sorted(m for m in ('numpy', 'sqlite_utils', 'hnswlib') if m in sys.modules))"
+    code = (
+        "import sys, smartvec_cli; print(sorted(m for m in ('numpy', 'sqlite_utils', 'hnswlib') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

@@ -1,7 +1,6 @@
 """``--include-archived`` shows the archived versions of the passages that match, in a plain query too."""
 
 import pytest
-
 from conftest import write
 
 VPN = "---\ntitle: VPN Guide\nsource_type: wiki\nauthority: 0.4\ndate: 2025-03-05\n---\n# VPN Guide\n\n## Sign-In\n\nA VPN session lasts {hours} hours; after that you sign in again.\n"
@@ -25,7 +24,9 @@ def edited(vault, cli, fake_embedder):
 
 
 def ask(cli, *options):
-    return cli.json("--now", "2026-04-01", "query", "How long does a VPN session last in hours?", "--json", "--no-track", *options)
+    return cli.json(
+        "--now", "2026-04-01", "query", "How long does a VPN session last in hours?", "--json", "--no-track", *options
+    )
 
 
 def test_a_plain_query_with_include_archived_shows_the_old_version_next_to_the_new(edited, cli):
@@ -47,6 +48,16 @@ def test_an_as_of_question_with_include_archived_keeps_versions_not_valid_then(e
 
 
 def test_the_as_of_label_shows_the_moment_it_used(edited, cli):
-    result = cli("--now", "2026-04-01", "query", "How long did a VPN session last in February 2026?", "--no-track", "--top-k", "1")
-    assert result.stdout.startswith('as of 2026-02-14T12:00:00Z ("in February 2026": 2026-02-01 to 2026-02-28, the middle of the period)')
+    result = cli(
+        "--now",
+        "2026-04-01",
+        "query",
+        "How long did a VPN session last in February 2026?",
+        "--no-track",
+        "--top-k",
+        "1",
+    )
+    assert result.stdout.startswith(
+        'as of 2026-02-14T12:00:00Z ("in February 2026": 2026-02-01 to 2026-02-28, the middle of the period)'
+    )
     assert "12 hours" in result.stdout

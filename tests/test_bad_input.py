@@ -4,10 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 from smartvec_cli.errors import EXIT_PARTIAL, EXIT_USAGE
-
-from conftest import write
 
 GOOD = "# Good\n\nA perfectly ordinary note about the quarterly roadmap.\n"
 

@@ -7,7 +7,14 @@ from smartvec_cli.memory.scoring import Calibration
 
 
 def hit(confidence, answers, passage="a#1", features=(0.5,) * 8):
-    return {"features": features, "confidence": confidence, "answers": answers, "passage": passage, "path": "a.md", "weak": False}
+    return {
+        "features": features,
+        "confidence": confidence,
+        "answers": answers,
+        "passage": passage,
+        "path": "a.md",
+        "weak": False,
+    }
 
 
 def row(hits, nonsense=False, answerable=True):
@@ -15,7 +22,11 @@ def row(hits, nonsense=False, answerable=True):
 
 
 def test_measure_reads_every_hit_the_first_hit_and_the_nonsense_questions_apart():
-    rows = [row([hit(0.9, True), hit(0.1, False)]), row([hit(0.7, False), hit(0.3, True)]), row([hit(0.25, False)], nonsense=True)]
+    rows = [
+        row([hit(0.9, True), hit(0.1, False)]),
+        row([hit(0.7, False), hit(0.3, True)]),
+        row([hit(0.25, False)], nonsense=True),
+    ]
     found = measure(rows)
     assert (found["questions"], found["hits"], found["answering"]) == (2, 4, 2)
     assert found["ece_first_hit"] == pytest.approx((abs(1 - 0.9) + abs(0 - 0.7)) / 2)

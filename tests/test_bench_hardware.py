@@ -32,4 +32,6 @@ def test_the_real_model_s_share_counts_its_own_tokens(onnx_export):
     share = embedding_share(embedder, texts * 8, {"fp32_gflops": 1.0}, rounds=1)
     assert share["passages"] == 16 and share["tokens_mean"] == sum(counts) / 2
     # a limit of 1 GFLOP/s is far below what embedding reaches on any machine that runs the suite
-    assert share["achieved_gflops"] > 1.0 and share["share_of_fp32_limit"] == pytest.approx(share["achieved_gflops"], abs=0.06)
+    assert share["achieved_gflops"] > 1.0 and share["share_of_fp32_limit"] == pytest.approx(
+        share["achieved_gflops"], abs=0.06
+    )

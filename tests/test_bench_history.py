@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from smartvec_cli.bench.history import (
-    OUTCOMES, PAST_KINDS, GitAccount, evenly_spaced, history_markdown, judge, midpoint, run_history, snapshots,
+    OUTCOMES,
+    PAST_KINDS,
+    GitAccount,
+    evenly_spaced,
+    history_markdown,
+    judge,
+    midpoint,
+    run_history,
+    snapshots,
 )
 
 GARDEN = "The garden has three apple trees and a small greenhouse for tomatoes near the fence."
@@ -41,8 +49,25 @@ def commit(repo: Path, files: dict[str, str | None], date: str) -> None:
             target.write_text(text, encoding="utf-8")
     env = {**os.environ, "GIT_COMMITTER_DATE": date}
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--date", date, "-m", date],
-                   check=True, env=env)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--date",
+            date,
+            "-m",
+            date,
+        ],
+        check=True,
+        env=env,
+    )
 
 
 @pytest.fixture
@@ -52,27 +77,48 @@ def history_repo(tmp_path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    commit(repo, {
-        "garden.md": note("Garden", GARDEN, WATER),
-        "recipes.md": note("Recipes", PANCAKE, SOUP),
-        "old/bikes.md": note("Bikes", BIKES),
-        "tools.md": note("Tools", TOOLS),
-        "trips.md": note("Trips", TRIPS),
-        "wildlife.md": note("Wildlife", BIRDS, FEEDER),
-    }, DATES[0])
-    commit(repo, {
-        "garden.md": note("Garden", GARDEN_NEW, WATER),
-        "old/bikes.md": None, "gear/bikes.md": note("Bikes", BIKES_NEW),
-        "tools.md": None, "shed/tools.md": note("Tools", TOOLS),
-    }, DATES[1])
-    commit(repo, {
-        "trips.md": None,
-        "recipes.md": note("Recipes", PANCAKE), "soups.md": note("Soups", SOUP),
-    }, DATES[2])
-    commit(repo, {
-        "wildlife.md": None, "birds.md": note("Birds", BIRDS), "feeder.md": note("Feeder", FEEDER),
-        "sky.md": note("Sky", COMET),
-    }, DATES[3])
+    commit(
+        repo,
+        {
+            "garden.md": note("Garden", GARDEN, WATER),
+            "recipes.md": note("Recipes", PANCAKE, SOUP),
+            "old/bikes.md": note("Bikes", BIKES),
+            "tools.md": note("Tools", TOOLS),
+            "trips.md": note("Trips", TRIPS),
+            "wildlife.md": note("Wildlife", BIRDS, FEEDER),
+        },
+        DATES[0],
+    )
+    commit(
+        repo,
+        {
+            "garden.md": note("Garden", GARDEN_NEW, WATER),
+            "old/bikes.md": None,
+            "gear/bikes.md": note("Bikes", BIKES_NEW),
+            "tools.md": None,
+            "shed/tools.md": note("Tools", TOOLS),
+        },
+        DATES[1],
+    )
+    commit(
+        repo,
+        {
+            "trips.md": None,
+            "recipes.md": note("Recipes", PANCAKE),
+            "soups.md": note("Soups", SOUP),
+        },
+        DATES[2],
+    )
+    commit(
+        repo,
+        {
+            "wildlife.md": None,
+            "birds.md": note("Birds", BIRDS),
+            "feeder.md": note("Feeder", FEEDER),
+            "sky.md": note("Sky", COMET),
+        },
+        DATES[3],
+    )
     return repo
 
 
@@ -91,9 +137,22 @@ def test_git_gives_each_kind_of_change_with_its_times(history_repo):
     assert (kept_split.to, kept_split.since, kept_split.until) == ("soups.md", DATES[0], DATES[2])
     deleted = past["deleted", "trips.md", TRIPS]
     assert (deleted.new, deleted.since, deleted.until) == (None, DATES[0], DATES[2])
-    assert {past["split", "wildlife.md", BIRDS].to, past["split", "wildlife.md", FEEDER].to} == {"birds.md", "feeder.md"}
+    assert {past["split", "wildlife.md", BIRDS].to, past["split", "wildlife.md", FEEDER].to} == {
+        "birds.md",
+        "feeder.md",
+    }
     assert len(account.past) == 7  # WATER and PANCAKE stayed where they were
-    assert {p for _, p in account.current()} == {GARDEN_NEW, WATER, PANCAKE, SOUP, BIKES_NEW, TOOLS, BIRDS, FEEDER, COMET}
+    assert {p for _, p in account.current()} == {
+        GARDEN_NEW,
+        WATER,
+        PANCAKE,
+        SOUP,
+        BIKES_NEW,
+        TOOLS,
+        BIRDS,
+        FEEDER,
+        COMET,
+    }
 
 
 def test_git_says_when_a_text_was_anywhere(history_repo):
@@ -131,7 +190,13 @@ def test_the_run_asks_every_kind_and_tallies_each(history_repo, tmp_path, fake_e
     report, records = run_history(history_repo, tmp_path / "work", per_kind=10)
     assert report["commits_replayed"] == 4 and not report["sampled"]
     asked = {kind: [r for r in records if r["kind"] == kind] for kind in (*PAST_KINDS, "now")}
-    assert {kind: len(rows) for kind, rows in asked.items()} == {"edited": 1, "moved": 2, "split": 3, "deleted": 1, "now": 9}
+    assert {kind: len(rows) for kind, rows in asked.items()} == {
+        "edited": 1,
+        "moved": 2,
+        "split": 3,
+        "deleted": 1,
+        "now": 9,
+    }
     for row in records:
         if row["kind"] == "now":
             assert row["as_of"] is None
@@ -145,10 +210,15 @@ def test_the_run_asks_every_kind_and_tallies_each(history_repo, tmp_path, fake_e
             assert results[kind]["questions"] == sum(results[kind]["counts"].values()) > 0
         assert results["past"]["questions"] == 7
         for outcome in OUTCOMES:
-            assert sum(r[mode]["outcome"] == outcome for r in records if r["kind"] != "now") == results["past"]["counts"][outcome]
+            assert (
+                sum(r[mode]["outcome"] == outcome for r in records if r["kind"] != "now")
+                == results["past"]["counts"][outcome]
+            )
         assert {r[mode]["outcome"] for r in records} <= set(OUTCOMES)
     assert report["results"]["smart"]["now"]["shares"]["right"] == 1.0  # bag-of-words vectors of its own words
-    assert report["results"]["smart"]["edited"]["shares"]["right"] == 1.0  # the old text, not the newer one, at its time
+    assert (
+        report["results"]["smart"]["edited"]["shares"]["right"] == 1.0
+    )  # the old text, not the newer one, at its time
     assert "| past: deleted | 1 |" in history_markdown(report)
 
 

@@ -29,7 +29,18 @@ def hit(path: str, text: str, confidence: float = 0.5) -> dict:
 
 
 def question(qid: str, kind: str, answer: Expected, stale=(), versions=None, phrase_kind=None) -> BenchQuestion:
-    return BenchQuestion(qid, kind, "?", None, ("2026-06-01", "2026-06-01"), answer, list(stale), "t", versions or [answer], phrase_kind=phrase_kind)
+    return BenchQuestion(
+        qid,
+        kind,
+        "?",
+        None,
+        ("2026-06-01", "2026-06-01"),
+        answer,
+        list(stale),
+        "t",
+        versions or [answer],
+        phrase_kind=phrase_kind,
+    )
 
 
 @pytest.fixture
@@ -37,9 +48,22 @@ def outcomes():
     """Five questions: right, stale, a rumour on top, no hits at all, and a near miss in the right note."""
     current = question("q1", "current", V2, [V1], [V1, V2])
     return [
-        judge(current, [hit("policies/A.md", "Intro. The rate is 2 days. More.", 0.9), hit("policies/A.md", "The rate is 1 day.")], DOC_OF),
-        judge(question("q2", "current", V2, [V1], [V1, V2]), [hit("policies/A.md", "The rate is 1 day.", 0.8), hit("policies/A.md", "The rate is 2 days.")], DOC_OF),
-        judge(question("q3", "stable", FACT), [hit("chat/rumour.md", "The office is at 3 Mill Lane.", 0.3)], DOC_OF, {"rumour-1"}),
+        judge(
+            current,
+            [hit("policies/A.md", "Intro. The rate is 2 days. More.", 0.9), hit("policies/A.md", "The rate is 1 day.")],
+            DOC_OF,
+        ),
+        judge(
+            question("q2", "current", V2, [V1], [V1, V2]),
+            [hit("policies/A.md", "The rate is 1 day.", 0.8), hit("policies/A.md", "The rate is 2 days.")],
+            DOC_OF,
+        ),
+        judge(
+            question("q3", "stable", FACT),
+            [hit("chat/rumour.md", "The office is at 3 Mill Lane.", 0.3)],
+            DOC_OF,
+            {"rumour-1"},
+        ),
         judge(question("q4", "time_point", Expected("pol-c", "x"), phrase_kind="season"), [], DOC_OF),
         judge(question("q5", "stable", FACT), [hit("facts/B.md", "Visitors sign in at reception.", 0.6)], DOC_OF),
     ]
@@ -47,7 +71,14 @@ def outcomes():
 
 def test_judge_reads_the_statement_not_just_the_note(outcomes):
     right, stale, rumour, empty, near = outcomes
-    assert (right.correct, right.top3, right.stale, right.right_passage, right.right_note, right.confidence) == (True, True, False, True, True, 0.9)
+    assert (right.correct, right.top3, right.stale, right.right_passage, right.right_note, right.confidence) == (
+        True,
+        True,
+        False,
+        True,
+        True,
+        0.9,
+    )
     assert (stale.correct, stale.top3, stale.stale, stale.right_passage) == (False, True, True, True)
     assert (rumour.correct, rumour.contradicted, rumour.right_passage, rumour.right_note) == (False, True, False, False)
     assert (empty.correct, empty.confidence, empty.top, empty.phrase_kind) == (False, 0.0, None, "season")
@@ -82,7 +113,12 @@ def test_contradiction_scores_by_hand():
     expected = {frozenset("ab"): "rumour", frozenset("cd"): "negated", frozenset("ef"): "negated"}
     found = {frozenset("ab"), frozenset("cd"), frozenset("xy")}
     scores = contradiction_scores(found, expected, lambda pair: "agreeing")
-    assert (scores["precision"], scores["recall"], scores["found"], scores["expected"]) == (round(2 / 3, 4), round(2 / 3, 4), 3, 3)
+    assert (scores["precision"], scores["recall"], scores["found"], scores["expected"]) == (
+        round(2 / 3, 4),
+        round(2 / 3, 4),
+        3,
+        3,
+    )
     assert scores["recall_by_kind"] == {"negated": {"expected": 2, "found": 1}, "rumour": {"expected": 1, "found": 1}}
     assert scores["false_positives_by_kind"] == {"agreeing": 1}
     assert contradiction_scores(set(), expected, str)["precision"] is None
@@ -134,17 +170,34 @@ def test_single_word_edit_changes_one_body_word_only():
     assert len(before) == len(after)
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(changed) == 1 and changed[0][0] in {"work", "from", "home,"}
-    assert edited.split("\n")[:6] == text.split("\n")[:6] and "[[Remote Work Policy v1]]" in edited and "^remote" in edited
+    assert (
+        edited.split("\n")[:6] == text.split("\n")[:6] and "[[Remote Work Policy v1]]" in edited and "^remote" in edited
+    )
 
 
 def test_the_judge_ceiling_by_hand():
     """Two known value pairs and a denial (no value to compare); three other pairs conflict in value."""
-    expected = {frozenset(("pol", "chat")): "rumour", frozenset(("pol", "meet")): "reworded_value", frozenset(("rule", "probe")): "denied"}
-    closeness = [("pol", "chat", 0.50), ("chat", "pol", 0.72), ("pol", "meet", 0.52), ("pol", "wiki", 0.61), ("a", "b", 0.41), ("c", "d", 0.30)]
+    expected = {
+        frozenset(("pol", "chat")): "rumour",
+        frozenset(("pol", "meet")): "reworded_value",
+        frozenset(("rule", "probe")): "denied",
+    }
+    closeness = [
+        ("pol", "chat", 0.50),
+        ("chat", "pol", 0.72),
+        ("pol", "meet", 0.52),
+        ("pol", "wiki", 0.61),
+        ("a", "b", 0.41),
+        ("c", "d", 0.30),
+    ]
     found = judge_ceiling(closeness, expected)
     assert (found["value_pairs_known"], found["compared_pairs"]) == (2, 5)
     curve = {point["threshold"]: point for point in found["curve"]}
-    assert (curve[0.40]["precision"], curve[0.40]["recall"], curve[0.40]["flagged"]) == (0.5, 1.0, 4)  # the chat pair at its closest, 0.72
+    assert (curve[0.40]["precision"], curve[0.40]["recall"], curve[0.40]["flagged"]) == (
+        0.5,
+        1.0,
+        4,
+    )  # the chat pair at its closest, 0.72
     assert (curve[0.55]["precision"], curve[0.55]["recall"]) == (0.5, 0.5)
     assert (curve[0.64]["precision"], curve[0.64]["recall"]) == (1.0, 0.5)
     assert curve[0.75]["precision"] is None and curve[0.75]["recall"] == 0.0

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import write
+
 from smartvec_cli.bench.questions import LabelledQuestion, answer_rank, says_nothing, score_mode
 from smartvec_cli.errors import EXIT_USAGE
 
@@ -12,14 +12,27 @@ DOCS = {
     "commands/unpublish.md": "# unpublish\n\n## Description\n\nRemoves a package version from the registry.\n\n"
     "If you unpublish the entire package, you may not publish any new versions of it until 24 hours have passed.\n",
     "commands/deprecate.md": "# deprecate\n\n## Description\n\nMarks a version as deprecated: everyone who installs it sees a warning.\n",
-    "config.md": "# Config\n\n## `registry`\n\n* Default: \"https://registry.npmjs.org/\"\n* Type: URL\n\nThe base URL of the npm registry.\n\n"
+    "config.md": '# Config\n\n## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\nThe base URL of the npm registry.\n\n'
     "## `fetch-retries`\n\n* Default: 2\n* Type: Number\n\nHow many times to retry a failed fetch from the registry.\n",
 }
 QUESTIONS = [
-    {"id": "wait", "query": "After unpublishing a whole package, how long before I can publish it again?",
-     "expect": ["commands/unpublish.md"], "contains": "24 hours"},
-    {"id": "warn", "query": "How do I warn users that a version should not be used?", "expect": "commands/deprecate.md"},
-    {"id": "registry", "query": "What is the default registry URL?", "expect": ["config.md"], "contains": "registry.npmjs.org"},
+    {
+        "id": "wait",
+        "query": "After unpublishing a whole package, how long before I can publish it again?",
+        "expect": ["commands/unpublish.md"],
+        "contains": "24 hours",
+    },
+    {
+        "id": "warn",
+        "query": "How do I warn users that a version should not be used?",
+        "expect": "commands/deprecate.md",
+    },
+    {
+        "id": "registry",
+        "query": "What is the default registry URL?",
+        "expect": ["config.md"],
+        "contains": "registry.npmjs.org",
+    },
     {"query": "How long should sourdough bread proof?", "expect": []},
 ]
 
@@ -44,7 +57,9 @@ def test_the_users_questions_are_scored_in_every_mode(docs, cli):
     assert set(report["modes"]) == {"smart", "cosine", "lexical"}
     by_id = {q["id"]: q for q in report["questions"]}
     assert by_id["registry"]["smart"]["first"]["path"] == "config.md" and by_id["4"]["expect"] == []
-    assert "registry.npmjs.org" in by_id["registry"]["smart"]["first"]["text"]  # the default and what it is, one passage
+    assert (
+        "registry.npmjs.org" in by_id["registry"]["smart"]["first"]["text"]
+    )  # the default and what it is, one passage
 
     table = cli("bench", "questions", str(docs), "--modes", "smart")
     assert table.exit_code == 0 and "| first hit answers (n=3) | 100.0% |" in table.stdout
@@ -75,11 +90,30 @@ def test_a_bad_questions_file_is_one_line_and_exit_2(vault, cli, tmp_path, conte
 def test_scores_by_hand():
     right = LabelledQuestion("a", "q", ("a.md",), "24 hours")
     none = LabelledQuestion("b", "q", ())
-    hits = {"a": [{"path": "a.md", "text": "wait a day"}, {"path": "a.md", "text": "Wait 24 HOURS."}], "b": [{"path": "x.md", "text": "t", "warnings": []}]}
-    assert answer_rank(right, hits["a"]) == 2 and says_nothing([]) and says_nothing([{"warnings": ["weak match (relevance 0.27)"]}])
+    hits = {
+        "a": [{"path": "a.md", "text": "wait a day"}, {"path": "a.md", "text": "Wait 24 HOURS."}],
+        "b": [{"path": "x.md", "text": "t", "warnings": []}],
+    }
+    assert (
+        answer_rank(right, hits["a"]) == 2
+        and says_nothing([])
+        and says_nothing([{"warnings": ["weak match (relevance 0.27)"]}])
+    )
     anywhere = LabelledQuestion("c", "q", ("*",), "24 hours")
     pages = LabelledQuestion("d", "q", ("commands/*.md", "[draft] a.md"))
-    assert answer_rank(anywhere, hits["a"]) == 2 and answer_rank(pages, [{"path": "commands/npm-ci.md", "text": ""}]) == 1
-    assert answer_rank(pages, [{"path": "[draft] a.md", "text": ""}]) == 1 and answer_rank(pages, [{"path": "d.md", "text": ""}]) is None
+    assert (
+        answer_rank(anywhere, hits["a"]) == 2 and answer_rank(pages, [{"path": "commands/npm-ci.md", "text": ""}]) == 1
+    )
+    assert (
+        answer_rank(pages, [{"path": "[draft] a.md", "text": ""}]) == 1
+        and answer_rank(pages, [{"path": "d.md", "text": ""}]) is None
+    )
     scores = score_mode([right, none], hits, 5)
-    assert (scores["top1"], scores["top3"], scores["top5"], scores["mrr"], scores["note_top1"], scores["said_nothing"]) == (0.0, 1.0, 1.0, 0.5, 1.0, 0.0)
+    assert (
+        scores["top1"],
+        scores["top3"],
+        scores["top5"],
+        scores["mrr"],
+        scores["note_top1"],
+        scores["said_nothing"],
+    ) == (0.0, 1.0, 1.0, 0.5, 1.0, 0.0)

@@ -12,15 +12,26 @@ import pytest
 
 from smartvec_cli.bench.accuracy import off_topic_questions, run_accuracy
 from smartvec_cli.bench.catalogue import CALIBRATION, EVALUATION, overlap
-from smartvec_cli.bench.report import accuracy_markdown
 from smartvec_cli.bench.generator import (
-    COLLOQUIAL_PHRASES, DOCUMENTED_PHRASES, MARGIN, PLAIN_CHAT_FOLDERS, PLAIN_MEETING_FOLDERS, QUESTION_TYPES, STYLES, generate,
+    COLLOQUIAL_PHRASES,
+    DOCUMENTED_PHRASES,
+    MARGIN,
+    PLAIN_CHAT_FOLDERS,
+    PLAIN_MEETING_FOLDERS,
+    QUESTION_TYPES,
+    STYLES,
+    generate,
 )
+from smartvec_cli.bench.report import accuracy_markdown
 from smartvec_cli.memory.asof import parse_as_of
 from smartvec_cli.vault.parse import parse_note, split_frontmatter
 
 TINY = dict(
-    policies=4, entities_per_family=1, identifiers_per_family=2, long_notes=1, rules=1,
+    policies=4,
+    entities_per_family=1,
+    identifiers_per_family=2,
+    long_notes=1,
+    rules=1,
     counts={"current": 4, "time_point": 4, "as_of": 3, "stable": 3, "lexical": 3, "long_note": 3},
 )
 LABELLED_KEYS = ("source_type", "valid_from", "valid_until", "supersedes", "version")
@@ -96,9 +107,18 @@ def test_plain_style_has_no_labels_anywhere(bench):
         assert not set(metadata) & set(LABELLED_KEYS), path
         assert set(metadata) <= {"date"}, path
         assert not re.search(r" \^[\w-]+$", text, re.M), path
-    copy_names = (r" v\d\.md$", r" \(\d{4}\)\.md$", r" - updated\.md$", r" \(new\)\.md$", r"/Copy of ", r" \d{4}-\d\d-\d\d\.md$")
+    copy_names = (
+        r" v\d\.md$",
+        r" \(\d{4}\)\.md$",
+        r" - updated\.md$",
+        r" \(new\)\.md$",
+        r"/Copy of ",
+        r" \d{4}-\d\d-\d\d\.md$",
+    )
     assert sum(any(re.search(name, p) for p in plain if p.startswith("policies/")) for name in copy_names) >= 4
-    remark_folders = {f.path.rsplit("/", 1)[0] for f in bench.styles["plain"].rumour_files + bench.styles["plain"].probe_files}
+    remark_folders = {
+        f.path.rsplit("/", 1)[0] for f in bench.styles["plain"].rumour_files + bench.styles["plain"].probe_files
+    }
     assert remark_folders <= set(PLAIN_CHAT_FOLDERS) | set(PLAIN_MEETING_FOLDERS)
 
 
@@ -111,7 +131,9 @@ def test_time_points_fall_inside_their_version_window(bench):
             k = next(k for k in range(len(history.starts)) if history.expected(k) == q.answer)
             lo, hi = history.window(k)
             assert lo + MARGIN <= start <= end <= hi - MARGIN, (q.text, q.period)
-        if q.type == "time_point" and q.phrase_kind in DOCUMENTED_PHRASES + COLLOQUIAL_PHRASES:  # every kind resolves inside its period
+        if (
+            q.type == "time_point" and q.phrase_kind in DOCUMENTED_PHRASES + COLLOQUIAL_PHRASES
+        ):  # every kind resolves inside its period
             found = parse_as_of(q.text, now)
             assert found is not None, q.text
             assert start <= found.moment.date() <= end, (q.text, found.moment, q.period)
@@ -154,7 +176,9 @@ def test_contradiction_ground_truth(bench):
     assert kinds == {"reworded_value", "agreeing", "shared_words", "negated", "denied", "agreeing_rule"}
     for probe in bench.world.probes:
         target = currents.get(probe.topic) or next(r.doc for r in bench.world.rules if r.topic == probe.topic)
-        assert (frozenset((probe.doc, target)) in expected) == (probe.kind in ("reworded_value", "negated", "denied")), probe.doc
+        assert (frozenset((probe.doc, target)) in expected) == (
+            probe.kind in ("reworded_value", "negated", "denied")
+        ), probe.doc
     for h in bench.world.histories:  # versions of one policy never hold at the same time
         assert not any(frozenset((h.doc(a), h.doc(b))) in expected for a in range(len(h.starts)) for b in range(a))
     assert bench.unflagged_kind(frozenset(("pol-remote-work-v1", "pol-remote-work-v3"))) == "version_copies"
@@ -183,7 +207,12 @@ def test_accuracy_benchmark_end_to_end(tmp_path, fake_embedder, monkeypatch):
     assert report["reembed"]["short_notes"]["chunks_embedded"] == report["reembed"]["short_notes"]["notes_edited"]
     calibration_block = report["calibration"]
     assert (calibration_block["fit_seed"], calibration_block["eval_seed"]) == (12, 11)
-    assert calibration_block["shared_topics"] == calibration_block["shared_templates"] == calibration_block["shared_question_texts"] == 0
+    assert (
+        calibration_block["shared_topics"]
+        == calibration_block["shared_templates"]
+        == calibration_block["shared_question_texts"]
+        == 0
+    )
     fitted = tmp_path / "labelled" / "index" / "config.toml"
     assert f"bias = {calibration_block['fitted']['bias']}" in fitted.read_text()
     assert len(records) == len(tiny.questions) and set(records[0]) >= {"labelled", "plain"}
@@ -199,14 +228,40 @@ def test_accuracy_benchmark_end_to_end(tmp_path, fake_embedder, monkeypatch):
 def test_bench_accuracy_json_and_report_commands(tmp_path, fake_embedder, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("smartvec_cli.bench.accuracy.generate", partial(generate, **TINY))
-    result = cli("bench", "accuracy", "--json", "--no-plots", "--out", "results", "--rates", "0,0.75", "--seed", "3", "--fit-seed", "4")
+    result = cli(
+        "bench",
+        "accuracy",
+        "--json",
+        "--no-plots",
+        "--out",
+        "results",
+        "--rates",
+        "0,0.75",
+        "--seed",
+        "3",
+        "--fit-seed",
+        "4",
+    )
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert set(data) >= {"smart", "cosine", "cosine_current", "plain", "no_conflict", "lexical", "contradictions", "sweep", "reembed_saved", "calibration"}
+    assert set(data) >= {
+        "smart",
+        "cosine",
+        "cosine_current",
+        "plain",
+        "no_conflict",
+        "lexical",
+        "contradictions",
+        "sweep",
+        "reembed_saved",
+        "calibration",
+    }
     assert set(data["plain"]) >= {"smart", "cosine", "cosine_current"}
     assert [s["rate"] for s in data["sweep"]] == [0.0, 0.75]
     assert (data["calibration"]["fit_seed"], data["calibration"]["eval_seed"]) == (4, 3)
-    assert (tmp_path / "results" / "accuracy.md").is_file() and (tmp_path / "results" / "accuracy-questions.jsonl").is_file()
+    assert (tmp_path / "results" / "accuracy.md").is_file() and (
+        tmp_path / "results" / "accuracy-questions.jsonl"
+    ).is_file()
     report = cli("bench", "report", "--out", "results")
     assert report.exit_code == 0 and "| top-1 accuracy |" in report.stdout and "| precision |" in report.stdout
     assert cli("bench", "report", "--out", "nowhere").exit_code == 2
@@ -231,8 +286,16 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
     from smartvec_cli.bench.perf import model_package_mb, run_perf
     from smartvec_cli.bench.report import perf_markdown, targets_markdown
 
-    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=2, recall_sizes=(200, 1000), hardware_seconds=0.05,
-                    model="multilingual-e5")
+    perf = run_perf(
+        tmp_path,
+        notes=30,
+        queries=10,
+        cold_runs=0,
+        edits=2,
+        recall_sizes=(200, 1000),
+        hardware_seconds=0.05,
+        model="multilingual-e5",
+    )
     results = perf["results"]
     assert [row["passages"] for row in results["ann_recall"]] == [200, 1000]
     assert all(0.9 <= row["ann_recall_at_50"] <= 1.0 for row in results["ann_recall"])
@@ -253,6 +316,7 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
 def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, tmp_path, cli, monkeypatch):
     from conftest import REPO, write
     from fake_backend import use_fake_backend
+
     from smartvec_cli.bench.perf import daemon_query_latency
     from smartvec_cli.daemon.query_socket import socket_path
 
@@ -261,7 +325,9 @@ def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, t
     write(vault, "a.md", "# Orchard\n\nThe kiwi harvest starts in May.\n")
     cli("index")
     monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))  # the daemon and the queries find the fake backend
-    result = daemon_query_latency(["--vault", str(vault), "--index-dir", str(index_dir)], index_dir, ["kiwi harvest"], 3)
+    result = daemon_query_latency(
+        ["--vault", str(vault), "--index-dir", str(index_dir)], index_dir, ["kiwi harvest"], 3
+    )
     assert 0 < result["query_warm_p50_s"] <= result["query_warm_p95_s"]
     assert result["query_warm_peak_rss_mb"] < 40  # answered by the daemon (about 20 MB; answering alone takes 60)
     assert not socket_path(index_dir).exists()  # and the daemon was stopped

@@ -14,14 +14,12 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
-
-from smartvec_cli.store.postgres.secrets import split_password
-
 from conftest import REPO
 from fake_backend import subprocess_env, use_fake_backend
+
+from smartvec_cli.store.postgres.secrets import split_password
 
 SECRET = "s3cr:t\\pw"
 SSL_REQUEST, GSS_REQUEST, PROTOCOL_3 = 80877103, 80877104, 196608
@@ -120,7 +118,9 @@ def assert_private_pgpass(path: str, user: str, password: str) -> None:
 
 
 @pytest.mark.parametrize("given", ["--store", "SMARTVEC_STORE"])
-def test_cron_keeps_a_store_with_a_password_in_a_private_file_the_line_names(vault, cli, tmp_path, monkeypatch, fake_pg, given):
+def test_cron_keeps_a_store_with_a_password_in_a_private_file_the_line_names(
+    vault, cli, tmp_path, monkeypatch, fake_pg, given
+):
     url = fake_pg.url()
     args = ("--store", url, "cron") if given == "--store" else ("cron",)
     if given == "SMARTVEC_STORE":
@@ -132,19 +132,29 @@ def test_cron_keeps_a_store_with_a_password_in_a_private_file_the_line_names(vau
     environment, words, log = cron_parts(line)
     index_dir = tmp_path / "index"
     assert environment == {"PGPASSFILE": str(index_dir / "pgpass")}
-    assert words[words.index("--store") + 1] == split_password(url)[0] == f"postgresql://ana@127.0.0.1:{fake_pg.port}/team"
+    assert (
+        words[words.index("--store") + 1] == split_password(url)[0] == f"postgresql://ana@127.0.0.1:{fake_pg.port}/team"
+    )
     assert_private_pgpass(environment["PGPASSFILE"], "ana", SECRET)
 
     # What cron would run, run by a shell: it reaches the same store, with the same password.
     use_fake_backend(index_dir)
     monkeypatch.delenv("SMARTVEC_STORE", raising=False)
     command = line.split(" ", 5)[5].replace("\\%", "%")
-    env = {k: v for k, v in subprocess_env().items() if k not in ("SMARTVEC_STORE", "SMARTVEC_VAULT", "SMARTVEC_INDEX", "PGPASSFILE")}
+    env = {
+        k: v
+        for k, v in subprocess_env().items()
+        if k not in ("SMARTVEC_STORE", "SMARTVEC_VAULT", "SMARTVEC_INDEX", "PGPASSFILE")
+    }
     fake_pg.release.set()
     done = subprocess.run(["/bin/sh", "-c", command], env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 1  # the fake server refuses the password it was sent: the one-line error is in the log
     assert fake_pg.logins, open(log).read()
-    assert {k: fake_pg.logins[0][k] for k in ("user", "database", "password")} == {"user": "ana", "database": "team", "password": SECRET}
+    assert {k: fake_pg.logins[0][k] for k in ("user", "database", "password")} == {
+        "user": "ana",
+        "database": "team",
+        "password": SECRET,
+    }
     logged = open(log, encoding="utf-8").read()
     assert "password authentication failed" in logged and "s3cr" not in logged
 
@@ -185,7 +195,11 @@ def test_watch_started_with_a_store_password_does_not_show_it_in_ps(vault, tmp_p
     env = {k: v for k, v in subprocess_env().items() if k != "SMARTVEC_STORE"}
     process = subprocess.Popen(
         [sys.executable, "-m", "smartvec_cli", "--vault", str(vault), *store, "--index-dir", str(index_dir), "watch"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert fake_pg.got_password.wait(60), process.stderr.read() if process.poll() is not None else "no login"
@@ -193,7 +207,11 @@ def test_watch_started_with_a_store_password_does_not_show_it_in_ps(vault, tmp_p
         assert process.poll() is None  # the very process started, still running, talking to the store
         assert not any("s3cr" in word or "%3A" in word for word in shown), shown
         assert shown[-1] == "watch" and "--vault" in shown and "--store" not in " ".join(shown)
-        assert {k: fake_pg.logins[0][k] for k in ("user", "database", "password")} == {"user": "ana", "database": "team", "password": SECRET}
+        assert {k: fake_pg.logins[0][k] for k in ("user", "database", "password")} == {
+            "user": "ana",
+            "database": "team",
+            "password": SECRET,
+        }
     finally:
         fake_pg.release.set()
         try:
@@ -209,16 +227,30 @@ def test_a_store_url_without_a_password_is_left_on_the_command_line():
     from smartvec_cli.cli.main import store_with_password
 
     assert store_with_password(["--store", "postgresql://ana@db/team", "watch"]) is None
-    assert store_with_password(["--vault", "v", "query", "--store", "postgresql://a:b@db/t"]) is None  # a question's words
+    assert (
+        store_with_password(["--vault", "v", "query", "--store", "postgresql://a:b@db/t"]) is None
+    )  # a question's words
     assert store_with_password(["--vault", "v", "--store=postgresql://a:b@db/t", "watch"]) == (
-        "postgresql://a:b@db/t", ["--vault", "v", "watch"])
-    assert store_with_password(["--store", "postgresql://db/t?password=b", "index"]) == ("postgresql://db/t?password=b", ["index"])
+        "postgresql://a:b@db/t",
+        ["--vault", "v", "watch"],
+    )
+    assert store_with_password(["--store", "postgresql://db/t?password=b", "index"]) == (
+        "postgresql://db/t?password=b",
+        ["index"],
+    )
 
 
 def test_split_password_finds_it_in_the_user_part_and_the_parameters():
     assert split_password("postgresql://ana:s%3Acret@db:5433/team?sslmode=require") == (
-        "postgresql://ana@db:5433/team?sslmode=require", "s:cret")
+        "postgresql://ana@db:5433/team?sslmode=require",
+        "s:cret",
+    )
     assert split_password("postgresql://db/team?user=bo&password=x&sslmode=disable") == (
-        "postgresql://db/team?user=bo&sslmode=disable", "x")
+        "postgresql://db/team?user=bo&sslmode=disable",
+        "x",
+    )
     assert split_password("postgresql://ana@db/team") == ("postgresql://ana@db/team", None)
-    assert split_password("postgresql://ana:pw@/team?host=/tmp/sock") == ("postgresql://ana@/team?host=/tmp/sock", "pw")  # kept as written
+    assert split_password("postgresql://ana:pw@/team?host=/tmp/sock") == (
+        "postgresql://ana@/team?host=/tmp/sock",
+        "pw",
+    )  # kept as written

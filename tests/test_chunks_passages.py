@@ -1,11 +1,10 @@
 """Passages a reader would cut: comments, navigation rows and lone link lists are not passages (their
 links still count), a step keeps its code, and code keeps its line breaks in `query --json` and display."""
 
-import json
 
 import pytest
-
 from conftest import write
+
 from smartvec_cli.vault.chunk import chunk_note, is_link_item, is_navigation_line
 from smartvec_cli.vault.parse import parse_note
 
@@ -53,7 +52,10 @@ def test_comments_navigation_rows_and_a_lone_link_list_are_not_passages_but_thei
         "Call getSecret with the name of a secret to read the token back; it resolves to null when no secret of\n"
         "that name was stored.",
     ]
-    assert [chunk.heading for chunk in note.chunks] == ["SecretStorage", "SecretStorage > getSecret"]  # no heading from inside a comment
+    assert [chunk.heading for chunk in note.chunks] == [
+        "SecretStorage",
+        "SecretStorage > getSecret",
+    ]  # no heading from inside a comment
     assert {"Home", "API", "Vault"} <= {link.target for link in note.links}
 
 
@@ -66,10 +68,14 @@ def test_aclarai_comments_keep_their_ids_and_hash_beside_hidden_comments():
     assert with_remark.key == without.key == "clm_7" and with_remark.block_ids == ["clm_7"]
     assert with_remark.hash == without.hash and "remark" not in with_remark.embed_text
     # an unclosed comment is text, and it never swallows an aclarai id written after it
-    (kept,) = chunk_note("T", "Write <!-- to start a comment in HTML files, then more words. <!-- aclarai:id=blk_1 -->\n")
+    (kept,) = chunk_note(
+        "T", "Write <!-- to start a comment in HTML files, then more words. <!-- aclarai:id=blk_1 -->\n"
+    )
     assert kept.key == "blk_1" and "<!-- to start a comment" in kept.text
     # comments in code are code
-    (code,) = chunk_note("T", "Mark a section in the page template:\n\n```html\n<!-- section -->\n%% not a comment here %%\n```\n")
+    (code,) = chunk_note(
+        "T", "Mark a section in the page template:\n\n```html\n<!-- section -->\n%% not a comment here %%\n```\n"
+    )
     assert "<!-- section -->\n%% not a comment here %%" in code.text
 
 
@@ -110,13 +116,19 @@ def test_a_link_list_is_context_for_the_paragraph_before_it_and_left_out_alone()
         "## Related\n\n- [[Zettelkasten]]\n- [Linking your thinking](https://example.org/lyt)\n"
     )
     (tools,) = chunk_note("Workflow", body)
-    assert tools.text == "The plugins this workflow relies on every day are these ones:\n- [[Dataview]]\n- [[Templater]]"
+    assert (
+        tools.text == "The plugins this workflow relies on every day are these ones:\n- [[Dataview]]\n- [[Templater]]"
+    )
     assert "Templater" in tools.embed_text
     assert is_link_item("- [[A|an alias]],") and not is_link_item("- [[A]]: the guide to start with")
-    described = chunk_note("W", "## Related\n\n- [[Zettelkasten]]: a method for notes\n- [[PARA]]: a method for folders\n")
+    described = chunk_note(
+        "W", "## Related\n\n- [[Zettelkasten]]: a method for notes\n- [[PARA]]: a method for folders\n"
+    )
     assert len(described) == 1 and "a method for folders" in described[0].text  # items that say something stay
     index_note = chunk_note("Index", "# Index\n\n- [[Plugins]]\n- [[Themes]]\n\n## More\n\n- [[Guides]]\n")
-    assert "\n".join(texts(index_note)) == "- [[Plugins]]\n- [[Themes]]\n- [[Guides]]"  # a note of only lists keeps them
+    assert (
+        "\n".join(texts(index_note)) == "- [[Plugins]]\n- [[Themes]]\n- [[Guides]]"
+    )  # a note of only lists keeps them
 
 
 def test_a_numbered_step_keeps_its_code_with_its_line_breaks():
@@ -127,21 +139,27 @@ def test_a_numbered_step_keeps_its_code_with_its_line_breaks():
     step, after = chunk_note("Guide", body)
     assert step.text.endswith("3. Enter the following\n```bash\nnpm install --save-dev smartvec\nnpm test\n```")
     assert after.text == "Then the tests run."
-    lead_in = chunk_note("Guide", "Run this to build the index again from scratch:\n\n```\nsmartvec index --full\n```\n")
-    assert [c.text for c in lead_in] == ["Run this to build the index again from scratch:\n```\nsmartvec index --full\n```"]
+    lead_in = chunk_note(
+        "Guide", "Run this to build the index again from scratch:\n\n```\nsmartvec index --full\n```\n"
+    )
+    assert [c.text for c in lead_in] == [
+        "Run this to build the index again from scratch:\n```\nsmartvec index --full\n```"
+    ]
 
 
 def test_a_listing_keeps_its_caption_and_its_closing_tag_is_not_text():
     body = (
-        'Here the function reads a file into a string and returns it to the caller.\n\n'
+        "Here the function reads a file into a string and returns it to the caller.\n\n"
         '<Listing number="9-6" file-name="src/main.rs" caption="A function that returns errors to the calling code">\n\n'
-        "```rust\nfn read_username() -> Result<String, io::Error> {\n    fs::read_to_string(\"hello.txt\")\n}\n```\n\n"
+        '```rust\nfn read_username() -> Result<String, io::Error> {\n    fs::read_to_string("hello.txt")\n}\n```\n\n'
         "</Listing>\n\nThis function can be written in a much shorter way.\n"
     )
     prose, listing, after = chunk_note("Errors", body)
     assert listing.text.startswith('<Listing number="9-6"') and listing.text.endswith("}\n```")
     assert after.text == "This function can be written in a much shorter way."
-    (caption,) = chunk_note("T", '<span class="filename">Filename: src/lib.rs</span>\n\n```rust\npub fn add() {}\n```\n')
+    (caption,) = chunk_note(
+        "T", '<span class="filename">Filename: src/lib.rs</span>\n\n```rust\npub fn add() {}\n```\n'
+    )
     assert caption.text.startswith('<span class="filename">Filename: src/lib.rs</span>\n```rust')
 
 
@@ -158,8 +176,7 @@ def test_empty_anchors_and_badges_are_not_passages_but_a_screenshot_and_inline_h
     note = parse_note(body, "Plugins/highlight-line.md")
     assert texts(note.chunks) == [
         "Highlights the current line in the editor.",
-        "![settings screen](settings.png)\n"
-        'Turn it off under <a href="settings.md">Settings</a> when you present.<br>',
+        '![settings screen](settings.png)\nTurn it off under <a href="settings.md">Settings</a> when you present.<br>',
     ]
 
 
@@ -173,7 +190,11 @@ def test_a_huge_code_block_is_cut_with_its_lead_in_first_and_every_line_whole():
 
 
 def test_query_json_keeps_code_lines_and_the_display_shows_them(vault, cli, fake_embedder):
-    write(vault, "guide.md", "# Guide\n\n## Install\n\n3. Enter the following\n\n```bash\nnpm install smartvec\nnpm run build\n```\n")
+    write(
+        vault,
+        "guide.md",
+        "# Guide\n\n## Install\n\n3. Enter the following\n\n```bash\nnpm install smartvec\nnpm run build\n```\n",
+    )
     write(vault, "other.md", "# Other\n\nA note about gardening and watering the plants every morning.\n")
     cli.json("index", "--json")
     hit = cli.json("query", "npm install smartvec build", "--json", "--no-track", "--top-k", "1")[0]
@@ -191,7 +212,11 @@ def test_the_new_rules_recut_old_passages_once_and_make_no_history(vault, cli, f
     import smartvec_cli.vault.chunk as chunk
 
     write(vault, "home.md", "# Home\n\nThe start page of the documentation, with enough words.\n")
-    write(vault, "api.md", f"# API\n\n{GENERATED}\n\n[[Home]] > API\n\nThe API reference lists every method the plugin can call.\n")
+    write(
+        vault,
+        "api.md",
+        f"# API\n\n{GENERATED}\n\n[[Home]] > API\n\nThe API reference lists every method the plugin can call.\n",
+    )
     with monkeypatch.context() as old:
         old.setattr(chunk, "visible_text", lambda body: body)
         old.setattr(indexer, "CHUNKING_RULES", "2: a short list of labels joins the paragraph it describes")
@@ -213,9 +238,11 @@ def test_a_generated_comment_or_breadcrumb_no_longer_wins_a_query(vault, cli, re
     """A docs vault where every page opens with the same generated comment and a breadcrumb: the
     identifier's question gets the passage that explains it (real model)."""
     write(vault, "API/SecretStorage.md", DOCS_NOTE)
-    for name, what in [("Plugin", "The Plugin class is what every plugin extends; onload runs when it starts."),
-                       ("Setting", "A Setting is one row of a settings tab, with a name, a description and a control."),
-                       ("Vault", "The Vault reads and writes the files of the vault; use read and modify for notes.")]:
+    for name, what in [
+        ("Plugin", "The Plugin class is what every plugin extends; onload runs when it starts."),
+        ("Setting", "A Setting is one row of a settings tab, with a name, a description and a control."),
+        ("Vault", "The Vault reads and writes the files of the vault; use read and modify for notes."),
+    ]:
         write(vault, f"API/{name}.md", f"# {name}\n\n{GENERATED}\n\n[[Home]] > [[API]] > {name}\n\n{what}\n")
     cli.json("index", "--json")
     for question in ("SecretStorage getSecret", "loadIfDeferred", "how do I read a stored API token back"):

@@ -5,16 +5,20 @@ import subprocess
 import sys
 
 import pytest
-
-from smartvec_cli.errors import EXIT_USAGE
-
 from conftest import REPO, cli_process
 from fake_backend import subprocess_env
+
+from smartvec_cli.errors import EXIT_USAGE
 
 
 def smartvec(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "smartvec_cli", *args], cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "smartvec_cli", *args],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -70,11 +74,29 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
 
     env = {**subprocess_env(), "COLUMNS": columns}
     for words in ((), ("query",), ("bench",), ("bench", "perf"), ("index",)):
-        lazy = subprocess.run([sys.executable, "-m", "smartvec_cli", *words, "--help"], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=60)
-        whole = subprocess.run([sys.executable, "-c", "import sys, typer.main; from smartvec_cli.cli.app import app, register_commands; "
-                                "register_commands(); typer.main.get_command(app)(sys.argv[1:], prog_name='smartvec')", *words, "--help"],
-                               cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        lazy = subprocess.run(
+            [sys.executable, "-m", "smartvec_cli", *words, "--help"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        whole = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys, typer.main; from smartvec_cli.cli.app import app, register_commands; "
+                "register_commands(); typer.main.get_command(app)(sys.argv[1:], prog_name='smartvec')",
+                *words,
+                "--help",
+            ],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert (lazy.returncode, lazy.stdout) == (whole.returncode, whole.stdout) == (0, whole.stdout), words
         assert "Commands:" in lazy.stdout or "Options:" in lazy.stdout
     made = (
@@ -84,10 +106,28 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
     )
     top = cli_process("--help")
     assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
-    every = ["bench", "consolidate", "cron", "doctor", "feedback", "forget", "graph", "history", "index", "mcp", "query", "refresh", "related",
-             "show", "status", "watch"]
+    every = [
+        "bench",
+        "consolidate",
+        "cron",
+        "doctor",
+        "feedback",
+        "forget",
+        "graph",
+        "history",
+        "index",
+        "mcp",
+        "query",
+        "refresh",
+        "related",
+        "show",
+        "status",
+        "watch",
+    ]
     for words, converted in ((("--help",), []), (("query", "--help"), ["query"]), (("qeury",), every)):
-        done = subprocess.run([sys.executable, "-c", made, *words], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-c", made, *words], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
         assert json.loads(done.stderr.strip().splitlines()[-1]) == converted, words
 
 
@@ -144,7 +184,9 @@ def test_no_time_left_is_guessed_from_a_model_load_or_the_first_batches():
 
 
 @pytest.mark.parametrize("quiet", [False, True])
-def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(vault, cli, fake_embedder, monkeypatch, quiet):
+def test_index_prints_progress_lines_when_stderr_is_not_a_terminal_unless_quiet(
+    vault, cli, fake_embedder, monkeypatch, quiet
+):
     from conftest import write
 
     monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)

@@ -17,15 +17,14 @@ import sys
 import threading
 import time
 
-
-from smartvec_cli.core.search import SearchOptions, search
-from smartvec_cli.core.workspace import Workspace
-from smartvec_cli.store.store import Store
-
 from conftest import REPO, FakeEmbedder, both_stores
 from fake_backend import subprocess_env, use_fake_backend
 from test_watch import assert_consistent
 from vaultgen import sentence
+
+from smartvec_cli.core.search import SearchOptions, search
+from smartvec_cli.core.workspace import Workspace
+from smartvec_cli.store.store import Store
 
 NOTES = 150
 ROUNDS = 2
@@ -92,7 +91,11 @@ class Readers:
             question = f"mark n{rng.randrange(NOTES)} part"
             done = subprocess.run(
                 [sys.executable, "-m", "smartvec_cli", "query", question, "--json", "-k", "5"],
-                env=self.env, cwd=REPO, capture_output=True, text=True, timeout=60,
+                env=self.env,
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=60,
             )
             if done.returncode != 0 or done.stderr:
                 self.failures.append(f"query {question!r}: exit {done.returncode}: {done.stderr.strip()}")
@@ -121,7 +124,9 @@ class Readers:
         while not self.stop.is_set():
             try:
                 with ws.open_store() as store:
-                    answer = QueryEngine(ws, store, FakeEmbedder).ask(Question(f"mark n{rng.randrange(NOTES)}"), SearchOptions(top_k=3))
+                    answer = QueryEngine(ws, store, FakeEmbedder).ask(
+                        Question(f"mark n{rng.randrange(NOTES)}"), SearchOptions(top_k=3)
+                    )
                     if store.notices:
                         self.failures.append(f"notices: {store.notices}")
                 self.answered["tracked"] += len(answer.hits) > 0
@@ -139,17 +144,29 @@ class Readers:
                 problems.append(f"notices: {store.notices}")
             expected = store.ann_expected_labels()
             if ann.live != expected:
-                problems.append(f"vector index holds {len(ann.live - expected)} extra, misses {len(expected - ann.live)}")
+                problems.append(
+                    f"vector index holds {len(ann.live - expected)} extra, misses {len(expected - ann.live)}"
+                )
             text = f"mark n{i} part"
             vector = embedder.embed([text])[0]
-            hits, _ = search(store, ws.config, vector, text, SearchOptions(top_k=30, record_access=False, include_archived=True), ws.clock.now())
+            hits, _ = search(
+                store,
+                ws.config,
+                vector,
+                text,
+                SearchOptions(top_k=30, record_access=False, include_archived=True),
+                ws.clock.now(),
+            )
             live = {r[0] for r in store.db.execute("SELECT id FROM chunks WHERE state != 'DELETED'")}
             problems += [f"hit {h.chunk_id} is not live" for h in hits if h.row_id not in live]
             for note_id in {h.note_id for h in hits}:
-                texts = [r[0] for r in store.db.execute(
-                    "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note WHERE n.note_id = ? AND c.current = 1 AND c.state != 'DELETED'",
-                    [note_id],
-                )]
+                texts = [
+                    r[0]
+                    for r in store.db.execute(
+                        "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note WHERE n.note_id = ? AND c.current = 1 AND c.state != 'DELETED'",
+                        [note_id],
+                    )
+                ]
                 marks = {m for t in texts for m in re.findall(r"n\d+r\d+", t)}
                 if len(marks) > 1:
                     problems.append(f"{note_id} is half written: {sorted(marks)}")
@@ -172,8 +189,14 @@ def test_queries_never_fail_or_see_half_a_write_and_writers_take_turns(tmp_path,
 
     def writers(*commands):
         procs = [
-            subprocess.Popen([sys.executable, "-c", LOGGING_WRITER, *command, "--wait", "120"], env=env, cwd=REPO,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [sys.executable, "-c", LOGGING_WRITER, *command, "--wait", "120"],
+                env=env,
+                cwd=REPO,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for command in commands
         ]
         return [(p.wait(timeout=180), p.stderr.read()) for p in procs]
@@ -186,7 +209,9 @@ def test_queries_never_fail_or_see_half_a_write_and_writers_take_turns(tmp_path,
             write_round(vault, rnd, rng)
             results = writers(["index"], ["consolidate"], ["refresh", "--nightly"], ["index"])
             assert [code for code, _ in results] == [0, 0, 0, 0], results
-            assert not [err for _, err in results if "error:" in err or "warning:" in err or "Traceback" in err], results
+            assert not [err for _, err in results if "error:" in err or "warning:" in err or "Traceback" in err], (
+                results
+            )
         time.sleep(0.5)
 
     assert readers.failures == []
@@ -200,7 +225,9 @@ def test_queries_never_fail_or_see_half_a_write_and_writers_take_turns(tmp_path,
         assert_consistent(index_dir)  # PostgreSQL has no ANN file: its vectors are the rows the readers checked
 
 
-def test_a_reader_that_writes_between_a_writers_read_and_its_write_never_fails_the_writer(vault, cli, fake_embedder, monkeypatch):
+def test_a_reader_that_writes_between_a_writers_read_and_its_write_never_fails_the_writer(
+    vault, cli, fake_embedder, monkeypatch
+):
     """A deferred transaction that read first fails at once ("database is locked") if another
     connection commits before it writes; writers begin IMMEDIATE, so the reader waits instead."""
     import sqlite3

@@ -5,7 +5,6 @@ import datetime as dt
 import math
 
 import pytest
-
 from conftest import write
 
 from smartvec_cli.memory.confidence import ConfidenceSettings
@@ -14,17 +13,35 @@ from smartvec_cli.memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, Cand
 from smartvec_cli.memory.scoring import ScoringSettings
 
 NOW = dt.datetime(2026, 6, 1, 12, tzinfo=dt.timezone.utc)
-NONSENSE = ["zebra quantum pasta recipe banjo", "purple giraffe tax refund submarine", "violin thunderstorm carburetor lettuce"]
+NONSENSE = [
+    "zebra quantum pasta recipe banjo",
+    "purple giraffe tax refund submarine",
+    "violin thunderstorm carburetor lettuce",
+]
 
 
 def passage(number: int, text: str = "some text", feedback: float = 0.0) -> Passage:
-    return Passage(id=number, note=number, chunk_id=f"n{number}#p", note_id=f"n{number}", path=f"n{number}.md", title=f"N{number}",
-                   heading="", text=text, state="ACTIVE", version=1, authority=0.5, feedback=feedback)
+    return Passage(
+        id=number,
+        note=number,
+        chunk_id=f"n{number}#p",
+        note_id=f"n{number}",
+        path=f"n{number}.md",
+        title=f"N{number}",
+        heading="",
+        text=text,
+        state="ACTIVE",
+        version=1,
+        authority=0.5,
+        feedback=feedback,
+    )
 
 
 def ranked(cosines: dict[int, float], feedback: dict[int, float] = {}):
     candidates = [Candidate(passage(i, feedback=feedback.get(i, 0.0)), cosine) for i, cosine in cosines.items()]
-    return rank(candidates, Ask(NOW, False), ScoringSettings().weights, ScoringSettings(), ConfidenceSettings(), (0.0, 0.0))
+    return rank(
+        candidates, Ask(NOW, False), ScoringSettings().weights, ScoringSettings(), ConfidenceSettings(), (0.0, 0.0)
+    )
 
 
 def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
@@ -48,8 +65,13 @@ def test_a_down_voted_passage_goes_below_the_hit_more_likely_to_answer():
 def test_confidence_falls_down_the_list_and_nonsense_stays_low(sample_vault, cli, real_embedder):
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
-    for question in ("How many days can I work remotely?", "What is the travel per diem?", "Who leads the People team?",
-                     "Which language is the ingestion service written in?", *NONSENSE):
+    for question in (
+        "How many days can I work remotely?",
+        "What is the travel per diem?",
+        "Who leads the People team?",
+        "Which language is the ingestion service written in?",
+        *NONSENSE,
+    ):
         hits = cli.json("query", question, "--json", "--no-track", "--top-k", "10")
         assert all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:])), question
     for question in NONSENSE:
@@ -75,7 +97,10 @@ def test_the_first_closeness_and_the_length_are_computed_as_specified_and_weigh_
 
     def hits(calibration):
         scoring = ScoringSettings(calibration=calibration)
-        candidates = [Candidate(passage(i, text), cosine) for i, (text, cosine) in zip(texts, ((texts[1], 0.62), (texts[2], 0.60), (texts[3], 0.58)))]
+        candidates = [
+            Candidate(passage(i, text), cosine)
+            for i, (text, cosine) in zip(texts, ((texts[1], 0.62), (texts[2], 0.60), (texts[3], 0.58)))
+        ]
         return rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
 
     plain = hits(Calibration(first_closeness_weight=0.0, length_weight=0.0))
@@ -87,14 +112,23 @@ def test_the_first_closeness_and_the_length_are_computed_as_specified_and_weigh_
     assert [h.order_confidence for h in weighed] == pytest.approx([h.order_confidence for h in plain])
     second = weighed[1]
     expected = Calibration(first_closeness_weight=1.0, length_weight=0.5).probability(
-        second.score, second.explain["lead"], closeness, second.explain["siblings"], second.explain["cosine"], 0.0, math.log(20))
+        second.score,
+        second.explain["lead"],
+        closeness,
+        second.explain["siblings"],
+        second.explain["cosine"],
+        0.0,
+        math.log(20),
+    )
     assert second.confidence == pytest.approx(min(expected, weighed[0].confidence), abs=1e-6)
     assert weighed[0].confidence > plain[0].confidence and second.confidence > plain[1].confidence
 
 
 def test_a_hit_s_length_is_read_from_the_passage_the_store_gives(vault, cli, fake_embedder):
     """Through the CLI on a real index: each hit below the first shows ln(1 + its words) in ``--explain``."""
-    sections = "".join(f"## Step {n}\n\nTurn the lantern valve {n} times before lighting {'it ' * n}now.\n\n" for n in range(1, 4))
+    sections = "".join(
+        f"## Step {n}\n\nTurn the lantern valve {n} times before lighting {'it ' * n}now.\n\n" for n in range(1, 4)
+    )
     write(vault, "guide.md", "# Lantern guide\n\n" + sections)
     cli.json("index", "--json")
     hits = cli.json("query", "lantern valve", "--json", "--no-track", "--explain", "--top-k", "10")

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import both_stores, index_rows, write
 
 POLICY = "---\nsource_type: policy\nvalid_from: 2025-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n"
@@ -23,7 +22,9 @@ def edges(tmp_path, kind):
 @pytest.mark.slow
 @both_stores
 @pytest.mark.parametrize("as_if_large", [False, True], ids=["small", "as-if-large"])
-def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, cli, real_embedder, tmp_path, monkeypatch, as_if_large):
+def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(
+    vault, cli, real_embedder, tmp_path, monkeypatch, as_if_large
+):
     """``as-if-large``: what a vault of thousands of notes does, on two: PostgreSQL's neighbour lists for a whole
     batch from the live matrix in process (``SEARCH_MANY_IN_PROCESS``), and every statement over many rows in
     slices of one id (``IN_LIST_SIZE``; a first consolidation of 10,000 notes on PostgreSQL failed with "number
@@ -54,7 +55,11 @@ def test_disagreeing_notes_get_a_contradicts_edge_and_the_authority_wins(vault, 
 @both_stores
 def test_notes_that_merely_share_words_do_not_contradict(vault, cli, real_embedder, tmp_path):
     write(vault, "policies/travel.md", POLICY)
-    write(vault, "wiki/booking.md", "# Booking\n\nBusiness travel is booked through the travel portal at least 14 days ahead.\n")
+    write(
+        vault,
+        "wiki/booking.md",
+        "# Booking\n\nBusiness travel is booked through the travel portal at least 14 days ahead.\n",
+    )
     write(vault, "wiki/hotels.md", "# Hotels\n\nThe hotel limit for business travel is EUR 180 per night.\n")
     cli.json("index", "--json")
     assert consolidate(cli)["contradictions_found"] == 0
@@ -64,8 +69,16 @@ def test_notes_that_merely_share_words_do_not_contradict(vault, cli, real_embedd
 @both_stores
 def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder, tmp_path, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
-    write(vault, "p/v1.md", "---\nversion: 1\nvalid_from: 2020-01-01\n---\n# Per diem\n\nThe per diem is EUR 45 per day.\n")
-    write(vault, "p/v2.md", "---\nversion: 2\nsupersedes: '[[v1]]'\nvalid_from: 2022-04-01\n---\n# Per diem\n\nThe per diem is EUR 60 per day.\n")
+    write(
+        vault,
+        "p/v1.md",
+        "---\nversion: 1\nvalid_from: 2020-01-01\n---\n# Per diem\n\nThe per diem is EUR 45 per day.\n",
+    )
+    write(
+        vault,
+        "p/v2.md",
+        "---\nversion: 2\nsupersedes: '[[v1]]'\nvalid_from: 2022-04-01\n---\n# Per diem\n\nThe per diem is EUR 60 per day.\n",
+    )
     cli.json("index", "--json")
     summary = consolidate(cli)
     assert summary["contradictions_found"] == 0
@@ -106,7 +119,9 @@ def test_ripple_penalties_at_hop_one_and_two_and_nothing_beyond(vault, cli, fake
     cli.json("index", "--json")
     summary = consolidate(cli)
     assert summary["passages_rippled"] == 2 and summary["notes_needing_review"] == 2
-    penalties = dict(index_rows("SELECT n.path, c.ripple_penalty FROM chunks c JOIN notes n ON n.id = c.note WHERE c.current = 1"))
+    penalties = dict(
+        index_rows("SELECT n.path, c.ripple_penalty FROM chunks c JOIN notes n ON n.id = c.note WHERE c.current = 1")
+    )
     assert penalties == {"a.md": 0.0, "b.md": 0.15, "c.md": 0.075, "d.md": 0.0}
     review = {r["path"]: r["reason"] for r in cli.json("status", "--json")["needs_review"]}
     assert set(review) == {"b.md", "c.md"} and "a.md changed" in review["b.md"] and "hop 2" in review["c.md"]
@@ -132,7 +147,11 @@ def test_consolidate_twice_changes_nothing_the_second_time(vault, cli, fake_embe
 @both_stores
 def test_unused_low_trust_passages_fall_dormant_and_wake_on_access(vault, cli, fake_embedder, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
-    write(vault, "chat/old.md", "---\nsource_type: chat\ndate: 2026-01-05\n---\n# Old chat\n\nThe zebra crossing was repainted.\n")
+    write(
+        vault,
+        "chat/old.md",
+        "---\nsource_type: chat\ndate: 2026-01-05\n---\n# Old chat\n\nThe zebra crossing was repainted.\n",
+    )
     write(vault, "wiki/fresh.md", "---\nsource_type: wiki\n---\n# Wiki\n\nThe zebra crossing is near the north gate.\n")
     cli.json("index", "--json")
     summary = consolidate(cli)
@@ -150,7 +169,10 @@ def test_graph_exports(vault, cli, fake_embedder):
     write(vault, "c.md", "# Gamma\n\nUnrelated.\n")
     cli.json("index", "--json")
     data = cli.json("graph", "--format", "json")
-    assert {(e["source"], e["target"], e["type"]) for e in data["edges"]} == {("b", "a", "depends_on"), ("b", "a", "link")}
+    assert {(e["source"], e["target"], e["type"]) for e in data["edges"]} == {
+        ("b", "a", "depends_on"),
+        ("b", "a", "link"),
+    }
     mermaid = cli("graph", "b").stdout
     assert mermaid.startswith("graph LR") and "|depends_on|" in mermaid and "Gamma" not in mermaid
     assert cli("graph", "--format", "dot").stdout.startswith("digraph smartvec {")
@@ -159,13 +181,23 @@ def test_graph_exports(vault, cli, fake_embedder):
 
 @pytest.mark.slow
 @both_stores
-def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(vault, cli, real_embedder, tmp_path, monkeypatch):
+def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(
+    vault, cli, real_embedder, tmp_path, monkeypatch
+):
     """Each passage is embedded under its own heading (cosine under the duplicate gate); their own words still meet."""
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
-    write(vault, "policies/returns.md", "---\nsource_type: policy\n---\n# Returns and Refunds\n\n## Refund window\n\n"
-          "Customers receive a full refund within 30 days of delivery.\n")
-    write(vault, "slack/support.md", "---\nsource_type: slack\ndate: 2026-10-20\n---\n# support channel\n\n"
-          "**Sam** 10:14\nA customer asked about returns: they get a refund within 14 days of delivery, I think.\n")
+    write(
+        vault,
+        "policies/returns.md",
+        "---\nsource_type: policy\n---\n# Returns and Refunds\n\n## Refund window\n\n"
+        "Customers receive a full refund within 30 days of delivery.\n",
+    )
+    write(
+        vault,
+        "slack/support.md",
+        "---\nsource_type: slack\ndate: 2026-10-20\n---\n# support channel\n\n"
+        "**Sam** 10:14\nA customer asked about returns: they get a refund within 14 days of delivery, I think.\n",
+    )
     cli.json("index", "--json")
     consolidate(cli)
     [(loser, winner, detail)] = edges(tmp_path, "contradicts")
@@ -174,20 +206,36 @@ def test_a_chat_that_misremembers_the_refund_window_contradicts_the_policy(vault
 
 
 @pytest.mark.slow
-def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(vault, cli, real_embedder, tmp_path, monkeypatch):
+def test_a_paraphrased_disagreement_is_found_and_an_agreeing_restatement_is_not(
+    vault, cli, real_embedder, tmp_path, monkeypatch
+):
     """The policy leaves its subject to its heading ("Home Office Budget"); a chat names it outright. Read on
     its own the policy's sentence is not close enough to the chat's; read under its heading it is."""
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
-    write(vault, "policies/expenses.md", "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
-          "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n")
-    write(vault, "chat/general.md", "---\nsource_type: chat\ndate: 2026-05-02\n---\n# general, 2 May 2026\n\n"
-          "**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n")
-    write(vault, "chat/people.md", "---\nsource_type: chat\ndate: 2026-05-03\n---\n# people, 3 May 2026\n\n"
-          "**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n")
+    write(
+        vault,
+        "policies/expenses.md",
+        "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
+        "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n",
+    )
+    write(
+        vault,
+        "chat/general.md",
+        "---\nsource_type: chat\ndate: 2026-05-02\n---\n# general, 2 May 2026\n\n"
+        "**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n",
+    )
+    write(
+        vault,
+        "chat/people.md",
+        "---\nsource_type: chat\ndate: 2026-05-03\n---\n# people, 3 May 2026\n\n"
+        "**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n",
+    )
     write(vault, "wiki/parking.md", "# Parking\n\nA parking space at the office costs EUR 200 a year.\n")
     cli.json("index", "--json")
     consolidate(cli)
-    found = {(loser.split("#")[0], winner.split("#")[0]): detail for loser, winner, detail in edges(tmp_path, "contradicts")}
+    found = {
+        (loser.split("#")[0], winner.split("#")[0]): detail for loser, winner, detail in edges(tmp_path, "contradicts")
+    }
     detail = found[("chat/general", "policies/expenses")]
     assert "EUR 300" in detail["reason"] and "EUR 200" in detail["reason"]
     assert not any("policies/expenses" in pair and "chat/people" in pair for pair in found)  # agrees
@@ -202,10 +250,22 @@ def test_the_judge_is_seen_apart_from_the_candidate_search(vault, cli, real_embe
     from smartvec_cli.memory.consolidation import ConsolidationSettings
 
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
-    write(vault, "policies/expenses.md", "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
-          "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n")
-    write(vault, "chat/general.md", "# general\n\n**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n")
-    write(vault, "chat/people.md", "# people\n\n**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n")
+    write(
+        vault,
+        "policies/expenses.md",
+        "---\nsource_type: policy\n---\n# Expenses Policy\n\n## Home Office Budget\n\n"
+        "Once a year, everyone can claim EUR 300 for a desk, a chair or a screen.\n",
+    )
+    write(
+        vault,
+        "chat/general.md",
+        "# general\n\n**Noor** 10:14\nFYI the home office budget is EUR 200, in case anyone was wondering.\n",
+    )
+    write(
+        vault,
+        "chat/people.md",
+        "# people\n\n**Kim** 11:02\nReminder: each of us may spend EUR 300 a year on home office furniture.\n",
+    )
     write(vault, "wiki/parking.md", "# Parking\n\nA parking space at the office costs EUR 200 a year.\n")
     cli.json("index", "--json")
     with Driver(vault, tmp_path / "index") as driver:
@@ -217,7 +277,9 @@ def test_the_judge_is_seen_apart_from_the_candidate_search(vault, cli, real_embe
 
 
 @pytest.mark.slow
-def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cli, real_embedder, tmp_path, monkeypatch):
+def test_an_echo_of_a_superseded_value_contradicts_the_current_version(
+    vault, cli, real_embedder, tmp_path, monkeypatch
+):
     """The relations stage compares a passage with its nearest neighbours only (none here: ``neighbours`` and
     ``body_neighbours`` are 0, as when a vault holds many closer passages); the echo is found among the
     outdated version's neighbours, and repeating the old value disagrees with the version in force."""
@@ -226,9 +288,17 @@ def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cl
     (tmp_path / "index" / "config.toml").write_text("[consolidation]\nneighbours = 0\nbody_neighbours = 0\n")
     policy = "---\nsource_type: policy\nversion: {v}\nvalid_from: {start}\n{extra}---\n# Log Retention\n\nApplication logs are kept for {days} days.\n"
     write(vault, "policies/logs v1.md", policy.format(v=1, start="2019-03-01", extra="", days=14))
-    write(vault, "policies/logs v2.md", policy.format(v=2, start="2024-03-01", extra="supersedes: '[[logs v1]]'\n", days=365))
-    write(vault, "chat/ops.md", "---\nsource_type: chat\ndate: 2026-05-20\n---\n# ops, 20 May 2026\n\n"
-          "**Sam** 09:12\nApplication logs are kept for 14 days, nothing has changed.\n")
+    write(
+        vault,
+        "policies/logs v2.md",
+        policy.format(v=2, start="2024-03-01", extra="supersedes: '[[logs v1]]'\n", days=365),
+    )
+    write(
+        vault,
+        "chat/ops.md",
+        "---\nsource_type: chat\ndate: 2026-05-20\n---\n# ops, 20 May 2026\n\n"
+        "**Sam** 09:12\nApplication logs are kept for 14 days, nothing has changed.\n",
+    )
     cli.json("index", "--json")
     summary = consolidate(cli)
     [(echo, current, _)] = edges(tmp_path, "echoes")
@@ -243,10 +313,24 @@ def test_an_echo_of_a_superseded_value_contradicts_the_current_version(vault, cl
 
 @pytest.mark.slow
 def test_agreeing_negations_are_not_flagged_and_a_negated_claim_is(vault, cli, real_embedder, tmp_path):
-    write(vault, "guides/settings tab.md", "# Settings tab\n\nDo not add a top-level heading to the settings tab: the title is shown already.\n")
-    write(vault, "guides/plugin review.md", "# Plugin review\n\nDon\u2019t add a top-level heading to the settings tab: the title is shown already.\n")
-    write(vault, "help/mobile.md", "# Mobile\n\nCommunity plugins are available on mobile once restricted mode is off.\n")
-    write(vault, "forum/answers.md", "# Forum answers\n\nCommunity plugins are not available on mobile once restricted mode is off.\n")
+    write(
+        vault,
+        "guides/settings tab.md",
+        "# Settings tab\n\nDo not add a top-level heading to the settings tab: the title is shown already.\n",
+    )
+    write(
+        vault,
+        "guides/plugin review.md",
+        "# Plugin review\n\nDon\u2019t add a top-level heading to the settings tab: the title is shown already.\n",
+    )
+    write(
+        vault, "help/mobile.md", "# Mobile\n\nCommunity plugins are available on mobile once restricted mode is off.\n"
+    )
+    write(
+        vault,
+        "forum/answers.md",
+        "# Forum answers\n\nCommunity plugins are not available on mobile once restricted mode is off.\n",
+    )
     cli.json("index", "--json")
     consolidate(cli)
     found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
@@ -263,7 +347,13 @@ def test_a_template_family_is_not_flagged_while_its_planted_conflicts_are(vault,
     planted = write_template_vault(vault, notes=60, seed=3)
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(path.split("#")[0] for path in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = {
+        frozenset(path.split("#")[0] for path in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")
+    }
     expected = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted}
-    values = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted if "EUR" in plant.claim or "seconds" in plant.claim}
+    values = {
+        frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted))
+        for plant in planted
+        if "EUR" in plant.claim or "seconds" in plant.claim
+    }
     assert found <= expected and values <= found

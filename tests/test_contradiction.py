@@ -2,7 +2,16 @@
 
 import pytest
 
-from smartvec_cli.memory.contradiction import Frames, Where, antonyms_spelled_out, disagreement, quantities, repeated_outdated_value, stem, value_conflicts
+from smartvec_cli.memory.contradiction import (
+    Frames,
+    Where,
+    antonyms_spelled_out,
+    disagreement,
+    quantities,
+    repeated_outdated_value,
+    stem,
+    value_conflicts,
+)
 
 
 @pytest.mark.parametrize(
@@ -28,7 +37,13 @@ def test_a_rate_is_part_of_the_unit():
     [per_day], [a_day] = quantities("The per diem is EUR 75 per day."), quantities("The per diem is EUR 60 a day.")
     assert per_day.unit == a_day.unit != quantities("Hotels up to EUR 180 per night.")[0].unit
     assert quantities("EUR 0.42 per kilometre")[0].unit == quantities("EUR 0.32 per km")[0].unit
-    assert disagreement("The per diem for business travel is EUR 75 per day.", "The hotel limit for business travel is EUR 180 per night.") is None
+    assert (
+        disagreement(
+            "The per diem for business travel is EUR 75 per day.",
+            "The hotel limit for business travel is EUR 180 per night.",
+        )
+        is None
+    )
 
 
 def test_the_stemmer_is_snowball():
@@ -36,7 +51,10 @@ def test_the_stemmer_is_snowball():
 
 
 def test_the_refund_windows_disagree():
-    found = disagreement("Customers get a full refund within 30 days of delivery.", "you get a refund within 14 days of delivery, I think")
+    found = disagreement(
+        "Customers get a full refund within 30 days of delivery.",
+        "you get a refund within 14 days of delivery, I think",
+    )
     assert found and "30 days" in found.detail and "14 days" in found.detail
 
 
@@ -49,7 +67,12 @@ def test_a_shared_value_does_not_hide_one_that_differs():
 
 
 def test_a_history_of_the_value_agrees_with_the_current_value():
-    assert disagreement("The per diem was EUR 60 until March, now it is EUR 75 per day.", "The per diem is EUR 75 per day.") is None
+    assert (
+        disagreement(
+            "The per diem was EUR 60 until March, now it is EUR 75 per day.", "The per diem is EUR 75 per day."
+        )
+        is None
+    )
 
 
 def test_the_same_value_in_another_unit_agrees():
@@ -71,7 +94,9 @@ def test_names_are_read_in_the_sentences_that_give_the_values():
     chat = "**Chiara Quiroga** 12:13\nHeads up: gifts over EUR 25 must be declared, still true as far as I know."
     [(a, b)] = value_conflicts(policy, chat)
     assert (a.written, b.written) == ("EUR 75", "EUR 25")
-    assert value_conflicts(policy, "**Chiara Quiroga** 12:13\nGifts to the Lisbon team over EUR 25 go to Quiroga.") == []
+    assert (
+        value_conflicts(policy, "**Chiara Quiroga** 12:13\nGifts to the Lisbon team over EUR 25 go to Quiroga.") == []
+    )
 
 
 def test_different_identifiers_are_different_things():
@@ -81,7 +106,10 @@ def test_different_identifiers_are_different_things():
 
 
 def test_a_reason_shows_the_words_as_written_not_their_stems():
-    found = disagreement("Customers get a full refund within 30 days of their deliveries.", "you get a refund within 14 days of delivery, I think")
+    found = disagreement(
+        "Customers get a full refund within 30 days of their deliveries.",
+        "you get a refund within 14 days of delivery, I think",
+    )
     assert found and "deliveries" in found.detail and "deliveri " not in found.detail + " "
 
 
@@ -90,7 +118,12 @@ def test_an_echo_is_judged_against_the_current_value():
     chat = "the phone allowance is EUR 40 per month, nothing changed"
     assert repeated_outdated_value(chat, outdated, current) == "EUR 40 per month"
     judged = []
-    assert repeated_outdated_value(chat, outdated, current, lambda echo, now: judged.append((echo.written, now.written)) or False) is None
+    assert (
+        repeated_outdated_value(
+            chat, outdated, current, lambda echo, now: judged.append((echo.written, now.written)) or False
+        )
+        is None
+    )
     assert judged == [("EUR 40 per month", "EUR 25 per month")]
 
 
@@ -98,21 +131,44 @@ def test_a_negation_must_restate_one_sentence_of_like_size():
     """Found on a vault of the npm docs, where whole passages were compared: a list of links that names a
     command is no negation of a paragraph that names it and says "not"."""
     see_also = "* [npm deny-scripts](/commands/npm-deny-scripts)\n* [npm install](/commands/npm-install)"
-    paragraph = "List packages with install scripts that are not yet covered by the allowScripts setting of npm install."
+    paragraph = (
+        "List packages with install scripts that are not yet covered by the allowScripts setting of npm install."
+    )
     assert disagreement(see_also, paragraph) is None
-    assert disagreement("Smoking is allowed on the roof terrace. Ask facilities for an ashtray.", "Smoking is not allowed on the roof terrace.")
+    assert disagreement(
+        "Smoking is allowed on the roof terrace. Ask facilities for an ashtray.",
+        "Smoking is not allowed on the roof terrace.",
+    )
 
 
 def test_two_negated_instructions_agree():
     """Found on the Obsidian developer docs: a typographic apostrophe hid the negation of one of them."""
-    assert disagreement("Do not add a top-level heading to the settings tab.", "Don\u2019t add a top-level heading to the settings tab.") is None
-    assert disagreement("You shouldn't add a top-level heading to the settings tab.", "Don't add a top-level heading to the settings tab.") is None
+    assert (
+        disagreement(
+            "Do not add a top-level heading to the settings tab.",
+            "Don\u2019t add a top-level heading to the settings tab.",
+        )
+        is None
+    )
+    assert (
+        disagreement(
+            "You shouldn't add a top-level heading to the settings tab.",
+            "Don't add a top-level heading to the settings tab.",
+        )
+        is None
+    )
 
 
 def test_a_negated_claim_about_the_same_subject_is_a_contradiction():
-    found = disagreement("Community plugins are available on mobile, once enabled.", "Community plugins are not available on mobile, once enabled.")
+    found = disagreement(
+        "Community plugins are available on mobile, once enabled.",
+        "Community plugins are not available on mobile, once enabled.",
+    )
     assert found and found.kind == "negation"
-    assert disagreement("Are community plugins available on mobile?", "Community plugins are not available on mobile.") is None
+    assert (
+        disagreement("Are community plugins available on mobile?", "Community plugins are not available on mobile.")
+        is None
+    )
 
 
 def status(project: str, week: int) -> Where:
@@ -133,60 +189,120 @@ def test_notes_of_one_template_are_siblings_and_editions_not_contradictions():
     assert frames.is_template("- Budget spent: EUR 1,000")
     for i, (project_a, week_a, text_a) in enumerate(FAMILY):
         for project_b, week_b, text_b in FAMILY[i + 1 :]:
-            assert disagreement(text_a, text_b, frames=frames, where_a=status(project_a, week_a), where_b=status(project_b, week_b)) is None
+            assert (
+                disagreement(
+                    text_a, text_b, frames=frames, where_a=status(project_a, week_a), where_b=status(project_b, week_b)
+                )
+                is None
+            )
     assert disagreement(FAMILY[0][2], FAMILY[2][2]), "without the templates, the differing numbers look like conflicts"
 
 
 def test_the_same_slot_of_the_same_subject_at_the_same_time_conflicts_within_a_template():
     frames = Frames.of((project + str(week), text) for project, week, text in FAMILY)
     review = Where("Atlas finance check, week 1", "2024-01-01")
-    found = disagreement(FAMILY[0][2], "The Atlas team shipped 3 releases in 20 days.", frames=frames, where_a=status("Atlas", 1), where_b=review)
+    found = disagreement(
+        FAMILY[0][2],
+        "The Atlas team shipped 3 releases in 20 days.",
+        frames=frames,
+        where_a=status("Atlas", 1),
+        where_b=review,
+    )
     assert found and "12 days" in found.detail and "20 days" in found.detail
-    assert disagreement(FAMILY[0][2], "- Budget spent: EUR 9,000", frames=frames, where_a=status("Atlas", 1), where_b=status("Atlas", 1))
+    assert disagreement(
+        FAMILY[0][2], "- Budget spent: EUR 9,000", frames=frames, where_a=status("Atlas", 1), where_b=status("Atlas", 1)
+    )
 
 
 def test_a_negation_in_a_condition_or_a_qualifier_is_no_denial():
     """Found on the npm docs and the Obsidian hub: the negated words must be what the other sentence claims."""
-    assert disagreement("It is the tag added to the package when you publish, if no explicit tag is given.", "It is the tag added to the package when you publish.") is None
-    assert disagreement(
-        "You can manually install any plugin by copying main.js and manifest.json into the plugins folder.",
-        "You can manually install plugins that aren't in the community list by copying main.js and manifest.json into the plugins folder.",
-    ) is None
+    assert (
+        disagreement(
+            "It is the tag added to the package when you publish, if no explicit tag is given.",
+            "It is the tag added to the package when you publish.",
+        )
+        is None
+    )
+    assert (
+        disagreement(
+            "You can manually install any plugin by copying main.js and manifest.json into the plugins folder.",
+            "You can manually install plugins that aren't in the community list by copying main.js and manifest.json into the plugins folder.",
+        )
+        is None
+    )
 
 
 def test_ordinals_and_examples_are_no_values():
-    assert disagreement("The videos of the 2nd week of the live sessions are up.", "The videos of the 3rd week of the live sessions are up.") is None
-    assert disagreement("Schedule a suspend after a 5 minute delay.", "Schedule a suspend after a certain delay (e.g., 2 minute).") is None
+    assert (
+        disagreement(
+            "The videos of the 2nd week of the live sessions are up.",
+            "The videos of the 3rd week of the live sessions are up.",
+        )
+        is None
+    )
+    assert (
+        disagreement(
+            "Schedule a suspend after a 5 minute delay.", "Schedule a suspend after a certain delay (e.g., 2 minute)."
+        )
+        is None
+    )
 
 
-@pytest.mark.parametrize("a, b", [
-    ("Strings in Rust are immutable by default.", "Strings in Rust are mutable by default."),
-    ("Sync is enabled for every vault by default.", "Sync is disabled for every vault by default."),
-    ("A manifest file is required for every community plugin.", "A manifest file is optional for every community plugin."),
-    ("Smoking is allowed on the roof terrace of the office.", "Smoking is forbidden on the roof terrace of the office."),
-    ("Community plugins are supported on mobile devices.", "Community plugins are not available on mobile devices."),
-    ("The reader is blocking on every call to the socket.", "The reader is non-blocking on every call to the socket."),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("Strings in Rust are immutable by default.", "Strings in Rust are mutable by default."),
+        ("Sync is enabled for every vault by default.", "Sync is disabled for every vault by default."),
+        (
+            "A manifest file is required for every community plugin.",
+            "A manifest file is optional for every community plugin.",
+        ),
+        (
+            "Smoking is allowed on the roof terrace of the office.",
+            "Smoking is forbidden on the roof terrace of the office.",
+        ),
+        (
+            "Community plugins are supported on mobile devices.",
+            "Community plugins are not available on mobile devices.",
+        ),
+        (
+            "The reader is blocking on every call to the socket.",
+            "The reader is non-blocking on every call to the socket.",
+        ),
+    ],
+)
 def test_an_antonym_of_the_other_sentence_s_word_is_a_contradiction(a, b):
     found = disagreement(a, b)
     assert found and found.kind == "negation", (a, b)
     assert disagreement(b, a), "whichever passage comes first"
 
 
-@pytest.mark.parametrize("a, b", [
-    ("Strings in Rust are immutable by default.", "Strings in Rust are not mutable by default."),
-    ("Strings in Rust aren't immutable by default.", "Strings in Rust are mutable by default."),
-    ("Smoking is not allowed on the roof terrace of the office.", "Smoking is forbidden on the roof terrace of the office."),
-    ("Community plugins are supported on mobile devices.", "Community plugins are available on mobile devices."),
-    ("Sync is not enabled for every vault by default.", "Sync is disabled for every vault by default."),
-    ("Is sync enabled for every vault by default?", "Sync is disabled for every vault by default."),
-    ("The information panel shows the date of every note.", "The formation panel shows the date of every note."),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("Strings in Rust are immutable by default.", "Strings in Rust are not mutable by default."),
+        ("Strings in Rust aren't immutable by default.", "Strings in Rust are mutable by default."),
+        (
+            "Smoking is not allowed on the roof terrace of the office.",
+            "Smoking is forbidden on the roof terrace of the office.",
+        ),
+        ("Community plugins are supported on mobile devices.", "Community plugins are available on mobile devices."),
+        ("Sync is not enabled for every vault by default.", "Sync is disabled for every vault by default."),
+        ("Is sync enabled for every vault by default?", "Sync is disabled for every vault by default."),
+        ("The information panel shows the date of every note.", "The formation panel shows the date of every note."),
+    ],
+)
 def test_antonyms_that_agree_or_claim_nothing_are_no_contradiction(a, b):
     assert disagreement(a, b) is None and disagreement(b, a) is None, (a, b)
 
 
 def test_an_antonym_is_read_only_where_the_other_sentence_says_its_partner():
-    """"optional" is "not required" beside "required" only: two sentences about other things are left as written."""
-    assert antonyms_spelled_out("The field is optional.", "The field is documented.") == ("The field is optional.", "The field is documented.")
-    assert antonyms_spelled_out("The value is immutable.", "The value is mutable.") == ("The value is not mutable.", "The value is mutable.")
+    """ "optional" is "not required" beside "required" only: two sentences about other things are left as written."""
+    assert antonyms_spelled_out("The field is optional.", "The field is documented.") == (
+        "The field is optional.",
+        "The field is documented.",
+    )
+    assert antonyms_spelled_out("The value is immutable.", "The value is mutable.") == (
+        "The value is not mutable.",
+        "The value is mutable.",
+    )

@@ -17,12 +17,12 @@ import subprocess
 import sys
 import time
 
-from smartvec_cli.store.store import Store
-
 from conftest import REPO
 from fake_backend import subprocess_env, use_fake_backend
 from test_watch import assert_consistent
 from vaultgen import copy_tree, index_state, make_vault, mutate
+
+from smartvec_cli.store.store import Store
 
 NOW_SETUP = "2025-01-10T09:00:00Z"
 NOW_EDIT = "2025-02-01T09:00:00Z"
@@ -80,10 +80,18 @@ def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
     out, stderr = proc.communicate(timeout=30)
     if sig == signal.SIGINT:  # Ctrl-C: a clean stop, saying so in one line
         assert proc.returncode == 130, (
-            signal.getsignal(signal.SIGINT), sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])), written_when_signalled,
-            round(signalled_after, 2), round(time.monotonic() - t0, 2), stderr, out[-300:],
+            signal.getsignal(signal.SIGINT),
+            sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+            written_when_signalled,
+            round(signalled_after, 2),
+            round(time.monotonic() - t0, 2),
+            stderr,
+            out[-300:],
         )
-        assert stderr.strip().splitlines()[-1] == "error: interrupted; everything committed before the interruption is kept"
+        assert (
+            stderr.strip().splitlines()[-1]
+            == "error: interrupted; everything committed before the interruption is kept"
+        )
         return "interrupted"
     return "killed"
 
@@ -94,8 +102,7 @@ def preserved(index_dir) -> tuple[set, set]:
     with Store.open(index_dir) as store:
         events = {(r[0], r[1]) for r in store.db.execute("SELECT kind, data FROM events WHERE kind = 'feedback'")}
         archived = {
-            tuple(r)
-            for r in store.db.execute("SELECT id, version, hash, valid_until FROM chunks WHERE current = 0")
+            tuple(r) for r in store.db.execute("SELECT id, version, hash, valid_until FROM chunks WHERE current = 0")
         }
     return events, archived
 
@@ -112,7 +119,10 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
     run(vault, index_dir, "index", now=NOW_EDIT)
     run(vault, index_dir, "consolidate", now=NOW_EDIT)
     with Store.open(index_dir) as store:
-        picks = [r[0] for r in store.db.execute("SELECT chunk_id FROM chunks WHERE state = 'ACTIVE' ORDER BY chunk_id LIMIT 3")]
+        picks = [
+            r[0]
+            for r in store.db.execute("SELECT chunk_id FROM chunks WHERE state = 'ACTIVE' ORDER BY chunk_id LIMIT 3")
+        ]
     run(vault, index_dir, "feedback", picks[0], "--up", now=NOW_EDIT)
     run(vault, index_dir, "feedback", picks[1], "--down", now=NOW_EDIT)
     run(vault, index_dir, "feedback", picks[2], "--correct", "The corrected figure is 42.", now=NOW_EDIT)

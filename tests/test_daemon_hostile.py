@@ -16,9 +16,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from conftest import REPO, write
 from fake_backend import subprocess_env, use_fake_backend
+
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.daemon import query_socket
@@ -83,7 +83,11 @@ def test_sixteen_clients_at_once_are_all_answered_by_the_daemon(daemon):
 
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(client, range(16)))
-    got = [(questions[(number + i) % 3], result) for number, answers in enumerate(results) for i, result in enumerate(answers)]
+    got = [
+        (questions[(number + i) % 3], result)
+        for number, answers in enumerate(results)
+        for i, result in enumerate(answers)
+    ]
     assert sum(result is None for _, result in got) == 0  # none refused, none sent back to answer by itself
     assert len(answered) == 16 * 50
     assert all(result == expected[question] for question, result in got)
@@ -140,7 +144,10 @@ def test_stalled_clients_do_not_hold_the_others_and_are_cut_off(daemon, monkeypa
         assert time.monotonic() - started < 1.0
         for conn in stalled:
             with conn.makefile("rb") as stream:
-                assert json.loads(stream.readline()) == {"error": "bad request: no complete request within 1s", "exit_code": None}
+                assert json.loads(stream.readline()) == {
+                    "error": "bad request: no complete request within 1s",
+                    "exit_code": None,
+                }
         assert time.monotonic() - started < 5
     finally:
         for conn in stalled:
@@ -167,14 +174,21 @@ def test_malformed_requests_get_an_error_reply_and_the_daemon_keeps_answering(da
     replies = {name: raw_exchange(index_dir, data) for name, data in MALFORMED.items()}
     # a well-formed request with a bad value gets the command line's own usage error (exit 2), as without a daemon
     not_numbers = raw_exchange(index_dir, b'{"query": "travel", "options": {"weights": {"semantic": "lots"}}}\n')
-    assert not_numbers == {"error": "weight semantic=lots must be a finite number, 0 or more (use e.g. "
-                                    "semantic=0.35,temporal=0.25,confidence=0.25,relational=0.15)", "exit_code": 2}
+    assert not_numbers == {
+        "error": "weight semantic=lots must be a finite number, 0 or more (use e.g. "
+        "semantic=0.35,temporal=0.25,confidence=0.25,relational=0.15)",
+        "exit_code": 2,
+    }
     not_a_mapping = raw_exchange(index_dir, b'{"query": "travel", "options": {"weights": [1, 2]}}\n')
-    assert not_a_mapping["exit_code"] == 2 and not_a_mapping["error"].startswith("weights must map signal names to numbers")
+    assert not_a_mapping["exit_code"] == 2 and not_a_mapping["error"].startswith(
+        "weights must map signal names to numbers"
+    )
     for name, reply in replies.items():
         assert set(reply) == {"error", "exit_code"} and reply["exit_code"] is None, (name, reply)
         assert reply["error"].startswith("bad request: ") and "\n" not in reply["error"], (name, reply)
-    assert replies["nested too deeply"]["error"] == replies["nested object"]["error"] == "bad request: nested too deeply"
+    assert (
+        replies["nested too deeply"]["error"] == replies["nested object"]["error"] == "bad request: nested too deeply"
+    )
     assert replies["not JSON"]["error"].startswith("bad request: not JSON (Expecting value")
     assert replies["not UTF-8"]["error"].startswith("bad request: not JSON (")
     assert replies["not an object"]["error"] == "bad request: not a JSON object"
@@ -191,10 +205,24 @@ def test_weights_through_the_socket_are_checked_by_the_command_line_s_parser(dae
     """The daemon parses ``--weights`` with the same function as the command line: the same outcome, both ways."""
     index_dir, answered, log = daemon
     asks = [
-        ("query", "travel per diem", "--weights", "semantic=1,temporal=0,confidence=0,relational=0", "--json", "--no-track"),
+        (
+            "query",
+            "travel per diem",
+            "--weights",
+            "semantic=1,temporal=0,confidence=0,relational=0",
+            "--json",
+            "--no-track",
+        ),
         ("query", "travel per diem", "--weights", "semantic=-1", "--json", "--no-track"),
         ("query", "travel per diem", "--weights", "semantic=lots", "--json", "--no-track"),
-        ("query", "travel per diem", "--weights", "semantic=nan,temporal=0.25,confidence=0.25,relational=0.15", "--json", "--no-track"),
+        (
+            "query",
+            "travel per diem",
+            "--weights",
+            "semantic=nan,temporal=0.25,confidence=0.25,relational=0.15",
+            "--json",
+            "--no-track",
+        ),
         ("query", "travel per diem", "--weights", "semantic=inf", "--json", "--no-track"),
     ]
     via_socket = [cli(*args) for args in asks]
@@ -216,11 +244,19 @@ class RawMcp:
     """``smartvec mcp`` in a subprocess (the fake backend), spoken to in raw lines over its stdin and stdout."""
 
     def __init__(self, vault, index_dir, errlog):
-        env = dict(subprocess_env(), SMARTVEC_VAULT=str(vault), SMARTVEC_INDEX=str(index_dir), SMARTVEC_NOW="2026-06-01")
+        env = dict(
+            subprocess_env(), SMARTVEC_VAULT=str(vault), SMARTVEC_INDEX=str(index_dir), SMARTVEC_NOW="2026-06-01"
+        )
         self.errlog = errlog
         self.err = open(errlog, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "smartvec_cli", "mcp"], cwd=REPO, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "smartvec_cli", "mcp"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+        )
 
     def send(self, line: bytes) -> None:
         self.proc.stdin.write(line + b"\n")
@@ -232,7 +268,11 @@ class RawMcp:
         return json.loads(self.proc.stdout.readline())
 
     def request(self, ident, method: str, params: dict | None = None) -> dict:
-        self.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, **({} if params is None else {"params": params})}).encode())
+        self.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": ident, "method": method, **({} if params is None else {"params": params})}
+            ).encode()
+        )
         return self.receive()
 
     def close(self) -> int:
@@ -254,7 +294,12 @@ MALFORMED_RPC = [  # (what, the line, the error code, the id of the reply)
     ("method not a string", b'{"jsonrpc": "2.0", "id": 5, "method": 7}', -32600, 5),
     ("method not a string, no id", b'{"jsonrpc": "2.0", "method": 1, "params": "bar"}', -32600, None),
     ("params a string", b'{"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": "all of them"}', -32602, 6),
-    ("params a list", b'{"jsonrpc": "2.0", "id": "seven", "method": "tools/call", "params": ["search"]}', -32602, "seven"),
+    (
+        "params a list",
+        b'{"jsonrpc": "2.0", "id": "seven", "method": "tools/call", "params": ["search"]}',
+        -32602,
+        "seven",
+    ),
     ("id an object", b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}', -32600, None),
     ("id a boolean", b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', -32600, None),
     ("JSON-RPC 1.0", b'{"jsonrpc": "1.0", "id": 8, "method": "tools/list"}', -32600, 8),
@@ -273,7 +318,11 @@ def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(va
     cli.json("index", "--json")
     server = RawMcp(vault, index_dir, tmp_path / "mcp.err")
     try:
-        hello = server.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}})
+        hello = server.request(
+            0,
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+        )
         assert hello["result"]["serverInfo"]["name"] == "smartvec"
         server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         replies = {}
@@ -283,7 +332,9 @@ def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(va
         server.send(b"")  # a blank line, and a notification with bad params: no reply to either
         server.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}')
         tools = server.request(11, "tools/list")
-        search = server.request(12, "tools/call", {"name": "search", "arguments": {"query": "travel per diem", "top_k": 1}})
+        search = server.request(
+            12, "tools/call", {"name": "search", "arguments": {"query": "travel per diem", "top_k": 1}}
+        )
         unknown = server.request(13, "no/such/method")
     finally:
         code = server.close()
@@ -294,7 +345,13 @@ def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(va
         assert reply["error"]["message"] and "\n" not in reply["error"]["message"], (what, reply)
     assert replies["invalid UTF-8"]["error"]["message"] == "Parse error: the message is not UTF-8"
     assert replies["nested too deeply"]["error"]["message"] == "Parse error: nested too deeply"
-    assert tools["id"] == 11 and {tool["name"] for tool in tools["result"]["tools"]} == {"search", "feedback", "note", "history", "status"}
+    assert tools["id"] == 11 and {tool["name"] for tool in tools["result"]["tools"]} == {
+        "search",
+        "feedback",
+        "note",
+        "history",
+        "status",
+    }
     assert search["id"] == 12 and not search["result"]["isError"]
     assert search["result"]["structuredContent"]["hits"][0]["path"] == "travel.md"
     assert unknown["id"] == 13 and unknown["error"]["code"] == -32601  # the SDK's own answer, untouched

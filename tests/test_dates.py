@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, index_rows, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, index_rows, write
-from smartvec_cli.memory import asof
 from smartvec_cli.errors import UsageError
+from smartvec_cli.memory import asof
 from smartvec_cli.memory.asof import AFTER, AGO, BEFORE, DAY, MIDDLE, parse_as_of, resolve_as_of
 from smartvec_cli.memory.temporal import note_time
 
@@ -46,11 +46,25 @@ PHRASES = [
     ("per diem on March 5th, 2023", "on March 5th, 2023", "2023-03-05", "2023-03-05", "2023-03-05", DAY),
     ("as of 2022-05-01 what was the per diem", "as of 2022-05-01", "2022-05-01", "2022-05-01", "2022-05-01", DAY),
     ("what was the policy from 2021 to 2023", "from 2021 to 2023", "2021-01-01", "2023-12-31", "2022-07-02", MIDDLE),
-    ("leave between March 2022 and May 2022", "between March 2022 and May 2022", "2022-03-01", "2022-05-31", "2022-04-15", MIDDLE),
+    (
+        "leave between March 2022 and May 2022",
+        "between March 2022 and May 2022",
+        "2022-03-01",
+        "2022-05-31",
+        "2022-04-15",
+        MIDDLE,
+    ),
     ("the remote work policy in March 2022?", "in March 2022", "2022-03-01", "2022-03-31", "2022-03-16", MIDDLE),
     ("policy in 2022-05", "in 2022-05", "2022-05-01", "2022-05-31", "2022-05-16", MIDDLE),
     ("policy in Q3 2023", "in Q3 2023", "2023-07-01", "2023-09-30", "2023-08-15", MIDDLE),
-    ("policy in the third quarter of 2023", "in the third quarter of 2023", "2023-07-01", "2023-09-30", "2023-08-15", MIDDLE),
+    (
+        "policy in the third quarter of 2023",
+        "in the third quarter of 2023",
+        "2023-07-01",
+        "2023-09-30",
+        "2023-08-15",
+        MIDDLE,
+    ),
     ("policy in the first half of 2023", "in the first half of 2023", "2023-01-01", "2023-06-30", "2023-04-01", MIDDLE),
     ("back in 2021, how many weeks", "back in 2021", "2021-01-01", "2021-12-31", "2021-07-02", MIDDLE),
     ("what was the rule last year", "last year", "2025-01-01", "2025-12-31", "2025-07-02", MIDDLE),
@@ -74,7 +88,12 @@ TRANSLATED = [
     ("Spesen im 3. Quartal 2023", "de", "im 3. Quartal 2023", "Q3 2023"),
     ("Spesen im Jahr 2021", "de", "im Jahr 2021", "in 2021"),
     ("Spesen von 2021 bis 2023", "de", "von 2021 bis 2023", "from 2021 to 2023"),
-    ("Urlaub zwischen März 2022 und Mai 2022", "de", "zwischen März 2022 und Mai 2022", "between March 2022 and May 2022"),
+    (
+        "Urlaub zwischen März 2022 und Mai 2022",
+        "de",
+        "zwischen März 2022 und Mai 2022",
+        "between March 2022 and May 2022",
+    ),
     ("¿Cuántos días a principios de 2023?", "es", "a principios de 2023", "in early 2023"),
     ("¿Cuántos días en el verano de 2022?", "es", "en el verano de 2022", "in the summer of 2022"),
     ("dietas a mediados de 2022", "es", "a mediados de 2022", "mid-2022"),
@@ -113,10 +132,23 @@ TRANSLATED = [
 ]
 
 NOT_DATES = [
-    "may I work from home", "May I work from home on Fridays?", "the second week of onboarding", "what is it now",
-    "leave for 2 weeks", "what changed in version 2023.1", "the fee is EUR 2024", "the KX-2023 router",
-    "within 30 days", "in 5 minutes", "What is the 2025 budget?", "Is port 8883 open?", "How many days of leave?",
-    "release notes of version 2023.01.05", "a march through the park", "in spring", "the fall of prices",
+    "may I work from home",
+    "May I work from home on Fridays?",
+    "the second week of onboarding",
+    "what is it now",
+    "leave for 2 weeks",
+    "what changed in version 2023.1",
+    "the fee is EUR 2024",
+    "the KX-2023 router",
+    "within 30 days",
+    "in 5 minutes",
+    "What is the 2025 budget?",
+    "Is port 8883 open?",
+    "How many days of leave?",
+    "release notes of version 2023.01.05",
+    "a march through the park",
+    "in spring",
+    "the fall of prices",
 ]
 
 
@@ -125,7 +157,10 @@ def test_date_phrases_name_a_period_and_a_moment(question, words, first, last, d
     found = parse_as_of(question, NOW)
     assert found is not None, question
     assert (found.phrase, found.rule) == (words, rule)
-    assert (found.first_day and found.first_day.isoformat(), found.last_day and found.last_day.isoformat()) == (first, last)
+    assert (found.first_day and found.first_day.isoformat(), found.last_day and found.last_day.isoformat()) == (
+        first,
+        last,
+    )
     assert found.moment.date().isoformat() == day
     assert found.moment.hour == (NOW.hour if rule == AGO else 12)
 
@@ -179,7 +214,9 @@ def test_a_question_without_a_time_is_answered_without_compiling_the_search():
 
 
 def test_the_date_words_leave_the_embedded_text():
-    assert parse_as_of("What was the remote work policy in mid-2022?", NOW).remainder == "What was the remote work policy?"
+    assert (
+        parse_as_of("What was the remote work policy in mid-2022?", NOW).remainder == "What was the remote work policy?"
+    )
     assert parse_as_of("from 2021 to 2023, what was the per diem", NOW).remainder == "what was the per diem"
 
 
@@ -228,7 +265,9 @@ def test_note_dates_in_any_common_format_and_in_file_names(metadata, path, doc_d
 
 
 def _imports(code: str) -> str:
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stderr
 
@@ -238,29 +277,46 @@ def test_dateparser_is_imported_only_for_a_written_day():
     assert "dateparser" not in _imports(ask.format("How many days of leave?"))
     assert "dateparser" not in _imports(ask.format("How many days of leave in mid-2022?"))
     assert "dateparser" in _imports(ask.format("How many days of leave on 03/05/2023?"))
-    assert "dateparser" not in _imports("import sys; sys.argv = ['smartvec', '--help']\nfrom smartvec_cli.cli.main import run\ntry:\n    run()\nexcept SystemExit:\n    pass")
+    assert "dateparser" not in _imports(
+        "import sys; sys.argv = ['smartvec', '--help']\nfrom smartvec_cli.cli.main import run\ntry:\n    run()\nexcept SystemExit:\n    pass"
+    )
 
 
 @pytest.fixture
 def dated_policy(vault, cli, fake_embedder):
     """Two versions of a per diem: EUR 45 until mid-2022, EUR 60 since."""
-    write(vault, "policies/travel-v1.md", "---\ntitle: Travel v1\nsource_type: policy\nvalid_from: 2020-01-01\nvalid_until: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 45.\n")
-    write(vault, "policies/travel-v2.md", "---\ntitle: Travel v2\nsource_type: policy\nvalid_from: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 60.\n")
+    write(
+        vault,
+        "policies/travel-v1.md",
+        "---\ntitle: Travel v1\nsource_type: policy\nvalid_from: 2020-01-01\nvalid_until: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 45.\n",
+    )
+    write(
+        vault,
+        "policies/travel-v2.md",
+        "---\ntitle: Travel v2\nsource_type: policy\nvalid_from: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 60.\n",
+    )
     cli.json("--now", "2026-01-01", "index", "--json")
     return vault
 
 
 def test_as_of_flag_takes_words_and_the_answer_says_where_its_moment_came_from(dated_policy, cli):
-    hits = cli.json("--now", "2026-01-01", "query", "per diem", "--as-of", "spring 2022", "--json", "--explain", "--no-track")
+    hits = cli.json(
+        "--now", "2026-01-01", "query", "per diem", "--as-of", "spring 2022", "--json", "--explain", "--no-track"
+    )
     assert "EUR 45" in hits[0]["text"]
     assert hits[0]["explain"]["as_of"] == {
-        "moment": "2022-04-15T12:00:00Z", "words": "spring 2022", "first_day": "2022-03-01", "last_day": "2022-05-31",
+        "moment": "2022-04-15T12:00:00Z",
+        "words": "spring 2022",
+        "first_day": "2022-03-01",
+        "last_day": "2022-05-31",
         "rule": MIDDLE,
     }
     hits = cli.json("--now", "2026-01-01", "query", "per diem before 2023", "--json", "--explain", "--no-track")
     assert "EUR 60" in hits[0]["text"] and hits[0]["explain"]["as_of"]["rule"] == BEFORE
     shown = cli("--now", "2026-01-01", "query", "per diem in early 2022", "--no-track", "--top-k", "1")
-    assert shown.stdout.startswith('as of 2022-03-01T12:00:00Z ("in early 2022": 2022-01-01 to 2022-04-30, the middle of the period)')
+    assert shown.stdout.startswith(
+        'as of 2022-03-01T12:00:00Z ("in early 2022": 2022-01-01 to 2022-04-30, the middle of the period)'
+    )
     assert "EUR 45" in shown.stdout
     bad = cli("--now", "2026-01-01", "query", "per diem", "--as-of", "someday")
     assert bad.exit_code == 2 and "not a date" in bad.stderr
@@ -272,24 +328,38 @@ def test_the_api_answer_carries_the_period_and_rule(dated_policy, fake_embedder)
     with open_vault(dated_policy, now="2026-01-01") as vault:
         answer = vault.answer("per diem", as_of="mid-2022", track=False)
     assert (answer["as_of"], answer["as_of_phrase"], answer["as_of_period"], answer["as_of_rule"]) == (
-        "2022-07-01T12:00:00Z", "mid-2022", ["2022-06-01", "2022-07-31"], MIDDLE,
+        "2022-07-01T12:00:00Z",
+        "mid-2022",
+        ["2022-06-01", "2022-07-31"],
+        MIDDLE,
     )
     assert "EUR 60" in answer["hits"][0]["text"]
     assert json.dumps(answer)
 
 
 def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, fake_embedder):
-    write(vault, "richtlinien/urlaub.md", "---\ntitle: Urlaub\nsource_type: policy\n---\n# Urlaub\n\n"
-          "Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
-          "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n")
-    write(vault, "richtlinien/homeoffice.md", "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
-          "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n")
+    write(
+        vault,
+        "richtlinien/urlaub.md",
+        "---\ntitle: Urlaub\nsource_type: policy\n---\n# Urlaub\n\n"
+        "Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
+        "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n",
+    )
+    write(
+        vault,
+        "richtlinien/homeoffice.md",
+        "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
+        "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
+    )
     cli.json("--now", "2026-01-01", "index", "--json")
     assert cli.json("--now", "2026-01-01", "status", "--json")["embedder"]["languages"] == ["de"]
     # "Urlaub" alone is a keyword lookup: the fake model's cosines find nothing, and a German noun's capital names nothing
     hits = cli.json("--now", "2026-01-01", "query", "Urlaub im Sommer 2022?", "--json", "--explain", "--no-track")
     assert hits[0]["explain"]["as_of"] == {
-        "moment": "2022-07-16T12:00:00Z", "words": "im Sommer 2022", "first_day": "2022-06-01", "last_day": "2022-08-31",
+        "moment": "2022-07-16T12:00:00Z",
+        "words": "im Sommer 2022",
+        "first_day": "2022-06-01",
+        "last_day": "2022-08-31",
         "rule": MIDDLE,
     }
 
@@ -297,12 +367,22 @@ def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, f
 def test_front_matter_days_written_in_the_vault_s_language_are_read(vault, cli, fake_embedder):
     """``effective: 1. März 2023`` in a German vault is that day, as "1 March 2023" is in an English one; an
     English vault does not read German month names."""
-    prose = ("Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
-             "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n")
-    write(vault, "richtlinien/urlaub.md", "---\ntitle: Urlaub\neffective: 1. März 2023\nexpires: 31. Dezember 2024\n"
-          "date: 15. Februar 2023\n---\n# Urlaub\n\n" + prose)
-    write(vault, "richtlinien/homeoffice.md", "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
-          "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n")
+    prose = (
+        "Mitarbeitende haben im Jahr dreißig Tage Urlaub. Der Urlaub wird bei der Teamleitung beantragt und "
+        "im Kalender des Teams eingetragen, damit die Vertretung geplant werden kann.\n"
+    )
+    write(
+        vault,
+        "richtlinien/urlaub.md",
+        "---\ntitle: Urlaub\neffective: 1. März 2023\nexpires: 31. Dezember 2024\n"
+        "date: 15. Februar 2023\n---\n# Urlaub\n\n" + prose,
+    )
+    write(
+        vault,
+        "richtlinien/homeoffice.md",
+        "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die "
+        "Kernzeit liegt zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
+    )
     cli.json("--now", "2026-01-01", "index", "--json")
     shown = cli.json("--now", "2026-01-01", "show", "richtlinien/urlaub.md", "--json")
     assert shown["passages"][0]["valid_from"].startswith("2023-03-01")

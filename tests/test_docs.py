@@ -36,7 +36,7 @@ def sections() -> list[tuple[str, str]]:
             if match:
                 headings.append((number, len(match.group(1)), match.group(2)))
         for position, (number, level, title) in enumerate(headings):
-            end = next((n for n, lvl, _ in headings[position + 1:] if lvl <= level), len(lines))
+            end = next((n for n, lvl, _ in headings[position + 1 :] if lvl <= level), len(lines))
             found.append((title, "\n".join(lines[number:end])))
     return found
 
@@ -61,8 +61,15 @@ def commands() -> dict:
 
 
 def long_options(command) -> list[str]:
-    return sorted({opt for param in command.params if param.param_type_name == "option" for opt in param.opts + param.secondary_opts
-                   if opt.startswith("--") and opt != "--help"})
+    return sorted(
+        {
+            opt
+            for param in command.params
+            if param.param_type_name == "option"
+            for opt in param.opts + param.secondary_opts
+            if opt.startswith("--") and opt != "--help"
+        }
+    )
 
 
 def documenting(name: str, all_sections: list[tuple[str, str]]) -> str:
@@ -84,7 +91,9 @@ def test_every_command_and_option_is_documented(name):
 def test_global_options_are_documented():
     register_commands()
     root = typer.main.get_command(app)
-    text = documenting("Global options", sections()) or next(body for title, body in sections() if title == "Global options")
+    text = documenting("Global options", sections()) or next(
+        body for title, body in sections() if title == "Global options"
+    )
     missing = [opt for opt in long_options(root) if opt not in text]
     assert not missing, f"global options not documented: {missing}"
 

@@ -6,14 +6,27 @@ import sqlite3
 
 import numpy as np
 import pytest
+from conftest import index_six_notes_and_an_edit, write
 
 from smartvec_cli.store import db as dbmod
 from smartvec_cli.store.ann import HnswIndex
 from smartvec_cli.store.store import Store
 
-from conftest import index_six_notes_and_an_edit, write
-
-CHECKS = ["database", "schema", "model", "model_files", "vectors", "orphans", "lexical", "ann_file", "ann_sync", "leftovers", "notes", "access", "locks"]
+CHECKS = [
+    "database",
+    "schema",
+    "model",
+    "model_files",
+    "vectors",
+    "orphans",
+    "lexical",
+    "ann_file",
+    "ann_sync",
+    "leftovers",
+    "notes",
+    "access",
+    "locks",
+]
 
 
 @pytest.fixture
@@ -111,20 +124,28 @@ def test_orphan_labels_and_missing_passages_in_the_saved_index(indexed, cli, fak
     saved.save(generation)  # the same generation: nothing but a full comparison can tell
     checks, _ = doctor(cli, expect=1)
     detail = checks["ann_sync"]["detail"]
-    assert failing(checks) == ["ann_sync"] and "1 passages are missing" in detail and "1 of its labels belong to no live passage" in detail
+    assert (
+        failing(checks) == ["ann_sync"]
+        and "1 passages are missing" in detail
+        and "1 of its labels belong to no live passage" in detail
+    )
     repaired_cleanly(cli, fake_embedder, "ann_sync")
 
 
 def test_lost_vectors_need_the_model_and_index_full_restores_them(indexed, cli, fake_embedder):
     with Store.open(indexed) as store:
         archived, current = (
-            store.db.execute(f"SELECT hash FROM chunks WHERE state {op} 'ARCHIVED' LIMIT 1").fetchone()[0] for op in ("=", "!=")
+            store.db.execute(f"SELECT hash FROM chunks WHERE state {op} 'ARCHIVED' LIMIT 1").fetchone()[0]
+            for op in ("=", "!=")
         )
         store.db.execute("DELETE FROM embeddings WHERE hash IN (?, ?)", [archived, current])
         store.db.conn.commit()
     checks, stderr = doctor(cli, expect=1)
     assert failing(checks) == ["vectors"]
-    assert "2 passages have no stored vector" in checks["vectors"]["detail"] and "index --full" in checks["vectors"]["detail"]
+    assert (
+        "2 passages have no stored vector" in checks["vectors"]["detail"]
+        and "index --full" in checks["vectors"]["detail"]
+    )
     assert "--repair" not in stderr  # nothing doctor could do about it
     checks, _ = doctor(cli, "--repair", expect=1)
     assert failing(checks) == ["vectors"] and fake_embedder.embedded == []
@@ -137,7 +158,9 @@ def test_lost_vectors_need_the_model_and_index_full_restores_them(indexed, cli, 
 def test_dangling_edges_are_dropped(indexed, cli, fake_embedder):
     with Store.open(indexed) as store:
         store.db.execute("PRAGMA foreign_keys = OFF")
-        store.db["edges"].insert({"src_note": 1, "dst_chunk": 99999, "type": "contradicts", "created_at": "2025-01-01T00:00:00Z"})
+        store.db["edges"].insert(
+            {"src_note": 1, "dst_chunk": 99999, "type": "contradicts", "created_at": "2025-01-01T00:00:00Z"}
+        )
         store.db.conn.commit()
     checks, _ = doctor(cli, expect=1)
     assert failing(checks) == ["orphans"] and "1 edges point to" in checks["orphans"]["detail"]
@@ -147,7 +170,9 @@ def test_dangling_edges_are_dropped(indexed, cli, fake_embedder):
 def test_a_full_text_index_out_of_step_is_rebuilt_from_the_stored_text(indexed, cli, fake_embedder):
     with Store.open(indexed) as store:
         store.db.execute("DELETE FROM passages_fts WHERE rowid IN (SELECT id FROM chunks LIMIT 2)")
-        store.db.execute("UPDATE passages_fts SET text = 'words nobody wrote' WHERE rowid = (SELECT max(id) FROM chunks)")
+        store.db.execute(
+            "UPDATE passages_fts SET text = 'words nobody wrote' WHERE rowid = (SELECT max(id) FROM chunks)"
+        )
         store.db.execute("INSERT INTO passages_fts(rowid, text, heading, title) VALUES (99999, 'ghost', '', '')")
         store.db.conn.commit()
     checks, _ = doctor(cli, expect=1)
@@ -164,7 +189,9 @@ def test_leftover_files_of_a_killed_writer_and_daemon(indexed, cli, fake_embedde
     checks, _ = doctor(cli, expect=1)
     assert failing(checks) == ["leftovers"] and "4 files" in checks["leftovers"]["detail"]
     repaired_cleanly(cli, fake_embedder, "leftovers")
-    assert sorted(p.name for p in indexed.glob("vectors*")) == [p.name for p in indexed.glob("vectors-*.hnsw")] + ["vectors.json"]
+    assert sorted(p.name for p in indexed.glob("vectors*")) == [p.name for p in indexed.glob("vectors-*.hnsw")] + [
+        "vectors.json"
+    ]
 
 
 def test_a_stale_lock_is_reported_and_cleared(indexed, cli, fake_embedder):
@@ -175,7 +202,9 @@ def test_a_stale_lock_is_reported_and_cleared(indexed, cli, fake_embedder):
     (indexed / "writer.lock").write_text(json.dumps(holder) + "\n")
     checks, _ = doctor(cli, expect=0)  # harmless: the next writer takes it over
     assert failing(checks) == [] and checks["locks"]["severity"] == "note"
-    assert f"pid {pid} (smartvec index)" in checks["locks"]["detail"] and "no longer running" in checks["locks"]["detail"]
+    assert (
+        f"pid {pid} (smartvec index)" in checks["locks"]["detail"] and "no longer running" in checks["locks"]["detail"]
+    )
     repaired_cleanly(cli, fake_embedder, "locks")
     assert (indexed / "writer.lock").read_text() == ""
 
@@ -199,10 +228,16 @@ def test_another_model_is_named_with_the_fix(indexed, cli, fake_embedder):
     fake_embedder._fingerprint = "fake@2"
     checks, _ = doctor(cli, expect=1)
     assert failing(checks) == ["model"]
-    assert "fake@1" in checks["model"]["detail"] and "fake@2" in checks["model"]["detail"] and "index --full" in checks["model"]["detail"]
+    assert (
+        "fake@1" in checks["model"]["detail"]
+        and "fake@2" in checks["model"]["detail"]
+        and "index --full" in checks["model"]["detail"]
+    )
 
 
-def test_an_interrupted_reembedding_with_a_new_model_is_never_mistaken_for_a_finished_one(indexed, cli, fake_embedder, vault):
+def test_an_interrupted_reembedding_with_a_new_model_is_never_mistaken_for_a_finished_one(
+    indexed, cli, fake_embedder, vault
+):
     fake_embedder._fingerprint = "fake@2"
     calls = {"n": 0}
     original = type(fake_embedder).embed
@@ -265,7 +300,10 @@ def test_damage_found_in_the_middle_of_a_command_is_one_line(indexed, cli, monke
     monkeypatch.setattr(report, "status", malformed)
     result = cli("status")
     assert result.exit_code == 1
-    assert result.stderr == "error: the index database is damaged (database disk image is malformed); run 'smartvec doctor'\n"
+    assert (
+        result.stderr
+        == "error: the index database is damaged (database disk image is malformed); run 'smartvec doctor'\n"
+    )
 
 
 def test_passages_whose_note_is_gone_are_retired_not_erased(indexed, cli, fake_embedder):
@@ -298,11 +336,13 @@ def test_a_killed_watch_leaves_a_note_and_problem_notes_are_listed_with_their_ch
     assert result.exit_code == 1  # the leftover file, not the lock
     groups = [line for line in lines if line and not line.startswith(" ")]
     assert groups == ["index folder", "vault", "index", "model"]  # worst first: a failure, a warning, then all ok
-    folder = lines[1:lines.index("")]
+    folder = lines[1 : lines.index("")]
     assert [line.split()[:2] for line in folder] == [["FAIL", "leftovers"], ["note", "locks"], ["ok", "access"]]
     assert f"pid {pid} (smartvec watch)" in folder[1] and "harmless" in folder[1]
     notes = lines.index(next(line for line in lines if line.startswith("  warn   notes")))
-    assert lines[notes + 1].split() == ["broken.md:", *lines[notes + 1].split()[1:]] and "frontmatter" in lines[notes + 1]
+    assert (
+        lines[notes + 1].split() == ["broken.md:", *lines[notes + 1].split()[1:]] and "frontmatter" in lines[notes + 1]
+    )
     assert notes + 2 == lines.index("index") - 1  # the problem notes come with their check, not after the locks
 
     report = json.loads(cli("doctor", "--json").stdout)

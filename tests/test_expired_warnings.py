@@ -4,10 +4,17 @@ left the vault says how it left, and a time before the first index says that not
 import datetime as dt
 
 import pytest
-
 from conftest import both_stores, write
+
 from smartvec_cli.memory.passage import Passage
-from smartvec_cli.memory.ranking import FIRST_SEEN_LATER_CONFIDENCE_FACTOR, Ask, expired_last_word, first_seen_later, hit_confidence, time_warnings
+from smartvec_cli.memory.ranking import (
+    FIRST_SEEN_LATER_CONFIDENCE_FACTOR,
+    Ask,
+    expired_last_word,
+    first_seen_later,
+    hit_confidence,
+    time_warnings,
+)
 from smartvec_cli.memory.scoring import Calibration
 
 QUESTION = "What is the staff parking fee per month?"
@@ -21,8 +28,16 @@ LUNCH = "# Lunch\n\nThe canteen opens at noon on weekdays.\n"
 def write_versions(vault) -> None:
     """Three versions of one rule, each superseding the one before, the last closed on 2009-12-30."""
     write(vault, "parking-v1.md", VERSION.format(n=1, start="2005-01-01", end="2007-01-01", supersedes="", fee=20))
-    write(vault, "parking-v2.md", VERSION.format(n=2, start="2007-01-01", end="2008-06-30", supersedes="supersedes: Parking Rules v1\n", fee=30))
-    write(vault, "parking-v3.md", VERSION.format(n=3, start="2008-06-30", end="2009-12-30", supersedes="supersedes: Parking Rules v2\n", fee=40))
+    write(
+        vault,
+        "parking-v2.md",
+        VERSION.format(n=2, start="2007-01-01", end="2008-06-30", supersedes="supersedes: Parking Rules v1\n", fee=30),
+    )
+    write(
+        vault,
+        "parking-v3.md",
+        VERSION.format(n=3, start="2008-06-30", end="2009-12-30", supersedes="supersedes: Parking Rules v2\n", fee=40),
+    )
     write(vault, "lunch.md", LUNCH)
 
 
@@ -48,7 +63,9 @@ def test_a_question_about_now_gets_the_head_of_an_expired_chain_with_its_warning
     assert "EUR 40" in head["text"]
     assert head["warnings"] == ["expired on 2009-12-30"]
     assert head["confidence"] < 0.15  # a tenth: it is what was last true, not a current answer
-    assert not [h for h in hits if h["chunk_id"] in ("parking-v1#fee", "parking-v2#fee")]  # the versions it replaced stay history
+    assert not [
+        h for h in hits if h["chunk_id"] in ("parking-v1#fee", "parking-v2#fee")
+    ]  # the versions it replaced stay history
     terminal = cli("--now", "2026-01-01", "query", QUESTION, "--no-track")
     assert "expired on 2009-12-30" in terminal.stdout and "no relevant passage" not in terminal.stdout
 
@@ -82,12 +99,24 @@ def test_expired_knowledge_stays_out_while_a_current_passage_answers(vault, cli,
 
 
 def test_a_paragraph_an_edit_took_out_says_removed_from_its_note(vault, cli, fake_embedder):
-    note = write(vault, "garage.md", "# Garage\n\nThe garage gate code is 4711 for staff.\n\nVisitors park on level two of the garage.\n")
+    note = write(
+        vault,
+        "garage.md",
+        "# Garage\n\nThe garage gate code is 4711 for staff.\n\nVisitors park on level two of the garage.\n",
+    )
     cli.json("--now", "2026-01-01", "index", "--json")
     note.write_text("# Garage\n\nVisitors park on level two of the garage.\n", encoding="utf-8")
     cli.json("--now", "2026-02-01", "index", "--json")
     cli.json("--now", "2026-02-01", "consolidate", "--json")
-    hits = cli.json("--now", "2026-03-01", "query", "What is the garage gate code for staff?", "--json", "--no-track", "--include-archived")
+    hits = cli.json(
+        "--now",
+        "2026-03-01",
+        "query",
+        "What is the garage gate code for staff?",
+        "--json",
+        "--no-track",
+        "--include-archived",
+    )
     removed = next(h for h in hits if "4711" in h["text"])
     assert removed["state"] == "ARCHIVED"
     assert removed["warnings"] == ["removed from its note on 2026-02-01"]
@@ -104,7 +133,8 @@ def archive_as_deleted(path: str, deleted_at: str) -> None:
         note = store.db.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()[0]
         store.db.execute("UPDATE notes SET deleted_at = ? WHERE id = ?", [deleted_at, note])
         store.db.execute(
-            "UPDATE chunks SET state = 'ARCHIVED', current = 0, valid_until = ?, until_source = 'observed' WHERE note = ?", [deleted_at, note]
+            "UPDATE chunks SET state = 'ARCHIVED', current = 0, valid_until = ?, until_source = 'observed' WHERE note = ?",
+            [deleted_at, note],
         )
 
 
@@ -123,12 +153,27 @@ def test_an_archived_passage_of_a_deleted_note_says_its_note_was_deleted(vault, 
     plain = cli.json("--now", "2026-03-01", "query", question, "--json", "--no-track")
     assert "4711" not in " ".join(h["text"] for h in plain)  # a deleted note's text is history, not expired knowledge
     before = cli.json("--now", "2026-03-01", "query", question, "--json", "--no-track", "--as-of", "2026-01-15")
-    assert "4711" in before[0]["text"] and before[0]["warnings"] == ["its note was deleted on 2026-02-01"]  # valid then, said to be gone
+    assert "4711" in before[0]["text"] and before[0]["warnings"] == [
+        "its note was deleted on 2026-02-01"
+    ]  # valid then, said to be gone
 
 
 def passage(**values) -> Passage:
-    base = dict(id=1, note=1, chunk_id="n#p", note_id="n", path="n.md", title="N", heading="", text="t", state="ARCHIVED", version=1,
-                valid_from="2020-01-01T00:00:00Z", from_source="declared", valid_until="2021-01-01T00:00:00Z")
+    base = dict(
+        id=1,
+        note=1,
+        chunk_id="n#p",
+        note_id="n",
+        path="n.md",
+        title="N",
+        heading="",
+        text="t",
+        state="ARCHIVED",
+        version=1,
+        valid_from="2020-01-01T00:00:00Z",
+        from_source="declared",
+        valid_until="2021-01-01T00:00:00Z",
+    )
     return Passage(**{**base, **values})
 
 
@@ -145,9 +190,7 @@ def test_time_warnings_name_how_an_archived_passage_left():
 
 
 GYM = "# Gym\n\nThe office gym opens at 7 am for all staff.\n"
-BIKE_SCHEME = (
-    "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\nStaff may lease one bicycle through the company scheme.\n"
-)
+BIKE_SCHEME = "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\nStaff may lease one bicycle through the company scheme.\n"
 EDGE = "nothing is known before 2026-11-01; this is the text first seen then"
 
 
@@ -174,8 +217,12 @@ def test_a_time_before_the_first_index_is_answered_with_the_edge_of_what_is_know
     assert then["score"] == pytest.approx(now["score"])  # the same text, equally relevant: only the confidence says it
     assert then["confidence"] <= FIRST_SEEN_LATER_CONFIDENCE_FACTOR  # its lead differs (other hits are not valid then)
     full = hit_confidence(0.8, 0.2, 0.7, True, 1.0, Calibration())
-    assert hit_confidence(0.8, 0.2, 0.7, True, 1.0, Calibration(), known=False) == pytest.approx(full * FIRST_SEEN_LATER_CONFIDENCE_FACTOR)
-    words = cli("--now", "2026-12-01", "query", "When did the office gym open back in 2022?", "--no-track", "--top-k", "1")
+    assert hit_confidence(0.8, 0.2, 0.7, True, 1.0, Calibration(), known=False) == pytest.approx(
+        full * FIRST_SEEN_LATER_CONFIDENCE_FACTOR
+    )
+    words = cli(
+        "--now", "2026-12-01", "query", "When did the office gym open back in 2022?", "--no-track", "--top-k", "1"
+    )
     assert EDGE in words.stdout
 
 
@@ -196,10 +243,28 @@ def test_an_index_from_git_knows_the_vault_from_its_first_commit(vault, cli, fak
     cli.json("index", "--from-git", "--json")
     with Workspace.resolve().open_store() as store:
         assert store.known_since == "2019-01-10T12:00:00Z"
-    before = cli.json("--now", "2026-01-01", "query", "When does the office gym open?", "--as-of", "2018-06-01", "--json", "--no-track")[0]
+    before = cli.json(
+        "--now",
+        "2026-01-01",
+        "query",
+        "When does the office gym open?",
+        "--as-of",
+        "2018-06-01",
+        "--json",
+        "--no-track",
+    )[0]
     assert "7 am" in before["text"]
     assert before["warnings"][-1] == "nothing is known before 2019-01-10; this is the text first seen then"
-    after = cli.json("--now", "2026-01-01", "query", "When does the office gym open?", "--as-of", "2019-06-01", "--json", "--no-track")[0]
+    after = cli.json(
+        "--now",
+        "2026-01-01",
+        "query",
+        "When does the office gym open?",
+        "--as-of",
+        "2019-06-01",
+        "--json",
+        "--no-track",
+    )[0]
     assert "7 am" in after["text"] and not [w for w in after["warnings"] if w.startswith("nothing is known")]
     assert before["confidence"] < after["confidence"]
 
@@ -208,10 +273,20 @@ def test_only_a_declared_start_makes_a_time_before_the_first_index_known():
     first_index = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
     back_then = Ask(dt.datetime(2022, 6, 1, tzinfo=dt.timezone.utc), True, known_since=first_index)
     current = dict(state="ACTIVE", valid_until=None)
-    assert first_seen_later(passage(**current, valid_from=None, from_source=None), back_then)  # present at the first index
-    assert first_seen_later(passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="inferred"), back_then)  # its date: written then, not seen
-    assert not first_seen_later(passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="declared"), back_then)
-    assert not first_seen_later(passage(**current, valid_from="2024-01-01T00:00:00Z", from_source="declared"), back_then)  # not valid then
+    assert first_seen_later(
+        passage(**current, valid_from=None, from_source=None), back_then
+    )  # present at the first index
+    assert first_seen_later(
+        passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="inferred"), back_then
+    )  # its date: written then, not seen
+    assert not first_seen_later(
+        passage(**current, valid_from="2020-01-01T00:00:00Z", from_source="declared"), back_then
+    )
+    assert not first_seen_later(
+        passage(**current, valid_from="2024-01-01T00:00:00Z", from_source="declared"), back_then
+    )  # not valid then
     later = Ask(dt.datetime(2026, 11, 15, tzinfo=dt.timezone.utc), True, known_since=first_index)
     assert not first_seen_later(passage(**current, valid_from=None, from_source=None), later)
-    assert not first_seen_later(passage(**current, valid_from=None, from_source=None), Ask(back_then.moment, True))  # no first index known
+    assert not first_seen_later(
+        passage(**current, valid_from=None, from_source=None), Ask(back_then.moment, True)
+    )  # no first index known

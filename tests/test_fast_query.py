@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, SAMPLE_VAULT, Cli
 
 pytestmark = pytest.mark.slow
@@ -33,18 +32,31 @@ def sample_index(tmp_path_factory, real_embedder_session, onnx_export):
 
 
 def top5(vault, index, question):
-    hits = Cli().json("--vault", str(vault), "--index-dir", str(index), "--now", "2026-11-29", "query", question, "--json", "--no-track")
+    hits = Cli().json(
+        "--vault",
+        str(vault),
+        "--index-dir",
+        str(index),
+        "--now",
+        "2026-11-29",
+        "query",
+        question,
+        "--json",
+        "--no-track",
+    )
     return [h["chunk_id"] for h in hits]
 
 
 def test_both_backends_give_the_same_top5_on_the_sample_vault(sample_index, monkeypatch, real_embedder_session):
     vault, index = sample_index
-    from smartvec_cli.embed.select import select_embedder
     from smartvec_cli.config import Config
+    from smartvec_cli.embed.select import select_embedder
 
     assert type(select_embedder(Config(), index / "onnx")).__name__ == "OnnxEmbedder"  # auto picks the verified export
     fast = {q: top5(vault, index, q) for q in QUESTIONS}
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session)
+    monkeypatch.setattr(
+        "smartvec_cli.embed.select.select_embedder", lambda config, index_dir, **_: real_embedder_session
+    )
     reference = {q: top5(vault, index, q) for q in QUESTIONS}
     assert fast == reference
 
@@ -82,15 +94,41 @@ def test_a_cold_query_loads_the_model_while_it_opens_the_index_and_ends_cleanly_
         "print(json.dumps([code, started]), file=sys.stderr)\n"
     )
     for mode, loads in (("smart", True), ("cosine", True), ("lexical", False)):
-        done = subprocess.run([sys.executable, "-c", script, *base, "--index-dir", str(index), "query", "per diem", "--mode", mode, "--json", "--no-track"],
-                              cwd=REPO, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                script,
+                *base,
+                "--index-dir",
+                str(index),
+                "query",
+                "per diem",
+                "--mode",
+                mode,
+                "--json",
+                "--no-track",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         code, started = json.loads(done.stderr.strip().splitlines()[-1])
         assert code == 0 and json.loads(done.stdout), (mode, done.stderr)
         assert started == (["smartvec-model-load"] if loads else []), mode
     for _ in range(3):
-        done = subprocess.run([sys.executable, "-m", "smartvec_cli", *base, "--index-dir", str(tmp_path / "none"), "query", "per diem"],
-                              cwd=REPO, capture_output=True, text=True, timeout=120)
-        assert (done.returncode, done.stderr) == (1, f"error: no index in {tmp_path / 'none'}; run 'smartvec index' first\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "smartvec_cli", *base, "--index-dir", str(tmp_path / "none"), "query", "per diem"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert (done.returncode, done.stderr) == (
+            1,
+            f"error: no index in {tmp_path / 'none'}; run 'smartvec index' first\n",
+        )
 
 
 def test_help_imports_nothing_heavy():

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import both_stores, index_rows, write
 
 
@@ -41,7 +40,10 @@ def test_up_votes_raise_and_a_correction_weighs_less_than_a_down_vote(vault, cli
     hits = cli.json("query", "deploy window", "--json")
     up = cli.json("feedback", "--rank", "1", "--up", "--json")
     assert up["chunk_id"] == hits[0]["chunk_id"] and up["trust_after"] > up["trust_before"]
-    assert (up["confidence_before"], up["confidence_after"]) == (up["trust_before"], up["trust_after"])  # the old names, one release
+    assert (up["confidence_before"], up["confidence_after"]) == (
+        up["trust_before"],
+        up["trust_after"],
+    )  # the old names, one release
     down = cli.json("feedback", hits[1]["chunk_id"], "--down", "--json")
     corrected = cli.json("feedback", hits[0]["chunk_id"], "--correct", "The deploy window is Wednesday noon.", "--json")
     assert 0 < corrected["trust_before"] - corrected["trust_after"] < down["trust_before"] - down["trust_after"]
@@ -61,7 +63,9 @@ def test_a_correction_becomes_a_passage_that_answers_and_flags_the_old_one(vault
     write(vault, "a.md", "# Parking\n\nVisitor parking is in lot C behind the building.\n")
     cli.json("index", "--json")
     cli.json("query", "where is visitor parking", "--json")
-    result = cli.json("feedback", "--rank", "1", "--correct", "Visitor parking moved to lot F near the entrance.", "--json")
+    result = cli.json(
+        "feedback", "--rank", "1", "--correct", "Visitor parking moved to lot F near the entrance.", "--json"
+    )
     assert result["correction_chunk_id"]
     hits = cli.json("query", "where is visitor parking lot", "--json", "--no-track")
     assert hits[0]["chunk_id"] == result["correction_chunk_id"] and "lot F" in hits[0]["text"]
@@ -116,8 +120,16 @@ def falls_down_the_list(hits):
 
 @pytest.mark.slow
 def test_a_down_vote_moves_the_passage_below_better_hits_at_once(vault, cli, real_embedder):
-    write(vault, "policies/Remote work.md", "# Remote work\n\nEmployees may work from home on up to three days per week.\n")
-    write(vault, "wiki/Working from home.md", "# Working from home\n\nStaff can work remotely two days a week, agreed with their lead.\n")
+    write(
+        vault,
+        "policies/Remote work.md",
+        "# Remote work\n\nEmployees may work from home on up to three days per week.\n",
+    )
+    write(
+        vault,
+        "wiki/Working from home.md",
+        "# Working from home\n\nStaff can work remotely two days a week, agreed with their lead.\n",
+    )
     write(vault, "wiki/Canteen.md", "# Canteen\n\nThe canteen serves lunch from noon to two in the afternoon.\n")
     cli.json("index", "--json")
     question = "How many days a week can I work from home?"
@@ -135,12 +147,23 @@ def test_a_down_vote_moves_the_passage_below_better_hits_at_once(vault, cli, rea
 def test_a_correction_answers_next_time_and_the_partly_right_passage_stays_findable(vault, cli, real_embedder):
     write(vault, "office/Parking.md", "# Parking\n\nVisitor parking is in lot C behind the building.\n")
     write(vault, "office/Bikes.md", "# Bikes\n\nBicycles go in the locked shed next to the main entrance.\n")
-    write(vault, "office/Deliveries.md", "# Deliveries\n\nParcels are delivered to the reception desk on the ground floor.\n")
+    write(
+        vault,
+        "office/Deliveries.md",
+        "# Deliveries\n\nParcels are delivered to the reception desk on the ground floor.\n",
+    )
     cli.json("index", "--json")
     question = "Where can visitors park their car?"
     before = cli.json("query", question, "--json")
     assert before[0]["path"] == "office/Parking.md"
-    result = cli.json("feedback", "--rank", "1", "--correct", "Lot C is reserved for visitors on weekdays only; at weekends they use lot D.", "--json")
+    result = cli.json(
+        "feedback",
+        "--rank",
+        "1",
+        "--correct",
+        "Lot C is reserved for visitors on weekdays only; at weekends they use lot D.",
+        "--json",
+    )
     assert result["trust_after"] > result["trust_before"] / 2  # partly right: a step towards neutral, not to the floor
     for asked in (question, "visitor parking at the weekend"):
         hits = ask(cli, asked)

@@ -13,8 +13,8 @@ import re
 import time
 
 import pytest
-
 from conftest import both_stores, write
+
 from smartvec_cli.errors import UsageError
 
 QUESTION = "How many days per week can employees work remotely?"
@@ -56,7 +56,10 @@ def paths(cli, *args: str) -> list[str]:
 def test_each_filter_changes_the_answer_to_the_notes_it_keeps(remote_vault, cli):
     assert paths(cli)[0] == "policies/remote.md"
     assert set(paths(cli, "--path", "archive")) == {"archive/remote-2019.md"}
-    assert set(paths(cli, "--path", "archive/**", "--path", "journal/*.md")) == {"archive/remote-2019.md", "journal/thoughts.md"}
+    assert set(paths(cli, "--path", "archive/**", "--path", "journal/*.md")) == {
+        "archive/remote-2019.md",
+        "journal/thoughts.md",
+    }
     assert set(paths(cli, "--path", "*2023*")) == {"meetings/2023-03-10 Remote work.md"}
     # a nested tag counts as its parent; repeated tags must all hold; inline #tags count
     assert set(paths(cli, "--tag", "policy")) == {"policies/remote.md", "archive/remote-2019.md"}
@@ -82,8 +85,12 @@ def test_a_filter_that_keeps_no_note_answers_nothing_with_a_hint(remote_vault, c
     assert hint.startswith("hint: no indexed note matches --tag 'polcy'")
     result = cli("query", QUESTION, "--path", "nowhere/**")
     assert result.exit_code == 0 and "no relevant passage" in result.stdout and "--path 'nowhere/**'" in result.stderr
-    for bad, said in ((["--where", "status"], "key=value"), (["--since", "someday"], "--since: not a date"),
-                      (["--since", "2024-01-01", "--until", "2023-01-01"], "after --until"), (["--tag", "#"], "--tag needs")):
+    for bad, said in (
+        (["--where", "status"], "key=value"),
+        (["--since", "someday"], "--since: not a date"),
+        (["--since", "2024-01-01", "--until", "2023-01-01"], "after --until"),
+        (["--tag", "#"], "--tag needs"),
+    ):
         result = cli("query", QUESTION, *bad)
         assert result.exit_code == 2, (bad, result.stdout)
         [line] = result.stderr.splitlines()
@@ -93,25 +100,43 @@ def test_a_filter_that_keeps_no_note_answers_nothing_with_a_hint(remote_vault, c
 def test_a_filter_keeps_its_note_whatever_the_ranking_cut(vault, cli, real_embedder):
     """One note of 130, far from the best 100 passages by cosine, still answers when a filter keeps it alone."""
     for i in range(130):
-        write(vault, f"teams/team-{i:03}.md", f"# Team {i} travel\n\nThe travel budget of team {i} is {1000 + i} euros a year.\n")
-    write(vault, "misc/allowance.md", "# Conferences\n\nConference trips are paid from the department's yearly allowance.\n")
+        write(
+            vault,
+            f"teams/team-{i:03}.md",
+            f"# Team {i} travel\n\nThe travel budget of team {i} is {1000 + i} euros a year.\n",
+        )
+    write(
+        vault,
+        "misc/allowance.md",
+        "# Conferences\n\nConference trips are paid from the department's yearly allowance.\n",
+    )
     cli.json("index", "--json")
     question = "What is the travel budget?"
-    nearest = [hit["path"] for hit in cli.json("query", question, "--json", "--no-track", "--mode", "cosine", "-k", "100")]
-    assert len(nearest) == 100 and "misc/allowance.md" not in nearest  # outside the candidates an unfiltered search reads
+    nearest = [
+        hit["path"] for hit in cli.json("query", question, "--json", "--no-track", "--mode", "cosine", "-k", "100")
+    ]
+    assert (
+        len(nearest) == 100 and "misc/allowance.md" not in nearest
+    )  # outside the candidates an unfiltered search reads
     hits = cli.json("query", question, "--json", "--no-track", "--path", "misc")
     assert [hit["path"] for hit in hits] == ["misc/allowance.md"]
 
 
 def test_batch_lines_carry_their_own_filters(remote_vault, cli, tmp_path):
     batch = tmp_path / "questions.jsonl"
-    batch.write_text("\n".join(json.dumps(line) for line in (
-        {"id": 1, "query": QUESTION},
-        {"id": 2, "query": QUESTION, "tag": ["old"]},
-        {"id": 3, "query": QUESTION, "where": {"status": "current"}, "path": "policies"},
-        {"id": 4, "query": QUESTION, "since": "March 2023", "until": "2023-03-31"},
-        {"id": 5, "query": QUESTION, "tag": "nothing-like-it"},
-    )) + "\n")
+    batch.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in (
+                {"id": 1, "query": QUESTION},
+                {"id": 2, "query": QUESTION, "tag": ["old"]},
+                {"id": 3, "query": QUESTION, "where": {"status": "current"}, "path": "policies"},
+                {"id": 4, "query": QUESTION, "since": "March 2023", "until": "2023-03-31"},
+                {"id": 5, "query": QUESTION, "tag": "nothing-like-it"},
+            )
+        )
+        + "\n"
+    )
     result = cli("query", "--batch", str(batch), "--path", "archive/**", "--path", "policies/**", "--no-track")
     assert result.exit_code == 0, result.stderr
     answers = {line["id"]: line for line in map(json.loads, result.stdout.splitlines())}
@@ -136,8 +161,13 @@ def test_the_python_api_filters_query_answer_and_batch(remote_vault, real_embedd
         assert answer["notes_matched"] == 1 and {h["path"] for h in answer["hits"]} == {"archive/remote-2019.md"}
         later = api.answer(QUESTION, track=False, since="2030-01-01")
         assert later["hits"] == [] and later["notes_matched"] == 0
-        batch = list(api.query_batch([{"id": "a", "query": QUESTION}, {"id": "b", "query": QUESTION, "path": "journal"}],
-                                     track=False, until="2022-01-01"))
+        batch = list(
+            api.query_batch(
+                [{"id": "a", "query": QUESTION}, {"id": "b", "query": QUESTION, "path": "journal"}],
+                track=False,
+                until="2022-01-01",
+            )
+        )
         assert {h["path"] for h in batch[0]["hits"]} == {"archive/remote-2019.md", "journal/thoughts.md"}
         assert {h["path"] for h in batch[1]["hits"]} == {"journal/thoughts.md"}
         with pytest.raises(UsageError, match="key=value"):
@@ -163,12 +193,23 @@ def test_on_a_terminal_the_header_links_and_control_characters_are_shown_escaped
     from smartvec_cli.core.note_links import note_url
 
     screen = io.StringIO()
-    monkeypatch.setattr(printing, "stdout_console", lambda: Console(file=screen, force_terminal=True, highlight=False, width=200))
+    monkeypatch.setattr(
+        printing, "stdout_console", lambda: Console(file=screen, force_terminal=True, highlight=False, width=200)
+    )
     path = "odd\x1b[31mred\nline.md"
     url = note_url(__import__("pathlib").Path("/v"), path, obsidian=True)
     assert url == "obsidian://open?vault=v&file=odd%1B%5B31mred%0Aline" and url.isprintable()
-    hit = {"rank": 1, "path": path, "heading": "", "state": "ACTIVE", "score": 0.5, "confidence": 0.5, "text": "x",
-           "warnings": [], "url": url}
+    hit = {
+        "rank": 1,
+        "path": path,
+        "heading": "",
+        "state": "ACTIVE",
+        "score": 0.5,
+        "confidence": 0.5,
+        "text": "x",
+        "warnings": [],
+        "url": url,
+    }
     query_line.show_answer({"hits": [hit]}, explain=False)
     shown = screen.getvalue()
     assert "\x1b]8;id=" in shown and url in shown  # an OSC 8 hyperlink to the note
@@ -190,11 +231,14 @@ def test_the_mcp_search_tool_takes_the_filters(vault, tmp_path, cli, monkeypatch
     cli.json("index", "--json")
 
     async def scenario(session):
-        return [payload(await session.call_tool("search", arguments)) for arguments in (
-            {"query": QUESTION, "tag": ["old"]},
-            {"query": QUESTION, "path": ["journal/**", "meetings"], "where": {"status": "current"}},
-            {"query": "people work remotely on Fridays", "since": "March 2023", "until": "2023-03-31"},
-        )]
+        return [
+            payload(await session.call_tool("search", arguments))
+            for arguments in (
+                {"query": QUESTION, "tag": ["old"]},
+                {"query": QUESTION, "path": ["journal/**", "meetings"], "where": {"status": "current"}},
+                {"query": "people work remotely on Fridays", "since": "March 2023", "until": "2023-03-31"},
+            )
+        ]
 
     old, none, march = run_client(server_parameters(vault, index_dir), tmp_path / "mcp.err", scenario)
     assert {h["path"] for h in old["hits"]} == {"archive/remote-2019.md"} and old["notes_matched"] == 1
@@ -215,7 +259,9 @@ def test_a_daemon_answers_a_filtered_query_as_the_vault_would(vault, cli, fake_e
     ws = Workspace.resolve()
     requests: list[dict] = []
     service = QueryService(ws, SharedEmbedder(fake_embedder), log=lambda line: None)
-    server = QueryServer(socket_path(ws.index_dir), lambda r: requests.append(r) or service.answer(r), log=lambda line: None)
+    server = QueryServer(
+        socket_path(ws.index_dir), lambda r: requests.append(r) or service.answer(r), log=lambda line: None
+    )
     assert server.start()
     try:
         served = cli.json("query", QUESTION, "--json", "--no-track", "--tag", "policy", "--path", "archive")
@@ -233,11 +279,21 @@ def test_filters_and_related_read_the_same_from_either_store(vault, cli, fake_em
     for rel, text in NOTES.items():
         write(vault, rel, text)
     cli.json("index", "--json")
-    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--tag", "old")} == {"archive/remote-2019.md"}
-    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--where", "date=2024-05-01")} == {"policies/remote.md"}
-    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--mode", "lexical", "--until", "2019-12-31")} == {
-        "archive/remote-2019.md"}
-    write(vault, "faq.md", "# Remote work policy\n\nEmployees may work remotely up to three days per week, the FAQ says.\n")
+    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--tag", "old")} == {
+        "archive/remote-2019.md"
+    }
+    assert {h["path"] for h in cli.json("query", QUESTION, "--json", "--no-track", "--where", "date=2024-05-01")} == {
+        "policies/remote.md"
+    }
+    assert {
+        h["path"]
+        for h in cli.json("query", QUESTION, "--json", "--no-track", "--mode", "lexical", "--until", "2019-12-31")
+    } == {"archive/remote-2019.md"}
+    write(
+        vault,
+        "faq.md",
+        "# Remote work policy\n\nEmployees may work remotely up to three days per week, the FAQ says.\n",
+    )
     cli.json("index", "--json")
     related = cli.json("related", "policies/remote.md", "--json")["related"]
     assert related[0]["path"] == "faq.md" and "policies/remote.md" not in {r["path"] for r in related}
@@ -275,5 +331,7 @@ def test_a_filter_keeps_an_identifier_match_that_better_matches_elsewhere_would_
     for n in range(60):
         write(vault, f"other/echo-{n:02}.md", f"# Echo {n}\n\nZQ9931X ZQ9931X ZQ9931X.\n")
     cli.json("index", "--json")
-    hits = cli.json("query", "ZQ9931X spare relay cables basement", "--path", "keep/**", "--json", "--top-k", "3", "--no-track")
+    hits = cli.json(
+        "query", "ZQ9931X spare relay cables basement", "--path", "keep/**", "--json", "--top-k", "3", "--no-track"
+    )
     assert hits and hits[0]["path"] == "keep/the-one.md"

@@ -2,8 +2,8 @@
 calls a note by, and their settings."""
 
 import pytest
-
 from conftest import write
+
 from smartvec_cli.memory.lexical import blend, named_share, phrases
 
 
@@ -29,7 +29,9 @@ def test_the_blend_keeps_the_cosine_scale_and_lifts_the_full_text_best():
 
 def test_a_question_names_a_note_by_most_of_its_title_or_an_alias_not_by_a_common_word():
     assert named_share("How do I restore a file from version history?", ["Version history"]) == 1.0
-    assert named_share("how do community plugins update", ["Core plugins", "Community plugin list"]) == pytest.approx(2 / 3)
+    assert named_share("how do community plugins update", ["Core plugins", "Community plugin list"]) == pytest.approx(
+        2 / 3
+    )
     assert named_share("What does npm ci do?", ["npm"], common=frozenset({"npm"})) == 0.0
     assert named_share("Where are the sync logs?", ["Troubleshooting sync"]) == 0.0
 
@@ -37,11 +39,21 @@ def test_a_question_names_a_note_by_most_of_its_title_or_an_alias_not_by_a_commo
 def test_a_question_is_read_for_quoted_phrases_first_and_else_for_long_sentences():
     assert phrases('Where is "stay in the remote vault" said? And "x"') == [["stay", "in", "the", "remote", "vault"]]
     assert phrases("Since everything in under the settings tab is settings") == [
-        ["since", "everything", "in", "under", "the", "settings", "tab", "is", "settings"]]
+        ["since", "everything", "in", "under", "the", "settings", "tab", "is", "settings"]
+    ]
     assert phrases("How do I sync settings?") == []
 
 
-@pytest.mark.parametrize("key, value", [("dense_share", 1.5), ("dense_share", -0.1), ("answer_dense_share", 2), ("title_weight", -1), ("phrase_weight", "high")])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("dense_share", 1.5),
+        ("dense_share", -0.1),
+        ("answer_dense_share", 2),
+        ("title_weight", -1),
+        ("phrase_weight", "high"),
+    ],
+)
 def test_a_fusion_setting_out_of_range_is_one_clear_line(vault, cli, fake_embedder, key, value):
     write(vault, "a.md", "# A\n\nThe relay restarts every Monday at six.\n")
     cli.json("index", "--json")

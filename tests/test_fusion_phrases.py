@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from conftest import write
 
 pytestmark = pytest.mark.slow
@@ -111,8 +110,11 @@ def test_every_pasted_sentence_of_a_note_comes_first_in_smart_mode(docs_vault, c
     pasted = sentences()
     assert len(pasted) == 24
     answers = ask_all(cli, [sentence for _, sentence in pasted], "--top-k", "3")
-    wrong = [(sentence, hits[0]["path"] if hits else None) for (path, sentence), hits in zip(pasted, answers)
-             if not hits or hits[0]["path"] != path or sentence not in hits[0]["text"]]
+    wrong = [
+        (sentence, hits[0]["path"] if hits else None)
+        for (path, sentence), hits in zip(pasted, answers)
+        if not hits or hits[0]["path"] != path or sentence not in hits[0]["text"]
+    ]
     assert wrong == []
     # The model alone does not get there: the check measures something.
     cosine = ask_all(cli, [sentence for _, sentence in pasted], "--top-k", "1", "--mode", "cosine")
@@ -120,7 +122,9 @@ def test_every_pasted_sentence_of_a_note_comes_first_in_smart_mode(docs_vault, c
 
 
 def test_a_pasted_sentence_comes_first_with_other_case_and_punctuation(docs_vault, cli):
-    sentence = "Since everything in under the editor tab is an editor setting, look there first when typing feels wrong."
+    sentence = (
+        "Since everything in under the editor tab is an editor setting, look there first when typing feels wrong."
+    )
     shouted = re.sub(r"[,.]", "", sentence).upper()
     hits = cli.json("query", shouted, "--json", "--no-track", "--explain")
     assert hits[0]["path"] == "Settings/Editor settings.md" and sentence in hits[0]["text"]
@@ -137,6 +141,8 @@ def test_a_quoted_phrase_in_a_question_finds_the_passage_that_holds_it(docs_vaul
 def test_a_question_that_quotes_nothing_verbatim_is_ranked_by_meaning(docs_vault, cli):
     """No phrase of the question is in the vault: the phrase signal is 0 everywhere and the answer is the
     one meaning finds (a question of six words or more is looked up as a phrase, and simply not found)."""
-    hits = cli.json("query", "how can I get back an older version of a synced file", "--json", "--no-track", "--explain")
+    hits = cli.json(
+        "query", "how can I get back an older version of a synced file", "--json", "--no-track", "--explain"
+    )
     assert [h["explain"]["phrase"] for h in hits] == [0.0] * len(hits)
     assert hits[0]["path"] == "Sync/Sync settings.md"

@@ -1,6 +1,6 @@
-from smartvec_cli.vault.hashing import aclarai_embedding_hash
-
 from conftest import write
+
+from smartvec_cli.vault.hashing import aclarai_embedding_hash
 
 # The seed-page example of aclarai's nightly concept refresh, as aclarai documents it.
 CUDA_ERROR = (

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import Repo, both_stores, write
 
 pytestmark = pytest.mark.slow
@@ -50,7 +49,9 @@ def test_notes_of_the_first_index_keep_an_unknown_start(bikes_vault, cli):
     hit = query(cli, "What does the kitchen have on the counter?", "--as-of", "2019-01-01")[0]
     assert hit["path"] == "kitchen.md" and hit["valid_from"] is None
     assert hit["explain"]["valid_from_source"] is None
-    assert hit["warnings"] == ["nothing is known before 2020-01-01; this is the text first seen then"]  # valid, yet never seen then
+    assert hit["warnings"] == [
+        "nothing is known before 2020-01-01; this is the text first seen then"
+    ]  # valid, yet never seen then
 
 
 def test_an_earlier_plausible_date_of_a_new_note_is_its_start(bikes_vault, cli, monkeypatch):
@@ -81,7 +82,10 @@ EQUIPMENT = (
     "replaced through the IT service desk, which ships the replacement to the employee's home address.\n"
 )
 REMOTE_V1 = "# Remote work\n\nEmployees may work from home on up to 2 days per week.\n" + EQUIPMENT
-REMOTE_V2 = "# Remote work\n\nEmployees may work from home on up to 3 days per week; Tuesday and Thursday are office days.\n" + EQUIPMENT
+REMOTE_V2 = (
+    "# Remote work\n\nEmployees may work from home on up to 3 days per week; Tuesday and Thursday are office days.\n"
+    + EQUIPMENT
+)
 REMOTE_V3 = (
     "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per quarter.\n"
     + EQUIPMENT
@@ -95,10 +99,20 @@ def git_vault(vault, real_embedder):
     repo = Repo(vault)
     repo.commit("2019-01-10", "start", {"policies/remote.md": REMOTE_V1, "kitchen.md": KITCHEN})
     repo.commit("2020-06-01", "three days", {"policies/remote.md": REMOTE_V2})
-    repo.commit("2021-03-01", "move and go remote", {"handbook/remote-work.md": REMOTE_V3}, move=("policies/remote.md", "handbook/remote-work.md"))
+    repo.commit(
+        "2021-03-01",
+        "move and go remote",
+        {"handbook/remote-work.md": REMOTE_V3},
+        move=("policies/remote.md", "handbook/remote-work.md"),
+    )
     repo.git("checkout", "-q", "-b", "side")
     repo.commit("2021-04-01", "draft", {"draft.md": "# Draft\n\nA half-written idea about the garden shed.\n"})
-    repo.commit("2021-04-02", "garden instead", {"garden.md": "# Garden\n\nThe garden has three apple trees and a compost heap.\n"}, remove=("draft.md",))
+    repo.commit(
+        "2021-04-02",
+        "garden instead",
+        {"garden.md": "# Garden\n\nThe garden has three apple trees and a compost heap.\n"},
+        remove=("draft.md",),
+    )
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side", date="2021-05-01")
     repo.commit("2022-01-01", "bikes", {"bikes.md": BIKES})
@@ -121,24 +135,35 @@ def test_git_history_answers_as_of_questions_with_commit_dates(git_vault, cli, m
     now = query(cli, REMOTE_QUESTION)[0]
     assert "fully remote" in now["text"] and now["path"] == "handbook/remote-work.md"
     assert now["chunk_id"].startswith("handbook/remote-work#")  # the id follows the renamed note
-    chain = cli.json("history", "policies/remote.md", "--json")  # its old path still names it: its versions are one chain
-    assert chain["path"] == "handbook/remote-work.md" and [f["path"] for f in chain["former_names"]] == ["policies/remote.md"]
+    chain = cli.json(
+        "history", "policies/remote.md", "--json"
+    )  # its old path still names it: its versions are one chain
+    assert chain["path"] == "handbook/remote-work.md" and [f["path"] for f in chain["former_names"]] == [
+        "policies/remote.md"
+    ]
     versions = next(p["versions"] for p in chain["passages"] if p["chunk_id"] == now["chunk_id"])
     assert len(versions) == 3 and "2 days per week" in versions[0]["text"]
     first = query(cli, REMOTE_QUESTION, "--as-of", "2019-06-01")[0]
     assert first["valid_from"] is None and first["explain"]["valid_from_source"] is None  # present at the first commit
 
     bikes = [h for h in query(cli, BIKE_QUESTION, "--as-of", "2021-06-01") if h["path"] == "bikes.md"]
-    assert all(h["valid_from"] == "2022-01-01T12:00:00Z" and any("not yet valid" in w for w in h["warnings"]) for h in bikes)
+    assert all(
+        h["valid_from"] == "2022-01-01T12:00:00Z" and any("not yet valid" in w for w in h["warnings"]) for h in bikes
+    )
     garden = cli.json("show", "garden.md", "--json")["chunks"][0]
-    assert (garden["valid_from"], garden["valid_from_source"]) == ("2021-05-01T12:00:00Z", "git")  # arrived with the merge
+    assert (garden["valid_from"], garden["valid_from_source"]) == (
+        "2021-05-01T12:00:00Z",
+        "git",
+    )  # arrived with the merge
     assert cli("show", "draft.md").exit_code != 0  # the side branch's back-and-forth is not replayed
     assert all(h["path"] != "kitchen.md" for h in query(cli, "What does the kitchen have on the counter?"))
 
 
 def test_a_second_git_import_replays_only_the_new_commits(git_vault, cli):
     cli.json("index", "--from-git", "--json")
-    sha = git_vault.commit("2023-02-01", "bikes grow", {"bikes.md": BIKES + "\nA cargo bike hangs from the ceiling hook.\n"})
+    sha = git_vault.commit(
+        "2023-02-01", "bikes grow", {"bikes.md": BIKES + "\nA cargo bike hangs from the ceiling hook.\n"}
+    )
     data = cli.json("index", "--from-git", "--json")
     assert (data["commits_replayed"], data["from_commit"], data["to_commit"]) == (1, sha, sha)
     assert data["notes_changed"] == 1 and data["notes_new"] == 0
@@ -159,7 +184,11 @@ def test_git_import_refuses_what_it_cannot_do(vault, cli, fake_embedder):
 def snapshot_then_edits(vault) -> Repo:
     """A vault put in git whole (40 notes in its first commit), then edited twice."""
     repo = Repo(vault)
-    repo.commit("2020-01-01", "everything so far", {f"n{n}.md": f"# Note {n}\n\nParagraph {n} about the roadmap.\n" for n in range(40)})
+    repo.commit(
+        "2020-01-01",
+        "everything so far",
+        {f"n{n}.md": f"# Note {n}\n\nParagraph {n} about the roadmap.\n" for n in range(40)},
+    )
     repo.commit("2020-02-01", "one edit", {"n1.md": "# Note 1\n\nParagraph 1 about the budget instead.\n"})
     repo.commit("2020-03-01", "one more", {"n2.md": "# Note 2\n\nParagraph 2 about the hiring plan.\n"})
     return repo
@@ -179,14 +208,19 @@ def test_git_import_reports_commits_and_passages_before_the_first_commit_is_repl
     assert {r.unit for r in reports} == {COMMITS} and {r.total for r in reports[1:]} == {3}
     assert [r.step for r in before[:3]] == ["reading the history", "reading commits 1-3", "loading the model"]
     embedding = [r for r in before if r.step == "embedding the passages of commits 1-3"]
-    assert [(r.step_done, r.step_total) for r in embedding] == [(32, 42), (42, 42)]  # the snapshot and both edits, in batches of 32
+    assert [(r.step_done, r.step_total) for r in embedding] == [
+        (32, 42),
+        (42, 42),
+    ]  # the snapshot and both edits, in batches of 32
     assert [r.embedded for r in embedding] == [32, 42]
     assert before[-1].step == "replaying commit 1 (2020-01-01)" and all(r.done == 0 for r in before)
     assert [(r.done, r.embedded) for r in reports if r.step is None] == [(1, 42), (2, 42), (3, 42)]
     assert data["chunks_embedded"] == 42
 
 
-def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_and_quiet(vault, cli, fake_embedder, monkeypatch):
+def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_and_quiet(
+    vault, cli, fake_embedder, monkeypatch
+):
     monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
     snapshot_then_edits(vault)
     result = cli("--index-dir", str(vault.parent / "as-json"), "index", "--from-git", "--json")
@@ -194,7 +228,9 @@ def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_an
     lines = [line for line in result.stderr.splitlines() if line.startswith("git history: ")]
     assert lines[0] == "git history: reading the history"
     assert "git history: 0/3 commits (0%), embedding the passages of commits 1-3: 32/42 passages" in lines
-    assert lines.index("git history: 0/3 commits (0%), loading the model") < lines.index(next(l for l in lines if l.startswith("git history: 1/3 commits")))
+    assert lines.index("git history: 0/3 commits (0%), loading the model") < lines.index(
+        next(l for l in lines if l.startswith("git history: 1/3 commits"))
+    )
     assert lines[-1].startswith("git history: 3/3 commits (100%), 42 passages embedded, ")
     assert lines[-1].endswith(" passages/s")
 
@@ -237,7 +273,9 @@ def edited_house(vault, cli, real_embedder, monkeypatch):
 
 def chains(cli) -> dict[str, list[str]]:
     """Each passage's texts, oldest version first."""
-    return {p["chunk_id"]: [v["text"] for v in p["versions"]] for p in cli.json("history", "house.md", "--json")["passages"]}
+    return {
+        p["chunk_id"]: [v["text"] for v in p["versions"]] for p in cli.json("history", "house.md", "--json")["passages"]
+    }
 
 
 @both_stores
@@ -245,14 +283,23 @@ def test_the_version_chain_follows_rewording_split_merge_and_move(edited_house, 
     found = chains(cli)
     assert [A_2020, A_2021, A1_2022] in found.values()  # reworded, then the larger half of the split
     assert [A2_2022, A2_2024] in found.values()  # the other half, moved to another section and reworded
-    merged_into = [v for p in cli.json("history", "house.md", "--json")["passages"] for v in p["versions"] if v["text"] in (B, C)]
-    assert len(merged_into) == 2 and all(v["replaced_by"] and v["valid_until"] == "2023-01-01T00:00:00Z" for v in merged_into)
+    merged_into = [
+        v for p in cli.json("history", "house.md", "--json")["passages"] for v in p["versions"] if v["text"] in (B, C)
+    ]
+    assert len(merged_into) == 2 and all(
+        v["replaced_by"] and v["valid_until"] == "2023-01-01T00:00:00Z" for v in merged_into
+    )
     assert all(v["valid_until_source"] == "observed" for v in merged_into)
 
 
 @both_stores
 def test_each_old_text_answers_for_its_time(edited_house, cli):
-    for when, expected in (("2020-06-01", A_2020), ("2021-06-01", A_2021), ("2022-06-01", A2_2022), ("2024-06-01", A2_2024)):
+    for when, expected in (
+        ("2020-06-01", A_2020),
+        ("2021-06-01", A_2021),
+        ("2022-06-01", A2_2022),
+        ("2024-06-01", A2_2024),
+    ):
         hit = query(cli, COST, "--as-of", when)[0]
         assert hit["text"] == expected, (when, hit["text"])
     old = query(cli, VALVE, "--as-of", "2022-06-01")[0]

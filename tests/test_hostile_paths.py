@@ -11,14 +11,13 @@ import sys
 import uuid
 
 import pytest
-
 from conftest import REPO, write
 from fake_backend import subprocess_env, use_fake_backend
 
 NAMES = [
     "-rf.md",
     "--help.md",
-    "it's \"quoted\".md",
+    'it\'s "quoted".md',
     "spaced  out .md",
     " leading space.md",
     "ünïcødé 東京.md",
@@ -49,20 +48,30 @@ def test_odd_note_names_are_indexed_found_shown_and_quoted(vault, cli, fake_embe
     for i, name in enumerate(NAMES):
         hits = cli.json("query", token(i), "--json", "--no-track", "--mode", "cosine")
         assert hits[0]["path"] == name, (name, hits[0]["path"])
-        for args in (["show", "--json", "--", name], ["show", "--json", "./" + name], ["history", "--json", "--", name]):
+        for args in (
+            ["show", "--json", "--", name],
+            ["show", "--json", "./" + name],
+            ["history", "--json", "--", name],
+        ):
             assert cli.json(*args)["path"] == name
     write(vault, "[bold]brackets[x].md", "# Markup\n\nText with [/red] and [bold]markup[/bold] in it, zqmarkup.\n")
     cli.json("index", "--json")
-    for args in (("query", "zqmarkup", "--explain", "--no-track"), ("show", "[bold]brackets[x].md"), ("history", "[bold]brackets[x].md")):
+    for args in (
+        ("query", "zqmarkup", "--explain", "--no-track"),
+        ("show", "[bold]brackets[x].md"),
+        ("history", "[bold]brackets[x].md"),
+    ):
         result = cli(*args)
         assert result.exit_code == 0, (args, result.stderr)
-        assert "[bold]brackets[x]" in result.stdout and ("[/red]" in result.stdout or args[0] == "history"), result.stdout
+        assert "[bold]brackets[x]" in result.stdout and ("[/red]" in result.stdout or args[0] == "history"), (
+            result.stdout
+        )
     assert cli("graph").exit_code == 0 and cli("status").exit_code == 0
 
 
 def test_hostile_vault_and_index_folders_through_a_real_command_line(tmp_path):
     vault = tmp_path / "-my 'vault' $HOME; ünï"
-    index_dir = tmp_path / "--index dir \"x\""
+    index_dir = tmp_path / '--index dir "x"'
     write(vault, "-rf.md", "# Dash\n\nA note whose name starts with a dash and says zebra.\n")
     use_fake_backend(index_dir)
     env = subprocess_env()
@@ -162,7 +171,9 @@ def vault_is_read_only(monkeypatch, vault):
 
 def snapshot(root):
     return {
-        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
     }
 
 
@@ -218,7 +229,14 @@ def test_a_vault_on_a_read_only_filesystem(read_only_mount, tmp_path):
     env = dict(subprocess_env(), SMARTVEC_VAULT=str(vault), SMARTVEC_INDEX=str(index_dir))
 
     def run(*args, expect=0, environ=env):
-        done = subprocess.run([sys.executable, "-m", "smartvec_cli", *args], env=environ, cwd=REPO, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "smartvec_cli", *args],
+            env=environ,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == expect, (args, done.stderr)
         return done
 
@@ -230,7 +248,9 @@ def test_a_vault_on_a_read_only_filesystem(read_only_mount, tmp_path):
 
     env_default = {k: v for k, v in env.items() if k != "SMARTVEC_INDEX"}  # the index would go inside the vault
     failed = run("index", expect=1, environ=env_default)
-    assert failed.stderr.count("\n") == 1 and "Read-only file system" in failed.stderr and "--index-dir" in failed.stderr
+    assert (
+        failed.stderr.count("\n") == 1 and "Read-only file system" in failed.stderr and "--index-dir" in failed.stderr
+    )
 
 
 def test_the_state_of_a_hit_is_shown_not_read_as_markup(vault, cli, fake_embedder):

@@ -62,7 +62,10 @@ def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, 
     note = write(vault, "n.md", "---\ntags: [a]\n---\n# N\n\nA paragraph that does not change at all.\n")
     index(cli)
     fake_embedder.embedded.clear()
-    note.write_text("---\ntags: [a, b]\nvalid_until: 2030-01-01\n---\n# N\n\nA paragraph that does not change at all.\n", encoding="utf-8")
+    note.write_text(
+        "---\ntags: [a, b]\nvalid_until: 2030-01-01\n---\n# N\n\nA paragraph that does not change at all.\n",
+        encoding="utf-8",
+    )
     summary = index(cli)
     assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
     shown = cli.json("show", "n.md", "--json")
@@ -131,7 +134,9 @@ def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedd
 
 
 @both_stores
-def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, cli, fake_embedder, tmp_path, monkeypatch):
+def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(
+    vault, cli, fake_embedder, tmp_path, monkeypatch
+):
     """``[chunking] max_chars`` (or a new release's ``CHUNKING_RULES``) changes how notes are cut: every
     note is read again once, its passages replaced, not archived as if the text had changed, and each new
     passage known since its text was (the edit on 2026-03-01 for the second paragraph)."""
@@ -144,7 +149,9 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     note.write_text(note.read_text() + "\nA second paragraph added in March, with enough words.\n")
     index(cli)
     cli.json("consolidate", "--json")  # edges into the passages about to be replaced
-    long_id = next(c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["text"].startswith("Sentence"))
+    long_id = next(
+        c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["text"].startswith("Sentence")
+    )
     cli.json("feedback", long_id, "--up", "--json")
     (tmp_path / "index" / "config.toml").write_text("[chunking]\nmax_chars = 200\n", encoding="utf-8")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
@@ -153,7 +160,9 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     pieces = [c for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"]
     assert len(pieces) == 5 and all(len(c["text"]) <= 200 for c in pieces)
     assert pieces[-1]["text"].startswith("A second paragraph")  # kept as it was, and still last in reading order
-    hits = cli.json("query", "Sentence number of the first paragraph", "--top-k", "10", "--explain", "--json", "--no-track")
+    hits = cli.json(
+        "query", "Sentence number of the first paragraph", "--top-k", "10", "--explain", "--json", "--no-track"
+    )
     feedback = {hit["chunk_id"]: hit["explain"]["feedback"] for hit in hits if hit["text"].startswith("Sentence")}
     assert long_id in feedback and len(feedback) == 4  # the first piece keeps the paragraph's id
     assert all(value > 0 for value in feedback.values())  # every piece of the upvoted paragraph keeps its feedback
@@ -161,11 +170,15 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(vault, 
     assert all(len(p["versions"]) == 1 for p in history), history  # no version ended: the text did not change
     second = next(p["versions"][0] for p in history if p["versions"][0]["text"].startswith("A second paragraph"))
     assert second["valid_from"] == "2026-03-01T00:00:00Z"
-    assert all(p["versions"][0]["valid_from"] is None for p in history if p["versions"][0]["text"].startswith("Sentence"))
+    assert all(
+        p["versions"][0]["valid_from"] is None for p in history if p["versions"][0]["text"].startswith("Sentence")
+    )
     status = cli.json("status", "--json")
     assert status["ann"]["live"] == 6  # the five pieces and the other note; the long paragraph left the index
     doctor = cli.json("doctor", "--json")
-    assert doctor["ok"], [check for check in doctor["checks"] if not check["ok"]]  # full-text index, edges, vector index in step
+    assert doctor["ok"], [
+        check for check in doctor["checks"] if not check["ok"]
+    ]  # full-text index, edges, vector index in step
     assert index(cli)["chunks_recut"] == 0 and index(cli)["notes_unchanged"] == 2
 
 
@@ -174,7 +187,9 @@ def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
     note = write(vault, "n.md", body)
     index(cli)
     before = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"]}
-    note.write_text("# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\nAlpha paragraph with enough words in it.\n")
+    note.write_text(
+        "# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\nAlpha paragraph with enough words in it.\n"
+    )
     summary = index(cli)
     assert summary["chunks_embedded"] == 1
     after = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"}
@@ -257,7 +272,11 @@ def test_env_and_options_choose_vault_index_and_clock(tmp_path, cli, fake_embedd
 def test_a_note_of_thousands_of_passages_is_capped_and_reported(vault, cli, fake_embedder):
     (vault.parent / "index").mkdir(exist_ok=True)
     (vault.parent / "index" / "config.toml").write_text("max_passages_per_note = 50\n")
-    write(vault, "log.md", "# Log\n\n" + "\n\n".join(f"Line {i} of a very repetitive pasted log output." for i in range(300)))
+    write(
+        vault,
+        "log.md",
+        "# Log\n\n" + "\n\n".join(f"Line {i} of a very repetitive pasted log output." for i in range(300)),
+    )
     write(vault, "ok.md", "# Ok\n\nA normal note with a single paragraph of text.\n")
     result = cli("index", "--json")
     summary = json.loads(result.stdout)

@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, index_six_notes_and_an_edit
 from fake_backend import subprocess_env, use_fake_backend
 
@@ -115,8 +114,14 @@ def as_reader(*args):
     """``smartvec`` in a process for which the read-only folder really is read-only: as root (tests and CI
     run as root) without the capabilities that let root write anyway; as anyone else, as it is."""
     prefix = DROP_WRITE_OVERRIDE if os.geteuid() == 0 else []
-    done = subprocess.run([*prefix, sys.executable, "-m", "smartvec_cli", *args], cwd=REPO, env=subprocess_env(),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*prefix, sys.executable, "-m", "smartvec_cli", *args],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     done.exit_code = done.returncode
     return done
 
@@ -135,7 +140,9 @@ def read_only_index(indexed):
     if probe.returncode != 0:
         indexed.chmod(0o755)
         pytest.skip(f"cannot start a process without write override: {probe.stderr.strip()}")
-    touch = subprocess.run([*(DROP_WRITE_OVERRIDE if os.geteuid() == 0 else []), "touch", str(indexed / "probe")], capture_output=True)
+    touch = subprocess.run(
+        [*(DROP_WRITE_OVERRIDE if os.geteuid() == 0 else []), "touch", str(indexed / "probe")], capture_output=True
+    )
     assert touch.returncode != 0, "the folder is still writable for the reader process"
     yield indexed
     indexed.chmod(0o755)
@@ -158,7 +165,10 @@ def test_a_read_only_index_answers_queries_and_doctor_says_why_writers_fail(read
     assert doctor.returncode == 0, (doctor.stdout, doctor.stderr)
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert all(c["ok"] for c in checks.values())
-    assert "read-only: queries work, writers" in checks["access"]["detail"] and "need write access" in checks["access"]["detail"]
+    assert (
+        "read-only: queries work, writers" in checks["access"]["detail"]
+        and "need write access" in checks["access"]["detail"]
+    )
     assert "move" not in doctor.stdout  # a healthy index is never advised away
 
     index = as_reader(*where, "index")
@@ -184,7 +194,9 @@ def ranked(cli, *extra):
 
 
 @pytest.mark.parametrize("candidates", ["exact", "graph"])
-def test_a_garbled_vector_file_gives_the_right_answers_and_index_mends_it(indexed, cli, fake_embedder, monkeypatch, candidates):
+def test_a_garbled_vector_file_gives_the_right_answers_and_index_mends_it(
+    indexed, cli, fake_embedder, monkeypatch, candidates
+):
     if candidates == "graph":  # as an index above EXACT_CANDIDATES_UP_TO passages would ask the graph
         monkeypatch.setattr("smartvec_cli.core.search.EXACT_CANDIDATES_UP_TO", 0)
     expected, _ = ranked(cli)
@@ -248,13 +260,24 @@ def test_a_private_vault_gets_a_private_index_whatever_the_umask(vault, cli, fak
     with sqlite3.connect(index_dir / "smartvec.db") as conn:
         conn.execute("UPDATE meta SET value = value WHERE key = 'dim'")
         found = modes(index_dir)
-    for name in ("smartvec.db", "smartvec.db-wal", "smartvec.db-shm", "config.toml", "refresh.log", "writer.lock", "vectors.json", "backup"):
+    for name in (
+        "smartvec.db",
+        "smartvec.db-wal",
+        "smartvec.db-shm",
+        "config.toml",
+        "refresh.log",
+        "writer.lock",
+        "vectors.json",
+        "backup",
+    ):
         assert name in found, (name, sorted(found))
     assert {name: mode for name, mode in found.items() if mode & 0o077} == {}
     assert found["."] == 0o700 and found["backup"] == 0o700 and found["smartvec.db"] == 0o600
 
 
-def test_a_too_wide_index_of_a_private_vault_is_reported_and_narrowed_by_the_next_writer(indexed, vault, cli, umask_022):
+def test_a_too_wide_index_of_a_private_vault_is_reported_and_narrowed_by_the_next_writer(
+    indexed, vault, cli, umask_022
+):
     vault.chmod(0o700)
     indexed.chmod(0o755)
     (indexed / "smartvec.db").chmod(0o644)

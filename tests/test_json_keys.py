@@ -11,37 +11,166 @@ import re
 
 import pytest
 import typer.main
+from conftest import write
 
 from smartvec_cli.cli.app import app
 from smartvec_cli.core import keys
 
-from conftest import write
-
 KEYS = {
     # notes and passages
-    "note_id", "path", "title", "chunk_id", "version", "state", "heading", "text", "hash", "valid_from", "valid_until",
-    "valid_from_source", "valid_until_source", "access_count", "replaced_by", "versions", "passages", "tags", "links",
-    "type", "target", "resolved", "attachment", "kind", "source", "reason", "authority", "metadata", "aclarai_id",
-    "aclarai_ver", "embedding_hash", "encoding", "last_updated", "deleted_at", "former_names", "until", "events", "at",
-    "from", "into", "superseded_by", "superseded_at", "superseded_inferred", "supersedes", "inferred", "needs_review",
-    "since", "notes", "correction", "hop", "penalty", "share",
+    "note_id",
+    "path",
+    "title",
+    "chunk_id",
+    "version",
+    "state",
+    "heading",
+    "text",
+    "hash",
+    "valid_from",
+    "valid_until",
+    "valid_from_source",
+    "valid_until_source",
+    "access_count",
+    "replaced_by",
+    "versions",
+    "passages",
+    "tags",
+    "links",
+    "type",
+    "target",
+    "resolved",
+    "attachment",
+    "kind",
+    "source",
+    "reason",
+    "authority",
+    "metadata",
+    "aclarai_id",
+    "aclarai_ver",
+    "embedding_hash",
+    "encoding",
+    "last_updated",
+    "deleted_at",
+    "former_names",
+    "until",
+    "events",
+    "at",
+    "from",
+    "into",
+    "superseded_by",
+    "superseded_at",
+    "superseded_inferred",
+    "supersedes",
+    "inferred",
+    "needs_review",
+    "since",
+    "notes",
+    "correction",
+    "hop",
+    "penalty",
+    "share",
     # index, refresh, consolidate, forget, feedback
-    "notes_scanned", "notes_new", "notes_changed", "notes_unchanged", "notes_deleted", "notes_renamed",
-    "passages_embedded", "passages_reused", "passages_archived", "passages_recut", "passages_stored", "errors", "error",
-    "seconds", "notes_to_consolidate", "notes_processed", "transitions", "edges_added", "edges_removed",
-    "contradictions_found", "passages_rippled", "notes_needing_review", "command", "status", "started_at", "finished_at",
-    "processed", "updated", "skipped", "changed", "stages", "name", "note", "details", "known_problems", "compacted", "live",
-    "tombstones", "forgotten", "passage_versions", "signal", "trust_before", "trust_after", "correction_chunk_id",
+    "notes_scanned",
+    "notes_new",
+    "notes_changed",
+    "notes_unchanged",
+    "notes_deleted",
+    "notes_renamed",
+    "passages_embedded",
+    "passages_reused",
+    "passages_archived",
+    "passages_recut",
+    "passages_stored",
+    "errors",
+    "error",
+    "seconds",
+    "notes_to_consolidate",
+    "notes_processed",
+    "transitions",
+    "edges_added",
+    "edges_removed",
+    "contradictions_found",
+    "passages_rippled",
+    "notes_needing_review",
+    "command",
+    "status",
+    "started_at",
+    "finished_at",
+    "processed",
+    "updated",
+    "skipped",
+    "changed",
+    "stages",
+    "name",
+    "note",
+    "details",
+    "known_problems",
+    "compacted",
+    "live",
+    "tombstones",
+    "forgotten",
+    "passage_versions",
+    "signal",
+    "trust_before",
+    "trust_after",
+    "correction_chunk_id",
     # status, doctor, graph
-    "vault", "index_dir", "model", "embedder", "chosen_by", "languages", "onnx_export", "passages_of_deleted_notes",
-    "kinds", "declared", "unknown", "trust_warning", "vectors", "edges", "ann", "in_sync", "notes_with_problems",
-    "last_run", "why", "summary", "ok", "checks", "detail", "repaired", "severity", "note_problems", "seen_at", "nodes",
-    "attachments", "count", "left_out",
+    "vault",
+    "index_dir",
+    "model",
+    "embedder",
+    "chosen_by",
+    "languages",
+    "onnx_export",
+    "passages_of_deleted_notes",
+    "kinds",
+    "declared",
+    "unknown",
+    "trust_warning",
+    "vectors",
+    "edges",
+    "ann",
+    "in_sync",
+    "notes_with_problems",
+    "last_run",
+    "why",
+    "summary",
+    "ok",
+    "checks",
+    "detail",
+    "repaired",
+    "severity",
+    "note_problems",
+    "seen_at",
+    "nodes",
+    "attachments",
+    "count",
+    "left_out",
     # query
-    "id", "hits", "relevant", "rank", "score", "confidence", "signals", "semantic", "temporal", "relational",
-    "warnings", "explain", "as_of", "as_of_phrase", "as_of_period", "as_of_rule", "url", "notes_matched",
+    "id",
+    "hits",
+    "relevant",
+    "rank",
+    "score",
+    "confidence",
+    "signals",
+    "semantic",
+    "temporal",
+    "relational",
+    "warnings",
+    "explain",
+    "as_of",
+    "as_of_phrase",
+    "as_of_period",
+    "as_of_rule",
+    "url",
+    "notes_matched",
     # related
-    "related", "method", "passage", "because_of",
+    "related",
+    "method",
+    "passage",
+    "because_of",
 }
 """Every key any ``--json`` prints (``query``'s ``explain`` details aside: they name the ranking's inner
 signals, ``memory.scoring``). ``id`` is a batch question's id, the caller's own."""
@@ -66,16 +195,24 @@ NOT_RUN = {"bench": "benchmarks build vaults of their own and run for minutes; t
 
 def runs(vault, cli) -> dict[str, list]:
     """Each command with ``--json``, run on a small vault with a renamed note, a deleted one and feedback."""
-    write(vault, "policy.md", "---\ntags: [policy]\n---\n# Remote work\n\nStaff may work remotely three days a week.\n\n"
-                             "See [[Office]] for the desks.\n")
+    write(
+        vault,
+        "policy.md",
+        "---\ntags: [policy]\n---\n# Remote work\n\nStaff may work remotely three days a week.\n\n"
+        "See [[Office]] for the desks.\n",
+    )
     write(vault, "office.md", "# Office\n\nThe office has forty desks.\n")
     write(vault, "gone.md", "# Gone\n\nA note that will be deleted.\n")
     write(vault, "concepts/Desk.md", "# Desk\n\nA desk is where one works.\n")
     out: dict[str, list] = {"index": [cli.json("index", "--json")]}
     (vault / "gone.md").unlink()
     (vault / "office.md").rename(vault / "offices.md")
-    write(vault, "policy.md", "---\ntags: [policy]\n---\n# Remote work\n\nStaff may work remotely two days a week.\n\n"
-                             "See [[Office]] for the desks.\n")
+    write(
+        vault,
+        "policy.md",
+        "---\ntags: [policy]\n---\n# Remote work\n\nStaff may work remotely two days a week.\n\n"
+        "See [[Office]] for the desks.\n",
+    )
     out["index"].append(cli.json("index", "--json"))
     out["consolidate"] = [cli.json("consolidate", "--json")]
     out["query"] = [cli.json("query", "How many days remotely?", "--json", "--explain")]
@@ -127,7 +264,12 @@ def commands_with_json() -> set[str]:
 def test_every_json_key_is_a_known_name_and_old_names_stand_beside_new_ones(vault, cli, fake_embedder):
     out = runs(vault, cli)
     assert commands_with_json() - set(NOT_RUN) == set(out)
-    problems = [f"{command}: {problem}" for command, answers in out.items() for answer in answers for problem in key_problems(answer)]
+    problems = [
+        f"{command}: {problem}"
+        for command, answers in out.items()
+        for answer in answers
+        for problem in key_problems(answer)
+    ]
     assert problems == [], "\n".join(problems)
 
 
@@ -144,7 +286,9 @@ def test_one_name_for_a_passage_in_every_command(vault, cli, fake_embedder):
     stage = next(s for s in out["refresh"][0]["stages"] if s["name"] == "index")
     assert stage["details"]["passages_embedded"] == stage["details"]["chunks_embedded"] == 0
 
+
 def test_the_check_catches_a_stray_name():
     assert key_problems({"hits": [{"chunk_id": "a#b", "file": "a.md"}], "chunks_reused": 1}) == [
-        "hits[].file: not a known key", "chunks_reused: an old name without its new one (passages_reused) beside it"
+        "hits[].file: not a known key",
+        "chunks_reused: an old name without its new one (passages_reused) beside it",
     ]

@@ -92,17 +92,23 @@ def test_kinds_from_tags_and_from_the_shape_of_a_chat_export(vault, cli, fake_em
     def kind(path):
         return cli.json("show", path, "--json")["kind"]
 
-    assert kind("Inbox/support.md") == {"type": "chat", "source": "inferred", "reason": "100% of its lines name a speaker"}
+    assert kind("Inbox/support.md") == {
+        "type": "chat",
+        "source": "inferred",
+        "reason": "100% of its lines name a speaker",
+    }
     assert kind("Inbox/roof.md")["type"] == "chat"
     assert kind("notes/kickoff.md") == {"type": "meeting_notes", "source": "inferred", "reason": "tag #project/meeting"}
     assert kind("notes/standup.md") == {"type": "meeting_notes", "source": "inferred", "reason": "tag #standup"}
     assert kind("notes/team.md") == {"type": None, "source": None, "reason": None}  # "Owner: ..." lines are no chat
-    assert 'chat (inferred: 100% of its lines name a speaker)' in cli("show", "Inbox/support.md").stdout
+    assert "chat (inferred: 100% of its lines name a speaker)" in cli("show", "Inbox/support.md").stdout
     assert "kind           unknown" in cli("show", "notes/team.md").stdout
     assert cli.json("status", "--json")["kinds"] == {"declared": 0, "inferred": 4, "unknown": 1}
 
 
-def test_a_new_index_writes_its_kind_rules_to_config_toml_and_edits_apply_at_the_next_run(vault, cli, fake_embedder, tmp_path):
+def test_a_new_index_writes_its_kind_rules_to_config_toml_and_edits_apply_at_the_next_run(
+    vault, cli, fake_embedder, tmp_path
+):
     write(vault, "Inbox/support.md", CHAT_EXPORT)
     write(vault, "notes/kickoff.md", "---\ntags: [kickoff]\n---\n# Kickoff\n\nWe start in May.\n")
     write(vault, "Slack/general.md", "# general\n\nana: doors close at 9 now\n")
@@ -113,8 +119,10 @@ def test_a_new_index_writes_its_kind_rules_to_config_toml_and_edits_apply_at_the
     assert cli.json("status", "--json")["kinds"] == {"declared": 0, "inferred": 2, "unknown": 1}
 
     rules, tags = text.split("[kinds.tags]")
-    edited = rules.replace("chat_line_share = 0.6", "chat_line_share = 0") + "[kinds.tags]" + tags.replace(
-        'meeting_notes = ["meeting",', 'meeting_notes = ["kickoff", "meeting",'
+    edited = (
+        rules.replace("chat_line_share = 0.6", "chat_line_share = 0")
+        + "[kinds.tags]"
+        + tags.replace('meeting_notes = ["meeting",', 'meeting_notes = ["kickoff", "meeting",')
     )
     assert edited.count("kickoff") == 1
     config.write_text(edited, encoding="utf-8")
@@ -122,7 +130,9 @@ def test_a_new_index_writes_its_kind_rules_to_config_toml_and_edits_apply_at_the
     assert summary["chunks_embedded"] == 0
     assert cli.json("show", "Inbox/support.md", "--json")["kind"]["type"] is None
     assert cli.json("show", "notes/kickoff.md", "--json")["kind"] == {
-        "type": "meeting_notes", "source": "inferred", "reason": "tag #kickoff",
+        "type": "meeting_notes",
+        "source": "inferred",
+        "reason": "tag #kickoff",
     }
     assert cli.json("show", "Slack/general.md", "--json")["kind"]["reason"] == 'folder "Slack"'
     assert cli.json("index", "--json")["notes_unchanged"] == 3  # read once under the new rules, then left alone
@@ -154,10 +164,15 @@ def test_bad_kind_rules_are_one_clear_line(vault, cli, fake_embedder, tmp_path):
 @pytest.mark.parametrize(
     "path, tags, kind",
     [
-        ("Besprechungen/Team.md", [], "meeting_notes"), ("Reuniones/equipo.md", [], "meeting_notes"),
-        ("Réunions/équipe.md", [], "meeting_notes"), ("会议记录/周会.md", [], "meeting_notes"),
-        ("notes/a.md", ["besprechung"], "meeting_notes"), ("notes/a.md", ["réunion"], "meeting_notes"),
-        ("notes/a.md", ["会议"], "meeting_notes"), ("Correos/a.md", [], "email"), ("Tagebuch/a.md", [], "daily_note"),
+        ("Besprechungen/Team.md", [], "meeting_notes"),
+        ("Reuniones/equipo.md", [], "meeting_notes"),
+        ("Réunions/équipe.md", [], "meeting_notes"),
+        ("会议记录/周会.md", [], "meeting_notes"),
+        ("notes/a.md", ["besprechung"], "meeting_notes"),
+        ("notes/a.md", ["réunion"], "meeting_notes"),
+        ("notes/a.md", ["会议"], "meeting_notes"),
+        ("Correos/a.md", [], "email"),
+        ("Tagebuch/a.md", [], "daily_note"),
     ],
 )
 def test_folder_and_tag_words_in_other_languages_give_the_kind(path, tags, kind):

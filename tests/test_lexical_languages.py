@@ -4,30 +4,30 @@ questions, Chinese read as character pairs, the specific-word rules of each lang
 from __future__ import annotations
 
 import pytest
-
 from conftest import both_stores, index_rows, write
+
 from smartvec_cli.memory.analysis import analyse, analyse_expression, cjk_pairs, main_language
 from smartvec_cli.memory.lexical import match_expression, query_terms, specific_terms
 from smartvec_cli.store.store import Store
 
 GERMAN = {
     "Kopieren.md": "# Dateien kopieren\n\nMit cp wird eine Datei in ein anderes Verzeichnis kopiert. Ganze Ordner kopiert man "
-                   "rekursiv, dann werden alle Unterordner mitgenommen und die Zeitstempel bleiben erhalten.\n",
+    "rekursiv, dann werden alle Unterordner mitgenommen und die Zeitstempel bleiben erhalten.\n",
     "Archive.md": "# Archive\n\nEin Archiv fasst viele Dateien zu einer zusammen. Beim Entpacken werden die Rechte der "
-                  "ursprünglichen Besitzer wiederhergestellt, sofern man dazu berechtigt ist.\n",
+    "ursprünglichen Besitzer wiederhergestellt, sofern man dazu berechtigt ist.\n",
     "Netzwerk.md": "# Netzwerk\n\nDie Verbindung zu einem entfernten Rechner wird mit ssh aufgebaut. Schlüssel liegen im "
-                   "Benutzerverzeichnis und werden beim Anmelden geprüft, Passwörter braucht man dann keine mehr.\n",
+    "Benutzerverzeichnis und werden beim Anmelden geprüft, Passwörter braucht man dann keine mehr.\n",
 }
 CHINESE = {
     "复制.md": "# 复制\n\n使用 cp 命令可以把一个文件复制到另一个目录。复制整个文件夹时需要递归地处理所有子文件夹，"
-               "并且保留原来的时间戳和权限设置，这样备份才和原件完全一致。如果目标目录已经存在同名的文件，"
-               "它会被直接覆盖，所以最好先检查一下目标目录里面已经有哪些内容。\n",
+    "并且保留原来的时间戳和权限设置，这样备份才和原件完全一致。如果目标目录已经存在同名的文件，"
+    "它会被直接覆盖，所以最好先检查一下目标目录里面已经有哪些内容。\n",
     "压缩.md": "# 压缩\n\n归档工具把许多文件合并成一个包，解压时会恢复原来的所有者和权限。"
-               "压缩可以节省磁盘空间，也方便通过网络传输大量的小文件。常见的格式有很多种，"
-               "它们在速度和压缩率之间各有取舍，选择哪一种要看具体的用途和对方能否打开。\n",
+    "压缩可以节省磁盘空间，也方便通过网络传输大量的小文件。常见的格式有很多种，"
+    "它们在速度和压缩率之间各有取舍，选择哪一种要看具体的用途和对方能否打开。\n",
     "网络.md": "# 网络\n\n通过 ssh 连接到远程主机。密钥保存在用户的主目录中，登录时会自动检查，"
-               "配置好以后就不再需要输入密码，也可以用它在两台机器之间安全地传输数据。连接断开时，"
-               "正在运行的程序通常也会停止，所以长时间的任务最好放在后台或者会话管理器里运行。\n",
+    "配置好以后就不再需要输入密码，也可以用它在两台机器之间安全地传输数据。连接断开时，"
+    "正在运行的程序通常也会停止，所以长时间的任务最好放在后台或者会话管理器里运行。\n",
 }
 
 
@@ -43,13 +43,22 @@ def test_words_are_stemmed_in_the_vault_language_and_cjk_read_as_pairs():
 
 def test_english_questions_are_read_as_before():
     question = "How do I restart the ingest worker on Berlin hosts after ERR-4012?"
-    assert query_terms(question) == query_terms(question, "en") == ["restart", "ingest", "worker", "berlin", "hosts", "err", "4012"]
+    assert (
+        query_terms(question)
+        == query_terms(question, "en")
+        == ["restart", "ingest", "worker", "berlin", "hosts", "err", "4012"]
+    )
     assert specific_terms(question) == {"berlin", "err", "4012"}
     assert match_expression("复制文件") == '"复制文件"'  # an English vault's index holds CJK runs whole
 
 
 def test_each_language_leaves_out_its_own_stopwords_and_question_words():
-    assert query_terms("Wie kopiere ich einen Ordner mit allen Dateien?", "de") == ["kopiere", "ordner", "allen", "dateien"]
+    assert query_terms("Wie kopiere ich einen Ordner mit allen Dateien?", "de") == [
+        "kopiere",
+        "ordner",
+        "allen",
+        "dateien",
+    ]
     assert query_terms("¿Cómo copio una carpeta con todos sus archivos?", "es") == ["copio", "carpeta", "archivos"]
     assert query_terms("Comment copier un dossier avec tous ses fichiers ?", "fr") == ["copier", "dossier", "fichiers"]
     terms = query_terms("如何把文件复制到另一个目录", "zh")

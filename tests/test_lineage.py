@@ -1,9 +1,15 @@
 """Inferred versions: copies named "X v2", "X (new)" supersede the earlier copy as if declared."""
 
 import pytest
-
 from conftest import write
-from smartvec_cli.memory.lineage import PassageOverlap, VersionCandidate, infer_copies, infer_supersessions, named_version
+
+from smartvec_cli.memory.lineage import (
+    PassageOverlap,
+    VersionCandidate,
+    infer_copies,
+    infer_supersessions,
+    named_version,
+)
 
 POLICY = "---\ndate: {date}\n---\n# Log Retention Policy\n\n## Retention\n\nLog output is removed after {days} days.\n"
 
@@ -42,51 +48,81 @@ def test_later_dated_copies_form_a_chain_with_their_reasons():
     )
     assert [(e.newer, e.older) for e in found] == [(2, 1), (3, 2)]
     assert found[0].start == "2024-03-01T00:00:00Z"
-    assert found[0].reason == "title 'Policy v2' is a later version of 'Policy' (v2 marker; dated 2024-03-01 > 2023-01-10)"
+    assert (
+        found[0].reason == "title 'Policy v2' is a later version of 'Policy' (v2 marker; dated 2024-03-01 > 2023-01-10)"
+    )
 
 
 def test_dates_decide_over_markers_and_on_the_same_day_the_marker_decides():
-    found = infer_supersessions([candidate(1, "Policy v2.md", "2024-01-01T00:00:00Z"), candidate(2, "Policy v3.md", "2023-01-01T00:00:00Z")])
+    found = infer_supersessions(
+        [candidate(1, "Policy v2.md", "2024-01-01T00:00:00Z"), candidate(2, "Policy v3.md", "2023-01-01T00:00:00Z")]
+    )
     assert [(e.newer, e.older) for e in found] == [(1, 2)]
 
-    undated = infer_supersessions([candidate(1, "Refund Policy v2.md"), candidate(2, "Refund Policy.md"), candidate(3, "Refund Policy old.md")])
+    undated = infer_supersessions(
+        [candidate(1, "Refund Policy v2.md"), candidate(2, "Refund Policy.md"), candidate(3, "Refund Policy old.md")]
+    )
     assert [(e.newer, e.older) for e in undated] == [(2, 3), (1, 2)]
     assert undated[1].reason == (
         "title 'Refund Policy v2' is a later version of 'Refund Policy' (v2 marker; both indexed 2026-01-01: the marker decides, not a date)"
     )
     assert undated[1].start == "2026-01-01T00:00:00Z"
-    same_day = infer_supersessions([candidate(1, "Policy v3.md", "2024-05-01T00:00:00Z"), candidate(2, "Policy v2.md", "2024-05-01T09:00:00Z")])
+    same_day = infer_supersessions(
+        [candidate(1, "Policy v3.md", "2024-05-01T00:00:00Z"), candidate(2, "Policy v2.md", "2024-05-01T09:00:00Z")]
+    )
     assert [(e.newer, e.older) for e in same_day] == [(1, 2)]
     assert "the marker decides" in same_day[0].reason
 
 
 def test_copies_of_one_day_and_one_rank_undated_drafts_and_notes_of_one_name_infer_nothing():
-    one_name = [candidate(1, "projects/A/Overview.md", "2020-01-01T00:00:00Z"), candidate(2, "projects/B/Overview.md", "2021-01-01T00:00:00Z")]
+    one_name = [
+        candidate(1, "projects/A/Overview.md", "2020-01-01T00:00:00Z"),
+        candidate(2, "projects/B/Overview.md", "2021-01-01T00:00:00Z"),
+    ]
     assert infer_supersessions(one_name) == []
     with_a_copy = infer_supersessions(one_name + [candidate(3, "projects/Overview v2.md", "2022-01-01T00:00:00Z")])
     assert sorted((e.newer, e.older) for e in with_a_copy) == [(3, 1), (3, 2)]
     assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy v1.md")]) == []
     assert infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md")]) == []
-    older_draft = infer_supersessions([candidate(1, "Policy draft.md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy.md", created="2025-03-01T00:00:00Z")])
+    older_draft = infer_supersessions(
+        [
+            candidate(1, "Policy draft.md", created="2025-01-01T00:00:00Z"),
+            candidate(2, "Policy.md", created="2025-03-01T00:00:00Z"),
+        ]
+    )
     assert [(e.newer, e.older) for e in older_draft] == [(2, 1)]
-    around_a_draft = infer_supersessions([candidate(1, "Policy.md"), candidate(2, "Policy draft.md"), candidate(3, "Policy v2.md")])
+    around_a_draft = infer_supersessions(
+        [candidate(1, "Policy.md"), candidate(2, "Policy draft.md"), candidate(3, "Policy v2.md")]
+    )
     assert [(e.newer, e.older) for e in around_a_draft] == [(3, 1)]
 
 
 def test_undated_copies_are_ordered_by_marker_and_indexed_time():
     found = infer_supersessions(
-        [candidate(1, "Policy (new).md", created="2025-01-01T00:00:00Z"), candidate(2, "Policy old.md", created="2024-01-01T00:00:00Z")]
+        [
+            candidate(1, "Policy (new).md", created="2025-01-01T00:00:00Z"),
+            candidate(2, "Policy old.md", created="2024-01-01T00:00:00Z"),
+        ]
     )
     assert [(e.newer, e.older) for e in found] == [(1, 2)]
     assert "indexed 2025-01-01" in found[0].reason
 
 
 def test_series_declared_notes_and_drafts_are_left_alone():
-    dated_series = [candidate(1, "Standup 2024-03-01.md", "2024-03-01T00:00:00Z"), candidate(2, "Standup 2024-03-08.md", "2024-03-08T00:00:00Z")]
+    dated_series = [
+        candidate(1, "Standup 2024-03-01.md", "2024-03-01T00:00:00Z"),
+        candidate(2, "Standup 2024-03-08.md", "2024-03-08T00:00:00Z"),
+    ]
     assert infer_supersessions(dated_series) == []
-    chats = [candidate(1, "c/Sync.md", "2024-03-01T00:00:00Z", source_type="chat"), candidate(2, "c/Sync v2.md", "2024-04-01T00:00:00Z", source_type="chat")]
+    chats = [
+        candidate(1, "c/Sync.md", "2024-03-01T00:00:00Z", source_type="chat"),
+        candidate(2, "c/Sync v2.md", "2024-04-01T00:00:00Z", source_type="chat"),
+    ]
     assert infer_supersessions(chats) == []
-    declared = [candidate(1, "Policy.md", "2023-01-01T00:00:00Z", declared=True), candidate(2, "Policy v2.md", "2024-01-01T00:00:00Z")]
+    declared = [
+        candidate(1, "Policy.md", "2023-01-01T00:00:00Z", declared=True),
+        candidate(2, "Policy v2.md", "2024-01-01T00:00:00Z"),
+    ]
     assert infer_supersessions(declared) == []
     draft = infer_supersessions(
         [candidate(1, "Policy.md", "2023-01-01T00:00:00Z"), candidate(2, "Policy draft.md", "2024-01-01T00:00:00Z")]
@@ -103,27 +139,47 @@ def test_copies_by_passages_chain_by_date_and_leave_named_versions_series_and_bo
         candidate(5, "a/Refunds v2.md", "2025-01-01T00:00:00Z"),
     ]
     overlaps = [
-        PassageOverlap((1, 2), 3, 3, 4), PassageOverlap((2, 3), 4, 4, 4), PassageOverlap((1, 3), 3, 3, 4),
-        PassageOverlap((3, 4), 4, 4, 4), PassageOverlap((1, 5), 4, 4, 4),
+        PassageOverlap((1, 2), 3, 3, 4),
+        PassageOverlap((2, 3), 4, 4, 4),
+        PassageOverlap((1, 3), 3, 3, 4),
+        PassageOverlap((3, 4), 4, 4, 4),
+        PassageOverlap((1, 5), 4, 4, 4),
     ]
     found = infer_copies(notes, overlaps, infer_supersessions(notes))
-    assert [(e.newer, e.older) for e in found] == [(2, 1), (3, 2)]  # 3 does not also supersede 1; 4 is a chat; 5 by name
-    assert found[0].reason == "passages mostly match (3 of 4): 'Returns' is a later copy of 'Refunds' (dated 2023-01-01 > 2022-01-01)"
+    assert [(e.newer, e.older) for e in found] == [
+        (2, 1),
+        (3, 2),
+    ]  # 3 does not also supersede 1; 4 is a chat; 5 by name
+    assert (
+        found[0].reason
+        == "passages mostly match (3 of 4): 'Returns' is a later copy of 'Refunds' (dated 2023-01-01 > 2022-01-01)"
+    )
 
     assert not PassageOverlap((1, 2), 2, 2, 4).mostly  # half is not most
     assert not PassageOverlap((1, 2), 1, 1, 1).mostly  # one passage is a quote
     assert not PassageOverlap((1, 2), 3, 0, 3).mostly  # boilerplate only: one template
     assert PassageOverlap((1, 2), 2, 1, 3).mostly
-    one_name = [candidate(1, "a/Overview.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Overview.md", "2023-01-01T00:00:00Z")]
+    one_name = [
+        candidate(1, "a/Overview.md", "2022-01-01T00:00:00Z"),
+        candidate(2, "b/Overview.md", "2023-01-01T00:00:00Z"),
+    ]
     assert [(e.newer, e.older) for e in infer_copies(one_name, [PassageOverlap((1, 2), 3, 3, 3)], [])] == [(2, 1)]
-    draft = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns draft.md", "2023-01-01T00:00:00Z")]
+    draft = [
+        candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"),
+        candidate(2, "b/Returns draft.md", "2023-01-01T00:00:00Z"),
+    ]
     assert infer_copies(draft, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
-    same_day = [candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"), candidate(2, "b/Returns.md", "2022-01-01T10:00:00Z")]
+    same_day = [
+        candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"),
+        candidate(2, "b/Returns.md", "2022-01-01T10:00:00Z"),
+    ]
     assert infer_copies(same_day, [PassageOverlap((1, 2), 3, 3, 3)], []) == []
 
 
 @pytest.mark.slow
-def test_policy_v2_with_a_later_date_supersedes_policy_and_history_says_it_was_inferred(vault, cli, real_embedder, monkeypatch):
+def test_policy_v2_with_a_later_date_supersedes_policy_and_history_says_it_was_inferred(
+    vault, cli, real_embedder, monkeypatch
+):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2019-03-01", days=365))
     write(vault, "policies/Log Retention Policy v2.md", POLICY.format(date="2024-03-01", days=180))
@@ -135,13 +191,24 @@ def test_policy_v2_with_a_later_date_supersedes_policy_and_history_says_it_was_i
     assert history["superseded_at"].startswith("2024-03-01")
     assert "is a later version of 'Log Retention Policy'" in history["superseded_inferred"]
     text = cli("history", "policies/Log Retention Policy.md").stdout
-    assert "superseded by policies/Log Retention Policy v2.md on 2024-03-01 (inferred: title 'Log Retention Policy v2'" in text
+    assert (
+        "superseded by policies/Log Retention Policy v2.md on 2024-03-01 (inferred: title 'Log Retention Policy v2'"
+        in text
+    )
     newer = cli.json("history", "policies/Log Retention Policy v2.md", "--json")
     assert newer["supersedes"][0]["inferred"].startswith("title 'Log Retention Policy v2'")
 
     now = cli.json("query", "After how many days is log output removed?", "--json", "--no-track", "--top-k", "1")
     assert now[0]["path"] == "policies/Log Retention Policy v2.md"
-    before = cli.json("query", "After how many days was log output removed in 2022?", "--json", "--no-track", "--top-k", "1", "--explain")
+    before = cli.json(
+        "query",
+        "After how many days was log output removed in 2022?",
+        "--json",
+        "--no-track",
+        "--top-k",
+        "1",
+        "--explain",
+    )
     assert before[0]["path"] == "policies/Log Retention Policy.md"
     assert "365 days" in before[0]["text"]
     assert any(w.endswith("on 2024-03-01 (inferred)") for w in before[0]["warnings"])
@@ -177,9 +244,19 @@ def test_a_recent_chat_repeating_an_archived_value_is_marked_as_outdated(vault, 
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
-    write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=365))  # edited in place: 14 is archived
-    write(vault, "Slack/ops/2026-04-30.md", "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, nothing has changed there.\n")
-    write(vault, "Slack/ops/2026-04-29.md", "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was wondering.\n")
+    write(
+        vault, "policies/Log Retention Policy.md", POLICY.format(date="2023-01-10", days=365)
+    )  # edited in place: 14 is archived
+    write(
+        vault,
+        "Slack/ops/2026-04-30.md",
+        "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, nothing has changed there.\n",
+    )
+    write(
+        vault,
+        "Slack/ops/2026-04-29.md",
+        "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was wondering.\n",
+    )
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
 
@@ -201,12 +278,20 @@ def test_an_echo_of_an_inferred_older_copy_needs_no_source_type(vault, cli, real
     monkeypatch.setenv("SMARTVEC_NOW", "2026-05-01")
     write(vault, "policies/Log Retention Policy.md", POLICY.format(date="2019-03-01", days=14))
     write(vault, "policies/Log Retention Policy (new).md", POLICY.format(date="2024-03-01", days=365))
-    write(vault, "notes/ops.md", "---\ndate: 2026-04-30\n---\n# Ops notes\n\nReminder given to the team: log output is removed after 14 days.\n")
+    write(
+        vault,
+        "notes/ops.md",
+        "---\ndate: 2026-04-30\n---\n# Ops notes\n\nReminder given to the team: log output is removed after 14 days.\n",
+    )
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
     hits = cli.json("query", "log output removed after days", "--json", "--no-track", "--include-dormant")
     echo = next(h for h in hits if h["path"] == "notes/ops.md")
-    assert any(w.startswith("repeats outdated information: 14 days; current: ") and "(policies/Log Retention Policy (new).md)" in w for w in echo["warnings"])
+    assert any(
+        w.startswith("repeats outdated information: 14 days; current: ")
+        and "(policies/Log Retention Policy (new).md)" in w
+        for w in echo["warnings"]
+    )
     assert hits[0]["path"] == "policies/Log Retention Policy (new).md"
 
 
@@ -250,8 +335,12 @@ def test_a_copy_under_another_name_supersedes_the_note_its_passages_match(vault,
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     write(vault, "shop/Refund Policy.md", REFUNDS.format(date="2023-02-01", title="Refund Policy", days=14))
     write(vault, "shop/Customer Returns.md", REFUNDS.format(date="2025-04-01", title="Customer Returns", days=30))
-    write(vault, "shop/Shipping.md", "---\ndate: 2025-05-01\n---\n# Shipping\n\n## Warehouse\n\nOrders leave the Leipzig warehouse by truck.\n\n"
-          "## Contact\n\nRefund requests go to the service desk, which answers within two working days.\n")
+    write(
+        vault,
+        "shop/Shipping.md",
+        "---\ndate: 2025-05-01\n---\n# Shipping\n\n## Warehouse\n\nOrders leave the Leipzig warehouse by truck.\n\n"
+        "## Contact\n\nRefund requests go to the service desk, which answers within two working days.\n",
+    )
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
 
@@ -266,11 +355,25 @@ def test_a_copy_under_another_name_supersedes_the_note_its_passages_match(vault,
     edges = cli.json("graph", "--format", "json")["edges"]
     [edge] = [e for e in edges if e["type"] == "supersedes"]
     assert edge["inferred"].startswith("passages mostly match")
-    assert not [e for e in edges if e["type"] == "contradicts" and {e["source"], e["target"]} == {"shop/Refund Policy", "shop/Customer Returns"}]
+    assert not [
+        e
+        for e in edges
+        if e["type"] == "contradicts" and {e["source"], e["target"]} == {"shop/Refund Policy", "shop/Customer Returns"}
+    ]
 
-    [now] = cli.json("query", "Within how many days can customers ask for a refund?", "--json", "--no-track", "--top-k", "1")
+    [now] = cli.json(
+        "query", "Within how many days can customers ask for a refund?", "--json", "--no-track", "--top-k", "1"
+    )
     assert now["path"] == "shop/Customer Returns.md" and "30 days" in now["text"]
-    [before] = cli.json("query", "Within how many days could customers ask for a refund in 2024?", "--json", "--no-track", "--top-k", "1", "--explain")
+    [before] = cli.json(
+        "query",
+        "Within how many days could customers ask for a refund in 2024?",
+        "--json",
+        "--no-track",
+        "--top-k",
+        "1",
+        "--explain",
+    )
     assert before["path"] == "shop/Refund Policy.md"
     assert before["explain"]["supersession_inferred"].startswith("passages mostly match")
 
@@ -297,9 +400,16 @@ Risks are reviewed at each check-in and recorded with an owner and a due date.
 @pytest.mark.slow
 def test_templates_series_quotes_and_same_day_copies_infer_nothing(vault, cli, real_embedder, monkeypatch):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
-    goals = ["Move the warehouse to Leipzig.", "Replace the payroll system.", "Open a store in Graz.", "Halve the packaging waste."]
+    goals = [
+        "Move the warehouse to Leipzig.",
+        "Replace the payroll system.",
+        "Open a store in Graz.",
+        "Halve the packaging waste.",
+    ]
     for i, goal in enumerate(goals):
-        write(vault, f"projects/Project {i}.md", PROJECT.format(date=f"202{i + 1}-03-01", name=f"Project {i}", goal=goal))
+        write(
+            vault, f"projects/Project {i}.md", PROJECT.format(date=f"202{i + 1}-03-01", name=f"Project {i}", goal=goal)
+        )
     sync = "# Sync\n\n## Notes\n\nThe release moves to Friday.\n\n## Actions\n\nAna writes the changelog.\n\n## Next\n\nWe meet again next week.\n"
     write(vault, "Meetings/Sync 1.md", "---\ndate: 2025-01-01\n---\n" + sync)
     write(vault, "Meetings/Weekly.md", "---\ndate: 2025-01-08\n---\n" + sync.replace("Friday", "Monday"))
@@ -310,7 +420,9 @@ def test_templates_series_quotes_and_same_day_copies_infer_nothing(vault, cli, r
     assert [e for e in graph["edges"] if e["type"] == "supersedes"] == []
 
 
-def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(vault, cli, fake_embedder, tmp_path, monkeypatch):
+def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(
+    vault, cli, fake_embedder, tmp_path, monkeypatch
+):
     import sqlite3
 
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")

@@ -103,7 +103,9 @@ def test_a_rename_with_an_edit_versions_only_the_edited_passage(vault, cli, fake
 def test_a_renamed_heading_over_unchanged_words_is_not_a_new_version(vault, cli, fake_embedder):
     note = write(vault, "n.md", "# N\n\n## Setup\n\nInstall the agent with the package manager of your system.\n")
     index(cli)
-    note.write_text("# N\n\n## Installation\n\nInstall the agent with the package manager of your system.\n", encoding="utf-8")
+    note.write_text(
+        "# N\n\n## Installation\n\nInstall the agent with the package manager of your system.\n", encoding="utf-8"
+    )
     fake_embedder.embedded.clear()
     summary = index(cli)
     assert summary["chunks_archived"] == 0 and summary["chunks_embedded"] == 1

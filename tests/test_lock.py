@@ -8,11 +8,10 @@ import sys
 import time
 
 import pytest
-
-from smartvec_cli.store.lock import FileLock, LockBusyError
-
 from conftest import REPO, write
 from fake_backend import subprocess_env
+
+from smartvec_cli.store.lock import FileLock, LockBusyError
 
 HOLD = """
 import sys, time
@@ -30,7 +29,11 @@ def holder(tmp_path):
 
     def start(index_dir, command="smartvec index"):
         proc = subprocess.Popen(
-            [sys.executable, "-c", HOLD, str(index_dir), command], cwd=REPO, env=subprocess_env(), stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", HOLD, str(index_dir), command],
+            cwd=REPO,
+            env=subprocess_env(),
+            stdout=subprocess.PIPE,
+            text=True,
         )
         started.append(proc)
         assert proc.stdout.readline().strip() == "held"
@@ -87,7 +90,10 @@ def test_a_killed_writer_leaves_a_stale_lock_that_the_next_run_takes_over(vault,
     result = cli("refresh", "--nightly", "--wait", "5")
     assert result.exit_code == 0, result.stderr
     assert time.monotonic() - started < 3
-    assert f"warning: took over the writer lock of {tmp_path / 'index'} left by pid {proc.pid} (smartvec index)" in result.stderr
+    assert (
+        f"warning: took over the writer lock of {tmp_path / 'index'} left by pid {proc.pid} (smartvec index)"
+        in result.stderr
+    )
     assert "which is no longer running" in result.stderr
     assert lock_file.read_text() == ""  # released cleanly this time
     assert cli("refresh", "--nightly").stderr == ""  # and nothing left to take over
@@ -122,7 +128,9 @@ def test_recorded_holder_that_no_longer_exists(tmp_path):
     (tmp_path / "writer.lock").write_text(info)
     lock = FileLock.writer(tmp_path, "smartvec refresh --nightly").acquire(0)
     assert lock.taken_over.pid == pid
-    assert lock.takeover_notice().endswith(f"left by pid {pid} (smartvec index) since 2026-01-01T00:00:00Z, which is no longer running")
+    assert lock.takeover_notice().endswith(
+        f"left by pid {pid} (smartvec index) since 2026-01-01T00:00:00Z, which is no longer running"
+    )
     lock.release()
 
     import fcntl
@@ -135,4 +143,6 @@ def test_recorded_holder_that_no_longer_exists(tmp_path):
             FileLock.writer(tmp_path, "smartvec index").acquire(0.2)
     finally:
         os.close(fd)
-    assert f"the recorded holder, pid {pid} (smartvec index) since 2026-01-01T00:00:00Z, is no longer running" in str(caught.value)
+    assert f"the recorded holder, pid {pid} (smartvec index) since 2026-01-01T00:00:00Z, is no longer running" in str(
+        caught.value
+    )

@@ -21,11 +21,11 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
+from conftest import REPO, SAMPLE_VAULT, Cli, cli_process, write
+from fake_backend import use_fake_backend
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import REPO, SAMPLE_VAULT, Cli, cli_process, write
-from fake_backend import use_fake_backend
 from smartvec_cli.daemon.mcp import argument_errors, parse_http_address
 from smartvec_cli.daemon.query_socket import socket_path
 from smartvec_cli.errors import UsageError
@@ -38,7 +38,7 @@ POLICY_V1 = (
     "# Travel Policy v1\n\nThe travel per diem is 30 euros per day.\n"
 )
 POLICY_V2 = (
-    "---\ntitle: Travel Policy v2\nsource_type: policy\nvalid_from: 2022-01-01\nsupersedes: \"[[Travel Policy v1]]\"\n---\n"
+    '---\ntitle: Travel Policy v2\nsource_type: policy\nvalid_from: 2022-01-01\nsupersedes: "[[Travel Policy v1]]"\n---\n'
     "# Travel Policy v2\n\nThe travel per diem is 45 euros per day.\n"
 )
 KIWI_MAY = "# Orchard\n\nThe kiwi harvest starts in May on the north slope.\n"
@@ -67,7 +67,9 @@ def server_parameters(vault: Path, index_dir: Path, *args: str) -> StdioServerPa
         "SMARTVEC_INDEX": str(index_dir),
         "SMARTVEC_NOW": NOW,
     }
-    return StdioServerParameters(command=sys.executable, args=["-m", "smartvec_cli", "mcp", *args], env=env, cwd=str(REPO))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "smartvec_cli", "mcp", *args], env=env, cwd=str(REPO)
+    )
 
 
 def run_client(parameters: StdioServerParameters, errlog: Path, scenario, timeout: float = 180.0):
@@ -143,7 +145,9 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
             "unknown note": ("note", {"path_or_id": "no such note"}),
             "unknown history": ("history", {"path_or_id": "no such note"}),
         }
-        seen["errors"] = {name: error_text(await session.call_tool(tool, arguments)) for name, (tool, arguments) in bad.items()}
+        seen["errors"] = {
+            name: error_text(await session.call_tool(tool, arguments)) for name, (tool, arguments) in bad.items()
+        }
 
         seen["note"] = payload(await session.call_tool("note", {"path_or_id": "policies/travel-v2"}))
         seen["history"] = payload(await session.call_tool("history", {"path_or_id": "Travel Policy v2"}))
@@ -152,7 +156,9 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
         # while the server runs, `smartvec query` is answered by it, without importing the core
         seen["cli_warm"] = cli.json("query", "kiwi harvest", "--json", "--no-track")
-        seen["warm"] = await anyio.to_thread.run_sync(lambda: cli_process("query", "kiwi harvest", "--json", "--no-track"))
+        seen["warm"] = await anyio.to_thread.run_sync(
+            lambda: cli_process("query", "kiwi harvest", "--json", "--no-track")
+        )
         seen["socket_while_serving"] = socket_path(index_dir).exists()
 
     run_client(server_parameters(vault, index_dir), errlog, scenario)
@@ -161,18 +167,25 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     schema = seen["tools"]["search"].input_schema
     assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine"]
     assert schema["properties"]["top_k"]["maximum"] == 1000 and seen["tools"]["search"].description
-    assert seen["tools"]["search"].annotations.read_only_hint and not seen["tools"]["feedback"].annotations.read_only_hint
+    assert (
+        seen["tools"]["search"].annotations.read_only_hint and not seen["tools"]["feedback"].annotations.read_only_hint
+    )
 
     assert seen["now"]["hits"] == seen["cli_now"] and seen["now"]["as_of"] is None
     assert seen["now"]["hits"][0]["path"] == "policies/travel-v2.md"
-    assert seen["past"]["hits"] == seen["cli_past"] and seen["past"]["as_of"] == "2021-03-01T12:00:00Z"  # a day means its noon
+    assert (
+        seen["past"]["hits"] == seen["cli_past"] and seen["past"]["as_of"] == "2021-03-01T12:00:00Z"
+    )  # a day means its noon
     assert seen["past"]["hits"][0]["path"] == "policies/travel-v1.md"
     assert seen["words"]["hits"] == seen["cli_words"] and seen["words"]["as_of_phrase"] == "back in 2021"
     assert all("explain" not in hit for hit in seen["now"]["hits"])
 
     old, new = seen["ranking"]
     assert new == [old[1], old[0]]
-    assert seen["feedback"]["chunk_id"] == old[0] and seen["feedback"]["confidence_after"] < seen["feedback"]["confidence_before"]
+    assert (
+        seen["feedback"]["chunk_id"] == old[0]
+        and seen["feedback"]["confidence_after"] < seen["feedback"]["confidence_before"]
+    )
 
     errors = seen["errors"]
     assert "no passage 'no-such-note#nothing' in the index" in errors["unknown chunk"]
@@ -211,7 +224,9 @@ def test_a_busy_writer_lock_is_a_tool_error_at_once(indexed, tmp_path):
         hits = payload(await session.call_tool("search", {"query": "kiwi harvest"}))["hits"]
         with FileLock.writer(index_dir, "smartvec index"):
             started = time.monotonic()
-            seen["busy"] = error_text(await session.call_tool("feedback", {"chunk_id": hits[0]["chunk_id"], "verdict": "up"}))
+            seen["busy"] = error_text(
+                await session.call_tool("feedback", {"chunk_id": hits[0]["chunk_id"], "verdict": "up"})
+            )
             seen["seconds"] = time.monotonic() - started
         seen["after"] = payload(await session.call_tool("feedback", {"chunk_id": hits[0]["chunk_id"], "verdict": "up"}))
 
@@ -243,7 +258,13 @@ def test_streamable_http_on_loopback(indexed, tmp_path):
         port = probe.getsockname()[1]
     parameters = server_parameters(vault, index_dir, "--http", str(port))
     err = open(tmp_path / "mcp.err", "w")
-    proc = subprocess.Popen([parameters.command, *parameters.args], cwd=REPO, env=dict(os.environ, **parameters.env), stdout=subprocess.DEVNULL, stderr=err)
+    proc = subprocess.Popen(
+        [parameters.command, *parameters.args],
+        cwd=REPO,
+        env=dict(os.environ, **parameters.env),
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+    )
 
     async def main():
         with anyio.fail_after(120):
@@ -290,7 +311,10 @@ def test_argument_errors_are_one_line():
 
     with pytest.raises(ValidationError) as caught:
         Arguments(top_k="x")
-    assert argument_errors(caught.value) == "query: Field required; top_k: Input should be a valid integer, unable to parse string as an integer"
+    assert (
+        argument_errors(caught.value)
+        == "query: Field required; top_k: Input should be a valid integer, unable to parse string as an integer"
+    )
 
 
 def test_the_server_is_ready_before_its_model_is_loaded(indexed, tmp_path):
@@ -325,7 +349,9 @@ def test_the_real_model_through_the_server(tmp_path, real_embedder_session, onnx
     shutil.copytree(onnx_export, index_dir / "onnx")  # the server loads the verified fast path, as after a real `index`
     questions = ["What is the travel per diem?", "How many weeks of parental leave back in 2023?"]
     expected = [
-        Cli().json("--vault", str(vault), "--index-dir", str(index_dir), "--now", NOW, "query", q, "--json", "--no-track")
+        Cli().json(
+            "--vault", str(vault), "--index-dir", str(index_dir), "--now", NOW, "query", q, "--json", "--no-track"
+        )
         for q in questions
     ]
 
@@ -336,4 +362,6 @@ def test_the_real_model_through_the_server(tmp_path, real_embedder_session, onnx
     assert [h["chunk_id"] for h in per_diem["hits"]] == [h["chunk_id"] for h in expected[0]]
     assert [h["chunk_id"] for h in leave["hits"]] == [h["chunk_id"] for h in expected[1]]
     assert per_diem["hits"][0]["path"] == "policies/Travel Expense Policy v3.md"
-    assert leave["as_of"].startswith("2023-07-02") and leave["hits"][0]["path"] == "policies/Parental Leave Policy v2.md"
+    assert (
+        leave["as_of"].startswith("2023-07-02") and leave["hits"][0]["path"] == "policies/Parental Leave Policy v2.md"
+    )

@@ -6,7 +6,14 @@ import pytest
 
 from smartvec_cli.errors import UsageError
 from smartvec_cli.memory.asof import parse_as_of
-from smartvec_cli.memory.confidence import ConfidenceSettings, SourceAuthority, base_authority, reconsolidate, retention, trust
+from smartvec_cli.memory.confidence import (
+    ConfidenceSettings,
+    SourceAuthority,
+    base_authority,
+    reconsolidate,
+    retention,
+    trust,
+)
 from smartvec_cli.memory.graph import pagerank
 from smartvec_cli.memory.scoring import Weights, combine, is_valid_at, relevance, temporal_signal
 from smartvec_cli.memory.temporal import note_time
@@ -33,7 +40,9 @@ def test_dates_in_questions(question, day, remainder):
     assert found.remainder == remainder
 
 
-@pytest.mark.parametrize("question", ["How many days can I work remotely?", "What is the 2025 budget?", "Is port 8883 open?"])
+@pytest.mark.parametrize(
+    "question", ["How many days can I work remotely?", "What is the 2025 budget?", "Is port 8883 open?"]
+)
 def test_questions_without_a_time_are_about_now(question):
     assert parse_as_of(question, NOW) is None
 
@@ -42,7 +51,9 @@ def test_reconsolidation_step_and_correction_rate():
     settings = ConfidenceSettings()
     assert reconsolidate(0.5, "up", settings) == pytest.approx(0.5 + 0.3 * (1 - 0.5))
     assert reconsolidate(0.5, "down", settings) == pytest.approx(0.5 + 0.3 * (-1 - 0.5))
-    assert reconsolidate(0.9, "correct", settings) == pytest.approx(0.9 + 0.3 * (0 - 0.9))  # partly right: towards 0, not -1
+    assert reconsolidate(0.9, "correct", settings) == pytest.approx(
+        0.9 + 0.3 * (0 - 0.9)
+    )  # partly right: towards 0, not -1
 
 
 def test_trust_is_decay_plus_feedback_plus_access_clamped():
@@ -60,7 +71,9 @@ def test_authority_from_frontmatter_source_type_and_folders():
     assert base_authority({"authority": 0.7}, "x.md", settings) == SourceAuthority(0.7, None, None)
     assert base_authority({"source_type": "policy"}, "x.md", settings) == SourceAuthority(0.9, "policy", "declared")
     assert base_authority({"authority": "wiki"}, "x.md", settings) == SourceAuthority(0.75, "wiki", "declared")
-    assert base_authority({}, "chat/today.md", settings) == SourceAuthority(0.3, "chat", "inferred", 'config glob "chat/**"')
+    assert base_authority({}, "chat/today.md", settings) == SourceAuthority(
+        0.3, "chat", "inferred", 'config glob "chat/**"'
+    )
     assert base_authority({}, "Slack/today.md", settings) == SourceAuthority(0.3, "chat", "inferred", 'folder "Slack"')
     assert base_authority({}, "notes/x.md", settings) == SourceAuthority(0.5, None, None)
     assert settings.half_life_for("policy") is None and settings.half_life_for("chat") == 30.0
@@ -77,7 +90,10 @@ def test_temporal_signal_is_zero_outside_and_never_above_one():
 def test_note_time_reads_declared_and_document_dates():
     declared = note_time({"valid_from": "2022-09-01", "valid_until": "2024-01-15", "version": 2})
     assert (declared.valid_from, declared.valid_until, declared.declared, declared.version) == (
-        "2022-09-01T00:00:00Z", "2024-01-15T00:00:00Z", True, 2,
+        "2022-09-01T00:00:00Z",
+        "2024-01-15T00:00:00Z",
+        True,
+        2,
     )
     chat = note_time({"date": "2026-10-14"})
     assert chat.valid_from == chat.doc_date == "2026-10-14T00:00:00Z" and not chat.declared

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import index_rows
 
-from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed import cache as export_cache
+from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed.cache import user_export_dir
 from smartvec_cli.embed.integrity import STAMP_NAME, check_export
 from smartvec_cli.embed.onnx import MANIFEST_NAME, OnnxEmbedder, OnnxLoadError, load_onnx_embedder, read_manifest
-
-from conftest import index_rows
 
 pytestmark = pytest.mark.slow
 
@@ -114,12 +113,20 @@ def test_garbled_weights_are_never_used_and_every_answer_stays_right(damaged, sa
     answers, warnings = top3(cli)
     assert answers == good
     assert len(warnings) == 1, warnings  # once per process, however many questions
-    assert warnings[0].startswith("warning: the ONNX model cache in ") and str(cache) in warnings[0] and name in warnings[0]
+    assert (
+        warnings[0].startswith("warning: the ONNX model cache in ")
+        and str(cache) in warnings[0]
+        and name in warnings[0]
+    )
     assert "smartvec index" in warnings[0]
 
     # The damage matters: the same files loaded without the check embed the questions elsewhere.
-    unchecked = OnnxEmbedder(graph[0], cache / files["tokenizer_file"], files["fingerprint"],
-                             optimised=(graph[1], files["optimised"]["onnxruntime"]) if damaged == "optimised" else None)
+    unchecked = OnnxEmbedder(
+        graph[0],
+        cache / files["tokenizer_file"],
+        files["fingerprint"],
+        optimised=(graph[1], files["optimised"]["onnxruntime"]) if damaged == "optimised" else None,
+    )
     honest = load_onnx_embedder(cache, notice=lambda text: None)
     reference = honest.embed(QUESTIONS) if honest is not None else None
     if reference is None:
@@ -135,7 +142,12 @@ def test_a_stamp_is_not_fooled_by_a_restored_mtime_and_spares_a_query_the_hashin
     check = check_export(cache, files)
     assert check.sound and (cache / STAMP_NAME).is_file()
     stamps = json.loads((cache / STAMP_NAME).read_text())["files"]
-    assert set(stamps) == {files["onnx_file"], files["tokenizer_file"], files["optimised"]["onnx_file"], files["optimised"]["data_file"]}
+    assert set(stamps) == {
+        files["onnx_file"],
+        files["tokenizer_file"],
+        files["optimised"]["onnx_file"],
+        files["optimised"]["data_file"],
+    }
 
     # A stamp that matches is believed: bytes changed under an unchanged stat would pass (doctor hashes in full).
     from smartvec_cli.embed import integrity
@@ -212,7 +224,9 @@ def doctor(cli, *extra: str):
     return result.exit_code, {c["name"]: c for c in report["checks"]}, result
 
 
-def test_doctor_finds_vectors_a_damaged_model_made_and_repair_embeds_them_again(sample_vault, cli, cache, tmp_path, monkeypatch):
+def test_doctor_finds_vectors_a_damaged_model_made_and_repair_embeds_them_again(
+    sample_vault, cli, cache, tmp_path, monkeypatch
+):
     """An index built while the cache was damaged (by a smartvec that checked sizes only) keeps wrong vectors
     after the cache is whole again: doctor finds them by a sample, --repair re-embeds, feedback kept."""
     assert cli("index").exit_code == 0
@@ -223,8 +237,12 @@ def test_doctor_finds_vectors_a_damaged_model_made_and_repair_embeds_them_again(
     shutil.copytree(cache, damaged)
     garble(damaged / manifest(damaged)["optimised"]["data_file"])
     files = manifest(damaged)
-    poisoned = OnnxEmbedder(damaged / files["onnx_file"], damaged / files["tokenizer_file"], files["fingerprint"],
-                            optimised=(damaged / files["optimised"]["onnx_file"], files["optimised"]["onnxruntime"]))
+    poisoned = OnnxEmbedder(
+        damaged / files["onnx_file"],
+        damaged / files["tokenizer_file"],
+        files["fingerprint"],
+        optimised=(damaged / files["optimised"]["onnx_file"], files["optimised"]["onnxruntime"]),
+    )
     with monkeypatch.context() as patch:
         patch.setattr("smartvec_cli.embed.select.select_embedder", lambda config, onnx_dir, **_: poisoned)
         assert cli("index").exit_code == 0
@@ -246,7 +264,9 @@ def test_doctor_finds_vectors_a_damaged_model_made_and_repair_embeds_them_again(
     assert doctor(cli)[0] == 0
     answers, _ = top3(cli)
     assert answers[QUESTIONS[0]][0] == first
-    assert {q: a for q, a in answers.items() if q != QUESTIONS[0]} == {q: a for q, a in good.items() if q != QUESTIONS[0]}
+    assert {q: a for q, a in answers.items() if q != QUESTIONS[0]} == {
+        q: a for q, a in good.items() if q != QUESTIONS[0]
+    }
 
 
 def test_doctor_finds_a_damaged_cache_and_vectors_of_a_replaced_export_and_repair_mends_both(sample_vault, cli, cache):

@@ -4,11 +4,10 @@ notes that could not be read whole, and the record of a run that was interrupted
 import json
 
 import pytest
+from conftest import FakeEmbedder, index_rows, write
 
 from smartvec_cli.errors import EXIT_PARTIAL
 from smartvec_cli.vault.decode import decode_note
-
-from conftest import FakeEmbedder, index_rows, write
 
 GOOD = "# Good\n\nA perfectly ordinary note about the quarterly roadmap.\n"
 BROKEN_YAML = "---\ntitle: [unclosed\n---\n# Broken\n\nThe body is indexed without its metadata.\n"
@@ -113,7 +112,9 @@ def test_an_interrupted_refresh_is_recorded(vault, cli, fake_embedder, monkeypat
     def interrupted(ctx):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(refresh, "NIGHTLY", (refresh.Stage("index", refresh.index_stage), refresh.Stage("consolidate", interrupted)))
+    monkeypatch.setattr(
+        refresh, "NIGHTLY", (refresh.Stage("index", refresh.index_stage), refresh.Stage("consolidate", interrupted))
+    )
     assert cli("refresh", "--nightly").exit_code == 130
     last = cli.json("status", "--json")["last_run"]
     assert (last["command"], last["status"]) == ("refresh --nightly", "interrupted")
@@ -128,7 +129,9 @@ def test_index_on_a_terminal_says_to_consolidate_next(vault, cli, fake_embedder,
     monkeypatch.setattr("smartvec_cli.cli.index.stderr_is_terminal", lambda: True)
     write(vault, "third.md", "# Third\n\nA third note.\n")
     said = cli("index")
-    assert said.stdout.startswith("3 notes: 1 new") and said.stderr.startswith("next: run 'smartvec consolidate' (3 notes not consolidated yet")
+    assert said.stdout.startswith("3 notes: 1 new") and said.stderr.startswith(
+        "next: run 'smartvec consolidate' (3 notes not consolidated yet"
+    )
     assert "next       run 'smartvec consolidate'" in cli("status").stdout
     cli.json("consolidate", "--json")
     assert "next " not in cli("status").stdout
@@ -154,12 +157,18 @@ def test_ctrl_c_inside_a_huge_note_keeps_the_vectors_already_made(vault, cli, mo
     monkeypatch.setattr("smartvec_cli.core.indexer.KEEP_VECTORS_EVERY", 0.0)
     (tmp_path / "index").mkdir()
     (tmp_path / "index" / "config.toml").write_text("[embedder]\nbatch_size = 4\n")
-    write(vault, "huge.md", "# Huge\n\n" + "\n\n".join(f"Paragraph {n} says something of its own about {n} things." for n in range(200)))
+    write(
+        vault,
+        "huge.md",
+        "# Huge\n\n" + "\n\n".join(f"Paragraph {n} says something of its own about {n} things." for n in range(200)),
+    )
     assert cli("index").exit_code == 130
     last = cli.json("status", "--json")["last_run"]
     assert last["status"] == "interrupted" and last["summary"]["seconds"] > 0
     assert last["summary"]["chunks_embedded"] == 40
-    assert index_rows("SELECT COUNT(*) FROM embeddings") == [(40,)] and index_rows("SELECT COUNT(*) FROM notes") == [(0,)]
+    assert index_rows("SELECT COUNT(*) FROM embeddings") == [(40,)] and index_rows("SELECT COUNT(*) FROM notes") == [
+        (0,)
+    ]
 
     embedder.calls = 11  # Ctrl-C no more
     embedder.embedded.clear()
@@ -193,7 +202,9 @@ def test_a_killed_index_shows_as_interrupted(vault, tmp_path):
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait()
-    status = json.loads(subprocess.run([*base, "status", "--json"], env=subprocess_env(), capture_output=True, text=True).stdout)
+    status = json.loads(
+        subprocess.run([*base, "status", "--json"], env=subprocess_env(), capture_output=True, text=True).stdout
+    )
     assert status["last_run"]["command"] == "index" and status["last_run"]["status"] == "interrupted"
     assert "killed" in status["last_run"]["why"]
 

@@ -10,13 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import Cli, write
 
-from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed import cache as export_cache
+from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed.cache import find_export, prepare_export, user_export_dir, user_export_root
 from smartvec_cli.embed.onnx import MANIFEST_NAME, read_manifest
-
-from conftest import Cli, write
 
 pytestmark = pytest.mark.slow
 

@@ -97,7 +97,10 @@ def test_the_optimised_graph_embeds_as_the_export_does_and_is_what_sessions_load
     import onnxruntime
 
     optimised = _manifest(exported)["optimised"]
-    assert optimised["onnxruntime"] == onnxruntime.__version__ and optimised["max_difference"] <= onnx_backend.OPTIMISED_MAX_DIFFERENCE
+    assert (
+        optimised["onnxruntime"] == onnxruntime.__version__
+        and optimised["max_difference"] <= onnx_backend.OPTIMISED_MAX_DIFFERENCE
+    )
     fast = load_onnx_embedder(exported)
     assert fast.optimised == (exported / optimised["onnx_file"], onnxruntime.__version__)
     plain = load_onnx_embedder(exported)

@@ -2,7 +2,6 @@
 stderr; tables that a pipe gets whole; names with control characters printed as escapes, one line each."""
 
 import pytest
-
 from conftest import write
 
 LONG = "projects/a-rather-long-folder-name/another-level-of-folders/the-quarterly-planning-notes-of-the-team"
@@ -76,7 +75,9 @@ def test_control_characters_in_a_note_name_are_escaped_wherever_it_is_printed(va
     for text in (shown, history, doctor):
         assert escaped in text and "\x1b" not in text and "odd\n" not in text
     rows = [line for line in shown.splitlines() if "\t" in line]
-    assert len(rows) == 2 and rows[1].startswith(escaped.replace(".md", ""))  # the header and one passage, one line each
+    assert len(rows) == 2 and rows[1].startswith(
+        escaped.replace(".md", "")
+    )  # the header and one passage, one line each
 
 
 def test_a_query_hit_from_a_note_with_a_control_character_in_its_name_is_one_line(vault, cli, fake_embedder):

@@ -123,14 +123,17 @@ def test_a_short_list_of_labels_joins_the_paragraph_it_describes():
     """A reference page's setting: its "Default"/"Type" list says nothing without the sentence after it. A
     list that states things (its items are sentences, or many words) stays a passage of its own."""
     body = (
-        "## `registry`\n\n* Default: \"https://registry.npmjs.org/\"\n* Type: URL\n\nThe base URL of the npm registry.\n\n"
+        '## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\nThe base URL of the npm registry.\n\n'
         "## Steps\n\n- Open the portal and sign in with your badge.\n- Choose the room you want to book.\n\n"
         "Bookings are confirmed by email within one hour.\n"
     )
     registry, *steps = chunk_note("Config", body)
     assert registry.heading == "`registry`" and registry.text.endswith("The base URL of the npm registry.")
     assert "registry.npmjs.org" in registry.text and "registry.npmjs.org" in registry.embed_text
-    assert [c.text.split("\n")[0] for c in steps] == ["- Open the portal and sign in with your badge.", "Bookings are confirmed by email within one hour."]
+    assert [c.text.split("\n")[0] for c in steps] == [
+        "- Open the portal and sign in with your badge.",
+        "Bookings are confirmed by email within one hour.",
+    ]
 
 
 # -- found by the property tests (tests/test_properties.py) and hostile input -------------------
@@ -161,9 +164,11 @@ def test_a_long_code_block_keeps_its_lines_when_split():
 def test_self_referring_or_exploding_yaml_is_reported_not_followed():
     import time
 
-    laughs = "---\na: &a [x,x,x,x,x,x,x,x,x,x]\n" + "".join(
-        f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi")
-    ) + "---\n# Laughs\n\nThe body is still indexed without its metadata.\n"
+    laughs = (
+        "---\na: &a [x,x,x,x,x,x,x,x,x,x]\n"
+        + "".join(f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+        + "---\n# Laughs\n\nThe body is still indexed without its metadata.\n"
+    )
     for text in ("---\na: &x [*x]\n---\nbody text here\n", "---\na: &x {b: *x}\n---\nbody text\n", laughs):
         started = time.monotonic()
         note = parse_note(text, "x.md")

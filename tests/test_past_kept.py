@@ -5,7 +5,6 @@ has them all): replayed from git with the real model, and taken as snapshots by 
 """
 
 import pytest
-
 from conftest import Repo, index_rows, write
 
 PUBLISH_V1 = (
@@ -21,7 +20,7 @@ PLUGINS = (
     "## Recovery\n\nThe file recovery plugin keeps snapshots of every note for seven days by default.\n"
 )
 PLUGINS_AFTER_SPLIT = PLUGINS[: PLUGINS.index("## Core")]
-CORE_PLUGINS = "# Core plugins\n\n" + PLUGINS[PLUGINS.index("## Core"):]
+CORE_PLUGINS = "# Core plugins\n\n" + PLUGINS[PLUGINS.index("## Core") :]
 SYNC = (
     "# Sync\n\nSync keeps the vault the same on every device, with end-to-end encryption.\n\n"
     "## Versions\n\nVersion history in Sync keeps twelve months of changes for every note.\n"
@@ -67,7 +66,10 @@ def assert_lineage(cli):
     assert moved["path"] == "site/publishing.md" and moved["note_id"] == "site/publishing"
     assert [f["path"] for f in moved["former_names"]] == ["guides/publish.md"]
     domain = next(p for p in moved["passages"] if any("five dollars" in v["text"] for v in p["versions"]))
-    assert [("nothing extra" in v["text"], v["state"] == "ARCHIVED") for v in domain["versions"]] == [(True, True), (False, False)]
+    assert [("nothing extra" in v["text"], v["state"] == "ARCHIVED") for v in domain["versions"]] == [
+        (True, True),
+        (False, False),
+    ]
 
     split = cli.json("history", "core-plugins.md", "--json")
     assert [(e["kind"], e.get("from")) for e in split["events"] if e["kind"] == "split"] == [("split", "plugins.md")]
@@ -85,15 +87,23 @@ def assert_lineage(cli):
 def test_a_replayed_git_history_keeps_every_past(vault, cli, real_embedder, monkeypatch):
     repo = Repo(vault)
     repo.commit("2019-03-01", "start", {"guides/publish.md": PUBLISH_V1, "plugins.md": PLUGINS, "sync.md": SYNC})
-    repo.commit("2021-05-01", "move publish and price the domain", {"site/publishing.md": PUBLISH_V2},
-                move=("guides/publish.md", "site/publishing.md"))
-    repo.commit("2022-02-01", "split the core plugins off", {"plugins.md": PLUGINS_AFTER_SPLIT, "core-plugins.md": CORE_PLUGINS})
+    repo.commit(
+        "2021-05-01",
+        "move publish and price the domain",
+        {"site/publishing.md": PUBLISH_V2},
+        move=("guides/publish.md", "site/publishing.md"),
+    )
+    repo.commit(
+        "2022-02-01", "split the core plugins off", {"plugins.md": PLUGINS_AFTER_SPLIT, "core-plugins.md": CORE_PLUGINS}
+    )
     repo.commit("2023-07-01", "sync has its own site now", remove=("sync.md",))
     summary = cli.json("index", "--from-git", "--json")
     assert summary["commits_replayed"] == 4 and summary["notes_renamed"] == 1 and summary["notes_deleted"] == 1
     monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
 
-    assert_past_and_present(cli, {"before move": "2020-06-01", "before split": "2021-09-01", "before delete": "2023-01-01"})
+    assert_past_and_present(
+        cli, {"before move": "2020-06-01", "before split": "2021-09-01", "before delete": "2023-01-01"}
+    )
     assert_lineage(cli)
     assert paragraphs(PUBLISH_V1, PUBLISH_V2, PLUGINS, CORE_PLUGINS, SYNC) <= stored_texts()  # nothing lost
 
@@ -101,6 +111,7 @@ def test_a_replayed_git_history_keeps_every_past(vault, cli, real_embedder, monk
 @pytest.mark.slow
 def test_snapshots_indexed_one_after_another_keep_every_past(vault, cli, real_embedder, monkeypatch):
     """No git to say what moved: a move with an edit is found by the passages the two notes share, word for word."""
+
     def snapshot(day: str) -> dict:
         monkeypatch.setenv("SMARTVEC_NOW", day)
         return cli.json("index", "--json")
@@ -121,7 +132,9 @@ def test_snapshots_indexed_one_after_another_keep_every_past(vault, cli, real_em
     assert snapshot("2023-07-01")["notes_deleted"] == 1
     monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
 
-    assert_past_and_present(cli, {"before move": "2020-06-01", "before split": "2021-09-01", "before delete": "2023-01-01"})
+    assert_past_and_present(
+        cli, {"before move": "2020-06-01", "before split": "2021-09-01", "before delete": "2023-01-01"}
+    )
     assert_lineage(cli)
     assert paragraphs(PUBLISH_V1, PUBLISH_V2, PLUGINS, CORE_PLUGINS, SYNC) <= stored_texts()
 
@@ -141,7 +154,11 @@ def test_forget_erases_a_deleted_note_only_when_asked(vault, cli, fake_embedder,
     assert unconfirmed.exit_code == 2 and "--yes" in unconfirmed.output
     assert index_rows("SELECT COUNT(*) FROM chunks WHERE text LIKE '%4711%'") == [(1,)]
 
-    assert cli.json("forget", "secret.md", "--yes", "--json") == {"forgotten": ["secret.md"], "passage_versions": 1, "passages": 1}
+    assert cli.json("forget", "secret.md", "--yes", "--json") == {
+        "forgotten": ["secret.md"],
+        "passage_versions": 1,
+        "passages": 1,
+    }
     assert index_rows("SELECT COUNT(*) FROM chunks WHERE text LIKE '%4711%'") == [(0,)]
     assert index_rows("SELECT COUNT(*) FROM embeddings WHERE text LIKE '%4711%'") == [(0,)]
     status = cli.json("status", "--json")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write
 from smartvec_cli.core.indexer import Indexer
 from smartvec_cli.errors import EXIT_PARTIAL
 from smartvec_cli.vault.paths import OutsideFolder, refusal, within, write_within
@@ -41,8 +40,15 @@ class Crafted:
 
     def git(self, *args: str, input: bytes | None = None, date: str = "2022-01-01") -> str:
         when = f"{date}T12:00:00+00:00"
-        env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="T",
-                   GIT_COMMITTER_EMAIL="t@example.com", GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+        env = dict(
+            os.environ,
+            GIT_AUTHOR_NAME="T",
+            GIT_AUTHOR_EMAIL="t@example.com",
+            GIT_COMMITTER_NAME="T",
+            GIT_COMMITTER_EMAIL="t@example.com",
+            GIT_AUTHOR_DATE=when,
+            GIT_COMMITTER_DATE=when,
+        )
         done = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True, check=True, env=env)
         return done.stdout.decode().strip()
 
@@ -59,7 +65,9 @@ class Crafted:
             mode, name, _ = entry
             return name.encode() + (b"/" if mode == "40000" else b"")
 
-        raw = b"".join(f"{mode} {name}".encode() + b"\0" + bytes.fromhex(sha) for mode, name, sha in sorted(entries, key=order))
+        raw = b"".join(
+            f"{mode} {name}".encode() + b"\0" + bytes.fromhex(sha) for mode, name, sha in sorted(entries, key=order)
+        )
         return self.git("hash-object", "-w", "-t", "tree", "--literally", "--stdin", input=raw)
 
     def commit(self, tree: str, parent: str | None, date: str) -> str:
@@ -128,7 +136,9 @@ def crafted(vault, tmp_path, monkeypatch):
     return {"outside": outside, "scratch_home": scratch_home, "commits": (c1, c2)}
 
 
-def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(crafted, vault, tmp_path, cli, fake_embedder, monkeypatch):
+def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(
+    crafted, vault, tmp_path, cli, fake_embedder, monkeypatch
+):
     outside, scratch_home = crafted["outside"], crafted["scratch_home"]
     seen_while_replaying: list[str] = []
     real_run = Indexer.run
@@ -153,11 +163,20 @@ def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(crafted,
     assert data["commits_replayed"] == 2
     c1, c2 = (sha[:12] for sha in crafted["commits"])
     refused = sorted((e["commit"], e["path"]) for e in data["errors"])
-    assert refused == sorted([
-        (c1, str(outside / "existing.md")), (c1, str(outside / "created.md")), (c1, "../escape.md"),
-        (c1, "a/../../escape2.md"), (c1, "../../../../escape-deep.md"), (c1, "a//doubled.md"), (c1, ".git/evil.md"),
-        (c1, "x" * 300 + ".md"), (c2, str(outside / "existing.md")), (c2, "../renamed-out.md"),
-    ])
+    assert refused == sorted(
+        [
+            (c1, str(outside / "existing.md")),
+            (c1, str(outside / "created.md")),
+            (c1, "../escape.md"),
+            (c1, "a/../../escape2.md"),
+            (c1, "../../../../escape-deep.md"),
+            (c1, "a//doubled.md"),
+            (c1, ".git/evil.md"),
+            (c1, "x" * 300 + ".md"),
+            (c2, str(outside / "existing.md")),
+            (c2, "../renamed-out.md"),
+        ]
+    )
     reasons = {e["path"]: e["error"] for e in data["errors"]}
     assert reasons[str(outside / "created.md")].startswith("absolute path")
     assert reasons["../escape.md"].startswith("'..' path component")
@@ -168,11 +187,16 @@ def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(crafted,
 
     # the notes a checkout could hold were replayed: written into the scratch folder and indexed
     assert set(seen_while_replaying) >= set(NORMAL) | {"linkdir/planted.md", "second.md"}
-    assert data["notes_new"] == len(NORMAL) + 2 and data["notes_deleted"] == 1  # ok.md left the tree (renamed out of it)
+    assert (
+        data["notes_new"] == len(NORMAL) + 2 and data["notes_deleted"] == 1
+    )  # ok.md left the tree (renamed out of it)
     for name in set(NORMAL) - {"ok.md"}:
         assert cli.json("show", "--json", "--", name)["path"] == name
     assert cli.json("show", "ok.md", "--json")["deleted_at"]  # kept as history, no longer in the vault
-    paths = {h["path"] for h in cli.json("query", "zqevil outside", "--json", "--no-track", "--mode", "cosine", "--top-k", "20")}
+    paths = {
+        h["path"]
+        for h in cli.json("query", "zqevil outside", "--json", "--no-track", "--mode", "cosine", "--top-k", "20")
+    }
     assert paths <= set(NORMAL) | {"linkdir/planted.md", "second.md"}
 
 
@@ -186,17 +210,30 @@ def test_the_refused_paths_are_reported_on_stderr_with_exit_code_3(crafted, vaul
 
 # -- the checks themselves, on a real folder ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, reason", [
-    ("/etc/passwd.md", "absolute path"), ("../x.md", "'..' path component"), ("a/../../x.md", "'..' path component"),
-    ("a/./x.md", "'.' path component"), ("a//x.md", "empty path component"), ("a/", "empty path component"),
-    (".git/x.md", "'.git' path component"), ("sub/.GIT/x.md", "'.git' path component"), ("", "empty path"),
-    ("a\x00b.md", "path contains a NUL byte"),
-])
+
+@pytest.mark.parametrize(
+    "path, reason",
+    [
+        ("/etc/passwd.md", "absolute path"),
+        ("../x.md", "'..' path component"),
+        ("a/../../x.md", "'..' path component"),
+        ("a/./x.md", "'.' path component"),
+        ("a//x.md", "empty path component"),
+        ("a/", "empty path component"),
+        (".git/x.md", "'.git' path component"),
+        ("sub/.GIT/x.md", "'.git' path component"),
+        ("", "empty path"),
+        ("a\x00b.md", "path contains a NUL byte"),
+    ],
+)
 def test_paths_a_checkout_could_not_hold_are_refused(path, reason):
     assert refusal(path).startswith(reason)
 
 
-@pytest.mark.parametrize("path", ["ok.md", "-rf.md", "back\\slash.md", " spaced .md", "ünï/東京.md", "..dots.md", ".hidden/x.md", "a..b/c.md"])
+@pytest.mark.parametrize(
+    "path",
+    ["ok.md", "-rf.md", "back\\slash.md", " spaced .md", "ünï/東京.md", "..dots.md", ".hidden/x.md", "a..b/c.md"],
+)
 def test_odd_but_harmless_paths_are_accepted(path, tmp_path):
     assert refusal(path) is None
     assert write_within(tmp_path, path, b"x").read_bytes() == b"x"

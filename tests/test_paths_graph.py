@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import write
+
 from smartvec_cli.memory.graph import neighbourhood
 
 LINKS = {  # a chain with a loop in it, a note pointing in, and one on its own
@@ -37,7 +38,12 @@ def test_a_huge_depth_finishes_at_once_with_what_the_reaching_depth_gives(vault,
     huge = cli.json("graph", "in", "--depth", "1000000", "--format", "json")
     assert huge == depths[4] and huge["left_out"] == 0
     assert {(e["source"], e["target"]) for e in huge["edges"]} == {
-        ("in", "a"), ("a", "b"), ("b", "c"), ("c", "d"), ("d", "b"), ("d", "e")
+        ("in", "a"),
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "d"),
+        ("d", "b"),
+        ("d", "e"),
     }
     assert cli("graph", "in", "--depth", "1000000").stdout.count("-->") == 6  # mermaid: every edge once
 

@@ -8,7 +8,6 @@ import json
 import os
 
 import pytest
-
 from conftest import write
 
 SECRET = "zqoutsidesecret"
@@ -47,14 +46,25 @@ def test_note_names_that_leave_the_vault_are_refused_not_matched_by_file_name(va
     write(vault, "secret.md", "# Inside secret\n\nzqinside a vault note that shares the outside file's name.\n")
     write(vault, "passwd.md", "# Inside passwd\n\nzqinside another one.\n")
     cli.json("index", "--json")
-    hostile = ["/etc/passwd", str(outside / "secret.md"), "../outside/secret.md", "../../etc/passwd", "sub/../../secret.md", ".."]
+    hostile = [
+        "/etc/passwd",
+        str(outside / "secret.md"),
+        "../outside/secret.md",
+        "../../etc/passwd",
+        "sub/../../secret.md",
+        "..",
+    ]
     for name in hostile:
         for command in (["show"], ["history"], ["graph", "--format", "json"], ["show", "--json"]):
             result = cli(*command, "--", name)
             assert result.exit_code == 2, (command, name, result.stdout)
             assert result.stdout == "" and "Traceback" not in result.stderr
             lines = result.stderr.strip().splitlines()
-            assert len(lines) == 1 and "is a path outside the vault" in lines[0] and "give a note's path inside it" in lines[0], lines
+            assert (
+                len(lines) == 1
+                and "is a path outside the vault" in lines[0]
+                and "give a note's path inside it" in lines[0]
+            ), lines
 
 
 def test_paths_inside_the_vault_are_found_however_they_are_written(vault, outside, cli, fake_embedder):
@@ -62,7 +72,12 @@ def test_paths_inside_the_vault_are_found_however_they_are_written(vault, outsid
     write(vault, "secret.md", "# Inside secret\n\nzqinside.\n")
     os.symlink(outside, vault / "to-outside")  # scan does not follow it: no note there
     cli.json("index", "--json")
-    for name in (str(vault / "sub" / "a.md"), str(vault / "sub" / "a"), "sub/../sub/a.md", str(vault / "x" / ".." / "sub" / "a.md")):
+    for name in (
+        str(vault / "sub" / "a.md"),
+        str(vault / "sub" / "a"),
+        "sub/../sub/a.md",
+        str(vault / "x" / ".." / "sub" / "a.md"),
+    ):
         assert cli.json("show", "--json", "--", name)["path"] == "sub/a.md", name
         assert cli.json("history", "--json", "--", name)["path"] == "sub/a.md"
     assert cli.json("show", "--json", "--", "sub/../secret.md")["path"] == "secret.md"
@@ -72,11 +87,15 @@ def test_paths_inside_the_vault_are_found_however_they_are_written(vault, outsid
 
 def test_link_targets_outside_the_vault_are_never_read_or_resolved(vault, outside, cli, fake_embedder, opened):
     write(vault, "inside.md", "# Inside\n\nzqinside an ordinary note.\n")
-    write(vault, "hostile.md", (
-        "# Hostile\n\nzqhostile links out: [[../outside/secret]], [[../../outside/secret.md]], "
-        f"[[{outside / 'secret.md'}]], ![[{outside / 'photo.png'}]], ![[../outside/photo.png]], "
-        "[[/etc/passwd]], [[../../../../etc/passwd|alias]] and one in: [[inside]].\n"
-    ))
+    write(
+        vault,
+        "hostile.md",
+        (
+            "# Hostile\n\nzqhostile links out: [[../outside/secret]], [[../../outside/secret.md]], "
+            f"[[{outside / 'secret.md'}]], ![[{outside / 'photo.png'}]], ![[../outside/photo.png]], "
+            "[[/etc/passwd]], [[../../../../etc/passwd|alias]] and one in: [[inside]].\n"
+        ),
+    )
     runs = [
         cli("index", "--json"),
         cli("consolidate", "--json"),
@@ -94,9 +113,14 @@ def test_link_targets_outside_the_vault_are_never_read_or_resolved(vault, outsid
     assert all(SECRET not in r.stdout + r.stderr for r in runs)
     links = json.loads(runs[2].stdout)["links"]
     assert {link["target"]: link["resolved"] for link in links} == {
-        "../outside/secret": None, "../../outside/secret.md": None, str(outside / "secret.md"): None,
-        str(outside / "photo.png"): None, "../outside/photo.png": None, "/etc/passwd": None,
-        "../../../../etc/passwd": None, "inside": "inside.md",
+        "../outside/secret": None,
+        "../../outside/secret.md": None,
+        str(outside / "secret.md"): None,
+        str(outside / "photo.png"): None,
+        "../outside/photo.png": None,
+        "/etc/passwd": None,
+        "../../../../etc/passwd": None,
+        "inside": "inside.md",
     }
     graph = json.loads(runs[3].stdout)
     assert sorted(n["path"] for n in graph["nodes"]) == ["hostile.md", "inside.md"]

@@ -17,15 +17,14 @@ import time
 
 import numpy as np
 import pytest
+from conftest import REPO, FakeEmbedder, both_stores, cli_process, index_six_notes_and_an_edit, write
+from vaultgen import sentence
 
 from smartvec_cli.core.indexer import Indexer
 from smartvec_cli.core.query import QueryEngine, Question
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.core.writing import writing_store
-
-from conftest import REPO, FakeEmbedder, both_stores, cli_process, index_six_notes_and_an_edit, write
-from vaultgen import sentence
 
 NOW = "2026-03-01"
 HALF = 40  # notes in each half
@@ -39,7 +38,11 @@ def team_vault(root, rng: random.Random) -> None:
         other = "b" if half == "a" else "a"
         for i in range(HALF):
             body = "\n\n".join(f"{sentence(rng)} Mark {half}{i} part {p}." for p in range(2))
-            write(root, f"{half}/{half}{i:02d}.md", f"# {half.upper()} {i}\n\n{body}\n\nSee [[{other}{i:02d}]] and [[c{i % 5}]].\n")
+            write(
+                root,
+                f"{half}/{half}{i:02d}.md",
+                f"# {half.upper()} {i}\n\n{body}\n\nSee [[{other}{i:02d}]] and [[c{i % 5}]].\n",
+            )
 
 
 def indexed_half(ws: Workspace, half: str, on_wait=None) -> tuple[float, float]:
@@ -101,7 +104,9 @@ def test_two_writers_indexing_halves_at_once_end_as_one_writer_while_readers_nev
     def writer(half: str) -> None:
         # each writer is a machine of its own: its own workspace (index folder), the one shared database
         ws = Workspace.resolve(root, tmp_path / f"index-{half}", NOW, shared.store_url)
-        spans[half] = indexed_half(ws, half, on_wait=lambda holder: waited.append(f"{half} waited for {holder and holder.command}"))
+        spans[half] = indexed_half(
+            ws, half, on_wait=lambda holder: waited.append(f"{half} waited for {holder and holder.command}")
+        )
 
     writers = [threading.Thread(target=writer, args=(half,)) for half in "ab"]
     for thread in writers:
@@ -136,7 +141,20 @@ def pg_indexed(vault, cli, fake_embedder, pg_store_url, monkeypatch):
     return pg_store_url
 
 
-PG_CHECKS = ["database", "schema", "model", "model_files", "vectors", "orphans", "lexical", "ann_index", "leftovers", "notes", "access", "locks"]
+PG_CHECKS = [
+    "database",
+    "schema",
+    "model",
+    "model_files",
+    "vectors",
+    "orphans",
+    "lexical",
+    "ann_index",
+    "leftovers",
+    "notes",
+    "access",
+    "locks",
+]
 
 
 def doctor(cli, *args, expect):
@@ -157,14 +175,21 @@ def run_sql(url: str, *statements: str) -> None:
 
 def test_doctor_checks_a_postgres_store_and_repairs_its_search_indexes(pg_indexed, cli, fake_embedder):
     checks = doctor(cli, expect=0)
-    assert checks["database"]["detail"].startswith("PostgreSQL at postgresql://") and "pgvector installed" in checks["database"]["detail"]
+    assert (
+        checks["database"]["detail"].startswith("PostgreSQL at postgresql://")
+        and "pgvector installed" in checks["database"]["detail"]
+    )
     from smartvec_cli.store.postgres.database import MIGRATIONS
 
     assert checks["schema"]["detail"] == f"all {len(MIGRATIONS)} migrations applied"
     assert checks["ann_index"]["detail"] == "pgvector HNSW index serves 13 passages"
 
-    run_sql(pg_indexed, "DROP INDEX idx_embeddings_hnsw_384", "DELETE FROM passages_fts WHERE id IN (SELECT min(id) FROM chunks)",
-            "UPDATE passages_fts SET text = 'stale' WHERE id = (SELECT max(id) FROM chunks)")
+    run_sql(
+        pg_indexed,
+        "DROP INDEX idx_embeddings_hnsw_384",
+        "DELETE FROM passages_fts WHERE id IN (SELECT min(id) FROM chunks)",
+        "UPDATE passages_fts SET text = 'stale' WHERE id = (SELECT max(id) FROM chunks)",
+    )
     checks = doctor(cli, expect=1)
     assert sorted(n for n, c in checks.items() if not c["ok"]) == ["ann_index", "lexical"]
     assert checks["lexical"]["detail"] == "full-text index out of step: 1 passages missing, 1 entries with old text"
@@ -186,14 +211,18 @@ def test_a_writer_on_another_machine_holds_the_lock_in_the_database(pg_indexed, 
         write(vault, "n9.md", "# N9\n\nA new note.\n")
         result = cli("index", "--wait", "0.3")
         assert result.exit_code == 1
-        assert re.match(r"error: pid \d+ \(index --full\) since \S+ holds the writer lock of postgresql://postgres@/", result.stderr)
+        assert re.match(
+            r"error: pid \d+ \(index --full\) since \S+ holds the writer lock of postgresql://postgres@/", result.stderr
+        )
         assert len(result.stderr.strip().splitlines()) == 1
     finally:
         other.release()
     assert cli.json("index", "--json")["notes_new"] == 1
 
 
-def test_hnsw_search_in_the_database_finds_what_exact_search_finds(vault, cli, fake_embedder, pg_store_url, monkeypatch):
+def test_hnsw_search_in_the_database_finds_what_exact_search_finds(
+    vault, cli, fake_embedder, pg_store_url, monkeypatch
+):
     monkeypatch.setenv("SMARTVEC_STORE", pg_store_url)
     rng = random.Random(3)
     for i in range(120):
@@ -205,11 +234,15 @@ def test_hnsw_search_in_the_database_finds_what_exact_search_finds(vault, cli, f
         exact = ann.exact_search(query, 10)
         graph = ann.search(query, 10)
         every = dict(ann.exact_search(query, 10_000))
-        assert all(abs(every[label] - similarity) < 1e-5 for label, similarity in graph)  # true cosines, of live passages
+        assert all(
+            abs(every[label] - similarity) < 1e-5 for label, similarity in graph
+        )  # true cosines, of live passages
         assert np.allclose([s for _, s in graph], [s for _, s in exact], atol=1e-5)  # as good a top 10 (ties may swap)
         plan = "\n".join(
-            r[0] for r in store.db.conn.execute(
-                "EXPLAIN SELECT hash FROM embeddings WHERE vector_dims(vector) = 384 ORDER BY vector::vector(384) <=> %s LIMIT 20", [query]
+            r[0]
+            for r in store.db.conn.execute(
+                "EXPLAIN SELECT hash FROM embeddings WHERE vector_dims(vector) = 384 ORDER BY vector::vector(384) <=> %s LIMIT 20",
+                [query],
             )
         )
         assert "idx_embeddings_hnsw_384" in plan
@@ -225,20 +258,32 @@ def test_status_and_errors_name_the_store(vault, cli, fake_embedder, store_backe
 
 def test_a_bad_or_unreachable_store_is_one_clear_line(vault, cli, tmp_path):
     result = cli("--store", "mysql://db/x", "status")
-    assert result.exit_code == 2 and result.stderr.strip() == "error: --store must be a postgresql:// URL, not 'mysql://db/x'"
+    assert (
+        result.exit_code == 2
+        and result.stderr.strip() == "error: --store must be a postgresql:// URL, not 'mysql://db/x'"
+    )
     unreachable = f"postgresql://nobody:secret@/nothing?host={tmp_path}"
     result = cli("--store", unreachable, "index")
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
-    assert result.stderr.startswith(f"error: cannot connect to the store postgresql://nobody@/nothing?host={tmp_path}: ")
+    assert result.stderr.startswith(
+        f"error: cannot connect to the store postgresql://nobody@/nothing?host={tmp_path}: "
+    )
     assert "secret" not in result.stderr
 
 
 def test_sqlite_runs_never_import_the_postgres_client(sample_vault):
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from smartvec_cli.cli.main import run; sys.argv = ['smartvec', '--help']\n"
-         "try:\n    run()\nexcept SystemExit:\n    pass\n"
-         "print(sorted(m for m in ('psycopg', 'pgvector', 'pgserver') if m in sys.modules), file=sys.stderr)"],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from smartvec_cli.cli.main import run; sys.argv = ['smartvec', '--help']\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('psycopg', 'pgvector', 'pgserver') if m in sys.modules), file=sys.stderr)",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.stderr.strip().splitlines()[-1] == "[]"
     result = cli_process("status", "--json")
@@ -249,7 +294,9 @@ def test_sqlite_runs_never_import_the_postgres_client(sample_vault):
 @both_stores
 def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store_backend):
     """The lexical statements PostgreSQL answers with tsvector: what FTS5 answers on SQLite."""
-    write(vault, "a.md", "# Billing runbook\n\nError ERR-4012 means the invoices queue is stuck; restart the workers.\n")
+    write(
+        vault, "a.md", "# Billing runbook\n\nError ERR-4012 means the invoices queue is stuck; restart the workers.\n"
+    )
     write(vault, "b.md", "# Travel\n\nThe per diem is 60 euros, and the queue for visas is long.\n")
     cli.json("index", "--json")
     with Workspace.resolve().open_store() as store:
@@ -257,7 +304,12 @@ def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store
         assert [store.passages([i])[i].path for i, _ in store.lexical_matches('"err" OR "4012"', 5)] == ["a.md"]
         ids = sorted(store.live_passage_ids())
         frequency = store.term_frequencies(["queue", "restarting", "runbook"], cap=10)
-        assert (len(ids), frequency["queue"], frequency["restarting"], frequency["runbook"]) == (2, 2, 1, 0)  # stems; text only
+        assert (len(ids), frequency["queue"], frequency["restarting"], frequency["runbook"]) == (
+            2,
+            2,
+            1,
+            0,
+        )  # stems; text only
         assert store.term_frequencies(["queue"], cap=0) == {"queue": 1}  # counted only up to the cap + 1
         holders = store.term_holders(["queue", "restarting"], ids)
         assert holders["queue"] == set(ids) and len(holders["restarting"]) == 1

@@ -29,18 +29,77 @@ from smartvec_cli.vault.hashing import sha256_text
 from smartvec_cli.vault.markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR
 from smartvec_cli.vault.parse import normalise_text, parse_note
 
-PROPERTIES = settings(max_examples=int(__import__("os").environ.get("PROPERTY_EXAMPLES", 200)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTIES = settings(
+    max_examples=int(__import__("os").environ.get("PROPERTY_EXAMPLES", 200)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # -- strategies -------------------------------------------------------------------------------
 
 SCRIPTS = st.sampled_from(
-    ["hello", "world", "שלום", "עולם", "مرحبا", "بالعالم", "東京", "🙂", "👩‍💻", "e\u0301", "\u200f", "\u202e", "café", "Ωμέγα"]
+    [
+        "hello",
+        "world",
+        "שלום",
+        "עולם",
+        "مرحبا",
+        "بالعالم",
+        "東京",
+        "🙂",
+        "👩‍💻",
+        "e\u0301",
+        "\u200f",
+        "\u202e",
+        "café",
+        "Ωμέγα",
+    ]
 )
 MARKUP = st.sampled_from(
-    ["#", "##", "###", "# ", "#tag", "[[", "]]", "[[Note]]", "[[Note|alias]]", "[[Note#Part]]", "[[Note#^blk]]", "![[img.png]]",
-     "^blk-1", " ^anchor", "<!--", "-->", "<!-- aclarai:", "<!-- aclarai:id=blk_1 ver=2 -->", "<!-- aclarai:id=concept_x -->",
-     "```", "~~~", "`code`", "---", "+++", ":", ".", "!", "?", "*", "-", "|", ">", "C#", "\\",
-     "%%", "<!-- hidden -->", "[Docs](docs.md)", "<https://example.org>", "/", "»", "</div>", '<figure class="x">']
+    [
+        "#",
+        "##",
+        "###",
+        "# ",
+        "#tag",
+        "[[",
+        "]]",
+        "[[Note]]",
+        "[[Note|alias]]",
+        "[[Note#Part]]",
+        "[[Note#^blk]]",
+        "![[img.png]]",
+        "^blk-1",
+        " ^anchor",
+        "<!--",
+        "-->",
+        "<!-- aclarai:",
+        "<!-- aclarai:id=blk_1 ver=2 -->",
+        "<!-- aclarai:id=concept_x -->",
+        "```",
+        "~~~",
+        "`code`",
+        "---",
+        "+++",
+        ":",
+        ".",
+        "!",
+        "?",
+        "*",
+        "-",
+        "|",
+        ">",
+        "C#",
+        "\\",
+        "%%",
+        "<!-- hidden -->",
+        "[Docs](docs.md)",
+        "<https://example.org>",
+        "/",
+        "»",
+        "</div>",
+        '<figure class="x">',
+    ]
 )
 ODD = st.sampled_from(["\x00", "\ufeff", "\r\n", "\r", "\t", "\u2028", "\x0b", "\x0c", "  ", "\n", "\n\n"])
 TOKEN = st.one_of(SCRIPTS, MARKUP, ODD, st.text(min_size=1, max_size=6))
@@ -192,7 +251,9 @@ def holds_in_order(passages: str, lines: list[tuple[str, bool]]) -> bool:
         if i == len(lines):
             return at == len(passages)
         text, optional = lines[i]
-        return (passages.startswith(text, at) and from_here(i + 1, at + len(text))) or (optional and from_here(i + 1, at))
+        return (passages.startswith(text, at) and from_here(i + 1, at + len(text))) or (
+            optional and from_here(i + 1, at)
+        )
 
     return from_here(0, 0)
 
@@ -215,7 +276,10 @@ def test_parsing_never_fails_and_keeps_every_character(raw, max_chars):
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
 
     expected, headings = content_outside_headings(note.body)
-    assert holds_in_order(squeeze("".join(c.text for c in chunks)), expected), (squeeze("".join(c.text for c in chunks)), expected)
+    assert holds_in_order(squeeze("".join(c.text for c in chunks)), expected), (
+        squeeze("".join(c.text for c in chunks)),
+        expected,
+    )
     for heading, has_text in headings:
         if has_text and heading:
             assert any(heading in c.heading for c in chunks), heading
@@ -231,7 +295,11 @@ def test_any_bytes_that_decode_parse(data):
 
 # -- ids under unrelated edits ------------------------------------------------------------------
 
-WORDS = st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzабвгдежзиклмнאבגדהוזחטיכלמ", min_size=2, max_size=9), min_size=4, max_size=40)
+WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzабвгдежзиклмнאבגדהוזחטיכלמ", min_size=2, max_size=9),
+    min_size=4,
+    max_size=40,
+)
 
 
 @st.composite
@@ -265,7 +333,9 @@ def test_passage_ids_survive_unrelated_edits(document, data):
     touched = None
     frontmatter = "title: Fixed title\n"
     if edit == "insert":
-        paragraphs.insert(data.draw(st.integers(0, len(paragraphs))), f"uniq{next(counter)} " + " ".join(data.draw(WORDS)) + ".")
+        paragraphs.insert(
+            data.draw(st.integers(0, len(paragraphs))), f"uniq{next(counter)} " + " ".join(data.draw(WORDS)) + "."
+        )
     elif edit == "delete":
         assume(len(paragraphs) > 1)
         touched = paragraphs.pop(data.draw(st.integers(0, len(paragraphs) - 1)))

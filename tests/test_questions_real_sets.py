@@ -30,9 +30,13 @@ def test_every_set_parses_and_every_expected_note_is_in_the_sample(corpus):
     assert len(questions) >= 50
     for question in questions:
         answering = [path for path in listed if from_answering_note(question, path)]
-        assert bool(answering) == bool(question.expect), f"{corpus}: {question.id} expects {question.expect}, none in the sample"
+        assert bool(answering) == bool(question.expect), (
+            f"{corpus}: {question.id} expects {question.expect}, none in the sample"
+        )
         for expected in question.expect:  # each path (or pattern) names a listed note, not just one of them
-            assert any(from_answering_note(LabelledQuestion(question.id, question.query, (expected,)), p) for p in listed), expected
+            assert any(
+                from_answering_note(LabelledQuestion(question.id, question.query, (expected,)), p) for p in listed
+            ), expected
 
 
 @pytest.mark.parametrize("corpus", run.CORPORA)
@@ -90,7 +94,17 @@ def test_an_archive_that_does_not_give_the_listed_sample_is_refused(tmp_path):
 
 
 def test_a_missing_corpus_folder_is_one_clear_line_and_exit_1(tmp_path, capsys):
-    code = run.main(["tldr", "--shared", str(tmp_path / "nowhere"), "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")])
+    code = run.main(
+        [
+            "tldr",
+            "--shared",
+            str(tmp_path / "nowhere"),
+            "--work",
+            str(tmp_path / "work"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1
     assert err[0].startswith("error: corpus archive") and "tldr.tar.gz not found" in err[0] and "SHARED=" in err[0]

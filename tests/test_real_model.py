@@ -4,7 +4,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import SAMPLE_VAULT, Cli
 
 pytestmark = pytest.mark.slow
@@ -77,6 +76,18 @@ def test_batch_answers_each_line_with_one_model_load(indexed_sample, cli, real_e
     assert all(len(a["hits"]) == 2 for a in answers)
     hit = answers[0]["hits"][0]
     assert set(hit) >= {
-        "rank", "chunk_id", "note_id", "path", "heading", "text", "score", "confidence",
-        "signals", "state", "valid_from", "valid_until", "version", "warnings",
+        "rank",
+        "chunk_id",
+        "note_id",
+        "path",
+        "heading",
+        "text",
+        "score",
+        "confidence",
+        "signals",
+        "state",
+        "valid_from",
+        "valid_until",
+        "version",
+        "warnings",
     }

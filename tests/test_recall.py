@@ -1,12 +1,11 @@
 """Candidates are not lost: exact cosine where it is documented, and where the graph would miss."""
 
 import numpy as np
+from conftest import write
 
 from smartvec_cli.bench.metrics import recall_at
 from smartvec_cli.bench.perf import grown_vectors
 from smartvec_cli.store.ann import HnswIndex, search_list_size
-
-from conftest import write
 
 SHORT_NOTES = {
     "Parking.md": "# Parking\n\nVisitors park on level minus two of the garage behind reception.\n",
@@ -15,14 +14,18 @@ SHORT_NOTES = {
 REPEATED = "The nightly export wrote another batch of rows to the archive bucket without errors. " * 9
 
 
-def test_cosine_mode_finds_what_exact_cosine_ranks_first_behind_a_wall_of_duplicates(vault, cli, fake_embedder, monkeypatch):
+def test_cosine_mode_finds_what_exact_cosine_ranks_first_behind_a_wall_of_duplicates(
+    vault, cli, fake_embedder, monkeypatch
+):
     """1,500 identical passages added after two short notes cut the hnswlib graph apart (asked for 100
     neighbours it fails: it cannot reach that many); ``--mode cosine`` is exact, so each short note is still
     the first hit for its own sentence, and smart mode falls back to exact search when the graph fails."""
     for path, text in SHORT_NOTES.items():
         write(vault, path, text)
     cli.json("index", "--json")
-    monkeypatch.setattr("smartvec_cli.store.store.ONE_PASS_FROM", 100)  # the matrix read in one pass, as for a large index
+    monkeypatch.setattr(
+        "smartvec_cli.store.store.ONE_PASS_FROM", 100
+    )  # the matrix read in one pass, as for a large index
     write(vault, "Export log.md", "# Export log\n\n" + "\n\n".join([REPEATED] * 1500) + "\n")
     assert cli.json("index", "--json")["chunks_embedded"] >= 1
     for path, text in SHORT_NOTES.items():

@@ -5,12 +5,12 @@ import os
 import sqlite3
 from pathlib import Path
 
-from smartvec_cli.core.workspace import Workspace
+from conftest import write
+
 from smartvec_cli.core.refresh import NIGHTLY, RefreshContext, Stage, StageResult, run_refresh
+from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.errors import EXIT_PARTIAL, EXIT_USAGE
 from smartvec_cli.vault.hashing import aclarai_embedding_hash
-
-from conftest import write
 
 
 def concept(title: str, body: str, ver: int = 1) -> str:
@@ -20,7 +20,9 @@ def concept(title: str, body: str, ver: int = 1) -> str:
 
 def runs(index_dir: Path) -> list[tuple[str, str, dict]]:
     with sqlite3.connect(index_dir / "smartvec.db") as db:
-        return [(c, s, json.loads(j)) for c, s, j in db.execute("SELECT command, status, summary FROM runs ORDER BY id")]
+        return [
+            (c, s, json.loads(j)) for c, s, j in db.execute("SELECT command, status, summary FROM runs ORDER BY id")
+        ]
 
 
 def log_lines(index_dir: Path) -> list[dict]:
@@ -31,7 +33,9 @@ def test_refresh_is_silent_when_nothing_changed(vault, tmp_path, cli, fake_embed
     write(vault, "a.md", "# A\n\nFirst note about the roadmap.\n")
     first = cli("refresh", "--nightly")
     assert first.exit_code == 0
-    assert first.stderr == "" and first.stdout.startswith("refresh --nightly: 1 notes, 1 updated, 0 skipped, 0 errors in ")
+    assert first.stderr == "" and first.stdout.startswith(
+        "refresh --nightly: 1 notes, 1 updated, 0 skipped, 0 errors in "
+    )
     again = cli("refresh", "--nightly")
     assert (again.exit_code, again.stdout, again.stderr) == (0, "", "")
     touched = vault / "a.md"
@@ -52,7 +56,11 @@ def test_json_summary_run_record_and_log_line(vault, tmp_path, cli, fake_embedde
     assert summary["command"] == "refresh --nightly" and summary["status"] == "ok" and summary["changed"]
     assert (summary["processed"], summary["updated"], summary["skipped"], summary["errors"]) == (3, 2, 1, [])
     assert summary["started_at"] == summary["finished_at"] == "2026-03-01T02:00:00Z"
-    assert [s["name"] for s in summary["stages"]] == [stage.name for stage in NIGHTLY] == ["index", "consolidate", "compact"]
+    assert (
+        [s["name"] for s in summary["stages"]]
+        == [stage.name for stage in NIGHTLY]
+        == ["index", "consolidate", "compact"]
+    )
     assert all(isinstance(s["seconds"], float) and s["status"] == "ok" for s in summary["stages"])
     assert summary["stages"][0]["details"]["chunks_embedded"] == 2
 
@@ -72,7 +80,11 @@ def test_unreadable_notes_make_refresh_exit_3(vault, cli, fake_embedder):
     assert result.exit_code == EXIT_PARTIAL
     assert "warning: bad.md: binary file" in result.stderr
     again = cli("refresh", "--nightly", "--json")  # the same problem again is not news
-    assert again.exit_code == 0 and json.loads(again.stdout)["status"] == "ok" and json.loads(again.stdout)["known_problems"] == 1
+    assert (
+        again.exit_code == 0
+        and json.loads(again.stdout)["status"] == "ok"
+        and json.loads(again.stdout)["known_problems"] == 1
+    )
 
 
 def test_a_failing_stage_is_recorded_and_exits_1(vault, tmp_path, cli, fake_embedder):
@@ -118,7 +130,9 @@ def test_adding_a_stage_is_one_line(vault, fake_embedder):
 
     store = ws.open_store(create=True)
     try:
-        report = run_refresh("refresh --nightly", NIGHTLY + (Stage("sweep", sweep),), RefreshContext(ws, store, lambda: fake_embedder))
+        report = run_refresh(
+            "refresh --nightly", NIGHTLY + (Stage("sweep", sweep),), RefreshContext(ws, store, lambda: fake_embedder)
+        )
     finally:
         store.close()
     assert seen == [1]  # ran after the index stage
@@ -156,7 +170,11 @@ def test_concepts_only_reembeds_only_concepts_whose_aclarai_hash_changed(vault, 
     ]
 
     cuda = cli.json("show", "concepts/CUDA_error.md", "--json")
-    assert cuda["embedding_hash"] == aclarai_embedding_hash(CONCEPT_A.replace("12.4", "12.5")) != before["concepts/CUDA_error.md"]["embedding_hash"]
+    assert (
+        cuda["embedding_hash"]
+        == aclarai_embedding_hash(CONCEPT_A.replace("12.4", "12.5"))
+        != before["concepts/CUDA_error.md"]["embedding_hash"]
+    )
     assert cuda["last_updated"] == "2026-02-01T00:00:00Z"
     rate = cli.json("show", "concepts/Rate_limiting.md", "--json")
     assert rate["embedding_hash"] == before["concepts/Rate_limiting.md"]["embedding_hash"]
@@ -200,7 +218,10 @@ def test_cron_prints_a_ready_crontab_line(vault, tmp_path, cli, monkeypatch):
     assert schedule == "0 3 * * * "
     executable = rest.split(" ")[0]
     assert os.path.isabs(executable) and os.access(executable, os.X_OK)
-    assert f" --vault {vault} --index-dir {vault / '.smartvec'} refresh --nightly >> {vault / '.smartvec' / 'cron.log'} 2>&1" in rest
+    assert (
+        f" --vault {vault} --index-dir {vault / '.smartvec'} refresh --nightly >> {vault / '.smartvec' / 'cron.log'} 2>&1"
+        in rest
+    )
     assert cli("--vault", ".", "cron", "--at", "02:30").stdout.startswith("30 2 * * * ")
     assert cli("--vault", ".", "cron", "--at", "25:00").exit_code == EXIT_USAGE
 

@@ -23,15 +23,24 @@ def test_related_notes_leave_out_the_note_and_its_versions(vault, cli, real_embe
     for rel, text in NOTES.items():
         write(vault, rel, text)
     cli.json("index", "--json")
-    assert index_rows("SELECT count(*) FROM edges WHERE type = 'supersedes'") == [(1,)]  # v2 was read as a version of the note
+    assert index_rows("SELECT count(*) FROM edges WHERE type = 'supersedes'") == [
+        (1,)
+    ]  # v2 was read as a version of the note
     data = cli.json("related", "pets/Cat care.md", "--json")
     found = [item["path"] for item in data["related"]]
-    assert found[:2] == ["pets/Kittens.md", "pets/Dog walks.md"] or found[:2] == ["pets/Dog walks.md", "pets/Kittens.md"]
-    assert "pets/Cat care.md" not in found and "pets/Cat care v2.md" not in found  # its own lineage, the closest text of all
+    assert found[:2] == ["pets/Kittens.md", "pets/Dog walks.md"] or found[:2] == [
+        "pets/Dog walks.md",
+        "pets/Kittens.md",
+    ]
+    assert (
+        "pets/Cat care.md" not in found and "pets/Cat care v2.md" not in found
+    )  # its own lineage, the closest text of all
     assert "garage/Oil change.md" not in found  # under the relevance floor: not related at all
     first = data["related"][0]
     assert first["url"].startswith("file://") and first["url"].endswith(first["path"].replace(" ", "%20"))
-    assert first["passage"]["chunk_id"].startswith(first["note_id"] + "#") and first["because_of"]["chunk_id"].startswith("pets/Cat care#")
+    assert first["passage"]["chunk_id"].startswith(first["note_id"] + "#") and first["because_of"][
+        "chunk_id"
+    ].startswith("pets/Cat care#")
     assert [item["rank"] for item in data["related"]] == list(range(1, len(found) + 1))
     scores = [item["score"] for item in data["related"]]
     assert scores == sorted(scores, reverse=True)

@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from conftest import write
 
 pytestmark = pytest.mark.slow
@@ -18,7 +17,9 @@ def top(cli, *args):
     return hits[0] if hits else None
 
 
-def test_the_readme_parental_leave_question_gets_the_paragraph_that_states_it(sample_vault, cli, real_embedder, monkeypatch):
+def test_the_readme_parental_leave_question_gets_the_paragraph_that_states_it(
+    sample_vault, cli, real_embedder, monkeypatch
+):
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-29")
     cli.json("index", "--json")
     hit = top(cli, "How many weeks of parental leave back in 2023?", "--top-k", "1")
@@ -26,7 +27,9 @@ def test_the_readme_parental_leave_question_gets_the_paragraph_that_states_it(sa
     assert hit["path"] == "policies/Parental Leave Policy v2.md"
 
 
-IMAGE = r"!\[\[[^\]]*\.(?:png|jpe?g|gif|svg|webp)\]\]|!\[[^\]]*\]\([^)]*\)"  # a note's embed (![[Note#Part]]) is content
+IMAGE = (
+    r"!\[\[[^\]]*\.(?:png|jpe?g|gif|svg|webp)\]\]|!\[[^\]]*\]\([^)]*\)"  # a note's embed (![[Note#Part]]) is content
+)
 MARKUP = re.compile(IMAGE + r"|#[\w/-]+|^\s*(\*\*\*|---|___)\s*$|\bTags:", re.MULTILINE)
 
 
@@ -54,7 +57,11 @@ def test_an_identifier_is_found_among_1500_notes_of_common_words(vault, cli, rea
 
 
 def test_an_unlabelled_stable_fact_beats_an_unrelated_authoritative_policy(vault, cli, real_embedder, monkeypatch):
-    write(vault, "facts/lockers.md", "# Lockers\n\nThe lockers on the second floor are emptied every Friday evening by facilities.\n")
+    write(
+        vault,
+        "facts/lockers.md",
+        "# Lockers\n\nThe lockers on the second floor are emptied every Friday evening by facilities.\n",
+    )
     write(
         vault,
         "policies/travel.md",
@@ -69,10 +76,24 @@ def test_an_unlabelled_stable_fact_beats_an_unrelated_authoritative_policy(vault
     assert hit["signals"]["confidence"] >= 0.4  # seven years without metadata is not a reason to distrust it
 
 
-def test_a_dormant_passage_answers_with_a_warning_when_nothing_awake_is_relevant(vault, cli, real_embedder, monkeypatch):
-    write(vault, "chat/2024-02-01 standup.md", "---\nsource_type: chat\n---\n# Standup\n\nThe staging database password is rotated by Priya every Tuesday.\n")
-    write(vault, "wiki/team.md", "---\nsource_type: wiki\n---\n# Team pages\n\nThe Growth team is led by Hugo Quiroga, who owns its hiring plan.\n")
-    write(vault, "chat/2024-02-02 lunch.md", "---\nsource_type: chat\n---\n# Lunch\n\nThe canteen serves vegetarian lasagne on Thursdays.\n")
+def test_a_dormant_passage_answers_with_a_warning_when_nothing_awake_is_relevant(
+    vault, cli, real_embedder, monkeypatch
+):
+    write(
+        vault,
+        "chat/2024-02-01 standup.md",
+        "---\nsource_type: chat\n---\n# Standup\n\nThe staging database password is rotated by Priya every Tuesday.\n",
+    )
+    write(
+        vault,
+        "wiki/team.md",
+        "---\nsource_type: wiki\n---\n# Team pages\n\nThe Growth team is led by Hugo Quiroga, who owns its hiring plan.\n",
+    )
+    write(
+        vault,
+        "chat/2024-02-02 lunch.md",
+        "---\nsource_type: chat\n---\n# Lunch\n\nThe canteen serves vegetarian lasagne on Thursdays.\n",
+    )
     monkeypatch.setenv("SMARTVEC_NOW", "2024-02-03")
     cli.json("index", "--json")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
@@ -86,14 +107,20 @@ def test_a_dormant_passage_answers_with_a_warning_when_nothing_awake_is_relevant
     assert all(h["state"] != "DORMANT" for h in cli.json("query", "Who leads the Growth team?", "--json", "--no-track"))
 
 
-def test_an_expired_answer_comes_back_with_its_warning_not_an_unrelated_valid_one(vault, cli, real_embedder, monkeypatch):
+def test_an_expired_answer_comes_back_with_its_warning_not_an_unrelated_valid_one(
+    vault, cli, real_embedder, monkeypatch
+):
     write(
         vault,
         "policies/bikes.md",
         "---\nsource_type: policy\nvalid_from: 2022-01-01\nvalid_until: 2024-01-01\n---\n# Bike leasing\n\n"
         "Employees can lease one bicycle through the company bike leasing programme, up to EUR 3,000.\n",
     )
-    write(vault, "policies/parking.md", "---\nsource_type: policy\n---\n# Parking\n\nThe car park opens at 6 am and closes at 10 pm.\n")
+    write(
+        vault,
+        "policies/parking.md",
+        "---\nsource_type: policy\n---\n# Parking\n\nThe car park opens at 6 am and closes at 10 pm.\n",
+    )
     monkeypatch.setenv("SMARTVEC_NOW", "2026-01-01")
     cli.json("index", "--json")
     hit = top(cli, "Can I lease a bicycle through the company?")
@@ -108,7 +135,9 @@ def test_nothing_relevant_is_an_answer(sample_vault, cli, real_embedder):
     result = cli("query", "zebra quantum pasta recipe banjo", "--no-track")
     assert result.exit_code == 0 and "no relevant passage" in result.stdout
     assert cli("query", "", "--json").exit_code == 2
-    batch = cli("query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n")
+    batch = cli(
+        "query", "--batch", "-", input=json.dumps({"id": 1, "query": "zebra quantum pasta recipe banjo"}) + "\n"
+    )
     assert json.loads(batch.stdout) == {"id": 1, "hits": [], "relevant": 0, "notes_matched": None}
 
 
@@ -128,12 +157,23 @@ def test_folder_names_give_a_kind_only_when_they_name_one():
 
 
 def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault, cli, real_embedder):
-    """"How do I call the Facilities Desk?" in a vault that knows no "Facilities": a purchase order for
+    """ "How do I call the Facilities Desk?" in a vault that knows no "Facilities": a purchase order for
     standing desks shares "desk" only; it must not count as holding every specific word of the question."""
-    write(vault, "finance/PO-629677.md", "# Purchase orders\n\nPurchase order PO-629677 covers forty standing desks for the new floor.\n")
-    write(vault, "contacts/Service Desk.md", "# Service Desk\n\nThe Service Desk answers on extension 4400 from 8 am to 6 pm.\n")
+    write(
+        vault,
+        "finance/PO-629677.md",
+        "# Purchase orders\n\nPurchase order PO-629677 covers forty standing desks for the new floor.\n",
+    )
+    write(
+        vault,
+        "contacts/Service Desk.md",
+        "# Service Desk\n\nThe Service Desk answers on extension 4400 from 8 am to 6 pm.\n",
+    )
     cli.json("index", "--json")
-    explain = lambda question: {h["path"]: h["explain"]["specific_coverage"] for h in cli.json("query", question, "--json", "--no-track", "--explain")}  # noqa: E731
+    explain = lambda question: {
+        h["path"]: h["explain"]["specific_coverage"]
+        for h in cli.json("query", question, "--json", "--no-track", "--explain")
+    }  # noqa: E731
     absent = explain("How do I call the Facilities Desk?")
     assert absent.get("finance/PO-629677.md", 0.0) < 0.75
     present = explain("How do I call the Service Desk?")
@@ -141,13 +181,19 @@ def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault
 
 
 def test_a_word_common_in_a_large_vault_is_not_weighed_as_specific(vault, cli, fake_embedder):
-    """"Monday" in 1,200 of 1,201 passages tells none apart: it brings no full-text candidates and no
+    """ "Monday" in 1,200 of 1,201 passages tells none apart: it brings no full-text candidates and no
     coverage, so the passage holding the question's rare identifier holds all of its specific weight."""
     for n in range(1200):
-        write(vault, f"standups/s{n:04d}.md", f"# Standup {n}\n\nThe Monday standup covers {WORDS[n % 13]} {WORDS[n // 13 % 13]} {WORDS[n // 169]}.\n")
+        write(
+            vault,
+            f"standups/s{n:04d}.md",
+            f"# Standup {n}\n\nThe Monday standup covers {WORDS[n % 13]} {WORDS[n // 13 % 13]} {WORDS[n // 169]}.\n",
+        )
     write(vault, "ops/relay.md", "# Relay\n\nThe ACME-42 relay restarts every Monday at six.\n")
     cli.json("index", "--json")
-    hits = cli.json("query", "When does the ACME-42 relay restart on Monday?", "--json", "--no-track", "--explain", "--top-k", "5")
+    hits = cli.json(
+        "query", "When does the ACME-42 relay restart on Monday?", "--json", "--no-track", "--explain", "--top-k", "5"
+    )
     assert hits[0]["path"] == "ops/relay.md" and hits[0]["explain"]["specific_coverage"] == 1.0
     assert [h["explain"]["specific_coverage"] for h in hits[1:]] == [0.0] * (len(hits) - 1)
 
@@ -159,8 +205,14 @@ def test_a_word_common_in_a_large_vault_is_not_weighed_as_specific(vault, cli, f
 def test_a_paraphrased_answer_under_the_weak_line_is_returned_and_said_to_be_weak(vault, cli, real_embedder):
     """MiniLM puts "the cycle scheme" at a cosine of about 0.29 from bike leasing: above the floor (0.25), so it
     answers, but under ``weak_below`` (0.30), so the hit says it may not answer; a close match says nothing so."""
-    write(vault, "policies/Bike Leasing Policy.md", "# Bike Leasing Policy\n\n## Bike Value\n\nEmployees may lease one bicycle worth up to EUR 4,000 through the payroll scheme.\n")
-    write(vault, "policies/Travel Policy.md", "# Travel Policy\n\n## Per Diem\n\nThe travel per diem is EUR 75 per day.\n")
+    write(
+        vault,
+        "policies/Bike Leasing Policy.md",
+        "# Bike Leasing Policy\n\n## Bike Value\n\nEmployees may lease one bicycle worth up to EUR 4,000 through the payroll scheme.\n",
+    )
+    write(
+        vault, "policies/Travel Policy.md", "# Travel Policy\n\n## Per Diem\n\nThe travel per diem is EUR 75 per day.\n"
+    )
     cli.json("index", "--json")
     weak = cli.json("query", "Up to what value does the cycle scheme go?", "--json", "--no-track", "--explain")
     assert weak and weak[0]["path"] == "policies/Bike Leasing Policy.md"

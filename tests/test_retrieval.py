@@ -1,7 +1,6 @@
 """SmartVector retrieval on vaults replayed through time with the clock (real model)."""
 
 import pytest
-
 from conftest import both_stores, write
 
 pytestmark = pytest.mark.slow
@@ -58,7 +57,9 @@ def test_as_of_flag_and_batch_field(replayed, cli):
     assert "3 days per week" in top(cli, QUESTION, "--as-of", "2023-06-01")["text"]
     assert "2 days per week" in top(cli, QUESTION, "--as-of", "2021-12-31")["text"]
     assert "fully remote" in top(cli, QUESTION, "--as-of", "2025-06-01")["text"]
-    result = cli("query", "--batch", "-", "--json", input='{"id": 1, "query": "%s", "as_of": "2022-01-01"}\n' % QUESTION)
+    result = cli(
+        "query", "--batch", "-", "--json", input='{"id": 1, "query": "%s", "as_of": "2022-01-01"}\n' % QUESTION
+    )
     assert "2 days per week" in result.stdout
 
 

@@ -13,7 +13,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import REPO
 from fake_backend import subprocess_env, use_fake_backend
 from vaultgen import make_vault

@@ -1,8 +1,8 @@
 import os
 
-from smartvec_cli.vault.scan import is_excluded, scan_vault
-
 from conftest import write
+
+from smartvec_cli.vault.scan import is_excluded, scan_vault
 
 
 def paths(vault, **kwargs):

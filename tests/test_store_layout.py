@@ -8,7 +8,14 @@ from smartvec_cli.store import graph, notes, passages, problems, reports, store
 
 
 def test_no_two_store_mixins_define_the_same_method():
-    classes = [notes.NoteQueries, graph.GraphQueries, passages.PassageQueries, reports.ReportQueries, problems.ProblemQueries, store.Store]
+    classes = [
+        notes.NoteQueries,
+        graph.GraphQueries,
+        passages.PassageQueries,
+        reports.ReportQueries,
+        problems.ProblemQueries,
+        store.Store,
+    ]
     seen: dict[str, str] = {}
     clashes = []
     for cls in classes:

@@ -7,7 +7,6 @@ database in the user's cache each time a process loads a model (``embed.onnx.imp
 import shutil
 
 import pytest
-
 from conftest import cli_process, write
 
 pytestmark = pytest.mark.slow
@@ -27,5 +26,7 @@ def test_index_and_query_write_nothing_outside_smartvecs_cache_folder(vault, tmp
     assert (indexed.exit_code, asked.exit_code) == (0, 0), (indexed.stderr, asked.stderr)
     assert "onnxruntime" in indexed.heavy and "onnxruntime" in asked.heavy
     assert "torch" not in asked.heavy  # the ONNX backend answered, not a fallback that never loads onnxruntime
-    outside = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p not in (cache, ours) and ours not in p.parents)
+    outside = sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p not in (cache, ours) and ours not in p.parents
+    )
     assert outside == []

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO, FakeEmbedder, cli_process, write
+from fake_backend import subprocess_env, use_fake_backend
 
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
@@ -23,9 +25,6 @@ from smartvec_cli.store.ann import HnswIndex
 from smartvec_cli.store.layout import WATCH_LOCK_FILE
 from smartvec_cli.store.lock import FileLock
 from smartvec_cli.store.store import Store
-
-from conftest import REPO, FakeEmbedder, cli_process, write
-from fake_backend import use_fake_backend, subprocess_env
 
 
 def eventually(check, timeout=10.0, what="condition"):
@@ -66,7 +65,11 @@ def test_watch_end_to_end(vault, tmp_path, cli):
     errors = tmp_path / "watch.err"
     with open(errors, "w") as err, open(tmp_path / "watch.out", "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "smartvec_cli", "watch", "--debounce", "0.2"], cwd=REPO, env=subprocess_env(), stdout=out, stderr=err
+            [sys.executable, "-m", "smartvec_cli", "watch", "--debounce", "0.2"],
+            cwd=REPO,
+            env=subprocess_env(),
+            stdout=out,
+            stderr=err,
         )
     try:
         # catch-up: a note written while no daemon ran
@@ -77,7 +80,17 @@ def test_watch_end_to_end(vault, tmp_path, cli):
         eventually(lambda: top_paths(index_dir, "giraffe mango") == ["giraffe.md"], what="create")
 
         write(vault, "giraffe.md", "# Giraffe\n\nGiraffe papaya report for the savanna team.\n")
-        eventually(lambda: "papaya" in ((ask_daemon(index_dir, "giraffe papaya", {"top_k": 1}) or {"hits": [{"text": ""}]})["hits"][0]["text"]), what="edit")
+        eventually(
+            lambda: (
+                "papaya"
+                in (
+                    (ask_daemon(index_dir, "giraffe papaya", {"top_k": 1}) or {"hits": [{"text": ""}]})["hits"][0][
+                        "text"
+                    ]
+                )
+            ),
+            what="edit",
+        )
 
         (vault / "animals").mkdir()
         (vault / "giraffe.md").rename(vault / "animals" / "tall giraffe.md")
@@ -115,7 +128,11 @@ def test_sigint_stops_the_daemon_cleanly(vault, tmp_path):
     index_dir = tmp_path / "index"
     use_fake_backend(index_dir)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "smartvec_cli", "watch"], cwd=REPO, env=subprocess_env(), stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "smartvec_cli", "watch"],
+        cwd=REPO,
+        env=subprocess_env(),
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         eventually(lambda: top_paths(index_dir, "anything") is not None, what="the daemon")
@@ -178,7 +195,9 @@ def test_a_burst_of_writes_is_one_batch(vault, fake_embedder):
         eventually(lambda: daemon.watcher.batches == 2, what="one batch")
         time.sleep(0.5)
         assert daemon.watcher.batches == 2
-        assert any(line.startswith("changes (n0.md, n1.md, n2.md, n3.md, n4.md): 5 new") for line in daemon.lines), daemon.lines
+        assert any(line.startswith("changes (n0.md, n1.md, n2.md, n3.md, n4.md): 5 new") for line in daemon.lines), (
+            daemon.lines
+        )
 
 
 def test_a_batch_log_line_names_at_most_five_files():
@@ -234,7 +253,10 @@ def test_stop_waits_for_the_batch_in_flight(vault, fake_embedder):
 
 def test_one_daemon_per_index(vault, tmp_path, fake_embedder):
     with FileLock(tmp_path / "index" / WATCH_LOCK_FILE, "smartvec watch"):
-        with pytest.raises(SmartvecError, match=rf"a watch daemon already serves {tmp_path / 'index'}: pid {os.getpid()} \(smartvec watch\)"):
+        with pytest.raises(
+            SmartvecError,
+            match=rf"a watch daemon already serves {tmp_path / 'index'}: pid {os.getpid()} \(smartvec watch\)",
+        ):
             Watcher(Workspace.resolve(), fake_embedder).run()
 
 
@@ -256,7 +278,9 @@ def served(vault, fake_embedder):
     ws.index_dir.mkdir()  # as the daemon has it before it listens
     requests: list[dict] = []
     service = QueryService(ws, SharedEmbedder(fake_embedder), log=lambda line: None)
-    server = QueryServer(socket_path(ws.index_dir), lambda r: requests.append(r) or service.answer(r), log=lambda line: None)
+    server = QueryServer(
+        socket_path(ws.index_dir), lambda r: requests.append(r) or service.answer(r), log=lambda line: None
+    )
 
     def start():
         assert server.start()
@@ -294,13 +318,20 @@ def test_query_via_socket_returns_what_the_direct_path_returns(vault, cli, fake_
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr)
     assert json.loads(direct[0].stdout)[0]["path"] == "remote.md"
     assert requests[2]["options"] == {
-        "top_k": 1, "mode": "cosine", "as_of": None, "include_archived": False, "include_dormant": False,
-        "weights": None, "record_access": False,
+        "top_k": 1,
+        "mode": "cosine",
+        "as_of": None,
+        "include_archived": False,
+        "include_dormant": False,
+        "weights": None,
+        "record_access": False,
     }
     assert requests[0]["now"] is None and requests[3]["now"] == "2024-05-01T00:00:00+00:00"
 
 
-def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without(vault, tmp_path, cli, fake_embedder, served):
+def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without(
+    vault, tmp_path, cli, fake_embedder, served
+):
     """Fresh processes through the console script (plain lines take the shortcut, the batch the Typer
     command): the same output, errors and exit codes as the command run in process; answered by the
     daemon, they import neither numpy, onnxruntime, hnswlib nor sqlite_utils."""
@@ -312,7 +343,21 @@ def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without
     asks = [
         (("query", "how many remote days per week", "--json", "--no-track"), None),
         (("query", "how many remote days per week", "--no-track", "--explain"), None),
-        (("--now", "2024-05-01", "query", "office", "--as-of", "2023-01-01", "--weights", "semantic=1,temporal=0,confidence=0,relational=0", "--json", "--no-track"), None),
+        (
+            (
+                "--now",
+                "2024-05-01",
+                "query",
+                "office",
+                "--as-of",
+                "2023-01-01",
+                "--weights",
+                "semantic=1,temporal=0,confidence=0,relational=0",
+                "--json",
+                "--no-track",
+            ),
+            None,
+        ),
         (("query", "--batch", "-", "--no-track"), batch),
         (("query", "office", "--mode", "psychic"), None),
         (("query", "office", "--as-of", "someday"), None),
@@ -323,7 +368,11 @@ def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without
     assert direct[4].stderr == "error: mode must be one of smart, cosine, lexical\n"
     for number in (0, 1, 5, 6):  # no daemon: the process answers by itself
         alone = cli_process(*asks[number][0], input=asks[number][1])
-        assert (alone.exit_code, alone.stdout, alone.stderr) == (direct[number].exit_code, direct[number].stdout, direct[number].stderr)
+        assert (alone.exit_code, alone.stdout, alone.stderr) == (
+            direct[number].exit_code,
+            direct[number].stdout,
+            direct[number].stderr,
+        )
     requests = served()
     for number, ((args, stdin), before) in enumerate(zip(asks, direct)):
         after = cli_process(*args, input=stdin)
@@ -348,11 +397,28 @@ def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(mo
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
     line = parse_query_line(["--index-dir", "/i", "query", "per diem", "-k", "3", "--json", "--as-of", "2023-01-01"])
     assert line["vault"] == "/from/env" and line["index_dir"] == "/i" and line["now"] is None
-    assert (line["text"], line["top_k"], line["as_json"], line["as_of"], line["mode"]) == ("per diem", 3, True, "2023-01-01", "smart")
+    assert (line["text"], line["top_k"], line["as_json"], line["as_of"], line["mode"]) == (
+        "per diem",
+        3,
+        True,
+        "2023-01-01",
+        "smart",
+    )
     for declined in (
-        ["query"], ["query", "a", "b"], ["query", "--batch", "-"], ["query", "x", "--help"], ["--help"], ["status"],
-        ["query", "x", "--top-k=3"], ["query", "x", "--top-k", "0"], ["query", "x", "--top-k", "1001"], ["query", "x", "-k"],
-        ["query", "x", "--mode", "--json"], ["query", "x", "--vault", "v"], ["--verbose", "query", "x"], ["--now", "query", "x"],
+        ["query"],
+        ["query", "a", "b"],
+        ["query", "--batch", "-"],
+        ["query", "x", "--help"],
+        ["--help"],
+        ["status"],
+        ["query", "x", "--top-k=3"],
+        ["query", "x", "--top-k", "0"],
+        ["query", "x", "--top-k", "1001"],
+        ["query", "x", "-k"],
+        ["query", "x", "--mode", "--json"],
+        ["query", "x", "--vault", "v"],
+        ["--verbose", "query", "x"],
+        ["--now", "query", "x"],
         ["query", "--", "-x"],
     ):
         assert parse_query_line(declined) is None, declined
@@ -397,7 +463,9 @@ def test_a_daemon_that_cannot_read_the_request_sends_the_client_back_home(vault,
     ws = Workspace.resolve()
     service = QueryService(ws, SharedEmbedder(fake_embedder), log=lambda line: None)
     assert service.answer({"query": "x", "options": {"top_k": 1, "from_the_future": True}})["exit_code"] is None
-    server = QueryServer(socket_path(ws.index_dir), lambda r: {"error": "bad request: ...", "exit_code": None}, log=lambda line: None)
+    server = QueryServer(
+        socket_path(ws.index_dir), lambda r: {"error": "bad request: ...", "exit_code": None}, log=lambda line: None
+    )
     assert server.start()
     try:
         assert ask_daemon(ws.index_dir, "per diem", {}) is None
@@ -418,7 +486,18 @@ def test_which_events_matter(tmp_path):
 
     assert rel("a.md") == "a.md" and rel("folder/B.MD") == "folder/B.MD"
     assert rel("folder", is_dir=True) == "folder"
-    for ignored in [".a.md.swp", "a.md~", "a.md.tmp", ".obsidian/ws.md", ".trash/x.md", ".git/x.md", "x/.hidden.md", "state/x.md", "image.png", "4913"]:
+    for ignored in [
+        ".a.md.swp",
+        "a.md~",
+        "a.md.tmp",
+        ".obsidian/ws.md",
+        ".trash/x.md",
+        ".git/x.md",
+        "x/.hidden.md",
+        "state/x.md",
+        "image.png",
+        "4913",
+    ]:
         assert rel(ignored) is None, ignored
     assert rel(".smartvec", is_dir=True) is None and rel("state", is_dir=True) is None
     assert rel("drafts/a.md", exclude=["drafts/**"]) is None

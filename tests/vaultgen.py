@@ -97,7 +97,9 @@ def index_state(index_dir: Path) -> dict:
     conn = sqlite3.connect(index_dir / "smartvec.db")
     conn.row_factory = sqlite3.Row
     note_name = {r["id"]: r["note_id"] for r in conn.execute("SELECT id, note_id FROM notes")}
-    chunk_name = {r["id"]: f"{r['chunk_id']}@{r['version']}" for r in conn.execute("SELECT id, chunk_id, version FROM chunks")}
+    chunk_name = {
+        r["id"]: f"{r['chunk_id']}@{r['version']}" for r in conn.execute("SELECT id, chunk_id, version FROM chunks")
+    }
 
     def rows(sql: str, drop: tuple = ("id",), renames: dict | None = None) -> list:
         out = []
@@ -121,7 +123,10 @@ def index_state(index_dir: Path) -> dict:
         ),
         "events": rows("SELECT * FROM events", renames={"chunk": chunk_name, "note": note_name}),
         "embeddings": sorted(r[0] for r in conn.execute("SELECT hash FROM embeddings")),
-        "meta": {r[0]: r[1] for r in conn.execute("SELECT key, value FROM meta WHERE key NOT IN ('ann_generation', 'last_query')")},
+        "meta": {
+            r[0]: r[1]
+            for r in conn.execute("SELECT key, value FROM meta WHERE key NOT IN ('ann_generation', 'last_query')")
+        },
     }
     dim = int(state["meta"].get("dim", 384))
     conn.close()

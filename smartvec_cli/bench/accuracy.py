@@ -39,7 +39,17 @@ from ..memory.scoring import Calibration
 from .catalogue import CALIBRATION, overlap
 from .driver import Driver
 from .generator import QUESTION_TYPES, STYLES, BenchQuestion, BenchVault, NoteFile, Step, generate, single_word_edit
-from .metrics import Outcome, contradiction_scores, expected_calibration_error, fit_platt, judge, judge_ceiling, states, summarise, top1_accuracy
+from .metrics import (
+    Outcome,
+    contradiction_scores,
+    expected_calibration_error,
+    fit_platt,
+    judge,
+    judge_ceiling,
+    states,
+    summarise,
+    top1_accuracy,
+)
 
 SWEEP_RATES = (0.0, 0.25, 0.5, 0.75)
 FIT_RATES = (0.0, 0.5)
@@ -91,7 +101,9 @@ def replay(driver: Driver, steps: Sequence[Step], log: Log) -> None:
             log(f"replayed {number}/{len(steps)} days (up to {step.when})")
 
 
-def evaluate(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str], remark_docs: set[str]) -> list[Outcome]:
+def evaluate(
+    questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str], remark_docs: set[str]
+) -> list[Outcome]:
     return [judge(q, answers[q.id], doc_of, remark_docs) for q in questions]
 
 
@@ -179,8 +191,12 @@ def run_style(
             answers = {mode: driver.ask(bench.questions, mode, bench.now, top_k) for mode in modes}
             outcomes = {mode: evaluate(bench.questions, answers[mode], rendering.doc_of, remark_docs) for mode in modes}
             if level_rate == rate and measure_current_text:
-                answers["cosine_current"] = ask_current_text(bench, paths, workdir / f"{style}-current", config_text, top_k)
-                outcomes["cosine_current"] = evaluate(bench.questions, answers["cosine_current"], rendering.doc_of, remark_docs)
+                answers["cosine_current"] = ask_current_text(
+                    bench, paths, workdir / f"{style}-current", config_text, top_k
+                )
+                outcomes["cosine_current"] = evaluate(
+                    bench.questions, answers["cosine_current"], rendering.doc_of, remark_docs
+                )
             levels.append(Level(level_rate, count, answers, outcomes))
             shown = ", ".join(f"{mode} top-1 {top1_accuracy(outs):.1%}" for mode, outs in outcomes.items())
             log(f"{name}, contradiction rate {level_rate:.0%} ({count} rumours): {shown}")
@@ -191,7 +207,10 @@ def run_style(
             asked = {mode: driver.ask(off_topic, mode, bench.now, top_k) for mode in modes}
             run.off_topic = {mode: answered_off_topic(answers) for mode, answers in asked.items()}
             run.off_topic_answers = asked["smart"]
-            log(f"{name}, off-topic questions answered: " + ", ".join(f"{m} {v['answered']} of {v['asked']}" for m, v in run.off_topic.items()))
+            log(
+                f"{name}, off-topic questions answered: "
+                + ", ".join(f"{m} {v['answered']} of {v['asked']}" for m, v in run.off_topic.items())
+            )
         if probe_contradictions:
             run.contradictions = measure_contradictions(driver, bench, style, written)
             c = run.contradictions
@@ -199,7 +218,9 @@ def run_style(
         return run
 
 
-def ask_current_text(bench: BenchVault, paths: BenchPaths, folder: Path, config_text: str | None, top_k: int) -> dict[str, list[dict]]:
+def ask_current_text(
+    bench: BenchVault, paths: BenchPaths, folder: Path, config_text: str | None, top_k: int
+) -> dict[str, list[dict]]:
     """Plain RAG over the current text: a fresh index of the vault's files as they are now, in one run, asked by cosine."""
     snapshot = BenchPaths.fresh(folder, config_text)
     shutil.rmtree(snapshot.vault)
@@ -220,7 +241,9 @@ def measure_contradictions(driver: Driver, bench: BenchVault, style: str, rumour
     scores = contradiction_scores(flagged, expected, bench.unflagged_kind)
     scores["rumours"], scores["probes"] = rumours, len(rendering.probe_files)
     doc = rendering.doc_of
-    scores["judge"] = judge_ceiling(((doc.get(a, a), doc.get(b, b), c) for a, b, c in driver.value_pair_closeness()), expected)
+    scores["judge"] = judge_ceiling(
+        ((doc.get(a, a), doc.get(b, b), c) for a, b, c in driver.value_pair_closeness()), expected
+    )
     return scores
 
 
@@ -254,7 +277,9 @@ def reembedding_cost(vault: Path, index_dir: Path, when: dt.date, seed: int, not
     }
 
 
-def realistic_reembedding(workdir: Path, config_text: str | None, seed: int, now: dt.date, notes: int = EDITED_NOTES) -> dict:
+def realistic_reembedding(
+    workdir: Path, config_text: str | None, seed: int, now: dt.date, notes: int = EDITED_NOTES
+) -> dict:
     """The same measure on notes of realistic length: passages per note log-uniform from 1 to 40."""
     from .perf import realistic_notes
 
@@ -279,7 +304,9 @@ def confidence_features(hit: dict) -> tuple[float, ...]:
     return Calibration.features(hit["score"], hit["explain"])
 
 
-def calibration_samples(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]) -> list[tuple]:
+def calibration_samples(
+    questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], doc_of: dict[str, str]
+) -> list[tuple]:
     """(``confidence_features``..., correct, is_top) for every hit valid at its question's time.
 
     Hits not valid at the reference time are left out because search multiplies their
@@ -304,7 +331,9 @@ def off_topic_samples(answers: dict[str, list[dict]]) -> list[tuple]:
     ]
 
 
-def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, ...]) -> list[float]:
+def top1_confidences_with(
+    questions: Sequence[BenchQuestion], answers: dict[str, list[dict]], params: tuple[float, ...]
+) -> list[float]:
     """The first hits' confidence had it come from ``params`` (the ranking's own formula, other parameters)."""
     from ..memory.ranking import hit_confidence
 
@@ -319,8 +348,22 @@ def top1_confidences_with(questions: Sequence[BenchQuestion], answers: dict[str,
         valid = bool(explain.get("valid_at_reference"))
         weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
         score, lead, closeness, _, siblings, cosine, first_closeness, length = confidence_features(hits[0])
-        found.append(hit_confidence(score, lead, closeness, valid, explain.get("standing", 1.0), calibration,
-                                    explain.get("known_at_reference", True), weak, siblings, cosine, first_closeness, length))
+        found.append(
+            hit_confidence(
+                score,
+                lead,
+                closeness,
+                valid,
+                explain.get("standing", 1.0),
+                calibration,
+                explain.get("known_at_reference", True),
+                weak,
+                siblings,
+                cosine,
+                first_closeness,
+                length,
+            )
+        )
     return found
 
 
@@ -334,7 +377,9 @@ def ece_with_off_topic(run: StyleRun) -> float:
     (each of those wrong): whether a confident answer to an absent topic is rare, as its confidence says."""
     outcomes = run.main.outcomes["smart"]
     tops = [hits[0]["confidence"] for hits in (run.off_topic_answers or {}).values() if hits]
-    return expected_calibration_error([o.confidence for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops))
+    return expected_calibration_error(
+        [o.confidence for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops)
+    )
 
 
 def config_params(config_text: str | None, workdir: Path) -> tuple[float, ...]:
@@ -364,9 +409,15 @@ def run_calibration(
     log(f"calibration vault seed {bench.seed}: {len(bench.questions)} questions, {len(off_topic)} off-topic")
     samples, runs = [], []
     for style in STYLES:
-        run = run_style(bench, style, workdir, config_text, rates, rates[0], top_k, log, ("smart",), False, False, off_topic)
+        run = run_style(
+            bench, style, workdir, config_text, rates, rates[0], top_k, log, ("smart",), False, False, off_topic
+        )
         runs.append(run)
-        samples += [s for level in run.levels for s in calibration_samples(bench.questions, level.answers["smart"], bench.styles[style].doc_of)]
+        samples += [
+            s
+            for level in run.levels
+            for s in calibration_samples(bench.questions, level.answers["smart"], bench.styles[style].doc_of)
+        ]
         samples += off_topic_samples(run.off_topic_answers or {})
     if top1_only:
         samples = [s for s in samples if s[-1]]
@@ -437,16 +488,28 @@ def run_accuracy(
     calibration_bench = calibration_bench or generate(fit_seed, catalogue=CALIBRATION)
     log(f"evaluation vault seed {bench.seed}: {len(bench.questions)} questions")
     fit = run_calibration(
-        workdir / "calibration", top_k=top_k, config_text=config_text, log=log, bench=calibration_bench, off_topic=off_topic_questions(bench)
+        workdir / "calibration",
+        top_k=top_k,
+        config_text=config_text,
+        log=log,
+        bench=calibration_bench,
+        off_topic=off_topic_questions(bench),
     )
     log(f"confidence fitted on seed {fit['seed']} ({fit['samples']} hits): {fit['fitted']}")
     eval_config = with_calibration(config_text, fit["fitted"])
     off_topic = off_topic_questions(calibration_bench)
-    runs = {style: run_style(bench, style, workdir, eval_config, rates, rate, top_k, log, off_topic=off_topic) for style in STYLES}
+    runs = {
+        style: run_style(bench, style, workdir, eval_config, rates, rate, top_k, log, off_topic=off_topic)
+        for style in STYLES
+    }
     labelled = runs["labelled"]
-    short = reembedding_cost(labelled.paths.vault, labelled.paths.index, bench.now + dt.timedelta(days=1), bench.seed * 7 + 1)
+    short = reembedding_cost(
+        labelled.paths.vault, labelled.paths.index, bench.now + dt.timedelta(days=1), bench.seed * 7 + 1
+    )
     realistic = realistic_reembedding(workdir, eval_config, bench.seed, bench.now)
-    log(f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the benchmark's short notes")
+    log(
+        f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the benchmark's short notes"
+    )
     shipped = config_params(config_text, workdir)
     report = build_report(bench, calibration_bench, runs, fit, shipped, short, realistic, rate, rates, top_k)
     report["seconds"] = round(time.perf_counter() - started, 1)
@@ -464,8 +527,16 @@ def _by_type(report: dict, kind: str) -> dict:
 
 
 def build_report(
-    bench: BenchVault, calibration_bench: BenchVault, runs: dict[str, StyleRun], fit: dict, shipped: tuple, short: dict, realistic: dict,
-    rate: float, rates: Sequence[float], top_k: int,
+    bench: BenchVault,
+    calibration_bench: BenchVault,
+    runs: dict[str, StyleRun],
+    fit: dict,
+    shipped: tuple,
+    short: dict,
+    realistic: dict,
+    rate: float,
+    rates: Sequence[float],
+    top_k: int,
 ) -> dict:
     labelled, plain = runs["labelled"], runs["plain"]
     report = {**_blocks(labelled), "plain": _blocks(plain)}
@@ -485,7 +556,9 @@ def build_report(
             "plain_cosine": round(top1_accuracy(b.outcomes["cosine"]), 4),
             "rumours": a.rumours,
             "smart_top1_is_rumour": round(sum(o.contradicted for o in a.outcomes["smart"]) / len(bench.questions), 4),
-            "plain_smart_top1_is_rumour": round(sum(o.contradicted for o in b.outcomes["smart"]) / len(bench.questions), 4),
+            "plain_smart_top1_is_rumour": round(
+                sum(o.contradicted for o in b.outcomes["smart"]) / len(bench.questions), 4
+            ),
         }
         for a, b in zip(labelled.levels, plain.levels)
         if a.rate in rates
@@ -519,7 +592,8 @@ def build_report(
         "questions": len(bench.questions),
         "questions_by_type": {t: sum(q.type == t for q in bench.questions) for t in QUESTION_TYPES},
         "time_points_by_phrase": {
-            kind: sum(q.phrase_kind == kind for q in bench.questions) for kind in sorted({q.phrase_kind for q in bench.questions if q.phrase_kind})
+            kind: sum(q.phrase_kind == kind for q in bench.questions)
+            for kind in sorted({q.phrase_kind for q in bench.questions if q.phrase_kind})
         },
         "top_k": top_k,
         "model": labelled.status.get("model"),
@@ -537,10 +611,25 @@ def question_records(bench: BenchVault, runs: dict[str, StyleRun]) -> list[dict]
             for mode, outcomes in run.main.outcomes.items():
                 outcome, hits = outcomes[number], run.main.answers[mode][q.id]
                 record[style][mode] = {
-                    **{k: getattr(outcome, k) for k in ("correct", "top3", "top5", "stale", "contradicted", "right_passage", "right_note", "confidence", "top")},
+                    **{
+                        k: getattr(outcome, k)
+                        for k in (
+                            "correct",
+                            "top3",
+                            "top5",
+                            "stale",
+                            "contradicted",
+                            "right_passage",
+                            "right_note",
+                            "confidence",
+                            "top",
+                        )
+                    },
                     "top_text": hits[0]["text"] if hits else None,
                     "top_score": hits[0]["score"] if hits else None,
-                    "answer_rank": next((h["rank"] for h in hits if states(h, q.answer, bench.styles[style].doc_of)), None),
+                    "answer_rank": next(
+                        (h["rank"] for h in hits if states(h, q.answer, bench.styles[style].doc_of)), None
+                    ),
                 }
         records.append(record)
     return records
@@ -569,7 +658,15 @@ def accuracy_targets(report: dict) -> list[dict]:
         for name, read, op, target in ACCURACY_TARGETS:
             rows.append((f"{name}, {style}", read(blocks), op, target))
     key = {"labelled": "smart", "plain": "plain_smart"}
-    rows += [(f"worst top-1 over contradiction rates, {style}", min(s[key[style]] for s in report["sweep"]), ">=", 0.85) for style in STYLES]
+    rows += [
+        (f"worst top-1 over contradiction rates, {style}", min(s[key[style]] for s in report["sweep"]), ">=", 0.85)
+        for style in STYLES
+    ]
     rows.append(("re-embedding saved, single-word edits, realistic notes", report["reembed_saved"], ">=", 0.90))
-    rows.append(("re-embedding saved, single-word edits, short notes", report["reembed"]["short_notes"]["saved"], ">=", 0.90))
-    return [{"name": name, "value": round(value, 4), "op": op, "target": target, "met": check(value, op, target)} for name, value, op, target in rows]
+    rows.append(
+        ("re-embedding saved, single-word edits, short notes", report["reembed"]["short_notes"]["saved"], ">=", 0.90)
+    )
+    return [
+        {"name": name, "value": round(value, 4), "op": op, "target": target, "met": check(value, op, target)}
+        for name, value, op, target in rows
+    ]

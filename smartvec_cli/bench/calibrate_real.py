@@ -60,12 +60,25 @@ def ask(vault, corpus: str, calibration: Calibration | None = None) -> list[dict
         rows = []
         for question, nonsense in question_sets(corpus):
             found = vault.answer(question.query, as_of=question.as_of, top_k=TOP_K, track=False, explain=True)["hits"]
-            rows.append({
-                "corpus": corpus, "id": question.id, "nonsense": nonsense, "answerable": bool(question.expect),
-                "hits": [{"features": confidence_features(hit), "confidence": hit["confidence"], "path": hit["path"], "passage": hit["chunk_id"],
-                          "weak": any(w.startswith(WEAK_MATCH) for w in hit.get("warnings") or ()),
-                          "answers": bool(question.expect) and answers(question, hit)} for hit in found],
-            })
+            rows.append(
+                {
+                    "corpus": corpus,
+                    "id": question.id,
+                    "nonsense": nonsense,
+                    "answerable": bool(question.expect),
+                    "hits": [
+                        {
+                            "features": confidence_features(hit),
+                            "confidence": hit["confidence"],
+                            "path": hit["path"],
+                            "passage": hit["chunk_id"],
+                            "weak": any(w.startswith(WEAK_MATCH) for w in hit.get("warnings") or ()),
+                            "answers": bool(question.expect) and answers(question, hit),
+                        }
+                        for hit in found
+                    ],
+                }
+            )
         return rows
     finally:
         scoring.calibration = kept
@@ -91,7 +104,9 @@ def ece_noise_floor(confidences: Sequence[float], draws: int = NOISE_DRAWS, seed
     import random
 
     rng = random.Random(seed)
-    scored = sorted(expected_calibration_error(confidences, [rng.random() < c for c in confidences]) for _ in range(draws))
+    scored = sorted(
+        expected_calibration_error(confidences, [rng.random() < c for c in confidences]) for _ in range(draws)
+    )
     return round(sum(scored) / draws, 4), round(scored[int(0.95 * draws)], 4)
 
 
@@ -108,18 +123,24 @@ def measure(rows: Sequence[dict]) -> dict:
         return round(expected_calibration_error([h["confidence"] for h in hits], [h["answers"] for h in hits]), 4)
 
     return {
-        "questions": len(fitted), "hits": len(every), "answering": sum(h["answers"] for h in every),
-        "ece_every_hit": ece(every), "ece_first_hit": ece(first),
+        "questions": len(fitted),
+        "hits": len(every),
+        "answering": sum(h["answers"] for h in every),
+        "ece_every_hit": ece(every),
+        "ece_first_hit": ece(first),
         "ece_every_hit_by_chance": ece_noise_floor([h["confidence"] for h in every]) if every else None,
         "mean_confidence": round(sum(h["confidence"] for h in every) / max(1, len(every)), 4),
         "answer_rate": round(sum(h["answers"] for h in every) / max(1, len(every)), 4),
         "nonsense_first_max": round(max(nonsense), 4) if nonsense else None,
-        "top1": round(sum(bool(r["hits"]) and r["hits"][0]["answers"] for r in answerable) / max(1, len(answerable)), 4),
+        "top1": round(
+            sum(bool(r["hits"]) and r["hits"][0]["answers"] for r in answerable) / max(1, len(answerable)), 4
+        ),
     }
 
 
 def first_hits_moved(before: Sequence[dict], after: Sequence[dict]) -> int:
     """How many questions' first hit is another passage than before (calibration must move none)."""
+
     def first(row):
         return row["hits"][0]["passage"] if row["hits"] else None
 
@@ -134,8 +155,12 @@ def held_out(vaults: dict, asked: dict[str, list[dict]]) -> dict:
         calibration = fit([row for name, rows in asked.items() if name != corpus for row in rows])
         rows = ask(vault, corpus, calibration)
         pooled += rows
-        report[corpus] = {"fitted_on": [name for name in asked if name != corpus], "calibration": asdict(calibration), **measure(rows),
-                          "first_hits_moved": first_hits_moved(asked[corpus], rows)}
+        report[corpus] = {
+            "fitted_on": [name for name in asked if name != corpus],
+            "calibration": asdict(calibration),
+            **measure(rows),
+            "first_hits_moved": first_hits_moved(asked[corpus], rows),
+        }
     report["pooled"] = measure(pooled)
     return report
 
@@ -146,13 +171,22 @@ def open_corpus(work: Path, corpus: str):
 
     vault, index = work / corpus / "vault", work / corpus / "index"
     if not vault.is_dir() or not any(index.glob("*.db")):
-        raise RunError(f"no index of {corpus} under {work / corpus}: run python -m smartvec_cli.bench.real --work {work} --index-only {corpus} first")
+        raise RunError(
+            f"no index of {corpus} under {work / corpus}: run python -m smartvec_cli.bench.real --work {work} --index-only {corpus} first"
+        )
     return open_vault(vault, index)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m smartvec_cli.bench.calibrate_real", description=__doc__.splitlines()[0])
-    parser.add_argument("corpora", nargs="*", metavar="CORPUS", help=f"any of {', '.join(CORPORA + PARALLEL)} (default: {', '.join(CORPORA)})")
+    parser = argparse.ArgumentParser(
+        prog="python -m smartvec_cli.bench.calibrate_real", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "corpora",
+        nargs="*",
+        metavar="CORPUS",
+        help=f"any of {', '.join(CORPORA + PARALLEL)} (default: {', '.join(CORPORA)})",
+    )
     parser.add_argument("--work", required=True, help="the --work folder of python -m smartvec_cli.bench.real")
     parser.add_argument("--out", help="write the JSON report here")
     args = parser.parse_args(argv)
@@ -174,8 +208,10 @@ def main(argv=None) -> int:
     log("leave one corpus out")
     report["held_out"] = held_out(vaults, asked)
     everything = fit([row for rows in asked.values() for row in rows])
-    report["fit_on_all"] = {"calibration": asdict(everything),
-                            "measured": {c: measure(ask(v, c, everything)) for c, v in vaults.items()}}
+    report["fit_on_all"] = {
+        "calibration": asdict(everything),
+        "measured": {c: measure(ask(v, c, everything)) for c, v in vaults.items()},
+    }
     text = json.dumps(report, indent=2)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")

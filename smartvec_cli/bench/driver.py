@@ -40,7 +40,10 @@ class Driver:
     def ask(self, questions: Sequence[BenchQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:
         """Every question in one batch (one model load), untracked so nothing is reinforced; hits by id."""
         batch = ({"id": q.id, "query": q.text, "as_of": q.as_of} for q in questions)
-        answers = {item["id"]: item["hits"] for item in self.api.at(now).query_batch(batch, top_k=top_k, mode=mode, track=False, explain=True)}
+        answers = {
+            item["id"]: item["hits"]
+            for item in self.api.at(now).query_batch(batch, top_k=top_k, mode=mode, track=False, explain=True)
+        }
         missing = [q.id for q in questions if q.id not in answers]
         if missing:
             raise SmartvecError(f"the batch returned no answer for {len(missing)} questions, e.g. {missing[0]}")

@@ -46,8 +46,17 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from .catalogue import (
-    CHANNELS, EVALUATION, FIRST_NAMES, LAST_NAMES, STREETS, Catalogue, FactFamily, IdentifierFamily, LongNoteSpec,
-    PolicySpec, RuleSpec,
+    CHANNELS,
+    EVALUATION,
+    FIRST_NAMES,
+    LAST_NAMES,
+    STREETS,
+    Catalogue,
+    FactFamily,
+    IdentifierFamily,
+    LongNoteSpec,
+    PolicySpec,
+    RuleSpec,
 )
 
 STYLES = ("labelled", "plain")
@@ -61,14 +70,27 @@ MONTH_NAMES = tuple(calendar.month_name)[1:]
 # Date phrasings the query parser documents (docs/ranking.md, "As-of questions"), and others people use.
 DOCUMENTED_PHRASES = ("month", "day", "quarter", "year")
 COLLOQUIAL_PHRASES = ("mid_year", "season", "before_year", "start_of_year", "end_of_year", "early_late", "numeric_date")
-PHRASE_WEIGHTS = {"month": 0.2, "day": 0.17, "quarter": 0.08, "year": 0.05, **{kind: 0.5 / len(COLLOQUIAL_PHRASES) for kind in COLLOQUIAL_PHRASES}}
+PHRASE_WEIGHTS = {
+    "month": 0.2,
+    "day": 0.17,
+    "quarter": 0.08,
+    "year": 0.05,
+    **{kind: 0.5 / len(COLLOQUIAL_PHRASES) for kind in COLLOQUIAL_PHRASES},
+}
 # Contradiction probes: which kinds a detector should flag, and which it must not.
 FLAGGED_PROBES = ("reworded_value", "negated", "denied")
 UNFLAGGED_PROBES = ("agreeing", "agreeing_rule", "shared_words")
 TEAMS = ("Ops", "Product", "Leadership", "Design", "Sales", "Finance")
 PLAIN_CHAT_FOLDERS = ("Slack", "chats/team", "Inbox/Slack export", "Teams chat")
 PLAIN_MEETING_FOLDERS = ("Meetings", "meeting notes", "Notes/1-1s and syncs", "Work/Meetings 2026")
-PLAIN_COPY_NAMES = ("{name} v{k}", "{name} ({year})", "{name} - updated", "{name} (new)", "{name} {iso}", "Copy of {name} {k}")
+PLAIN_COPY_NAMES = (
+    "{name} v{k}",
+    "{name} ({year})",
+    "{name} - updated",
+    "{name} (new)",
+    "{name} {iso}",
+    "Copy of {name} {k}",
+)
 
 
 @dataclass(frozen=True)
@@ -203,7 +225,10 @@ def when_phrases(rng: random.Random, lo: dt.date, hi: dt.date) -> tuple[str, str
                     options.append(("quarter", f"in Q{(day.month + 1) // 3} {day.year}", (q_start, q_end)))
             if day.month == 1:
                 if _inside(day, dt.date(day.year, 12, 31), lo, hi):
-                    options += [("year", f"{lead} {day.year}", (day, dt.date(day.year, 12, 31))) for lead in ("back in", "during")]
+                    options += [
+                        ("year", f"{lead} {day.year}", (day, dt.date(day.year, 12, 31)))
+                        for lead in ("back in", "during")
+                    ]
         day = end + dt.timedelta(days=1)
     for year in range(lo.year, hi.year + 1):
         options += [o for o in _year_periods(year) if _inside(*o[2], lo, hi)]
@@ -221,7 +246,9 @@ def when_phrases(rng: random.Random, lo: dt.date, hi: dt.date) -> tuple[str, str
                 other = dt.date(moment.year, moment.day, moment.month)  # the day and month read the other way round
                 first, last = min(moment, other), max(moment, other)
                 if _inside(first, last, lo, hi):
-                    options.append(("numeric_date", f"on {moment.day:02d}/{moment.month:02d}/{moment.year}", (first, last)))
+                    options.append(
+                        ("numeric_date", f"on {moment.day:02d}/{moment.month:02d}/{moment.year}", (first, last))
+                    )
     if not options:
         raise ValueError(f"no period fits inside {lo}..{hi}")
     kinds = sorted({kind for kind, _, _ in options})
@@ -415,7 +442,9 @@ def fact_value(rng: random.Random, family: FactFamily) -> str:
 def make_identifier(rng: random.Random, family: IdentifierFamily) -> str:
     """An identifier of the family's pattern; four-digit parts never read as a year (19xx, 20xx)."""
     return family.id_pattern.format(
-        d4=rng.randint(3000, 9999), d2=f"{rng.randint(1, 99):02d}", word=rng.choice(family.words) if family.words else ""
+        d4=rng.randint(3000, 9999),
+        d2=f"{rng.randint(1, 99):02d}",
+        word=rng.choice(family.words) if family.words else "",
     )
 
 
@@ -439,7 +468,10 @@ def _long_note(rng: random.Random, spec: LongNoteSpec, now: dt.date) -> LongNote
 
     sections: list[tuple[str, list[str]]] = [("Overview", [spec.intro, *filler(rng.randint(0, 2))])]
     for pair, (a, b) in zip(spec.pairs, values):
-        paragraphs = [f"{pair.facts[0].format(v=a)} {rng.choice(spec.filler)}", f"{pair.facts[1].format(v=b)} {rng.choice(spec.filler)}"]
+        paragraphs = [
+            f"{pair.facts[0].format(v=a)} {rng.choice(spec.filler)}",
+            f"{pair.facts[1].format(v=b)} {rng.choice(spec.filler)}",
+        ]
         paragraphs += filler(rng.randint(0, 3))
         rng.shuffle(paragraphs)
         sections.append((pair.heading, paragraphs))
@@ -449,13 +481,32 @@ def _long_note(rng: random.Random, spec: LongNoteSpec, now: dt.date) -> LongNote
 
 
 def _remark(
-    rng: random.Random, catalogue: Catalogue, doc: str, kind: str, topic: str, sentence: str, now: dt.date, claim_value: str | None
+    rng: random.Random,
+    catalogue: Catalogue,
+    doc: str,
+    kind: str,
+    topic: str,
+    sentence: str,
+    now: dt.date,
+    claim_value: str | None,
 ) -> Remark:
     day = now - dt.timedelta(days=rng.randint(3, 45))
     chat = rng.random() < 0.5
     place = rng.choice(CHANNELS) if chat else rng.choice(TEAMS)
     claim = Claim(doc, topic, claim_value, day, now + dt.timedelta(days=1)) if claim_value is not None else None
-    return Remark(doc, kind, topic, sentence, day, person_name(rng), person_name(rng), chat, place, claim, rng.choice(catalogue.chat_replies))
+    return Remark(
+        doc,
+        kind,
+        topic,
+        sentence,
+        day,
+        person_name(rng),
+        person_name(rng),
+        chat,
+        place,
+        claim,
+        rng.choice(catalogue.chat_replies),
+    )
 
 
 def generate(
@@ -493,8 +544,12 @@ def generate(
             ident = make_identifier(rng, family)
             if ident not in idents:
                 idents.append(ident)
-        identified += [IdentifiedNote(family, i, v, _random_day(rng, now)) for i, v in zip(idents, rng.sample(family.values, n))]
-    longs = [_long_note(rng, spec, now) for spec in catalogue.long_notes[: long_notes if long_notes is not None else None]]
+        identified += [
+            IdentifiedNote(family, i, v, _random_day(rng, now)) for i, v in zip(idents, rng.sample(family.values, n))
+        ]
+    longs = [
+        _long_note(rng, spec, now) for spec in catalogue.long_notes[: long_notes if long_notes is not None else None]
+    ]
     rule_notes: list[RuleNote] = []
     rule_specs = catalogue.rules[: rules if rules is not None else None]
     for spec in rule_specs:
@@ -518,13 +573,19 @@ def generate(
     return BenchVault(world, {style: render(world, style) for style in STYLES})
 
 
-def make_probes(rng: random.Random, catalogue: Catalogue, histories: list[PolicyHistory], rules: list[RuleNote], now: dt.date) -> list[Remark]:
+def make_probes(
+    rng: random.Random, catalogue: Catalogue, histories: list[PolicyHistory], rules: list[RuleNote], now: dt.date
+) -> list[Remark]:
     """Contradiction probes with ground truth: a third of the policies each get one policy probe kind."""
     probes: list[Remark] = []
     usable = [h for h in histories if h.spec.reworded and h.spec.unrelated]
     picked = rng.sample(usable, len(usable))
     share = max(1, len(usable) // 4) if usable else 0
-    groups = {"reworded_value": picked[:share], "agreeing": picked[share : 2 * share], "shared_words": picked[2 * share : 3 * share]}
+    groups = {
+        "reworded_value": picked[:share],
+        "agreeing": picked[share : 2 * share],
+        "shared_words": picked[2 * share : 3 * share],
+    }
     for kind, group in groups.items():
         for history in group:
             spec, current = history.spec, history.values[-1]
@@ -541,7 +602,18 @@ def make_probes(rng: random.Random, catalogue: Catalogue, histories: list[Policy
         kind = ("negated", "denied", "agreeing_rule")[rules.index(rule) % 3]
         sentence = {"negated": rule.spec.negated, "denied": rule.spec.denied, "agreeing_rule": rule.spec.agreeing}[kind]
         claimed = "yes" if kind == "agreeing_rule" else "no"
-        probes.append(_remark(rng, catalogue, f"probe-{kind}-{rule.spec.key}-{slug(rule.entity)}", kind, rule.topic, sentence.format(e=rule.entity), now, claimed))
+        probes.append(
+            _remark(
+                rng,
+                catalogue,
+                f"probe-{kind}-{rule.spec.key}-{slug(rule.entity)}",
+                kind,
+                rule.topic,
+                sentence.format(e=rule.entity),
+                now,
+                claimed,
+            )
+        )
     return probes
 
 
@@ -563,7 +635,11 @@ def make_questions(rng: random.Random, world: World, counts: dict[str, int]) -> 
         extra.setdefault("period", today)
         extra.setdefault("stale", [])
         extra.setdefault("versions", [answer])
-        questions.append(BenchQuestion(f"{kind}-{len(questions) + 1:03d}", kind, text, answer=answer, topic=topic, template=template, **extra))
+        questions.append(
+            BenchQuestion(
+                f"{kind}-{len(questions) + 1:03d}", kind, text, answer=answer, topic=topic, template=template, **extra
+            )
+        )
         return True
 
     def cycle(items: list, n: int) -> list:
@@ -579,8 +655,15 @@ def make_questions(rng: random.Random, world: World, counts: dict[str, int]) -> 
             continue
         template = unasked[history.spec.key].pop()
         last = history.current
-        add("current", template, history.expected(last), history.spec.key, template,
-            stale=[history.expected(k) for k in range(last)], versions=history.all_versions())
+        add(
+            "current",
+            template,
+            history.expected(last),
+            history.spec.key,
+            template,
+            stale=[history.expected(k) for k in range(last)],
+            versions=history.all_versions(),
+        )
 
     pairs = [(h, k) for h in histories for k in range(len(h.starts))]
     for kind in ("time_point", "as_of"):
@@ -591,13 +674,31 @@ def make_questions(rng: random.Random, world: World, counts: dict[str, int]) -> 
                 template = rng.choice(history.spec.asked)
                 if kind == "time_point":
                     phrase_kind, phrase, (start, end) = when_phrases(rng, lo, hi)
-                    if add(kind, fill_when(template, phrase), history.expected(k), history.spec.key, template, period=(start.isoformat(), end.isoformat()),
-                           stale=stale, versions=history.all_versions(), phrase_kind=phrase_kind):
+                    if add(
+                        kind,
+                        fill_when(template, phrase),
+                        history.expected(k),
+                        history.spec.key,
+                        template,
+                        period=(start.isoformat(), end.isoformat()),
+                        stale=stale,
+                        versions=history.all_versions(),
+                        phrase_kind=phrase_kind,
+                    ):
                         break
                 else:
                     day = (lo + MARGIN + dt.timedelta(days=rng.randrange((hi - lo).days - 2 * MARGIN.days))).isoformat()
-                    if add(kind, fill_when(template, ""), history.expected(k), history.spec.key, template, as_of=day, period=(day, day),
-                           stale=stale, versions=history.all_versions()):
+                    if add(
+                        kind,
+                        fill_when(template, ""),
+                        history.expected(k),
+                        history.spec.key,
+                        template,
+                        as_of=day,
+                        period=(day, day),
+                        stale=stale,
+                        versions=history.all_versions(),
+                    ):
                         break
 
     for fact in cycle(world.facts, counts["stable"]):
@@ -669,7 +770,9 @@ class Renderer:
         if k == 0:
             return name
         patterns = self.rng(history.doc(0)).sample(PLAIN_COPY_NAMES, len(PLAIN_COPY_NAMES))
-        return patterns[k - 1].format(name=name, k=k + 1, year=history.starts[k].year, iso=history.announced[k].isoformat())
+        return patterns[k - 1].format(
+            name=name, k=k + 1, year=history.starts[k].year, iso=history.announced[k].isoformat()
+        )
 
     def policy_body(self, history: PolicyHistory, k: int) -> str:
         spec, owner = history.spec, self.world.catalogue.owners[history.spec.owner]
@@ -710,7 +813,13 @@ class Renderer:
     def edited_note(self, history: PolicyHistory, k: int) -> NoteFile:
         doc = history.doc(0)
         if self.labelled:
-            fields = {"title": history.spec.name, "id": doc, "source_type": "policy", "date": history.starts[0], "tags": ["policy", history.spec.key]}
+            fields = {
+                "title": history.spec.name,
+                "id": doc,
+                "source_type": "policy",
+                "date": history.starts[0],
+                "tags": ["policy", history.spec.key],
+            }
         else:
             fields = {"date": history.starts[0] if self.rng(doc).random() < 0.5 else None}
         return self.file(doc, f"policies/{history.spec.name}.md", frontmatter(fields) + self.policy_body(history, k))
@@ -722,7 +831,13 @@ class Renderer:
         title = family.title.format(e=e)
         dated = fact.created if self.rng(fact.doc).random() < 0.6 else None
         if self.labelled:
-            fields = {"title": title, "id": fact.doc, "source_type": family.source_type, "date": dated, "tags": [family.folder]}
+            fields = {
+                "title": title,
+                "id": fact.doc,
+                "source_type": family.source_type,
+                "date": dated,
+                "tags": [family.folder],
+            }
         else:
             fields = {"date": dated}
         body = f"# {title}\n\n{family.fact.format(e=e, v=fact.value)}{' ^fact' if self.labelled else ''}\n\n{family.context.format(e=e)}\n"
@@ -740,7 +855,13 @@ class Renderer:
         family = item.family
         title = family.title.format(id=item.ident)
         if self.labelled:
-            fields = {"title": title, "id": item.doc, "source_type": "technical_doc", "date": item.created, "tags": [family.key]}
+            fields = {
+                "title": title,
+                "id": item.doc,
+                "source_type": "technical_doc",
+                "date": item.created,
+                "tags": [family.key],
+            }
         else:
             fields = {"date": item.created}
         body = f"# {title}\n\n{item.expected.needle} {family.context.format(id=item.ident)}\n"
@@ -749,7 +870,13 @@ class Renderer:
     def long_note(self, note: LongNote) -> NoteFile:
         spec = note.spec
         if self.labelled:
-            fields = {"title": spec.title, "id": note.doc, "source_type": spec.source_type, "date": note.created, "tags": [spec.folder]}
+            fields = {
+                "title": spec.title,
+                "id": note.doc,
+                "source_type": spec.source_type,
+                "date": note.created,
+                "tags": [spec.folder],
+            }
         else:
             fields = {"date": note.created}
         parts = [f"# {spec.title}"]
@@ -761,7 +888,13 @@ class Renderer:
     def rule_note(self, rule: RuleNote) -> NoteFile:
         title = rule.spec.title.format(e=rule.entity)
         if self.labelled:
-            fields = {"title": title, "id": rule.doc, "source_type": "wiki", "date": rule.created, "tags": ["office-rules"]}
+            fields = {
+                "title": title,
+                "id": rule.doc,
+                "source_type": "wiki",
+                "date": rule.created,
+                "tags": ["office-rules"],
+            }
         else:
             fields = {"date": rule.created}
         body = f"# {title}\n\n{rule.spec.fact.format(e=rule.entity)}\n\nThe workplace team can answer questions about this rule.\n"
@@ -813,7 +946,9 @@ def render(world: World, style: str) -> Rendering:
     return Rendering(style, build_steps(dated, edits, world.now), rumours, probes, r.doc_of)
 
 
-def build_steps(dated: list[tuple[dt.date, NoteFile]], edits: list[tuple[dt.date, NoteFile]], now: dt.date) -> list[Step]:
+def build_steps(
+    dated: list[tuple[dt.date, NoteFile]], edits: list[tuple[dt.date, NoteFile]], now: dt.date
+) -> list[Step]:
     """One index run per in-place edit day (plus now); other files join the first run on or after their day."""
     days = sorted({day for day, _ in edits} | {now})
     steps = {day: Step(day) for day in days}

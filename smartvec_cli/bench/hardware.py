@@ -105,13 +105,16 @@ def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: f
     limit = {"threads": threads, "tokens": tokens}
     for precision, int8 in (("fp32", False), ("int8", True)):
         work = sum(inner * cols * count for inner, cols, count in products)
-        time_per_op = sum(inner * cols * count / _rate(tokens, inner, cols, int8, threads, seconds)
-                          for inner, cols, count in products)
+        time_per_op = sum(
+            inner * cols * count / _rate(tokens, inner, cols, int8, threads, seconds) for inner, cols, count in products
+        )
         limit[f"{precision}_gflops"] = round(work / time_per_op / 1e9, 1)
     return limit
 
 
-def embedding_share(embedder, texts: Sequence[str], limit: dict, shape: EncoderShape | None = None, rounds: int = 2) -> dict:
+def embedding_share(
+    embedder, texts: Sequence[str], limit: dict, shape: EncoderShape | None = None, rounds: int = 2
+) -> dict:
     """Embed ``texts`` (best of ``rounds``) and say what share of ``limit``'s fp32 rate that reached, counting
     each passage's own tokens (as the embedder's tokenizer cuts them) and not its batch's padding."""
     shape = shape or encoder_shape(embedder)

@@ -150,8 +150,12 @@ def evenly_spaced(count: int, most: int | None) -> list[int]:
 
 
 def _git(repo: Path, *args: str, env: dict | None = None, data: bytes | None = None) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, input=data,
-                          env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", **(env or {})})
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        input=data,
+        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", **(env or {})},
+    )
     if done.returncode != 0:
         raise SmartvecError(f"git {args[0]} failed: {done.stderr.decode('utf-8', 'replace').strip()}")
     return done.stdout.decode("utf-8", "surrogateescape")
@@ -176,8 +180,13 @@ def snapshots(repo: Path, most: int | None) -> tuple[Git, list[Snapshot]]:
         for entry in filter(None, listing.split("\x00")):
             info, path = entry.split("\t", 1)
             mode, kind, blob = info.split()
-            if kind == "blob" and mode.startswith("100") and path.startswith(git.prefix) and path.lower().endswith(".md"):
-                notes[path[len(git.prefix):]] = blob
+            if (
+                kind == "blob"
+                and mode.startswith("100")
+                and path.startswith(git.prefix)
+                and path.lower().endswith(".md")
+            ):
+                notes[path[len(git.prefix) :]] = blob
         chosen.append(Snapshot(commits[i].sha, dates[i], notes))
     return git, chosen
 
@@ -188,15 +197,25 @@ def snapshot_repository(git: Git, chosen: list[Snapshot], folder: Path) -> Path:
     folder in it."""
     target = folder / "snapshots"
     if not (target / ".git").exists():
-        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(git.root), str(target)], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "clone", "-q", "--shared", "--no-checkout", str(git.root), str(target)],
+            check=True,
+            capture_output=True,
+        )
     parent = None
     for snap in chosen:
         tree = _git(git.root, "rev-parse", f"{snap.sha}^{{tree}}").strip()
-        who = {"GIT_AUTHOR_NAME": "snapshot", "GIT_AUTHOR_EMAIL": "snapshot@localhost", "GIT_AUTHOR_DATE": snap.date,
-               "GIT_COMMITTER_NAME": "snapshot", "GIT_COMMITTER_EMAIL": "snapshot@localhost", "GIT_COMMITTER_DATE": snap.date}
-        parent = _git(target, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", f"snapshot of {snap.sha}",
-                      env=who).strip()
+        who = {
+            "GIT_AUTHOR_NAME": "snapshot",
+            "GIT_AUTHOR_EMAIL": "snapshot@localhost",
+            "GIT_AUTHOR_DATE": snap.date,
+            "GIT_COMMITTER_NAME": "snapshot",
+            "GIT_COMMITTER_EMAIL": "snapshot@localhost",
+            "GIT_COMMITTER_DATE": snap.date,
+        }
+        parent = _git(
+            target, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", f"snapshot of {snap.sha}", env=who
+        ).strip()
     _git(target, "update-ref", "refs/heads/snapshots", parent)
     _git(target, "symbolic-ref", "HEAD", "refs/heads/snapshots")
     vault = target / git.prefix
@@ -211,7 +230,9 @@ class GitAccount:
         self.git, self.snapshots = git, chosen
         self.dates = [s.date for s in chosen]
         self._paragraphs: dict[str, list[str]] = {}  # blob -> its paragraphs, each once
-        self.runs: dict[str, list[list]] = defaultdict(list)  # paragraph -> [first, end) snapshot runs, end None while there
+        self.runs: dict[str, list[list]] = defaultdict(
+            list
+        )  # paragraph -> [first, end) snapshot runs, end None while there
         self.versions: dict[str, list[str]] = defaultdict(list)  # path -> its blobs, oldest first
         self.counts: Counter = Counter()  # paragraph -> files holding it in the last snapshot
         self.gists: Counter = Counter()  # gist -> paragraphs in files holding it in the last snapshot
@@ -224,7 +245,13 @@ class GitAccount:
             changed = {p for p in snap.notes if previous.get(p) != snap.notes[p]}
             gone = {p for p in previous if p not in snap.notes}
             self._read({snap.notes[p] for p in changed} | {previous[p] for p in gone | changed if p in previous})
-            touched = {q for p in changed | gone for side in (previous, snap.notes) if p in side for q in self._paragraphs[side[p]]}
+            touched = {
+                q
+                for p in changed | gone
+                for side in (previous, snap.notes)
+                if p in side
+                for q in self._paragraphs[side[p]]
+            }
             before = {q: self.counts[q] for q in touched}
             before_gists = {gist(q): self.gists[gist(q)] for q in touched}
             for path in changed | gone:
@@ -259,8 +286,16 @@ class GitAccount:
             for blob, data in self.git.blobs(missing[start : start + 2000]).items():
                 self._paragraphs[blob] = list(dict.fromkeys(paragraphs(data.decode("utf-8", "replace"))))
 
-    def _compare(self, previous: dict[str, str], snap: Snapshot, changed: set[str], gone: set[str],
-                 since: dict[str, dict[str, str]], before: dict[str, int], before_gists: dict[str, int]) -> None:
+    def _compare(
+        self,
+        previous: dict[str, str],
+        snap: Snapshot,
+        changed: set[str],
+        gone: set[str],
+        since: dict[str, dict[str, str]],
+        before: dict[str, int],
+        before_gists: dict[str, int],
+    ) -> None:
         """The paragraphs that left each file between the previous snapshot and ``snap``, and where they went."""
         notes = snap.notes
         arrived_in: dict[str, set[str]] = defaultdict(set)  # paragraph -> the changed files it arrived in
@@ -270,7 +305,9 @@ class GitAccount:
                 if p not in old:
                     arrived_in[p].add(path)
         renamed = self._renames(snap) if gone else {}
-        fresh: dict[str, list[tuple[Counter, str]]] = defaultdict(list)  # word -> (words, path) of paragraphs of new files
+        fresh: dict[str, list[tuple[Counter, str]]] = defaultdict(
+            list
+        )  # word -> (words, path) of paragraphs of new files
         for path in (changed - set(previous)) if gone else set():
             for p in self._paragraphs[notes[path]]:
                 words = word_counts(p)
@@ -282,7 +319,9 @@ class GitAccount:
             left = [p for p in had if p not in kept]
             if not left:
                 continue
-            destinations = Counter(d for p in left if before[p] == 1 and self.counts[p] == 1 for d in arrived_in.get(p, ()) if d != path)
+            destinations = Counter(
+                d for p in left if before[p] == 1 and self.counts[p] == 1 for d in arrived_in.get(p, ()) if d != path
+            )
             if path not in notes and renamed.get(path) in notes:
                 destinations[renamed[path]] += 1  # moved with its words edited, so no paragraph is the same
             if path not in notes and not destinations:
@@ -296,7 +335,9 @@ class GitAccount:
                 kind = "deleted" if not destinations else "moved" if len(destinations) == 1 else "split"
             else:
                 kind = "split" if any(d not in previous for d in destinations) else "edited"
-            targets = ([path] if path in notes else []) + ([d for d, _ in destinations.most_common()] if kind != "edited" else [])
+            targets = ([path] if path in notes else []) + (
+                [d for d, _ in destinations.most_common()] if kind != "edited" else []
+            )
             arrived = [(word_counts(p), p, t) for t in targets for p in self._paragraphs[notes[t]] if p not in set(had)]
             for old in left:
                 words = word_counts(old)
@@ -318,8 +359,18 @@ class GitAccount:
                 if path in notes and new is None:
                     continue  # a paragraph taken out of a note that stays, going nowhere: not a change of the note
                 here = "edited" if path in notes and to == path else kind
-                self.past.append(PastParagraph(here, path, old, new, since.get(path, {}).get(old, snap.date), snap.date,
-                                               snap.sha, None if to == path else to))
+                self.past.append(
+                    PastParagraph(
+                        here,
+                        path,
+                        old,
+                        new,
+                        since.get(path, {}).get(old, snap.date),
+                        snap.date,
+                        snap.sha,
+                        None if to == path else to,
+                    )
+                )
 
     @staticmethod
     def _nearest(paragraph: str, fresh: dict[str, list[tuple[Counter, str]]]) -> str | None:
@@ -349,8 +400,12 @@ class GitAccount:
     def current(self) -> list[tuple[str, str]]:
         """(path, paragraph) of the last snapshot, each paragraph (and its gist) in that one file only, and short
         enough for one passage."""
-        return [(path, p) for path, blob in sorted(self.snapshots[-1].notes.items()) for p in self._paragraphs.get(blob, [])
-                if self.counts[p] == 1 and self.gists[gist(p)] == 1 and len(p) <= MAX_CHARS]
+        return [
+            (path, p)
+            for path, blob in sorted(self.snapshots[-1].notes.items())
+            for p in self._paragraphs.get(blob, [])
+            if self.counts[p] == 1 and self.gists[gist(p)] == 1 and len(p) <= MAX_CHARS
+        ]
 
     def when(self, path: str | None, text: str, index: int) -> str | None:
         """Where the text of a passage of ``path`` stands at snapshot ``index`` by git: ``"there"`` (some file held
@@ -407,8 +462,14 @@ def choose(items: list, most: int, rng: random.Random) -> list:
     return items if len(items) <= most else sorted(rng.sample(items, most), key=items.index)
 
 
-def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_kind: int = 100, seed: int = 0,
-                log: Callable[[str], None] = lambda text: None) -> tuple[dict, list[dict]]:
+def run_history(
+    repo: Path,
+    folder: Path,
+    max_commits: int | None = None,
+    per_kind: int = 100,
+    seed: int = 0,
+    log: Callable[[str], None] = lambda text: None,
+) -> tuple[dict, list[dict]]:
     """Import ``repo``'s history (all of it, or ``max_commits`` evenly spaced snapshots) into an index in ``folder``,
     then ask at most ``per_kind`` questions (chosen with ``seed``) of each kind, past and now: the report and one
     record per question."""
@@ -426,8 +487,11 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
         usable = [(p, q, midpoint(p.since, p.until)) for p, q in found if len(q.split()) >= MIN_QUESTION_WORDS]
         asked[kind] = choose(usable, per_kind, rng)
     now_found = [(path, p, shared_words(p, p)) for path, p in account.current()]
-    now_usable = [(PastParagraph("now", path, p, None, "", "", chosen[-1].sha), q, "") for path, p, q in now_found
-                  if len(q.split()) >= MIN_QUESTION_WORDS]
+    now_usable = [
+        (PastParagraph("now", path, p, None, "", "", chosen[-1].sha), q, "")
+        for path, p, q in now_found
+        if len(q.split()) >= MIN_QUESTION_WORDS
+    ]
     asked["now"] = choose(now_usable, per_kind, rng)
     found_counts = {kind: sum(p.kind == kind for p in account.past) for kind in PAST_KINDS} | {"now": len(now_found)}
     records: list[dict] = []
@@ -435,23 +499,37 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
     followed = checked = 0
     with Vault.open(vault_path, folder / "index") as vault:
         imported = vault.index(from_git=True)
-        log(f"{imported['commits_replayed']} commits replayed in {imported['seconds']:.0f} s; asking "
-            + ", ".join(f"{len(v)} {k}" for k, v in asked.items()))
+        log(
+            f"{imported['commits_replayed']} commits replayed in {imported['seconds']:.0f} s; asking "
+            + ", ".join(f"{len(v)} {k}" for k, v in asked.items())
+        )
         histories: dict[str, dict | None] = {}
         last = len(chosen) - 1
         for kind, questions in asked.items():
             for paragraph, question, moment in questions:
-                record = {"kind": kind, "path": paragraph.path, "to": paragraph.to, "question": question,
-                          "as_of": moment or None, "since": paragraph.since or None, "until": paragraph.until or None,
-                          "old": paragraph.old, "new": paragraph.new if paragraph.new != paragraph.old else None}
+                record = {
+                    "kind": kind,
+                    "path": paragraph.path,
+                    "to": paragraph.to,
+                    "question": question,
+                    "as_of": moment or None,
+                    "since": paragraph.since or None,
+                    "until": paragraph.until or None,
+                    "old": paragraph.old,
+                    "new": paragraph.new if paragraph.new != paragraph.old else None,
+                }
                 index = account.at(moment) if moment else last
                 for mode in MODES:
                     hits = vault.query(question, as_of=moment or None, top_k=1, mode=mode, track=False)
                     hit = hits[0] if hits else None
                     outcome = judge(hit, paragraph, account, index, now=not moment)
                     tally[mode][kind][outcome] += 1
-                    record[mode] = {"outcome": outcome, "path": hit and hit.get("path"), "valid_from": hit and hit.get("valid_from"),
-                                    "text": hit and squeeze(hit["text"])[:300]}
+                    record[mode] = {
+                        "outcome": outcome,
+                        "path": hit and hit.get("path"),
+                        "valid_from": hit and hit.get("valid_from"),
+                        "text": hit and squeeze(hit["text"])[:300],
+                    }
                 records.append(record)
                 if kind == "edited":
                     if paragraph.path not in histories:
@@ -468,8 +546,14 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
     for mode in MODES:
         rows = dict(tally[mode])
         rows["past"] = sum((tally[mode][k] for k in PAST_KINDS), Counter())
-        results[mode] = {kind: {"questions": sum(c.values()), "counts": {o: c[o] for o in OUTCOMES},
-                                "shares": {o: share(c[o], sum(c.values())) for o in OUTCOMES}} for kind, c in rows.items()}
+        results[mode] = {
+            kind: {
+                "questions": sum(c.values()),
+                "counts": {o: c[o] for o in OUTCOMES},
+                "shares": {o: share(c[o], sum(c.values())) for o in OUTCOMES},
+            }
+            for kind, c in rows.items()
+        }
     report = {
         "repo": str(repo),
         "snapshots": len(chosen),
@@ -488,7 +572,9 @@ def run_history(repo: Path, folder: Path, max_commits: int | None = None, per_ki
         "results": results,
         "chains_checked": checked,
         "chains_followed": share(followed, checked),
-        "best_overlap_histogram": {f"{BINS[i]:.1f}-{min(BINS[i + 1], 1.0):.1f}": account.histogram.get(i, 0) for i in range(len(BINS) - 1)},
+        "best_overlap_histogram": {
+            f"{BINS[i]:.1f}-{min(BINS[i + 1], 1.0):.1f}": account.histogram.get(i, 0) for i in range(len(BINS) - 1)
+        },
         "same_paragraph": SAME_PARAGRAPH,
         "chain_similarity": CHAIN_SIMILARITY,
         "seconds": round(time.perf_counter() - started, 1),
@@ -501,18 +587,28 @@ def history_markdown(report: dict) -> str:
     sample = f"{report['snapshots']} evenly spaced snapshots" if report["sampled"] else f"{report['snapshots']} commits"
     lines = [
         f"History of {report['repo']}: {sample} ({report['first_date'][:10]} to {report['last_date'][:10]}), "
-        + ("already imported in the work folder" if report["index_reused"] else
-           f"{report['commits_replayed']} replayed in {report['import_seconds']:.0f} s")
+        + (
+            "already imported in the work folder"
+            if report["index_reused"]
+            else f"{report['commits_replayed']} replayed in {report['import_seconds']:.0f} s"
+        )
         + f"; {report['notes_at_head']} notes at "
         f"the end. Questions: at most {report['per_kind']} of each kind (seed {report['seed']}); found by git: "
-        + ", ".join(f"{n} {k}" for k, n in report["found"].items()) + ".",
+        + ", ".join(f"{n} {k}" for k, n in report["found"].items())
+        + ".",
         "",
         "| questions about | asked | smart right | stale | not yet valid | other | cosine right | stale | not yet valid | other |",
         "| --- | --- |" + " --- |" * 8,
     ]
     smart, cosine = report["results"]["smart"], report["results"]["cosine"]
-    names = {"edited": "past: edited in place", "moved": "past: moved or renamed", "split": "past: split",
-             "deleted": "past: deleted", "past": "**past, all**", "now": "**now**"}
+    names = {
+        "edited": "past: edited in place",
+        "moved": "past: moved or renamed",
+        "split": "past: split",
+        "deleted": "past: deleted",
+        "past": "**past, all**",
+        "now": "**now**",
+    }
     for kind in (*PAST_KINDS, "past", "now"):
         row = [names[kind], str(smart[kind]["questions"])]
         for mode in (smart, cosine):

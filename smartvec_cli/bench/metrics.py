@@ -57,10 +57,14 @@ def states(hit: dict, expected: Expected, doc_of: Mapping[str, str]) -> bool:
     return doc_of.get(hit["path"]) == expected.doc and expected.needle in hit["text"]
 
 
-def judge(question: BenchQuestion, hits: Sequence[dict], doc_of: Mapping[str, str], remark_docs: Collection[str] = ()) -> Outcome:
+def judge(
+    question: BenchQuestion, hits: Sequence[dict], doc_of: Mapping[str, str], remark_docs: Collection[str] = ()
+) -> Outcome:
     """Compare the first hits with the known answer; ``doc_of`` maps the style's paths to note keys."""
     if not hits:
-        return Outcome(question.id, question.type, False, False, False, False, False, False, False, 0.0, None, question.phrase_kind)
+        return Outcome(
+            question.id, question.type, False, False, False, False, False, False, False, 0.0, None, question.phrase_kind
+        )
     top = hits[0]
     return Outcome(
         question.id,
@@ -164,10 +168,14 @@ def contradiction_scores(found: Iterable[frozenset[str]], expected: Mapping[froz
 
 
 JUDGE_THRESHOLDS = (0.40, 0.45, 0.50, 0.55, 0.60, 0.64, 0.70, 0.75, 0.80)
-VALUE_KINDS = frozenset({"rumour", "reworded_value", "versions"})  # known pairs that differ in a value, not in a yes or no
+VALUE_KINDS = frozenset(
+    {"rumour", "reworded_value", "versions"}
+)  # known pairs that differ in a value, not in a yes or no
 
 
-def judge_ceiling(closeness: Iterable[tuple[str, str, float]], expected: Mapping[frozenset[str], str], precision_bar: float = 0.95) -> dict:
+def judge_ceiling(
+    closeness: Iterable[tuple[str, str, float]], expected: Mapping[frozenset[str], str], precision_bar: float = 0.95
+) -> dict:
     """How well a same-thing judge separates the known value contradictions from every other pair of notes
     whose values conflict, when every such pair is compared (no candidate search): precision and recall
     of "closeness at or above t" for each threshold, and the best recall at ``precision_bar``. Recall
@@ -182,11 +190,24 @@ def judge_ceiling(closeness: Iterable[tuple[str, str, float]], expected: Mapping
     for threshold in JUDGE_THRESHOLDS:
         flagged = {pair for pair, value in best.items() if value >= threshold}
         hits = len(flagged & known)
-        curve.append({"threshold": threshold, "precision": round(hits / len(flagged), 4) if flagged else None,
-                      "recall": round(hits / len(known), 4) if known else None, "flagged": len(flagged)})
-    meeting = [point["recall"] for point in curve if point["precision"] is not None and point["precision"] >= precision_bar]
-    return {"value_pairs_known": len(known), "compared_pairs": len(best), "curve": curve,
-            "precision_bar": precision_bar, "best_recall_at_bar": max(meeting, default=None)}
+        curve.append(
+            {
+                "threshold": threshold,
+                "precision": round(hits / len(flagged), 4) if flagged else None,
+                "recall": round(hits / len(known), 4) if known else None,
+                "flagged": len(flagged),
+            }
+        )
+    meeting = [
+        point["recall"] for point in curve if point["precision"] is not None and point["precision"] >= precision_bar
+    ]
+    return {
+        "value_pairs_known": len(known),
+        "compared_pairs": len(best),
+        "curve": curve,
+        "precision_bar": precision_bar,
+        "best_recall_at_bar": max(meeting, default=None),
+    }
 
 
 def sigmoid(z: float) -> float:

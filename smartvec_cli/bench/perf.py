@@ -38,35 +38,93 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import SmartvecError, UsageError
 from ..embed import embed_queries
+from ..errors import SmartvecError, UsageError
 from .generator import NoteFile, single_word_edit
 from .metrics import recall_at
 
 Log = Callable[[str], None]
 
 SUBJECTS = (
-    "The ingestion pipeline", "Our on-call rotation", "The billing service", "Customer onboarding", "The mobile app",
-    "The data warehouse", "The release train", "Vendor management", "The support queue", "The search cluster",
-    "Office facilities", "The hiring process", "The security review", "The design system", "Quarterly planning",
-    "The edge gateway", "Firmware updates", "The payments ledger", "Incident response", "The analytics dashboard",
+    "The ingestion pipeline",
+    "Our on-call rotation",
+    "The billing service",
+    "Customer onboarding",
+    "The mobile app",
+    "The data warehouse",
+    "The release train",
+    "Vendor management",
+    "The support queue",
+    "The search cluster",
+    "Office facilities",
+    "The hiring process",
+    "The security review",
+    "The design system",
+    "Quarterly planning",
+    "The edge gateway",
+    "Firmware updates",
+    "The payments ledger",
+    "Incident response",
+    "The analytics dashboard",
 )
 VERBS = (
-    "depends on", "was migrated to", "reports its errors to", "is reviewed by", "stores snapshots in", "is blocked by",
-    "was redesigned around", "hands its results to", "is monitored through", "shares a budget with", "replaced",
-    "is documented next to", "waits for", "scales together with", "is tested against",
+    "depends on",
+    "was migrated to",
+    "reports its errors to",
+    "is reviewed by",
+    "stores snapshots in",
+    "is blocked by",
+    "was redesigned around",
+    "hands its results to",
+    "is monitored through",
+    "shares a budget with",
+    "replaced",
+    "is documented next to",
+    "waits for",
+    "scales together with",
+    "is tested against",
 )
 OBJECTS = (
-    "the analytics warehouse", "a nightly batch job", "the platform team", "the compliance checklist", "the staging cluster",
-    "the customer portal", "a shared message queue", "the finance controller", "the old reporting stack", "the device fleet",
-    "the legal department", "a regional data centre", "the onboarding wiki", "the procurement tool", "the weekly sync",
+    "the analytics warehouse",
+    "a nightly batch job",
+    "the platform team",
+    "the compliance checklist",
+    "the staging cluster",
+    "the customer portal",
+    "a shared message queue",
+    "the finance controller",
+    "the old reporting stack",
+    "the device fleet",
+    "the legal department",
+    "a regional data centre",
+    "the onboarding wiki",
+    "the procurement tool",
+    "the weekly sync",
 )
 TAILS = (
-    "after every release.", "during the quarterly review.", "when the queue grows beyond its limit.", "since the last outage.",
-    "for customers in the northern region.", "until the new contract is signed.", "whenever a deploy is rolled back.",
-    "according to the last audit.", "on the first Monday of each month.", "as agreed in the architecture meeting.",
+    "after every release.",
+    "during the quarterly review.",
+    "when the queue grows beyond its limit.",
+    "since the last outage.",
+    "for customers in the northern region.",
+    "until the new contract is signed.",
+    "whenever a deploy is rolled back.",
+    "according to the last audit.",
+    "on the first Monday of each month.",
+    "as agreed in the architecture meeting.",
 )
-TOPICS = ("Runbook", "Meeting", "Project", "Design note", "Retro", "How-to", "Decision", "Customer call", "Spec", "Journal")
+TOPICS = (
+    "Runbook",
+    "Meeting",
+    "Project",
+    "Design note",
+    "Retro",
+    "How-to",
+    "Decision",
+    "Customer call",
+    "Spec",
+    "Journal",
+)
 SOURCES = ("wiki", "technical_doc", "meeting_notes", "email", None)
 
 
@@ -123,7 +181,12 @@ def write_perf_vault(vault: Path, notes: int, seed: int) -> list[str]:
 
 def perf_questions(seed: int, count: int) -> list[str]:
     rng = random.Random(seed + 1)
-    forms = ("What does {s} depend on?", "Who reviews {s}?", "Where does {s} keep its snapshots?", "What happened to {s} {t}")
+    forms = (
+        "What does {s} depend on?",
+        "Who reviews {s}?",
+        "Where does {s} keep its snapshots?",
+        "What happened to {s} {t}",
+    )
     return [rng.choice(forms).format(s=rng.choice(SUBJECTS).lower(), t=rng.choice(TAILS)) for _ in range(count)]
 
 
@@ -173,7 +236,13 @@ def machine() -> dict:
     except OSError:
         pass
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    info = {"cpu": cpu, "cpus": cpus, "memory_gb": memory, "platform": platform.platform(), "python": platform.python_version()}
+    info = {
+        "cpu": cpu,
+        "cpus": cpus,
+        "memory_gb": memory,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
     if hasattr(os, "getloadavg"):
         info["load_average"] = [round(v, 2) for v in os.getloadavg()]
     if "torch" in sys.modules:
@@ -224,12 +293,16 @@ def cold_call(args: list[str]) -> tuple[float, float | None, str]:
     proc = subprocess.run([sys.executable, "-c", COLD_RUNNER, *args], capture_output=True, text=True, env=env, cwd=root)
     elapsed = time.perf_counter() - started
     if proc.returncode != 0:
-        raise RuntimeError(f"smartvec {' '.join(args[-4:])} exited with {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}")
+        raise RuntimeError(
+            f"smartvec {' '.join(args[-4:])} exited with {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}"
+        )
     found = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("@@peak_kb ")]
     return elapsed, (int(found[-1]) / 1024 if found else None), proc.stdout
 
 
-def daemon_query_latency(base: list[str], index_dir: Path, texts: list[str], runs: int, log: Log = lambda t: None) -> dict:
+def daemon_query_latency(
+    base: list[str], index_dir: Path, texts: list[str], runs: int, log: Log = lambda t: None
+) -> dict:
     """Whole ``query`` processes answered by a ``watch`` daemon, started here for them and stopped after.
 
     Timed once the daemon's catch-up batch is done, and after one untimed call, so that
@@ -238,8 +311,14 @@ def daemon_query_latency(base: list[str], index_dir: Path, texts: list[str], run
 
     root, env = cli_environment()
     with tempfile.TemporaryFile("w+") as daemon_log:
-        daemon = subprocess.Popen([sys.executable, "-m", "smartvec_cli", *base, "watch"], cwd=root, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=daemon_log, text=True)
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "smartvec_cli", *base, "watch"],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=daemon_log,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 600
             while not (" catch-up: " in _read(daemon_log) and IndexLayout(index_dir).socket.exists()):
@@ -248,13 +327,19 @@ def daemon_query_latency(base: list[str], index_dir: Path, texts: list[str], run
                 time.sleep(0.2)
             log("watch daemon ready; timing query processes it answers")
             load = load_now()
-            calls = [cold_call([*base, "query", texts[i % len(texts)], "--json", "--no-track"]) for i in range(runs + 1)][1:]
+            calls = [
+                cold_call([*base, "query", texts[i % len(texts)], "--json", "--no-track"]) for i in range(runs + 1)
+            ][1:]
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(timeout=120)
     seconds = [c[0] for c in calls]
-    return {"query_warm_p50_s": round(percentile(seconds, 50), 3), "query_warm_p95_s": round(percentile(seconds, 95), 3),
-            "query_warm_peak_rss_mb": round(max(c[1] or 0.0 for c in calls), 1), "query_warm_load": load}
+    return {
+        "query_warm_p50_s": round(percentile(seconds, 50), 3),
+        "query_warm_p95_s": round(percentile(seconds, 95), 3),
+        "query_warm_peak_rss_mb": round(max(c[1] or 0.0 for c in calls), 1),
+        "query_warm_load": load,
+    }
 
 
 def mcp_start_latency(base: list[str], question: str, runs: int) -> dict:
@@ -265,7 +350,9 @@ def mcp_start_latency(base: list[str], question: str, runs: int) -> dict:
     from mcp.client.stdio import stdio_client
 
     root, env = cli_environment()
-    parameters = StdioServerParameters(command=sys.executable, args=["-m", "smartvec_cli", *base, "mcp"], env=env, cwd=root)
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["-m", "smartvec_cli", *base, "mcp"], env=env, cwd=root
+    )
 
     async def once() -> tuple[float, float]:
         started = time.perf_counter()
@@ -278,8 +365,10 @@ def mcp_start_latency(base: list[str], question: str, runs: int) -> dict:
                     return ready, time.perf_counter() - started
 
     timings = [anyio.run(once) for _ in range(runs)]
-    return {"mcp_initialize_p50_s": round(percentile([t[0] for t in timings], 50), 3),
-            "mcp_first_search_p50_s": round(percentile([t[1] for t in timings], 50), 3)}
+    return {
+        "mcp_initialize_p50_s": round(percentile([t[0] for t in timings], 50), 3),
+        "mcp_first_search_p50_s": round(percentile([t[1] for t in timings], 50), 3),
+    }
 
 
 def _read(stream) -> str:
@@ -315,7 +404,9 @@ def grown_vectors(base, size: int, seed: int):
     return np.vstack([base, similarity * originals + np.sqrt(1 - similarity**2) * noise])
 
 
-def ann_recall(base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECALL_K, seed: int = 7, log: Log = lambda t: None) -> list[dict]:
+def ann_recall(
+    base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECALL_K, seed: int = 7, log: Log = lambda t: None
+) -> list[dict]:
     """For each size: recall@k of ``HnswIndex.search`` (the project's graph and search list) against
     ``exact_search`` over the same vectors, averaged over ``questions``, with both latencies and the build time."""
     import numpy as np
@@ -354,20 +445,33 @@ def ann_recall(base, questions, workdir: Path, sizes=RECALL_SIZES, k: int = RECA
             "smart_candidates": "exact" if size <= EXACT_CANDIDATES_UP_TO else "ann",
         }
         rows.append(row)
-        log(f"ANN recall@{k} at {size:,} passages: {row['ann_recall_at_50']:.4f} (ef {row['ef']}, {row['ann_ms_p50']} ms; "
-            f"exact {row['exact_ms_p50']} ms; built in {row['build_s']} s)")
+        log(
+            f"ANN recall@{k} at {size:,} passages: {row['ann_recall_at_50']:.4f} (ef {row['ef']}, {row['ann_ms_p50']} ms; "
+            f"exact {row['exact_ms_p50']} ms; built in {row['build_s']} s)"
+        )
     return rows
 
 
-def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200, cold_runs: int = 5, edits: int = 5,
-             warm_runs: int = 20, recall_sizes=RECALL_SIZES, store_url: str | None = None, log: Log = lambda t: None,
-             hardware_seconds: float = 1.0, model: str | None = None) -> dict:
+def run_perf(
+    workdir: Path,
+    notes: int = 1000,
+    seed: int = 7,
+    queries: int = 200,
+    cold_runs: int = 5,
+    edits: int = 5,
+    warm_runs: int = 20,
+    recall_sizes=RECALL_SIZES,
+    store_url: str | None = None,
+    log: Log = lambda t: None,
+    hardware_seconds: float = 1.0,
+    model: str | None = None,
+) -> dict:
     """Every measure in the module docstring; ``cold_runs=0`` skips the command-line calls, cold and warm;
     ``hardware_seconds`` is how long each matrix product of the machine's limit is timed; ``model`` names the
     index's model (``[embedder] model``; by default the one the vault's language chooses, MiniLM here).
     ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
     from ..core.indexer import Indexer
-    from ..core.query import Question, QueryEngine
+    from ..core.query import QueryEngine, Question
     from ..core.search import SearchOptions, search
     from ..core.workspace import Workspace
     from ..vault.parse import parse_note
@@ -413,9 +517,13 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
     results["first_index_s"] = round(seconds, 2)
     results["first_index_passages_per_s"] = round(summary.chunks_embedded / seconds, 1)
     log(f"first index: {summary.chunks_embedded} passages in {seconds:.1f}s")
-    results.update(hardware_share(embedder, vault, paths, results["first_index_passages_per_s"], seed, hardware_seconds))
-    log(f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
-        f"embedding {results['embedding_share_of_limit']:.0%} of fp32, first index {results['first_index_share_of_limit']:.0%}")
+    results.update(
+        hardware_share(embedder, vault, paths, results["first_index_passages_per_s"], seed, hardware_seconds)
+    )
+    log(
+        f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
+        f"embedding {results['embedding_share_of_limit']:.0%} of fp32, first index {results['first_index_share_of_limit']:.0%}"
+    )
 
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
     base = ["--vault", str(vault), "--index-dir", str(index_dir), *(["--store", store_url] if store_url else [])]
@@ -426,7 +534,9 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         results["nochange_refresh_cli_peak_rss_mb"] = round(max(c[1] or 0.0 for c in cold), 1)
     else:
         results["nochange_refresh_cli_s"] = results["nochange_refresh_cli_peak_rss_mb"] = None
-    log(f"no-change refresh: {results['nochange_refresh_s']:.3f}s in process, {results['nochange_refresh_cli_s']}s cold")
+    log(
+        f"no-change refresh: {results['nochange_refresh_s']:.3f}s in process, {results['nochange_refresh_cli_s']}s cold"
+    )
 
     rng = random.Random(seed + 2)
     edit_times, embedded, whole = [], 0, 0
@@ -494,11 +604,26 @@ def run_perf(workdir: Path, notes: int = 1000, seed: int = 7, queries: int = 200
         log(f"query answered by the daemon: p50 {results['query_warm_p50_s']:.3f}s")
         results["mcp_load"] = load_now()
         results.update(mcp_start_latency(base, texts[0], min(cold_runs, 3)))
-        log(f"mcp: initialize answered after {results['mcp_initialize_p50_s']:.2f}s, first search {results['mcp_first_search_p50_s']:.2f}s")
+        log(
+            f"mcp: initialize answered after {results['mcp_initialize_p50_s']:.2f}s, first search {results['mcp_first_search_p50_s']:.2f}s"
+        )
     else:
-        for key in ("query_cli_p50_s", "query_cli_p95_s", "query_cli_peak_rss_mb", "help_cli_p50_s", "help_cli_p95_s",
-                    "query_warm_p50_s", "query_warm_p95_s", "query_warm_peak_rss_mb", "query_cli_load", "help_cli_load",
-                    "query_warm_load", "mcp_initialize_p50_s", "mcp_first_search_p50_s", "mcp_load"):
+        for key in (
+            "query_cli_p50_s",
+            "query_cli_p95_s",
+            "query_cli_peak_rss_mb",
+            "help_cli_p50_s",
+            "help_cli_p95_s",
+            "query_warm_p50_s",
+            "query_warm_p95_s",
+            "query_warm_peak_rss_mb",
+            "query_cli_load",
+            "help_cli_load",
+            "query_warm_load",
+            "mcp_initialize_p50_s",
+            "mcp_first_search_p50_s",
+            "mcp_load",
+        ):
             results[key] = None
 
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -521,14 +646,20 @@ HARDWARE_SAMPLE = 600
 """Passages of the vault embedded on their own to measure the embedding share (about 5 s on 2 cores)."""
 
 
-def hardware_share(embedder, vault: Path, paths: list[str], first_index_rate: float, seed: int, seconds: float = 1.0) -> dict:
+def hardware_share(
+    embedder, vault: Path, paths: list[str], first_index_rate: float, seed: int, seconds: float = 1.0
+) -> dict:
     """The encoder's limit on this machine and the shares of it reached (``bench.hardware``), on a sample of
     the vault's own passages, as the first index embeds them."""
     from ..embed.onnx import _default_threads
     from ..vault.parse import parse_note
     from .hardware import embedding_share, encoder_shape, gemm_limit, token_counts
 
-    texts = [chunk.embed_text for path in paths for chunk in parse_note((vault / path).read_text(encoding="utf-8"), path).chunks]
+    texts = [
+        chunk.embed_text
+        for path in paths
+        for chunk in parse_note((vault / path).read_text(encoding="utf-8"), path).chunks
+    ]
     sample = random.Random(seed + 3).sample(texts, min(HARDWARE_SAMPLE, len(texts)))
     shape = encoder_shape(embedder)
     limit = gemm_limit(shape, threads=getattr(embedder, "threads", None) or _default_threads(), seconds=seconds)
@@ -571,6 +702,14 @@ def perf_targets(perf: dict) -> list[dict]:
     for row in perf["results"].get("ann_recall", []):
         if row["passages"] == RECALL_TARGET_PASSAGES:
             value = row["ann_recall_at_50"]
-            rows.append({"name": f"ANN recall@50 at {RECALL_TARGET_PASSAGES:,} passages", "value": value, "op": ">=",
-                         "target": RECALL_TARGET, "unit": "", "met": value >= RECALL_TARGET})
+            rows.append(
+                {
+                    "name": f"ANN recall@50 at {RECALL_TARGET_PASSAGES:,} passages",
+                    "value": value,
+                    "op": ">=",
+                    "target": RECALL_TARGET,
+                    "unit": "",
+                    "met": value >= RECALL_TARGET,
+                }
+            )
     return rows

@@ -61,7 +61,11 @@ def read_questions(path: Path) -> list[LabelledQuestion]:
         question_id = str(item.get("id") or number)
         if any(q.id == question_id for q in questions):
             raise UsageError(f"{where}: id {question_id!r} is used twice")
-        questions.append(LabelledQuestion(question_id, item["query"], tuple(expect), contains, str(item["as_of"]) if item.get("as_of") else None))
+        questions.append(
+            LabelledQuestion(
+                question_id, item["query"], tuple(expect), contains, str(item["as_of"]) if item.get("as_of") else None
+            )
+        )
     if not questions:
         raise UsageError(f"{path} holds no questions")
     return questions
@@ -115,7 +119,10 @@ def score_mode(questions: Sequence[LabelledQuestion], hits_by_id: dict[str, list
 def run_questions(vault, questions: Sequence[LabelledQuestion], modes: Sequence[str] = MODES, top_k: int = 5) -> dict:
     """Ask every question in every mode (``vault``: the Python API's ``Vault``), untracked; the report."""
     batch = [{"id": q.id, "query": q.query, "as_of": q.as_of} for q in questions]
-    hits = {mode: {item["id"]: item["hits"] for item in vault.query_batch(batch, top_k=top_k, mode=mode, track=False)} for mode in modes}
+    hits = {
+        mode: {item["id"]: item["hits"] for item in vault.query_batch(batch, top_k=top_k, mode=mode, track=False)}
+        for mode in modes
+    }
     per_question = []
     for q in questions:
         row = {**asdict(q), "expect": list(q.expect)}
@@ -125,10 +132,16 @@ def run_questions(vault, questions: Sequence[LabelledQuestion], modes: Sequence[
             row[mode] = {
                 "rank": answer_rank(q, found) if q.expect else None,
                 "said_nothing": says_nothing(found) if not q.expect else None,
-                "first": None if first is None else {"path": first["path"], "text": first["text"][:200], "warnings": first.get("warnings") or []},
+                "first": None
+                if first is None
+                else {"path": first["path"], "text": first["text"][:200], "warnings": first.get("warnings") or []},
             }
         per_question.append(row)
-    return {"top_k": top_k, "modes": {mode: score_mode(questions, hits[mode], top_k) for mode in modes}, "questions": per_question}
+    return {
+        "top_k": top_k,
+        "modes": {mode: score_mode(questions, hits[mode], top_k) for mode in modes},
+        "questions": per_question,
+    }
 
 
 def questions_markdown(report: dict) -> str:
@@ -137,20 +150,37 @@ def questions_markdown(report: dict) -> str:
     cell = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
     lines = ["| | " + " | ".join(modes) + " |", "|---|" + "---:|" * len(modes)]
     first = report["modes"][modes[0]]
-    for key, label in (("top1", "first hit answers"), ("top3", "answer in the first 3"), (f"top{k}", f"answer in the first {k}"),
-                       ("note_top1", "first hit from an answering note")):
-        lines.append(f"| {label} (n={first['answerable']}) | " + " | ".join(cell(report["modes"][m][key]) for m in modes) + " |")
-    lines.append("| mean reciprocal rank | " + " | ".join("-" if report["modes"][m]["mrr"] is None else f"{report['modes'][m]['mrr']:.3f}" for m in modes) + " |")
+    for key, label in (
+        ("top1", "first hit answers"),
+        ("top3", "answer in the first 3"),
+        (f"top{k}", f"answer in the first {k}"),
+        ("note_top1", "first hit from an answering note"),
+    ):
+        lines.append(
+            f"| {label} (n={first['answerable']}) | " + " | ".join(cell(report["modes"][m][key]) for m in modes) + " |"
+        )
+    lines.append(
+        "| mean reciprocal rank | "
+        + " | ".join("-" if report["modes"][m]["mrr"] is None else f"{report['modes'][m]['mrr']:.3f}" for m in modes)
+        + " |"
+    )
     if first["unanswerable"]:
-        lines.append(f"| nothing answers: no hit or a weak one (n={first['unanswerable']}) | "
-                     + " | ".join(cell(report["modes"][m]["said_nothing"]) for m in modes) + " |")
+        lines.append(
+            f"| nothing answers: no hit or a weak one (n={first['unanswerable']}) | "
+            + " | ".join(cell(report["modes"][m]["said_nothing"]) for m in modes)
+            + " |"
+        )
     mode = "smart" if "smart" in modes else modes[0]
     wrong = [q for q in report["questions"] if (q[mode]["rank"] != 1 if q["expect"] else not q[mode]["said_nothing"])]
     if wrong:
         lines += ["", f"Questions {mode} mode did not answer first:", ""]
         for q in wrong:
             got = q[mode]["first"]
-            where = f"rank {q[mode]['rank']}" if q[mode]["rank"] else ("nothing expected" if not q["expect"] else f"not in the first {k}")
+            where = (
+                f"rank {q[mode]['rank']}"
+                if q[mode]["rank"]
+                else ("nothing expected" if not q["expect"] else f"not in the first {k}")
+            )
             shown = "no hit" if got is None else f"{got['path']}: {got['text'][:100]!r}"
             lines.append(f"- `{q['id']}` {q['query']!r} ({where}); first hit {shown}")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,14 @@ TYPE_LABELS = {
     "lexical": "exact identifier",
     "long_note": "long note, near miss beside it",
 }
-COLUMNS = (("labelled", "cosine"), ("labelled", "cosine_current"), ("labelled", "smart"), ("plain", "cosine"), ("plain", "cosine_current"), ("plain", "smart"))
+COLUMNS = (
+    ("labelled", "cosine"),
+    ("labelled", "cosine_current"),
+    ("labelled", "smart"),
+    ("plain", "cosine"),
+    ("plain", "cosine_current"),
+    ("plain", "smart"),
+)
 MODE_LABELS = {"cosine": "cosine, all versions", "cosine_current": "plain RAG, current text", "smart": "smartvec"}
 
 
@@ -51,7 +58,9 @@ def accuracy_markdown(report: dict) -> str:
     ]
 
     def row(label: str, read, fmt=pct) -> None:
-        lines.append(f"| {label} | " + " | ".join(fmt(read(_block(report, style, mode))) for style, mode in COLUMNS) + " |")
+        lines.append(
+            f"| {label} | " + " | ".join(fmt(read(_block(report, style, mode))) for style, mode in COLUMNS) + " |"
+        )
 
     smart = report["smart"]
     row("top-1 accuracy", lambda b: b["top1"])
@@ -63,8 +72,14 @@ def accuracy_markdown(report: dict) -> str:
             counts = data.get("time_points_by_phrase", {})
             documented = sum(counts.get(k, 0) for k in DOCUMENTED_PHRASES)
             colloquial = sum(counts.get(k, 0) for k in COLLOQUIAL_PHRASES)
-            row(f"&nbsp;&nbsp;phrasings the parser documents (n={documented})", lambda b: b["time_point_by_phrase"]["documented"])
-            row(f"&nbsp;&nbsp;other phrasings people use (n={colloquial})", lambda b: b["time_point_by_phrase"]["colloquial"])
+            row(
+                f"&nbsp;&nbsp;phrasings the parser documents (n={documented})",
+                lambda b: b["time_point_by_phrase"]["documented"],
+            )
+            row(
+                f"&nbsp;&nbsp;other phrasings people use (n={colloquial})",
+                lambda b: b["time_point_by_phrase"]["colloquial"],
+            )
     row("first hit states some version of the answer", lambda b: b["passage_top1"])
     row("first hit is from the answer's note", lambda b: b["note_top1"])
     row("stale-answer rate", lambda b: b["stale_rate"])
@@ -81,22 +96,37 @@ def accuracy_markdown(report: dict) -> str:
         f"| flagged / known pairs | {lab['found']} / {lab['expected']} | {pla['found']} / {pla['expected']} |",
     ]
     for kind in sorted(set(lab["recall_by_kind"]) | set(pla["recall_by_kind"])):
-        cell = lambda c: f"{c['recall_by_kind'][kind]['found']} of {c['recall_by_kind'][kind]['expected']}" if kind in c["recall_by_kind"] else "-"  # noqa: E731
+        cell = lambda c: (
+            f"{c['recall_by_kind'][kind]['found']} of {c['recall_by_kind'][kind]['expected']}"
+            if kind in c["recall_by_kind"]
+            else "-"
+        )  # noqa: E731
         lines.append(f"| found: {kind.replace('_', ' ')} | {cell(lab)} | {cell(pla)} |")
     for kind in sorted(set(lab["false_positives_by_kind"]) | set(pla["false_positives_by_kind"])):
-        lines.append(f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |")
+        lines.append(
+            f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |"
+        )
     lines.append("")
     if "judge" in lab and "judge" in pla:
         judges = (lab["judge"], pla["judge"])
         lines += [
             "| the same-thing judge with every pair of conflicting values compared (no candidate search) | labelled | plain |",
             "|---|---:|---:|",
-            "| known value contradictions / note pairs compared | " + " | ".join(f"{j['value_pairs_known']} / {j['compared_pairs']}" for j in judges) + " |",
+            "| known value contradictions / note pairs compared | "
+            + " | ".join(f"{j['value_pairs_known']} / {j['compared_pairs']}" for j in judges)
+            + " |",
         ]
         for points in zip(*(j["curve"] for j in judges)):
-            lines.append(f"| closeness >= {points[0]['threshold']:.2f}: precision, recall | "
-                         + " | ".join(f"{pct(p['precision'])}, {pct(p['recall'])}" for p in points) + " |")
-        lines.append(f"| best recall at precision >= {pct(judges[0]['precision_bar'])} | " + " | ".join(pct(j["best_recall_at_bar"]) for j in judges) + " |")
+            lines.append(
+                f"| closeness >= {points[0]['threshold']:.2f}: precision, recall | "
+                + " | ".join(f"{pct(p['precision'])}, {pct(p['recall'])}" for p in points)
+                + " |"
+            )
+        lines.append(
+            f"| best recall at precision >= {pct(judges[0]['precision_bar'])} | "
+            + " | ".join(pct(j["best_recall_at_bar"]) for j in judges)
+            + " |"
+        )
         lines.append("")
 
     off_topic = report.get("off_topic") or {}
@@ -107,11 +137,23 @@ def accuracy_markdown(report: dict) -> str:
         ]
         for mode in off_topic["labelled"]:
             cells = [off_topic[style][mode] for style in ("labelled", "plain")]
-            lines.append(f"| {MODE_LABELS[mode]}: answered anyway | " + " | ".join(f"{c['answered']} of {c['asked']}" for c in cells) + " |")
-            lines.append(f"| {MODE_LABELS[mode]}: mean confidence of that first hit | " + " | ".join(pct(c["mean_top_confidence"]) for c in cells) + " |")
+            lines.append(
+                f"| {MODE_LABELS[mode]}: answered anyway | "
+                + " | ".join(f"{c['answered']} of {c['asked']}" for c in cells)
+                + " |"
+            )
+            lines.append(
+                f"| {MODE_LABELS[mode]}: mean confidence of that first hit | "
+                + " | ".join(pct(c["mean_top_confidence"]) for c in cells)
+                + " |"
+            )
         if "ece_with_answerable" in off_topic["labelled"]["smart"]:
             cells = [off_topic[style]["smart"]["ece_with_answerable"] for style in ("labelled", "plain")]
-            lines.append("| smartvec: ECE over these and the benchmark's questions | " + " | ".join(num(c, ".3f") for c in cells) + " |")
+            lines.append(
+                "| smartvec: ECE over these and the benchmark's questions | "
+                + " | ".join(num(c, ".3f") for c in cells)
+                + " |"
+            )
         lines.append("")
 
     sweep = report["sweep"]
@@ -147,10 +189,15 @@ def targets_markdown(rows: list[dict]) -> str:
     lines = ["| target | measured | met |", "|---|---:|:---:|"]
     for row in rows:
         value, target = row["value"], row["target"]
-        shown = f"{value:.2f}x" if "/" in row["name"] else (f"{value:.3f}" if row["name"].startswith("ECE") else pct(value))
+        shown = (
+            f"{value:.2f}x" if "/" in row["name"] else (f"{value:.3f}" if row["name"].startswith("ECE") else pct(value))
+        )
         goal = f"{target}x" if "/" in row["name"] else (f"{target}" if row["name"].startswith("ECE") else pct(target))
         if "unit" in row:
-            shown, goal = ("-" if value is None else f"{value:g} {row['unit']}".strip()), f"{target:g} {row['unit']}".strip()
+            shown, goal = (
+                ("-" if value is None else f"{value:g} {row['unit']}".strip()),
+                f"{target:g} {row['unit']}".strip(),
+            )
         met = "-" if row["met"] is None else ("yes" if row["met"] else "**no**")
         lines.append(f"| {row['name']} {row['op']} {goal} | {shown} | {met} |")
     return "\n".join(lines) + "\n"
@@ -201,7 +248,11 @@ def perf_markdown(perf: dict) -> str:
         f"| `smartvec mcp`: `initialize` answered / first search answered | {num(r.get('mcp_initialize_p50_s'), '.2f')} / "
         f"{num(r.get('mcp_first_search_p50_s'), '.2f')} s{at_load(r.get('mcp_load'))} |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
-        *([f"| installed size of the model's package | {m['model_package_mb']:.0f} MB |"] if m.get("model_package_mb") else []),
+        *(
+            [f"| installed size of the model's package | {m['model_package_mb']:.0f} MB |"]
+            if m.get("model_package_mb")
+            else []
+        ),
         f"| peak memory: benchmark process / cold CLI query / cold no-change refresh | {r['peak_rss_mb']:.0f} / "
         f"{num(r['query_cli_peak_rss_mb'], '.0f')} / {num(r['nochange_refresh_cli_peak_rss_mb'], '.0f')} MB |",
         f"| index folder size | {r['index_mb']:.1f} MB |",
@@ -230,8 +281,11 @@ def results_markdown(accuracy: dict | None, perfs: list[dict], command: str) -> 
         parts += ["## Accuracy\n", accuracy_markdown(accuracy), targets_markdown(accuracy["targets"])]
     for perf in perfs:
         store = " on PostgreSQL" if perf["results"].get("store") == "postgresql" else ""
-        parts += [f"## Speed, {perf['notes']:,} notes, {perf['machine'].get('embedder', '')}{store}\n", perf_markdown(perf),
-                  targets_markdown(perf["targets"])]
+        parts += [
+            f"## Speed, {perf['notes']:,} notes, {perf['machine'].get('embedder', '')}{store}\n",
+            perf_markdown(perf),
+            targets_markdown(perf["targets"]),
+        ]
     return "\n".join(parts)
 
 
@@ -273,7 +327,13 @@ def plot_accuracy_by_type(report: dict, path: Path) -> bool:
             values = [block["top1"]] + [block["by_type"][k] for k in kinds]
             bars = ax.bar([x + offset for x in xs], values, width, label=MODE_LABELS[mode], color=colours[mode])
             for bar in bars:
-                ax.annotate(f"{bar.get_height():.0%}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=6)
+                ax.annotate(
+                    f"{bar.get_height():.0%}",
+                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                )
         ax.set_xticks(list(xs), labels, fontsize=7)
         ax.set_ylim(0, 1.1)
         ax.set_title(f"{style} vault")
@@ -294,10 +354,18 @@ def plot_sweep(report: dict, path: Path) -> bool:
     rates = [s["rate"] * 100 for s in report["sweep"]]
     fig, ax = plt.subplots(figsize=(6.5, 4), dpi=120)
     for key, label, style in (
-        ("cosine", "cosine, labelled", "o--"), ("plain_cosine", "cosine, plain", "s--"),
-        ("smart", "smartvec, labelled", "o-"), ("plain_smart", "smartvec, plain", "s-"),
+        ("cosine", "cosine, labelled", "o--"),
+        ("plain_cosine", "cosine, plain", "s--"),
+        ("smart", "smartvec, labelled", "o-"),
+        ("plain_smart", "smartvec, plain", "s-"),
     ):
-        ax.plot(rates, [s[key] for s in report["sweep"]], style, label=label, color="#2f6fb3" if "smart" in key else "#8a96a3")
+        ax.plot(
+            rates,
+            [s[key] for s in report["sweep"]],
+            style,
+            label=label,
+            color="#2f6fb3" if "smart" in key else "#8a96a3",
+        )
     ax.axhline(0.85, ls=":", lw=0.8, color="#c0392b", label="target 85%")
     ax.set_xlabel("injected rumours (% of policies)")
     ax.set_ylabel("top-1 accuracy")

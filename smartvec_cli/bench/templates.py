@@ -28,7 +28,20 @@ PROJECTS = (
 PEOPLE = ("Mara", "Jonas", "Ines", "Tobias", "Keiko", "Ravi")
 AREAS = ("client", "server", "worker", "gateway", "scheduler")
 SETTING_WORDS = ("fetch", "cache", "upload", "proxy", "retry", "audit", "build", "index", "session", "sync")
-SETTING_KINDS = ("timeout", "interval", "ttl", "window", "backoff", "grace", "delay", "linger", "drain", "poll", "refresh", "jitter")
+SETTING_KINDS = (
+    "timeout",
+    "interval",
+    "ttl",
+    "window",
+    "backoff",
+    "grace",
+    "delay",
+    "linger",
+    "drain",
+    "poll",
+    "refresh",
+    "jitter",
+)
 RISKS = ("the database migration", "the vendor contract", "the security review", "the API freeze", "the load tests")
 
 
@@ -60,18 +73,22 @@ def status_report(project: str, week: int, rng: random.Random) -> tuple[str, dic
         "blocked": rng.random() < 0.3,
         "risk": rng.choice(RISKS),
     }
-    blocked = f"Deploys of {project} are blocked this week by {values['risk']}." if values["blocked"] else f"Deploys of {project} are not blocked this week."
+    blocked = (
+        f"Deploys of {project} are blocked this week by {values['risk']}."
+        if values["blocked"]
+        else f"Deploys of {project} are not blocked this week."
+    )
     body = f"""
 ## Summary
 
-The {project} team spent EUR {values['spent']:,} this week. Build time for {project} is {values['build']} minutes.
-Uptime of the {project} service was {values['uptime']}% over the week.
+The {project} team spent EUR {values["spent"]:,} this week. Build time for {project} is {values["build"]} minutes.
+Uptime of the {project} service was {values["uptime"]}% over the week.
 
 ## Numbers
 
-- Budget spent: EUR {values['spent']:,}
-- Storage used: {values['storage']} GB
-- Next release in {values['release']} days
+- Budget spent: EUR {values["spent"]:,}
+- Storage used: {values["storage"]} GB
+- Next release in {values["release"]} days
 
 ## Risks
 
@@ -138,9 +155,15 @@ def write_template_vault(root: Path, notes: int = 2000, seed: int = 7) -> list[P
         if i % 2 == 0:
             other = values["spent"] + rng.choice((-1, 1)) * rng.randrange(5, 30) * 100
             claim = f"The {project} team spent EUR {other:,} this week."
-            body = f"Checked against the invoices of week {week}.\n\n{claim}\n\nInvoices are filed in the finance drive."
+            body = (
+                f"Checked against the invoices of week {week}.\n\n{claim}\n\nInvoices are filed in the finance drive."
+            )
         else:
-            claim = f"Deploys of {project} are blocked this week." if not values["blocked"] else f"Deploys of {project} are not blocked this week."
+            claim = (
+                f"Deploys of {project} are blocked this week."
+                if not values["blocked"]
+                else f"Deploys of {project} are not blocked this week."
+            )
             body = f"Notes from the release review of week {week}.\n\n{claim}\n\nThe next review is on Monday."
         written[check] = _note(f"{project} finance check, week {week}", _monday(week), body)
         planted.append(Planted(path, check, claim))
@@ -149,7 +172,11 @@ def write_template_vault(root: Path, notes: int = 2000, seed: int = 7) -> list[P
         other = next(s for s in (30, 60, 5, 10) if s != seconds)
         claim = f"The `{key}` setting waits at most {other} seconds before giving up."
         guide = f"guides/tuning {key}.md"
-        written[guide] = _note(f"Tuning {key}", dt.date(2024, 1, 2), f"How to tune it for slow networks.\n\n{claim}\n\nRaise it only when needed.")
+        written[guide] = _note(
+            f"Tuning {key}",
+            dt.date(2024, 1, 2),
+            f"How to tune it for slow networks.\n\n{claim}\n\nRaise it only when needed.",
+        )
         planted.append(Planted(path, guide, claim))
     for path, text in written.items():
         target = root / path
@@ -165,7 +192,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     planted = write_template_vault(args.vault, args.notes, args.seed)
-    (args.vault.parent / "planted.json").write_text(json.dumps([asdict(p) for p in planted], indent=1), encoding="utf-8")
+    (args.vault.parent / "planted.json").write_text(
+        json.dumps([asdict(p) for p in planted], indent=1), encoding="utf-8"
+    )
     print(f"{sum(1 for _ in args.vault.rglob('*.md'))} notes, {len(planted)} planted conflicts in {args.vault}")
 
 

@@ -124,13 +124,22 @@ def main(
         None, "--index-dir", envvar="SMARTVEC_INDEX", metavar="DIR", help="Index folder (default: <vault>/.smartvec)."
     ),
     now: Optional[str] = typer.Option(
-        None, "--now", envvar="SMARTVEC_NOW", metavar="ISO-DATE", help="Clock for every time computation (ISO date), for replays and tests."
+        None,
+        "--now",
+        envvar="SMARTVEC_NOW",
+        metavar="ISO-DATE",
+        help="Clock for every time computation (ISO date), for replays and tests.",
     ),
     store: Optional[str] = typer.Option(
-        None, "--store", envvar="SMARTVEC_STORE", metavar="URL",
+        None,
+        "--store",
+        envvar="SMARTVEC_STORE",
+        metavar="URL",
         help="A shared PostgreSQL + pgvector store (postgresql://...) instead of SQLite in the index folder.",
     ),
-    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=version_callback, is_eager=True, help="Show the version."
+    ),
 ) -> None:
     ctx.obj = GlobalOptions(vault, index_dir, now, store)
 
@@ -189,14 +198,23 @@ def command_line() -> SmartvecGroup:
     group = typer.main.get_command(shell)
     group.pending = {}
     for info in app.registered_commands:
-        convert = partial(typer.main.get_command_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
-                          rich_markup_mode=app.rich_markup_mode)
+        convert = partial(
+            typer.main.get_command_from_info,
+            info,
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+        )
         name = info.name or typer.main.get_command_name(info.callback.__name__)
         help_text = inspect.cleandoc(info.help) if info.help is not None else inspect.getdoc(info.callback)
         group.pending[name] = (convert, _outline(name, help_text, info))
     for info in app.registered_groups:
-        convert = partial(typer.main.get_group_from_info, info, pretty_exceptions_short=app.pretty_exceptions_short,
-                          rich_markup_mode=app.rich_markup_mode, suggest_commands=app.suggest_commands)
+        convert = partial(
+            typer.main.get_group_from_info,
+            info,
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+            suggest_commands=app.suggest_commands,
+        )
         solved = typer.main.solve_typer_info_defaults(info)
         group.pending[solved.name] = (convert, _outline(solved.name, solved.help, solved))
     return group
@@ -204,7 +222,9 @@ def command_line() -> SmartvecGroup:
 
 def _outline(name: str, help_text: str | None, info) -> TyperCommand:
     """What the list of commands shows of a command: its name, help, short help and flags."""
-    return TyperCommand(name, help=help_text, short_help=info.short_help, hidden=bool(info.hidden), deprecated=info.deprecated)
+    return TyperCommand(
+        name, help=help_text, short_help=info.short_help, hidden=bool(info.hidden), deprecated=info.deprecated
+    )
 
 
 def run() -> None:

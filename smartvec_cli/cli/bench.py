@@ -67,19 +67,38 @@ def check_config(config: Optional[str]) -> Optional[Path]:
 @bench_app.command("accuracy")
 def accuracy_command(
     seed: int = typer.Option(2604, "--seed", help="Seed of the generated evaluation vault and questions."),
-    fit_seed: int = typer.Option(1729, "--fit-seed", help="Seed of the calibration vault the confidence is fitted on first."),
-    rate: float = typer.Option(0.25, "--contradiction-rate", min=0.0, max=1.0, help="Share of policies with an injected contradiction."),
+    fit_seed: int = typer.Option(
+        1729, "--fit-seed", help="Seed of the calibration vault the confidence is fitted on first."
+    ),
+    rate: float = typer.Option(
+        0.25, "--contradiction-rate", min=0.0, max=1.0, help="Share of policies with an injected contradiction."
+    ),
     rates: str = typer.Option("0,0.25,0.5,0.75", "--rates", help="Contradiction rates of the sweep."),
-    top_k: int = typer.Option(5, "--top-k", min=2, max=50, help="Hits per question (the confidence uses the lead over hit 2)."),
-    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for accuracy.json, accuracy.md, the per-question file and plots."),
-    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
-    config: Optional[str] = typer.Option(None, "--config", help="A config.toml to use for the generated index (to try settings)."),
+    top_k: int = typer.Option(
+        5, "--top-k", min=2, max=50, help="Hits per question (the confidence uses the lead over hit 2)."
+    ),
+    out: str = typer.Option(
+        DEFAULT_OUT, "--out", help="Folder for accuracy.json, accuracy.md, the per-question file and plots."
+    ),
+    workdir: Optional[str] = typer.Option(
+        None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."
+    ),
+    config: Optional[str] = typer.Option(
+        None, "--config", help="A config.toml to use for the generated index (to try settings)."
+    ),
     no_plots: bool = typer.Option(False, "--no-plots", help="Do not draw PNG plots."),
     as_json: JsonOutput = False,
 ) -> None:
     """Top-1, stale answers, calibration, contradictions and re-embedding on a generated vault in two styles, against plain RAG."""
     from ..bench.accuracy import run_accuracy
-    from ..bench.report import accuracy_markdown, plot_accuracy_by_type, plot_sweep, targets_markdown, write_json, write_jsonl
+    from ..bench.report import (
+        accuracy_markdown,
+        plot_accuracy_by_type,
+        plot_sweep,
+        targets_markdown,
+        write_json,
+        write_jsonl,
+    )
 
     sweep = parse_rates(rates)
     config_path = check_config(config)
@@ -93,7 +112,9 @@ def accuracy_command(
     write_jsonl(out_dir / "accuracy-questions.jsonl", records)
     (out_dir / "accuracy.md").write_text(markdown, encoding="utf-8")
     if not no_plots:
-        drawn = plot_accuracy_by_type(report, out_dir / "accuracy_by_type.png") and plot_sweep(report, out_dir / "contradiction_sweep.png")
+        drawn = plot_accuracy_by_type(report, out_dir / "accuracy_by_type.png") and plot_sweep(
+            report, out_dir / "contradiction_sweep.png"
+        )
         if not drawn:
             message("warning: matplotlib is not installed, so no plots were drawn (pip install 'smartvec[bench]')")
     message(f"wrote {out_dir}/accuracy.json, accuracy.md, accuracy-questions.jsonl in {report['seconds']:.0f}s")
@@ -105,19 +126,38 @@ def accuracy_command(
 
 @bench_app.command("perf")
 def perf_command(
-    notes: int = typer.Option(1000, "--notes", "-n", min=10, help="Notes in the synthetic vault (the targets are stated for 10,000)."),
+    notes: int = typer.Option(
+        1000, "--notes", "-n", min=10, help="Notes in the synthetic vault (the targets are stated for 10,000)."
+    ),
     seed: int = typer.Option(7, "--seed", help="Seed of the synthetic vault."),
     queries: int = typer.Option(200, "--queries", min=10, help="In-process queries timed for p50/p95."),
-    cold_runs: int = typer.Option(5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no command-line calls at all)."),
-    warm_runs: int = typer.Option(20, "--warm-runs", min=1, help="Command-line queries timed while a watch daemon answers them."),
-    recall_sizes: str = typer.Option("10000,100000", "--recall-sizes",
-                                     help="Index sizes (passages, comma-separated) at which ANN recall@50 is measured; '' for none."),
+    cold_runs: int = typer.Option(
+        5, "--cold-runs", min=0, help="Cold command-line queries timed (0: no command-line calls at all)."
+    ),
+    warm_runs: int = typer.Option(
+        20, "--warm-runs", min=1, help="Command-line queries timed while a watch daemon answers them."
+    ),
+    recall_sizes: str = typer.Option(
+        "10000,100000",
+        "--recall-sizes",
+        help="Index sizes (passages, comma-separated) at which ANN recall@50 is measured; '' for none.",
+    ),
     out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for perf-<notes>.json and perf-<notes>.md."),
-    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."),
-    store: Optional[str] = typer.Option(None, "--store", metavar="URL",
-                                        help="Measure a PostgreSQL store (postgresql://..., an empty database) instead of SQLite."),
-    model: Optional[str] = typer.Option(None, "--model", metavar="MODEL",
-                                        help="The index's model: minilm (the default for this English vault) or multilingual-e5."),
+    workdir: Optional[str] = typer.Option(
+        None, "--workdir", help="Build the vault here and keep it (default: a temporary folder)."
+    ),
+    store: Optional[str] = typer.Option(
+        None,
+        "--store",
+        metavar="URL",
+        help="Measure a PostgreSQL store (postgresql://..., an empty database) instead of SQLite.",
+    ),
+    model: Optional[str] = typer.Option(
+        None,
+        "--model",
+        metavar="MODEL",
+        help="The index's model: minilm (the default for this English vault) or multilingual-e5.",
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
@@ -133,8 +173,18 @@ def perf_command(
     if model not in (None, "minilm", "multilingual-e5"):
         raise UsageError(f"--model is minilm or multilingual-e5, not {model!r}")
     with work_folder(workdir, "perf") as folder:
-        perf = run_perf(folder, notes=notes, seed=seed, queries=queries, cold_runs=cold_runs, warm_runs=warm_runs,
-                        recall_sizes=sizes, store_url=store, log=message, model=model)
+        perf = run_perf(
+            folder,
+            notes=notes,
+            seed=seed,
+            queries=queries,
+            cold_runs=cold_runs,
+            warm_runs=warm_runs,
+            recall_sizes=sizes,
+            store_url=store,
+            log=message,
+            model=model,
+        )
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
     name = f"perf-{notes}" + ("-postgres" if store else "") + ("-e5" if model == "multilingual-e5" else "")
@@ -149,12 +199,18 @@ def perf_command(
 
 @bench_app.command("calibrate")
 def calibrate_command(
-    seed: int = typer.Option(1729, "--seed", help="Seed of the calibration vault (its catalogue shares nothing with the accuracy benchmark's)."),
+    seed: int = typer.Option(
+        1729,
+        "--seed",
+        help="Seed of the calibration vault (its catalogue shares nothing with the accuracy benchmark's).",
+    ),
     rates: str = typer.Option("0,0.5", "--rates", help="Contradiction rates whose answers are pooled for the fit."),
     top_k: int = typer.Option(5, "--top-k", min=2, max=50, help="Hits per question used as samples."),
     top1_only: bool = typer.Option(False, "--top1-only", help="Fit on first hits only (what the ECE measures)."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the vault here and keep it."),
-    config: Optional[str] = typer.Option(None, "--config", help="A config.toml for the generated index (weights to fit under)."),
+    config: Optional[str] = typer.Option(
+        None, "--config", help="A config.toml for the generated index (weights to fit under)."
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Fit the Platt parameters of hit confidence on the calibration catalogue; print them as a config.toml snippet."""
@@ -164,8 +220,13 @@ def calibrate_command(
     config_text = config_path.read_text(encoding="utf-8") if config_path else None
     with work_folder(workdir, "calibrate") as folder:
         fit = run_calibration(
-            folder, seed=seed, rates=parse_rates(rates), top_k=top_k,
-            config_text=config_text, log=message, top1_only=top1_only,
+            folder,
+            seed=seed,
+            rates=parse_rates(rates),
+            top_k=top_k,
+            config_text=config_text,
+            log=message,
+            top1_only=top1_only,
         )
     if as_json:
         print_json(fit)
@@ -190,7 +251,7 @@ def report_command(
     accuracy = json.loads(accuracy_file.read_text(encoding="utf-8")) if accuracy_file.is_file() else None
     perfs = sorted(
         (json.loads(p.read_text(encoding="utf-8")) for p in out_dir.glob("perf-*.json")),
-        key=lambda p: (p["notes"], p["results"].get("store", ""), "e5" in p["machine"].get("embedder", ""))
+        key=lambda p: (p["notes"], p["results"].get("store", ""), "e5" in p["machine"].get("embedder", "")),
     )
     if accuracy is None and not perfs:
         raise UsageError(f"no results in {out_dir}: run `smartvec bench accuracy` or `smartvec bench perf` first")
@@ -201,13 +262,25 @@ def report_command(
 
 @bench_app.command("history")
 def history_command(
-    repo: Optional[str] = typer.Option(None, "--repo", help="A git repository of markdown files (default: smartvec's own, if installed from one)."),
-    max_commits: Optional[int] = typer.Option(None, "--max-commits", min=2,
-                                              help="Replay only this many evenly spaced snapshots of the history (default: every commit)."),
-    per_kind: int = typer.Option(100, "--per-kind", min=1, help="At most this many questions of each kind (edited, moved, split, deleted, now)."),
+    repo: Optional[str] = typer.Option(
+        None, "--repo", help="A git repository of markdown files (default: smartvec's own, if installed from one)."
+    ),
+    max_commits: Optional[int] = typer.Option(
+        None,
+        "--max-commits",
+        min=2,
+        help="Replay only this many evenly spaced snapshots of the history (default: every commit).",
+    ),
+    per_kind: int = typer.Option(
+        100, "--per-kind", min=1, help="At most this many questions of each kind (edited, moved, split, deleted, now)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the choice of questions when there are more than --per-kind."),
-    out: str = typer.Option(DEFAULT_OUT, "--out", help="Folder for history.json, history.md and history-questions.jsonl."),
-    workdir: Optional[str] = typer.Option(None, "--workdir", help="Build the index here and keep it (default: a temporary folder)."),
+    out: str = typer.Option(
+        DEFAULT_OUT, "--out", help="Folder for history.json, history.md and history-questions.jsonl."
+    ),
+    workdir: Optional[str] = typer.Option(
+        None, "--workdir", help="Build the index here and keep it (default: a temporary folder)."
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Replay a real git history of markdown files: past answers about edited, moved, split and deleted notes, and now."""
@@ -218,7 +291,9 @@ def history_command(
     if not (source / ".git").exists():
         raise UsageError(f"{source} is not a git repository: pass --repo PATH")
     with work_folder(workdir, "history") as folder:
-        report, records = run_history(source, folder, max_commits=max_commits, per_kind=per_kind, seed=seed, log=message)
+        report, records = run_history(
+            source, folder, max_commits=max_commits, per_kind=per_kind, seed=seed, log=message
+        )
     out_dir = Path(out)
     markdown = history_markdown(report)
     write_json(out_dir / "history.json", report)
@@ -234,7 +309,9 @@ def history_command(
 @bench_app.command("questions")
 def questions_command(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help='JSON lines: {"query", "expect": [paths of the answering notes], "contains"?, "as_of"?, "id"?}.'),
+    file: str = typer.Argument(
+        ..., help='JSON lines: {"query", "expect": [paths of the answering notes], "contains"?, "as_of"?, "id"?}.'
+    ),
     modes: str = typer.Option("smart,cosine,lexical", "--modes", help="The modes to compare, comma-separated."),
     top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=100, help="Hits per question."),
     as_json: JsonOutput = False,

@@ -16,7 +16,9 @@ MARKS = {"fail": "FAIL", "fixed": "fixed", "warn": "warn", "note": "note", "ok":
 @app.command("doctor")
 def doctor_command(
     ctx: typer.Context,
-    repair: bool = typer.Option(False, "--repair", help="Repair what can be repaired without re-embedding (takes the writer lock)."),
+    repair: bool = typer.Option(
+        False, "--repair", help="Repair what can be repaired without re-embedding (takes the writer lock)."
+    ),
     as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:
@@ -27,8 +29,14 @@ def doctor_command(
     ws = workspace(ctx)
     doctor = Doctor(ws, repair=repair)
     doctor.inspect_locks()
-    lock = writer_lock(ws, "smartvec doctor --repair", wait, waiting_note(wait), lambda notice: message(f"warning: {notice}"),
-                       narrow_modes=False)
+    lock = writer_lock(
+        ws,
+        "smartvec doctor --repair",
+        wait,
+        waiting_note(wait),
+        lambda notice: message(f"warning: {notice}"),
+        narrow_modes=False,
+    )
     with lock if repair else nullcontext():
         report = doctor.run()
     if as_json:
@@ -51,7 +59,11 @@ def print_report(report) -> None:
     for i, (kind, checks) in enumerate(report.grouped()):
         console.print(("\n" if i else "") + kind, markup=False)
         for check in checks:
-            console.print(f"  {MARKS[check.severity]:<6} {check.name:<{width}}  {printable(check.detail)}", markup=False)
+            console.print(
+                f"  {MARKS[check.severity]:<6} {check.name:<{width}}  {printable(check.detail)}", markup=False
+            )
             if check.name == "notes":
                 for problem in report.note_problems:
-                    console.print(f"  {'':<6} {'':<{width}}  {printable(problem['path'])}: {problem['error']}", markup=False)
+                    console.print(
+                        f"  {'':<6} {'':<{width}}  {printable(problem['path'])}: {problem['error']}", markup=False
+                    )

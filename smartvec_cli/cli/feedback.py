@@ -19,7 +19,9 @@ def feedback_command(
     rank: Optional[int] = typer.Option(None, "--rank", min=1, help="Hit N of the last query instead of a CHUNK_ID."),
     up: bool = typer.Option(False, "--up", help="The passage was right."),
     down: bool = typer.Option(False, "--down", help="The passage was wrong or stale."),
-    correct: Optional[str] = typer.Option(None, "--correct", help="The right answer; stored as a passage of its own that answers where this one is found."),
+    correct: Optional[str] = typer.Option(
+        None, "--correct", help="The right answer; stored as a passage of its own that answers where this one is found."
+    ),
     as_json: JsonOutput = False,
     wait: float = wait_option(),
 ) -> None:

@@ -45,5 +45,7 @@ def _confirm(found: list[dict]) -> None:
         raise UsageError("forgetting cannot be undone: give --yes to erase without asking")
     for note in found:
         message(f"  {plain(note['path'])} (deleted {(note['deleted_at'] or '')[:10]})")
-    if not typer.confirm(f"Erase everything the index keeps of these {len(found)} notes? This cannot be undone", err=True):
+    if not typer.confirm(
+        f"Erase everything the index keeps of these {len(found)} notes? This cannot be undone", err=True
+    ):
         raise typer.Exit(1)

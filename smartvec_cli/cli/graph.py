@@ -20,8 +20,12 @@ vault's whole graph would flood the terminal."""
 def graph_command(
     ctx: typer.Context,
     note: Optional[str] = typer.Argument(None, help="Only this note's neighbourhood."),
-    depth: int = typer.Option(1, "--depth", min=0, help="Hops around NOTE (the walk stops when a hop reaches no new note)."),
-    limit: int = typer.Option(LIMIT, "--limit", min=0, help="At most this many notes, the nearest to NOTE first; 0 for all."),
+    depth: int = typer.Option(
+        1, "--depth", min=0, help="Hops around NOTE (the walk stops when a hop reaches no new note)."
+    ),
+    limit: int = typer.Option(
+        LIMIT, "--limit", min=0, help="At most this many notes, the nearest to NOTE first; 0 for all."
+    ),
     fmt: str = typer.Option("mermaid", "--format", help="mermaid, dot or json."),
 ) -> None:
     """Export notes and typed edges (links, dependencies, supersession, contradictions)."""
@@ -33,7 +37,9 @@ def graph_command(
         data = vault.graph(note, depth, limit or None)
     if data["left_out"]:
         shown = len(data["nodes"])
-        message(f"graph: {shown} of {shown + data['left_out']} notes shown ({data['left_out']} left out); --limit N to change, --limit 0 for all")
+        message(
+            f"graph: {shown} of {shown + data['left_out']} notes shown ({data['left_out']} left out); --limit N to change, --limit 0 for all"
+        )
     if fmt == "json":
         print_json(data)
     else:

@@ -15,10 +15,16 @@ from .output import JsonOutput, QuietOutput, message, print_json, printable, pro
 @app.command("index")
 def index_command(
     ctx: typer.Context,
-    full: bool = typer.Option(False, "--full", help="Re-read every note and re-embed every passage (after a model change)."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."),
+    full: bool = typer.Option(
+        False, "--full", help="Re-read every note and re-embed every passage (after a model change)."
+    ),
+    exclude: Optional[List[str]] = typer.Option(
+        None, "--exclude", help="Glob of vault paths to skip (repeatable), on top of config.toml."
+    ),
     from_git: bool = typer.Option(
-        False, "--from-git", help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not read)."
+        False,
+        "--from-git",
+        help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not read).",
     ),
     as_json: JsonOutput = False,
     quiet: QuietOutput = False,
@@ -54,8 +60,10 @@ def index_command(
 def passage_counts(data: dict) -> str:
     """``219 passages embedded, 12 passages reused, 240 passages stored``: what the run embedded, what it found
     already embedded (same text, vector kept), and every passage version the index holds, as ``status`` counts them."""
-    return (f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
-            f"{data['passages_stored']} passages stored")
+    return (
+        f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
+        f"{data['passages_stored']} passages stored"
+    )
 
 
 def next_step(notes: int) -> str:

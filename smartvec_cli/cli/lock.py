@@ -12,7 +12,11 @@ def wait_option():
     import typer
 
     return typer.Option(
-        DEFAULT_WAIT, "--wait", min=0, metavar="SECONDS", help="How long to wait for another writer (index, refresh, watch) to finish."
+        DEFAULT_WAIT,
+        "--wait",
+        min=0,
+        metavar="SECONDS",
+        help="How long to wait for another writer (index, refresh, watch) to finish.",
     )
 
 

@@ -32,7 +32,7 @@ def hide_store_password(argv: list[str] | None = None) -> None:
     url, kept = found
     original = list(getattr(sys, "orig_argv", []))
     given = argv[1:]
-    if not original or not given or original[-len(given):] != given:
+    if not original or not given or original[-len(given) :] != given:
         return  # started some other way (embedded, tests): leave it as it is
     import os
 
@@ -44,9 +44,9 @@ def store_with_password(args: list[str]) -> tuple[str, list[str]] | None:
     """(URL, the arguments without it) when a global ``--store URL`` / ``--store=URL`` holds a password."""
     for i, token in enumerate(args):
         if token == "--store" and i + 1 < len(args):
-            url, rest = args[i + 1], [*args[:i], *args[i + 2:]]
+            url, rest = args[i + 1], [*args[:i], *args[i + 2 :]]
         elif token.startswith("--store="):
-            url, rest = token.partition("=")[2], [*args[:i], *args[i + 1:]]
+            url, rest = token.partition("=")[2], [*args[:i], *args[i + 1 :]]
         elif token.startswith("-"):
             continue
         else:

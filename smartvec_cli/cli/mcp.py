@@ -14,10 +14,17 @@ from .app import app, workspace
 def mcp_command(
     ctx: typer.Context,
     http: Optional[str] = typer.Option(
-        None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at this address instead of stdio (HOST defaults to 127.0.0.1)."
+        None,
+        "--http",
+        metavar="HOST:PORT",
+        help="Serve streamable HTTP at this address instead of stdio (HOST defaults to 127.0.0.1).",
     ),
     wait: float = typer.Option(
-        2.0, "--wait", min=0, metavar="SECONDS", help="How long feedback waits for another writer before the tool call fails."
+        2.0,
+        "--wait",
+        min=0,
+        metavar="SECONDS",
+        help="How long feedback waits for another writer before the tool call fails.",
     ),
 ) -> None:
     """Run an MCP server (stdio by default) with the tools search, feedback, note, history and status."""

@@ -32,7 +32,8 @@ JsonOutput = Annotated[
 """The one ``--json`` option every command shares: ``as_json: JsonOutput = False``."""
 
 QuietOutput = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress and no summary on stderr; warnings and errors still go there.")
+    bool,
+    typer.Option("--quiet", "-q", help="No progress and no summary on stderr; warnings and errors still go there."),
 ]
 """The ``--quiet`` option of the commands that report progress: ``quiet: QuietOutput = False``."""
 
@@ -82,7 +83,10 @@ def describe(report: ProgressReport, rate: float | None, seconds_left: float | N
     """``12/339 commits (4%), embedding the passages of commits 1-100: 480/2210 passages, 35.1 passages/s``."""
     parts = []
     if report.total or report.done:
-        parts.append(f"{report.done}/{report.total or '?'} {report.unit}" + (f" ({report.done / report.total:.0%})" if report.total else ""))
+        parts.append(
+            f"{report.done}/{report.total or '?'} {report.unit}"
+            + (f" ({report.done / report.total:.0%})" if report.total else "")
+        )
     if report.step and report.step_total:
         parts.append(f"{report.step}: {report.step_done}/{report.step_total} passages")
     elif report.step:
@@ -104,8 +108,13 @@ class ProgressLines:
     reports nothing while it lasts (loading the model) still shows in the log every few seconds.
     """
 
-    def __init__(self, description: str, every: float | None = None, clock: Callable[[], float] = time.monotonic,
-                 write: Callable[[str], None] = message):
+    def __init__(
+        self,
+        description: str,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        write: Callable[[str], None] = message,
+    ):
         self.description = description
         self.every = PROGRESS_EVERY_SECONDS if every is None else every
         self.clock = clock

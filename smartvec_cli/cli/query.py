@@ -16,7 +16,15 @@ import typer
 from ..errors import UsageError
 from .app import app, open_vault
 from .output import JsonOutput, print_json
-from .query_line import Answerer, checked_filters, hits_for_output, merged_filters, print_answer, read_batch, search_request
+from .query_line import (
+    Answerer,
+    checked_filters,
+    hits_for_output,
+    merged_filters,
+    print_answer,
+    read_batch,
+    search_request,
+)
 
 
 @app.command("query")
@@ -24,25 +32,69 @@ def query_command(
     ctx: typer.Context,
     text: Optional[str] = typer.Argument(None, help="The question."),
     top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=1000, help="How many hits."),
-    mode: str = typer.Option("smart", "--mode", help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text search)."),
-    include_archived: bool = typer.Option(False, "--include-archived", help="Also return archived (superseded) passages."),
-    include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
-    as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last spring'); default: a date named in the question, else now."),
-    explain: bool = typer.Option(False, "--explain", help="Show each signal per hit (a table; an 'explain' object in JSON)."),
-    weights: Optional[str] = typer.Option(None, "--weights", help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1: finite numbers, 0 or more, not all 0."),
-    no_track: bool = typer.Option(False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."),
-    batch: Optional[str] = typer.Option(
-        None, "--batch",
-        help='JSON-lines file of {"id", "query", "as_of"?} ("-" for stdin), UTF-8; one JSON line out per query. '
-             "The whole file is checked first: a malformed line stops the batch before any answer, as a usage "
-             "error (exit 2) naming its line number. A line may carry its own path, tag, where, since and until "
-             "(a text or a list), which replace the flags of the same name for that question.",
+    mode: str = typer.Option(
+        "smart",
+        "--mode",
+        help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text search).",
     ),
-    path: Optional[List[str]] = typer.Option(None, "--path", metavar="GLOB", help="Only notes whose vault path (or a folder of it) matches this glob, e.g. 'projects/**' or '*2023*' (repeatable: any of them)."),
-    tag: Optional[List[str]] = typer.Option(None, "--tag", metavar="TAG", help="Only notes with this tag (front matter or #inline; 'a' also matches 'a/b'; repeatable: all of them)."),
-    where: Optional[List[str]] = typer.Option(None, "--where", metavar="KEY=VALUE", help="Only notes whose front-matter field KEY holds VALUE (repeatable: all of them)."),
-    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Only notes dated on or after DATE (read like --as-of; the note's updated, else date/created, else file time)."),
-    until: Optional[str] = typer.Option(None, "--until", metavar="DATE", help="Only notes dated on or before DATE (read like --as-of; 'March 2023' includes all of March)."),
+    include_archived: bool = typer.Option(
+        False, "--include-archived", help="Also return archived (superseded) passages."
+    ),
+    include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
+    as_of: Optional[str] = typer.Option(
+        None,
+        "--as-of",
+        help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last spring'); default: a date named in the question, else now.",
+    ),
+    explain: bool = typer.Option(
+        False, "--explain", help="Show each signal per hit (a table; an 'explain' object in JSON)."
+    ),
+    weights: Optional[str] = typer.Option(
+        None,
+        "--weights",
+        help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1: finite numbers, 0 or more, not all 0.",
+    ),
+    no_track: bool = typer.Option(
+        False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."
+    ),
+    batch: Optional[str] = typer.Option(
+        None,
+        "--batch",
+        help='JSON-lines file of {"id", "query", "as_of"?} ("-" for stdin), UTF-8; one JSON line out per query. '
+        "The whole file is checked first: a malformed line stops the batch before any answer, as a usage "
+        "error (exit 2) naming its line number. A line may carry its own path, tag, where, since and until "
+        "(a text or a list), which replace the flags of the same name for that question.",
+    ),
+    path: Optional[List[str]] = typer.Option(
+        None,
+        "--path",
+        metavar="GLOB",
+        help="Only notes whose vault path (or a folder of it) matches this glob, e.g. 'projects/**' or '*2023*' (repeatable: any of them).",
+    ),
+    tag: Optional[List[str]] = typer.Option(
+        None,
+        "--tag",
+        metavar="TAG",
+        help="Only notes with this tag (front matter or #inline; 'a' also matches 'a/b'; repeatable: all of them).",
+    ),
+    where: Optional[List[str]] = typer.Option(
+        None,
+        "--where",
+        metavar="KEY=VALUE",
+        help="Only notes whose front-matter field KEY holds VALUE (repeatable: all of them).",
+    ),
+    since: Optional[str] = typer.Option(
+        None,
+        "--since",
+        metavar="DATE",
+        help="Only notes dated on or after DATE (read like --as-of; the note's updated, else date/created, else file time).",
+    ),
+    until: Optional[str] = typer.Option(
+        None,
+        "--until",
+        metavar="DATE",
+        help="Only notes dated on or before DATE (read like --as-of; 'March 2023' includes all of March).",
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Rank the vault's passages for a question (answered by 'watch' or 'mcp' when one runs)."""
@@ -50,14 +102,22 @@ def query_command(
         raise UsageError("give either a question or --batch FILE")
     found = ctx.find_root().obj
     shared = {"path": path or [], "tag": tag or [], "where": where or [], "since": since, "until": until}
-    options = search_request(top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now, shared)
+    options = search_request(
+        top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now, shared
+    )
     with Answerer(found.vault, found.index_dir, found.now, options, open_direct=partial(open_vault, ctx)) as answerer:
         if batch is not None:
             for question_id, question, question_as_of, own in read_batch(batch, found.now):
                 filters = checked_filters(merged_filters(shared, own), found.now) if own else None
                 answer = answerer.ask(question, question_id, question_as_of, filters)
-                print_json({"id": question_id, "hits": hits_for_output(answer, explain), "relevant": answer.get("relevant"),
-                            "notes_matched": answer.get("notes_matched")})
+                print_json(
+                    {
+                        "id": question_id,
+                        "hits": hits_for_output(answer, explain),
+                        "relevant": answer.get("relevant"),
+                        "notes_matched": answer.get("notes_matched"),
+                    }
+                )
                 hint_when_nothing_matched(answer, filters or options.get("filters"), f"line with id {question_id!r}: ")
             return
         answer = answerer.ask(text)
@@ -74,4 +134,6 @@ def hint_when_nothing_matched(answer: dict, filters: dict | None, where: str = "
         from .printing import message
 
         described = note_filter_from_json(filters, ("en", *DATE_LANGUAGES)).describe()
-        message(f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a note's tags and fields")
+        message(
+            f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a note's tags and fields"
+        )

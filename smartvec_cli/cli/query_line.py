@@ -30,15 +30,30 @@ from typing import Callable
 from ..errors import UsageError
 
 GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now", "--store": "store"}
-GLOBAL_ENV = {"vault": "SMARTVEC_VAULT", "index_dir": "SMARTVEC_INDEX", "now": "SMARTVEC_NOW", "store": "SMARTVEC_STORE"}
+GLOBAL_ENV = {
+    "vault": "SMARTVEC_VAULT",
+    "index_dir": "SMARTVEC_INDEX",
+    "now": "SMARTVEC_NOW",
+    "store": "SMARTVEC_STORE",
+}
 QUERY_VALUES = {"--top-k": "top_k", "-k": "top_k", "--mode": "mode", "--as-of": "as_of", "--weights": "weights"}
 QUERY_FLAGS = {
-    "--json": "as_json", "--explain": "explain", "--no-track": "no_track",
-    "--include-archived": "include_archived", "--include-dormant": "include_dormant",
+    "--json": "as_json",
+    "--explain": "explain",
+    "--no-track": "no_track",
+    "--include-archived": "include_archived",
+    "--include-dormant": "include_dormant",
 }
 QUERY_DEFAULTS = {
-    "top_k": 5, "mode": "smart", "as_of": None, "weights": None,
-    "as_json": False, "explain": False, "no_track": False, "include_archived": False, "include_dormant": False,
+    "top_k": 5,
+    "mode": "smart",
+    "as_of": None,
+    "weights": None,
+    "as_json": False,
+    "explain": False,
+    "no_track": False,
+    "include_archived": False,
+    "include_dormant": False,
 }
 """The ``query`` command's defaults; ``tests/test_watch.py`` checks them against the Typer command's."""
 
@@ -91,9 +106,19 @@ def answer_query_line(argv: list[str]) -> int | None:
     if line is None:
         return None
     try:
-        options = search_request(line["top_k"], line["mode"], line["as_of"], line["include_archived"],
-                                 line["include_dormant"], line["weights"], line["no_track"], line["now"])
-        with Answerer(line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)) as answerer:
+        options = search_request(
+            line["top_k"],
+            line["mode"],
+            line["as_of"],
+            line["include_archived"],
+            line["include_dormant"],
+            line["weights"],
+            line["no_track"],
+            line["now"],
+        )
+        with Answerer(
+            line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)
+        ) as answerer:
             answer = answerer.ask(line["text"])
         print_answer(answer, line["explain"], line["as_json"])
     except (Exception, KeyboardInterrupt) as exc:
@@ -107,11 +132,23 @@ def direct_session(line: dict, embeds_questions: bool):
     from ..core.workspace import Workspace
     from .session import open_session
 
-    return open_session(Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]), embeds_questions=embeds_questions)
+    return open_session(
+        Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]),
+        embeds_questions=embeds_questions,
+    )
 
 
-def search_request(top_k: int, mode: str, as_of: str | None, include_archived: bool, include_dormant: bool,
-                   weights: str | None, no_track: bool, now: str | None = None, filters: dict | None = None) -> dict:
+def search_request(
+    top_k: int,
+    mode: str,
+    as_of: str | None,
+    include_archived: bool,
+    include_dormant: bool,
+    weights: str | None,
+    no_track: bool,
+    now: str | None = None,
+    filters: dict | None = None,
+) -> dict:
     """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
 
     ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as the
@@ -121,14 +158,20 @@ def search_request(top_k: int, mode: str, as_of: str | None, include_archived: b
         from ..memory.asof import resolve_as_of
         from ..memory.date_languages import DATE_LANGUAGES
 
-        resolve_as_of(as_of, Clock(now).now(), ("en", *DATE_LANGUAGES))  # the vault's languages are checked when it answers
+        resolve_as_of(
+            as_of, Clock(now).now(), ("en", *DATE_LANGUAGES)
+        )  # the vault's languages are checked when it answers
     if weights is not None:
         from ..memory.scoring import Weights
 
         Weights.parse(weights)  # the daemon checks them again; a bad one fails here, before any is asked
     request = {
-        "top_k": top_k, "mode": mode, "as_of": as_of or None,
-        "include_archived": include_archived, "include_dormant": include_dormant, "weights": weights,
+        "top_k": top_k,
+        "mode": mode,
+        "as_of": as_of or None,
+        "include_archived": include_archived,
+        "include_dormant": include_dormant,
+        "weights": weights,
         "record_access": not no_track,
     }
     checked = checked_filters(filters, now)
@@ -162,8 +205,14 @@ class Answerer:
     imported) on first need by ``open_direct``, told whether the questions will be embedded (not in lexical
     mode). Answers are ``Answer.to_json()`` dicts either way."""
 
-    def __init__(self, vault: str | None, index_dir: str | None, now: str | None, options: dict,
-                 open_direct: Callable[..., AbstractContextManager] | None = None):
+    def __init__(
+        self,
+        vault: str | None,
+        index_dir: str | None,
+        now: str | None,
+        options: dict,
+        open_direct: Callable[..., AbstractContextManager] | None = None,
+    ):
         from ..store.layout import index_dir_for
 
         vault_dir = Path(vault or ".").expanduser()
@@ -175,7 +224,9 @@ class Answerer:
         self._vault = None
         self._search_options = None
 
-    def ask_daemon(self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None) -> dict | None:
+    def ask_daemon(
+        self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None
+    ) -> dict | None:
         """The daemon's answer, or None (and no more asking) when there is none."""
         if self.index_dir is None:
             return None
@@ -183,15 +234,25 @@ class Answerer:
         from ..daemon.query_socket import ask_daemon
 
         clock = Clock(self.now)  # the daemon answers at the client's --now, or at its own wall clock
-        answer = ask_daemon(self.index_dir, text, options or self.options, clock.now().isoformat() if clock.is_fixed else None,
-                            question_id, as_of)
+        answer = ask_daemon(
+            self.index_dir,
+            text,
+            options or self.options,
+            clock.now().isoformat() if clock.is_fixed else None,
+            question_id,
+            as_of,
+        )
         if answer is None:
             self.index_dir = None
         return answer
 
     def ask(self, text: str, question_id=None, as_of: str | None = None, filters: dict | None = None) -> dict:
         """One answer; ``filters`` (checked, ``checked_filters``) replace the options' own for this question."""
-        options = self.options if filters is None else {**{k: v for k, v in self.options.items() if k != "filters"}, "filters": filters}
+        options = (
+            self.options
+            if filters is None
+            else {**{k: v for k, v in self.options.items() if k != "filters"}, "filters": filters}
+        )
         answer = self.ask_daemon(text, question_id, as_of, options)
         return answer if answer is not None else self._ask_directly(text, question_id, as_of, options)
 
@@ -242,7 +303,9 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UsageError(f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as UTF-8") from None
+            raise UsageError(
+                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as UTF-8"
+            ) from None
         if not text.strip():
             continue
         item = batch_item(text, where)
@@ -280,7 +343,9 @@ def batch_item(text: str, where: str) -> dict:
     except RecursionError:  # the parser's limit (about 1,000 levels; a question needs 2)
         raise UsageError(f"{where}: JSON nested too deeply; {expected}") from None
     if not isinstance(item, dict):
-        raise UsageError(f"{where}: a JSON {type(item).__name__ if item is not None else 'null'}, not an object; {expected}")
+        raise UsageError(
+            f"{where}: a JSON {type(item).__name__ if item is not None else 'null'}, not an object; {expected}"
+        )
     query = item.get("query")
     if not isinstance(query, str) or not query.strip():
         found = "missing" if "query" not in item else f"{json.dumps(query)[:60]}"
@@ -290,7 +355,9 @@ def batch_item(text: str, where: str) -> dict:
         raise UsageError(f'{where}: "id" must be a string, a number or null, not {json.dumps(question_id)[:60]}')
     as_of = item.get("as_of")
     if not isinstance(as_of, (str, type(None))):
-        raise UsageError(f'{where}: "as_of" must be a date or time as a string (e.g. "2023-03-05"), not {json.dumps(as_of)[:60]}')
+        raise UsageError(
+            f'{where}: "as_of" must be a date or time as a string (e.g. "2023-03-05"), not {json.dumps(as_of)[:60]}'
+        )
     return item
 
 
@@ -317,8 +384,15 @@ def as_of_origin(answer: dict) -> str:
     """Where the moment came from: ' ("mid-2022": 2022-06-01 to 2022-07-31, the middle of the period)'."""
     phrase, rule = answer.get("as_of_phrase"), answer.get("as_of_rule")
     first, last = answer.get("as_of_period") or (None, None)
-    period = (f"{first} to {last}" if first and last and first != last else f"up to {last}" if last and not first
-              else f"from {first}" if first and not last else first)
+    period = (
+        f"{first} to {last}"
+        if first and last and first != last
+        else f"up to {last}"
+        if last and not first
+        else f"from {first}"
+        if first and not last
+        else first
+    )
     said = f'"{phrase}"' if phrase else ""
     details = ", ".join(filter(None, (period, rule)))
     return f" ({said}: {details})" if said and details else f" ({said or details})" if said or details else ""
@@ -407,8 +481,15 @@ def show_explain_table(console, hits: list[dict]) -> None:
         cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit["signals"]
         table.add_row(
-            str(hit["rank"]), plain(hit["chunk_id"]), f"{hit['score']:.3f}", cell(signals["semantic"]), cell(signals["temporal"]),
-            cell(signals["confidence"]), cell(signals["relational"]), f"{hit['confidence']:.0%}", validity(hit),
+            str(hit["rank"]),
+            plain(hit["chunk_id"]),
+            f"{hit['score']:.3f}",
+            cell(signals["semantic"]),
+            cell(signals["temporal"]),
+            cell(signals["confidence"]),
+            cell(signals["relational"]),
+            f"{hit['confidence']:.0%}",
+            validity(hit),
         )
     console.print(table)
 

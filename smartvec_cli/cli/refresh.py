@@ -13,11 +13,17 @@ from .output import JsonOutput, QuietOutput, message, print_json, printable, pro
 @app.command("refresh")
 def refresh_command(
     ctx: typer.Context,
-    nightly: bool = typer.Option(False, "--nightly", help="Index what changed, then compact the vector index if needed."),
-    concepts_only: bool = typer.Option(
-        False, "--concepts-only", help="aclarai's nightly job: re-embed only concept notes whose embedding_hash changed."
+    nightly: bool = typer.Option(
+        False, "--nightly", help="Index what changed, then compact the vector index if needed."
     ),
-    concepts_folder: str = typer.Option("concepts", "--concepts-folder", metavar="FOLDER", help="Where the concept notes are (--concepts-only)."),
+    concepts_only: bool = typer.Option(
+        False,
+        "--concepts-only",
+        help="aclarai's nightly job: re-embed only concept notes whose embedding_hash changed.",
+    ),
+    concepts_folder: str = typer.Option(
+        "concepts", "--concepts-folder", metavar="FOLDER", help="Where the concept notes are (--concepts-only)."
+    ),
     as_json: JsonOutput = False,
     quiet: QuietOutput = False,
     wait: float = wait_option(),
@@ -38,7 +44,8 @@ def refresh_command(
         print_json(data)
     elif (data["changed"] and not quiet) or failure:
         stages = ", ".join(
-            f"{s['name']} {s['seconds']:.2f}s" + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
+            f"{s['name']} {s['seconds']:.2f}s"
+            + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
             for s in data["stages"]
         )
         result(

@@ -13,7 +13,9 @@ from .query_line import linked, snippet_lines
 @app.command("related")
 def related_command(
     ctx: typer.Context,
-    note: str = typer.Argument(..., help="Path (with or without .md), note id, file name, title, or a name it had before it moved."),
+    note: str = typer.Argument(
+        ..., help="Path (with or without .md), note id, file name, title, or a name it had before it moved."
+    ),
     top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=1000, help="How many notes."),
     as_json: JsonOutput = False,
 ) -> None:
@@ -25,9 +27,15 @@ def related_command(
         return
     console = stdout_console()
     if not data["related"]:
-        console.print(f"no related note: nothing else in the vault is close enough to {printable(data['note']['path'])}", markup=False)
+        console.print(
+            f"no related note: nothing else in the vault is close enough to {printable(data['note']['path'])}",
+            markup=False,
+        )
         return
     for item in data["related"]:
-        console.print(f"[bold]{item['rank']}.[/bold] {linked(console, printable(item['path']), item['url'])}  score {item['score']:.3f}", markup=True)
+        console.print(
+            f"[bold]{item['rank']}.[/bold] {linked(console, printable(item['path']), item['url'])}  score {item['score']:.3f}",
+            markup=True,
+        )
         for line in snippet_lines(item["passage"]["text"]):
             console.print(f"   {line}", markup=False)

@@ -34,11 +34,21 @@ def show_command(
     for (kind, target, resolved), count in link_lines(data["links"]).items():
         times = f" (x{count})" if count > 1 else ""
         console.print(f"{kind:<15}{printable(target)} -> {printable(resolved or '(unresolved)')}{times}", markup=False)
-    print_rows(console, PASSAGE_COLUMNS, [
-        (p["chunk_id"], p["version"], p["state"], window_day(p["valid_from"], "always"), window_day(p["valid_until"], "open"),
-         one_line(p["text"], 80))
-        for p in data["passages"]
-    ])
+    print_rows(
+        console,
+        PASSAGE_COLUMNS,
+        [
+            (
+                p["chunk_id"],
+                p["version"],
+                p["state"],
+                window_day(p["valid_from"], "always"),
+                window_day(p["valid_until"], "open"),
+                one_line(p["text"], 80),
+            )
+            for p in data["passages"]
+        ],
+    )
 
 
 PASSAGE_COLUMNS = ("passage", "v", "state", "valid from", "valid until", "text")
@@ -61,4 +71,3 @@ def link_lines(links: list[dict]) -> dict[tuple, int]:
         key = (link["type"], link["target"], link["resolved"])
         counted[key] = counted.get(key, 0) + 1
     return counted
-

@@ -15,7 +15,9 @@ from .output import message
 @app.command("watch")
 def watch_command(
     ctx: typer.Context,
-    debounce: float = typer.Option(2.0, "--debounce", min=0, metavar="SECONDS", help="Quiet time after a change before indexing."),
+    debounce: float = typer.Option(
+        2.0, "--debounce", min=0, metavar="SECONDS", help="Quiet time after a change before indexing."
+    ),
     wait: float = wait_option(),
 ) -> None:
     """Index changes as they happen (until SIGINT/SIGTERM); 'query' is answered by this daemon meanwhile."""

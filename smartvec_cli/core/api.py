@@ -30,7 +30,7 @@ from ..memory.scoring import Weights
 from ..store.store import Store
 from .filters import NoteFilter, note_filter, note_filter_from_json
 from .progress import ProgressCallback
-from .query import Answer, Question, QueryEngine
+from .query import Answer, QueryEngine, Question
 from .search import MODES, SearchOptions
 from .workspace import Workspace
 from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
@@ -72,9 +72,15 @@ class Vault:
     """smartvec over one vault. ``on_wait`` hears whom a writer waits for; ``on_message`` hears progress
     worth telling at once (the one-time export of the fast model)."""
 
-    def __init__(self, workspace: Workspace, embedder: Embedder | None = None, wait: float = DEFAULT_WAIT,
-                 on_wait: OnWait | None = None, on_message: Callable[[str], None] | None = None,
-                 _models: _Models | None = None):
+    def __init__(
+        self,
+        workspace: Workspace,
+        embedder: Embedder | None = None,
+        wait: float = DEFAULT_WAIT,
+        on_wait: OnWait | None = None,
+        on_message: Callable[[str], None] | None = None,
+        _models: _Models | None = None,
+    ):
         self.ws = workspace
         self.wait = wait
         self.on_wait = on_wait
@@ -85,8 +91,15 @@ class Vault:
         self._engine: QueryEngine | None = None
 
     @classmethod
-    def open(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
-             embedder: Embedder | None = None, wait: float = DEFAULT_WAIT, store: str | None = None) -> "Vault":
+    def open(
+        cls,
+        vault: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        now: str | dt.datetime | None = None,
+        embedder: Embedder | None = None,
+        wait: float = DEFAULT_WAIT,
+        store: str | None = None,
+    ) -> "Vault":
         """Options win over SMARTVEC_VAULT / SMARTVEC_INDEX / SMARTVEC_NOW / SMARTVEC_STORE, then the defaults (as on
         the command line); ``store`` is a ``postgresql://`` URL of a team's shared store."""
         return cls(Workspace.resolve(vault, index_dir, now, store), embedder, wait)
@@ -105,13 +118,26 @@ class Vault:
 
     def _writing(self, command: str, create: bool = False, fresh_start: bool = False):
         self._close_reader()  # a writer changes what a reader has cached
-        return writing_store(self.ws, command, self.wait, create=create, on_wait=self.on_wait, on_notice=self.notices.append,
-                             fresh_start=fresh_start)
+        return writing_store(
+            self.ws,
+            command,
+            self.wait,
+            create=create,
+            on_wait=self.on_wait,
+            on_notice=self.notices.append,
+            fresh_start=fresh_start,
+        )
 
     def _keep_notices(self, store: Store) -> None:
         self.notices.extend(store.notices)
 
-    def index(self, full: bool = False, exclude: Sequence[str] = (), progress: ProgressCallback | None = None, from_git: bool = False) -> dict:
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        from_git: bool = False,
+    ) -> dict:
         """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
         notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
         instead, each at its commit date (``progress`` then counts commits; see ``core.progress``)."""
@@ -123,9 +149,13 @@ class Vault:
             ws.config.exclude.extend(exclude)
         if from_git:
             if full:
-                raise UsageError("--from-git and --full cannot be combined: re-embed with 'index --full' after the import")
+                raise UsageError(
+                    "--from-git and --full cannot be combined: re-embed with 'index --full' after the import"
+                )
             return self._import_git(ws, progress)
-        with self._writing("smartvec index --full" if full else "smartvec index", create=True, fresh_start=full) as store:
+        with self._writing(
+            "smartvec index --full" if full else "smartvec index", create=True, fresh_start=full
+        ) as store:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
@@ -156,7 +186,9 @@ class Vault:
         self._keep_notices(store)
         return summary.to_dict()
 
-    def refresh(self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None) -> dict:
+    def refresh(
+        self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None
+    ) -> dict:
         """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
@@ -171,7 +203,9 @@ class Vault:
             raise RefreshFailed(report.failure, report.to_dict())
         return report.to_dict()
 
-    def feedback(self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None) -> dict:
+    def feedback(
+        self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None
+    ) -> dict:
         """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is right."""
         from .feedback import give_feedback, resolve_target
 
@@ -189,7 +223,9 @@ class Vault:
 
         def read(store: Store) -> dict:
             found = notes_to_forget(store, list(names), every_deleted, self.ws.vault)
-            return {"notes": [{"path": n["path"], "note_id": n["note_id"], "deleted_at": n["deleted_at"]} for n in found]}
+            return {
+                "notes": [{"path": n["path"], "note_id": n["note_id"], "deleted_at": n["deleted_at"]} for n in found]
+            }
 
         return self._report(read)
 
@@ -227,42 +263,99 @@ class Vault:
         self._reader_store()
         return self._engine.ask(question, options)
 
-    def query(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
-              include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
-              track: bool = True, explain: bool = False, path: str | Sequence[str] | None = None,
-              tag: str | Sequence[str] | None = None, where: dict | Sequence[str] | None = None,
-              since: str | dt.date | None = None, until: str | dt.date | None = None) -> list[dict]:
+    def query(
+        self,
+        text: str,
+        as_of: str | dt.date | dt.datetime | None = None,
+        top_k: int = 5,
+        mode: str = "smart",
+        include_archived: bool = False,
+        include_dormant: bool = False,
+        weights: dict | None = None,
+        track: bool = True,
+        explain: bool = False,
+        path: str | Sequence[str] | None = None,
+        tag: str | Sequence[str] | None = None,
+        where: dict | Sequence[str] | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+    ) -> list[dict]:
         """The hits ``query --json`` prints (``explain`` adds each hit's signal details); ``path``, ``tag``,
         ``where``, ``since`` and ``until`` keep the notes they match (``core.filters``)."""
-        return self.answer(text, as_of, top_k, mode, include_archived, include_dormant, weights, track, explain,
-                           path, tag, where, since, until)["hits"]
+        return self.answer(
+            text,
+            as_of,
+            top_k,
+            mode,
+            include_archived,
+            include_dormant,
+            weights,
+            track,
+            explain,
+            path,
+            tag,
+            where,
+            since,
+            until,
+        )["hits"]
 
     def note_filter(self, path=None, tag=None, where=None, since=None, until=None) -> NoteFilter | None:
         """The checked filter of these conditions (dates read in the vault's languages), None for none."""
         return note_filter(path, tag, where, since, until, self.ws.languages(), self.ws.clock.now()) or None
 
-    def answer(self, text: str, as_of: str | dt.date | dt.datetime | None = None, top_k: int = 5, mode: str = "smart",
-               include_archived: bool = False, include_dormant: bool = False, weights: dict | None = None,
-               track: bool = True, explain: bool = False, path: str | Sequence[str] | None = None,
-               tag: str | Sequence[str] | None = None, where: dict | Sequence[str] | None = None,
-               since: str | dt.date | None = None, until: str | dt.date | None = None) -> dict:
+    def answer(
+        self,
+        text: str,
+        as_of: str | dt.date | dt.datetime | None = None,
+        top_k: int = 5,
+        mode: str = "smart",
+        include_archived: bool = False,
+        include_dormant: bool = False,
+        weights: dict | None = None,
+        track: bool = True,
+        explain: bool = False,
+        path: str | Sequence[str] | None = None,
+        tag: str | Sequence[str] | None = None,
+        where: dict | Sequence[str] | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+    ) -> dict:
         """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase", "as_of_period",
         "as_of_rule", "relevant", "notes_matched"}``, where ``as_of`` is the moment of the ``as_of`` given (a moment,
         or words such as "mid-2022") or of the date the question names (``as_of_phrase``: its words; ``as_of_period``:
         the first and last day they name; ``as_of_rule``: how the moment was chosen), else None (now);
         ``notes_matched`` is how many notes the filter kept (None without one; 0: no hits, whatever the question)."""
-        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track,
-                                 self.note_filter(path, tag, where, since, until))
+        options = search_options(
+            top_k,
+            mode,
+            None,
+            include_archived,
+            include_dormant,
+            weights,
+            track,
+            self.note_filter(path, tag, where, since, until),
+        )
         if not isinstance(text, str) or not text.strip():
             raise UsageError("the question is empty: say what to look for")
         question = Question(text, as_of=as_of)
         return self.ask(question, options).to_json(explain)
 
-    def query_batch(self, questions: Iterable[dict], top_k: int = 5, mode: str = "smart", include_archived: bool = False,
-                    include_dormant: bool = False, weights: dict | None = None, track: bool = True,
-                    explain: bool = False, path: str | Sequence[str] | None = None, tag: str | Sequence[str] | None = None,
-                    where: dict | Sequence[str] | None = None, since: str | dt.date | None = None,
-                    until: str | dt.date | None = None) -> Iterator[dict]:
+    def query_batch(
+        self,
+        questions: Iterable[dict],
+        top_k: int = 5,
+        mode: str = "smart",
+        include_archived: bool = False,
+        include_dormant: bool = False,
+        weights: dict | None = None,
+        track: bool = True,
+        explain: bool = False,
+        path: str | Sequence[str] | None = None,
+        tag: str | Sequence[str] | None = None,
+        where: dict | Sequence[str] | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+    ) -> Iterator[dict]:
         """``query --batch``: ``{"id", "query", "as_of"?, "path"?, "tag"?, "where"?, "since"?, "until"?}`` in,
         ``{"id", "hits", "relevant", "notes_matched"}`` out, one model load (``relevant``: how many passages passed
         the relevance floor; null in the baseline modes). A question's own filter fields replace the same
@@ -275,8 +368,12 @@ class Vault:
             own = self.note_filter(*(item.get(name) for name in FILTER_FIELDS))
             chosen = (shared or NoteFilter()).replaced_by(own) if own else shared
             answer = self.ask(question, replace(options, filters=chosen or None))
-            yield {"id": question.id, "hits": [hit.to_dict(explain) for hit in answer.hits], "relevant": answer.relevant,
-                   "notes_matched": answer.notes_matched}
+            yield {
+                "id": question.id,
+                "hits": [hit.to_dict(explain) for hit in answer.hits],
+                "relevant": answer.relevant,
+                "notes_matched": answer.notes_matched,
+            }
 
     def _report(self, read: Callable[[Store], dict]) -> dict:
         with self.ws.open_store() as store:
@@ -314,8 +411,11 @@ class Vault:
 
         if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
             raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
-        return self._report(lambda store: related_report(store, self.ws.config, find_note(store, note, self.ws.vault), self.ws.vault,
-                                                         top_k, method))
+        return self._report(
+            lambda store: related_report(
+                store, self.ws.config, find_note(store, note, self.ws.vault), self.ws.vault, top_k, method
+            )
+        )
 
     def history(self, note: str) -> dict:
         from .report import history
@@ -340,12 +440,22 @@ class Vault:
 def after_indexing(store: Store) -> dict:
     """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
     and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add up to."""
-    return {"notes_to_consolidate": len(store.pending_notes()), "passages_stored": sum(store.passage_counts_by_state().values())}
+    return {
+        "notes_to_consolidate": len(store.pending_notes()),
+        "passages_stored": sum(store.passage_counts_by_state().values()),
+    }
 
 
-def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str | None = None, include_archived: bool = False,
-                   include_dormant: bool = False, weights: dict | str | None = None, track: bool = True,
-                   filters: NoteFilter | None = None) -> SearchOptions:
+def search_options(
+    top_k: int = 5,
+    mode: str = "smart",
+    as_of: dt.datetime | str | None = None,
+    include_archived: bool = False,
+    include_dormant: bool = False,
+    weights: dict | str | None = None,
+    track: bool = True,
+    filters: NoteFilter | None = None,
+) -> SearchOptions:
     """Checked search options: one clear usage error for each value a caller can get wrong."""
     if mode not in MODES:
         raise UsageError(f"mode must be one of {', '.join(MODES)}")
@@ -355,7 +465,9 @@ def search_options(top_k: int = 5, mode: str = "smart", as_of: dt.datetime | str
         weights = Weights.parse(weights)
     elif weights is not None:
         weights = Weights.from_mapping(weights)
-    return SearchOptions(top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track, filters=filters or None)
+    return SearchOptions(
+        top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track, filters=filters or None
+    )
 
 
 def search_options_from_json(data: dict) -> SearchOptions:
@@ -369,9 +481,14 @@ def search_options_from_json(data: dict) -> SearchOptions:
     default = SearchOptions()
     as_of = data.get("as_of")
     return search_options(
-        data.get("top_k", default.top_k), data.get("mode", default.mode), as_of or None,
-        bool(data.get("include_archived", default.include_archived)), bool(data.get("include_dormant", default.include_dormant)),
-        data.get("weights"), bool(data.get("record_access", default.record_access)), filters_from_json(data.get("filters")),
+        data.get("top_k", default.top_k),
+        data.get("mode", default.mode),
+        as_of or None,
+        bool(data.get("include_archived", default.include_archived)),
+        bool(data.get("include_dormant", default.include_dormant)),
+        data.get("weights"),
+        bool(data.get("record_access", default.record_access)),
+        filters_from_json(data.get("filters")),
     )
 
 
@@ -387,7 +504,13 @@ def filters_from_json(data) -> NoteFilter | None:
     return note_filter_from_json(data, ("en", *DATE_LANGUAGES))
 
 
-def open_vault(vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | dt.datetime | None = None,
-               embedder: Embedder | None = None, wait: float = DEFAULT_WAIT, store: str | None = None) -> Vault:
+def open_vault(
+    vault: str | Path | None = None,
+    index_dir: str | Path | None = None,
+    now: str | dt.datetime | None = None,
+    embedder: Embedder | None = None,
+    wait: float = DEFAULT_WAIT,
+    store: str | None = None,
+) -> Vault:
     """smartvec over ``vault`` (default: SMARTVEC_VAULT, else the current folder); see the module docstring."""
     return Vault.open(vault, index_dir, now, embedder, wait, store)

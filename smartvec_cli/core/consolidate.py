@@ -32,17 +32,28 @@ import json
 import math
 import time
 from collections import Counter
-from typing import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Iterable
 
+from ..clock import parse_optional
 from ..memory.consolidation import ConsolidationSettings
 from ..memory.contradiction import (
-    NO_FRAMES, Disagreement, Frames, Quantity, Where, disagreement, judged_conflicts, names, negated, quantities, repeated_outdated_value,
-    same_statement_groups, value_conflicts,
+    NO_FRAMES,
+    Disagreement,
+    Frames,
+    Quantity,
+    Where,
+    disagreement,
+    judged_conflicts,
+    names,
+    negated,
+    quantities,
+    repeated_outdated_value,
+    same_statement_groups,
+    value_conflicts,
 )
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
-from ..clock import parse_optional
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.store import Store
@@ -81,7 +92,9 @@ def cosine_similarity(a, b) -> float:
 def _where(passage: Passage) -> Where:
     """What a passage stands under (title and headings) and the day its note is of: what sets apart the
     siblings and editions of a template."""
-    return Where(" > ".join([passage.title] + passage.heading_path), passage.doc_date or passage.valid_from, names(passage.text))
+    return Where(
+        " > ".join([passage.title] + passage.heading_path), passage.doc_date or passage.valid_from, names(passage.text)
+    )
 
 
 def _current(passage: Passage) -> bool:
@@ -196,7 +209,9 @@ class Consolidator:
         }
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
-            expression = any_of(sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms])
+            expression = any_of(
+                sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms]
+            )
             if expression:
                 found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
         return found
@@ -212,7 +227,9 @@ class Consolidator:
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
         self._frames = Frames.of((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES)
-        for group in same_statement_groups(((p.id, p.text, _where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames):
+        for group in same_statement_groups(
+            ((p.id, p.text, _where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
+        ):
             for chunk in set(group) & touched:
                 candidates[chunk].update(other for other in group if other != chunk)
         pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
@@ -225,14 +242,20 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        self._embed_readings((a, b, judged_conflicts(a.text, b.text, self._frames, _where(a), _where(b))) for a, b in pairs.values())
+        self._embed_readings(
+            (a, b, judged_conflicts(a.text, b.text, self._frames, _where(a), _where(b))) for a, b in pairs.values()
+        )
         new_edges: list[dict] = []
         for mine, other in pairs.values():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
             found_disagreement = self._disagreement(mine, other)
             winner, loser = self._resolve(mine, other)
             if found_disagreement:
-                new_edges.append(self._edge(loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}))
+                new_edges.append(
+                    self._edge(
+                        loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
+                    )
+                )
                 touched.update((mine.id, other.id))
             elif cosine >= settings.restate_cosine:
                 new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
@@ -258,13 +281,25 @@ class Consolidator:
 
     def _embed_readings(self, conflicts: Iterable[tuple[Passage, Passage, list[tuple[Quantity, Quantity]]]]) -> None:
         """Both readings (``_readings``) of every sentence that gives a conflicting value, embedded in one batch."""
-        self._embed_sentences([text for a, b, found in conflicts for qa, qb in found for text in self._readings(qa, a) + self._readings(qb, b)])
+        self._embed_sentences(
+            [
+                text
+                for a, b, found in conflicts
+                for qa, qb in found
+                for text in self._readings(qa, a) + self._readings(qb, b)
+            ]
+        )
 
     def _disagreement(self, mine: Passage, other: Passage) -> Disagreement | None:
         """``memory.contradiction.disagreement`` of two passages, their values judged by ``_same_thing``, their
         sentences set apart by the templates among the passages compared (``_frames``)."""
         return disagreement(
-            mine.text, other.text, same_thing=lambda a, b: self._same_thing(a, mine, b, other), frames=self._frames, where_a=_where(mine), where_b=_where(other)
+            mine.text,
+            other.text,
+            same_thing=lambda a, b: self._same_thing(a, mine, b, other),
+            frames=self._frames,
+            where_a=_where(mine),
+            where_b=_where(other),
         )
 
     @staticmethod
@@ -286,14 +321,19 @@ class Consolidator:
     def _same_statement(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> bool:
         """``_same_thing``, unless the templates (``_frames``) already set the two sentences apart: the report of
         week 5 does not echo the report of week 3 where week 4 gives another number."""
-        return not self._frames.apart(a.sentence, _where(passage_a), b.sentence, _where(passage_b)) and self._same_thing(a, passage_a, b, passage_b)
+        return not self._frames.apart(
+            a.sentence, _where(passage_a), b.sentence, _where(passage_b)
+        ) and self._same_thing(a, passage_a, b, passage_b)
 
     def _sentence_closeness(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> float:
         alone_a, read_a = self._readings(a, passage_a)
         alone_b, read_b = self._readings(b, passage_b)
         self._embed_sentences([alone_a, read_a, alone_b, read_b])
         vector = self._sentence_vectors
-        return max(cosine_similarity(vector[x], vector[y]) for x, y in ((alone_a, alone_b), (read_a, alone_b), (alone_a, read_b)))
+        return max(
+            cosine_similarity(vector[x], vector[y])
+            for x, y in ((alone_a, alone_b), (read_a, alone_b), (alone_a, read_b))
+        )
 
     def judged_value_pairs(self) -> list[tuple[Passage, Passage, float]]:
         """Every pair of passages in force, of different documents, whose values conflict, with the closeness
@@ -365,7 +405,11 @@ class Consolidator:
         def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
             found = {}
             for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids)):
-                found[chunk] = [(other, cosine) for other, cosine in ann.search(vector, reach) if other != chunk and cosine >= settings.echo_cosine]
+                found[chunk] = [
+                    (other, cosine)
+                    for other, cosine in ann.search(vector, reach)
+                    if other != chunk and cosine >= settings.echo_cosine
+                ]
             return found
 
         around = near(changed)
@@ -401,9 +445,13 @@ class Consolidator:
         self.summary.edges_added += len(new_edges)
         self.summary.contradictions_found += len(contradictions)
         self.summary.edges_removed += removed
-        self.store.reset_echo_penalties(sorted(before | set(check) | {e["src_chunk"] for e in new_edges}), settings.echo_penalty)
+        self.store.reset_echo_penalties(
+            sorted(before | set(check) | {e["src_chunk"] for e in new_edges}), settings.echo_penalty
+        )
         if contradictions:
-            self._reset_contradiction_penalties({chunk for e in contradictions for chunk in (e["src_chunk"], e["dst_chunk"])})
+            self._reset_contradiction_penalties(
+                {chunk for e in contradictions for chunk in (e["src_chunk"], e["dst_chunk"])}
+            )
 
     def _echo_contradictions(self, echoed: list[tuple[Passage, Passage]]) -> list[dict]:
         """``contradicts`` edges for echoes that contradict the current passage but were never compared with it.
@@ -417,8 +465,14 @@ class Consolidator:
         if not echoed:
             return []
         lineage = self._lineages
-        existing = {frozenset(pair) for pair in self.store.contradiction_edges_touching([mine.id for mine, _ in echoed])}
-        pairs = [(mine, now) for mine, now in echoed if frozenset((mine.id, now.id)) not in existing and self._comparable(mine, now, lineage)]
+        existing = {
+            frozenset(pair) for pair in self.store.contradiction_edges_touching([mine.id for mine, _ in echoed])
+        }
+        pairs = [
+            (mine, now)
+            for mine, now in echoed
+            if frozenset((mine.id, now.id)) not in existing and self._comparable(mine, now, lineage)
+        ]
         ids = sorted({p.id for pair in pairs for p in pair})
         vectors = dict(zip(ids, self.store.vectors_for_chunks(ids)))
         edges = []
@@ -426,7 +480,11 @@ class Consolidator:
             found = self._disagreement(mine, now)
             if found:
                 winner, loser = self._resolve(mine, now)
-                detail = {"reason": found.detail, "cosine": round(cosine_similarity(vectors[mine.id], vectors[now.id]), 4), "echo": True}
+                detail = {
+                    "reason": found.detail,
+                    "cosine": round(cosine_similarity(vectors[mine.id], vectors[now.id]), 4),
+                    "echo": True,
+                }
                 edges.append(self._edge(loser, winner, "contradicts", detail))
         return edges
 
@@ -435,7 +493,9 @@ class Consolidator:
         for successor in self.store.passages(successor_ids).values():
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(mine.text, old.text, successor.text, lambda echo, now: self._same_statement(echo, mine, now, successor))
+            value = repeated_outdated_value(
+                mine.text, old.text, successor.text, lambda echo, now: self._same_statement(echo, mine, now, successor)
+            )
             if value:
                 return value, successor
         return None
@@ -467,7 +527,9 @@ class Consolidator:
     def _penalise(self, note: int, penalty: float, hop: int, source_path: str) -> None:
         reason = f"{source_path} changed on {self.now_iso[:10]} (hop {hop})"
         self.summary.passages_rippled += self.store.set_ripple(note, penalty, reason, self.now_iso)
-        self.store.record_event("ripple", self.now_iso, {"source": source_path, "hop": hop, "penalty": penalty}, note=note)
+        self.store.record_event(
+            "ripple", self.now_iso, {"source": source_path, "hop": hop, "penalty": penalty}, note=note
+        )
 
     # -- dormancy and importance --------------------------------------------------------------
 

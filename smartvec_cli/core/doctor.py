@@ -36,7 +36,18 @@ SAMPLE = 32  # stored vectors the model embeds again to see that it still gives 
 
 
 KINDS = {
-    "index": ("database", "schema", "vectors", "orphans", "lexical", "ann", "ann_file", "ann_index", "ann_sync", "vector_index"),
+    "index": (
+        "database",
+        "schema",
+        "vectors",
+        "orphans",
+        "lexical",
+        "ann",
+        "ann_file",
+        "ann_index",
+        "ann_sync",
+        "vector_index",
+    ),
     "model": ("model", "model_files"),
     "vault": ("notes",),
     "index folder": ("leftovers", "access", "locks"),
@@ -107,7 +118,10 @@ class DoctorReport:
         for checks in groups.values():
             checks.sort(key=lambda c: rank[c.severity])  # stable: checks of one severity keep their order
         order = list(KINDS)
-        return sorted(groups.items(), key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)))
+        return sorted(
+            groups.items(),
+            key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)),
+        )
 
 
 class Doctor:
@@ -238,10 +252,19 @@ class Doctor:
         """A PostgreSQL store: the server keeps its files whole; what can be missing is pgvector."""
         problems = store.integrity_problems()
         if problems != ["ok"]:
-            self.add("database", False, f"PostgreSQL at {store.location}: {'; '.join(problems)} "
-                     "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)", repairable=True)
+            self.add(
+                "database",
+                False,
+                f"PostgreSQL at {store.location}: {'; '.join(problems)} "
+                "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)",
+                repairable=True,
+            )
             return True  # the schema check that follows applies the migration that installs it
-        self.add("database", True, f"PostgreSQL at {store.location}, pgvector installed ({store.database_size() / 1048576:.1f} MB)")
+        self.add(
+            "database",
+            True,
+            f"PostgreSQL at {store.location}, pgvector installed ({store.database_size() / 1048576:.1f} MB)",
+        )
         return True
 
     def _schema(self, store: Store) -> bool:
@@ -254,7 +277,10 @@ class Doctor:
             self.add("schema", True, f"all {store.known_migration_count()} migrations applied")
             return True
         check = self.add(
-            "schema", False, f"migrations not applied yet: {', '.join(pending)} (any writing command applies them)", repairable=True
+            "schema",
+            False,
+            f"migrations not applied yet: {', '.join(pending)} (any writing command applies them)",
+            repairable=True,
         )
         if not self.repair:
             check.detail += "; the other checks need them"
@@ -270,7 +296,11 @@ class Doctor:
         vectors = store.vector_count()
         stored = store.fingerprint
         if store.reembedding:
-            self.add("model", False, f"an 'index --full' re-embedding everything with {store.reembedding} did not finish; {FULL}")
+            self.add(
+                "model",
+                False,
+                f"an 'index --full' re-embedding everything with {store.reembedding} did not finish; {FULL}",
+            )
             return
         if vectors and not stored:
             self.add("model", False, f"{vectors} vectors but no model fingerprint; {FULL}")
@@ -288,7 +318,11 @@ class Doctor:
             self.add("model", False, f"index built with {stored}, but the configured model cannot be loaded: {exc}")
             return
         if current != stored:
-            self.add("model", False, f"index built with {stored}, the configured model is {current}; run 'smartvec index --full'")
+            self.add(
+                "model",
+                False,
+                f"index built with {stored}, the configured model is {current}; run 'smartvec index --full'",
+            )
             return
         self.add("model", True, f"{stored}, {vectors} vectors")
 
@@ -309,25 +343,42 @@ class Doctor:
         if not store.fingerprint or store.reembedding:
             self.add("model_files", not problems, "; ".join(problems) or "no vectors to compare")
             return
-        embedder = self.ws.writer_embedder(on_notice=heard.append) if self.repair else self.ws.embedder(on_notice=heard.append)
+        embedder = (
+            self.ws.writer_embedder(on_notice=heard.append) if self.repair else self.ws.embedder(on_notice=heard.append)
+        )
         if embedder.fingerprint != store.fingerprint:
             self.add("model_files", not problems, "; ".join(problems) or "vectors of other weights: see 'model'")
             return
         current = made_by(embedder)
-        replaced = [m for m in (store.get_meta(EXPORTS_META) or "").split() if m.startswith("onnx:") and current.startswith("onnx:") and m != current]
+        replaced = [
+            m
+            for m in (store.get_meta(EXPORTS_META) or "").split()
+            if m.startswith("onnx:") and current.startswith("onnx:") and m != current
+        ]
         if replaced:
             problems.append(f"vectors made by ONNX export {', '.join(replaced)}, since replaced by {current}")
-        ids = sorted(store.ann_expected_labels()) if packaged(embedder) else []  # a model of the user's own is theirs to check
+        ids = (
+            sorted(store.ann_expected_labels()) if packaged(embedder) else []
+        )  # a model of the user's own is theirs to check
         texts = store.embedded_texts_of(ids[:: max(1, len(ids) // SAMPLE)][:SAMPLE])
         off, lowest = disagreement(embedder, list(texts.values()), store.vectors_for_chunks(list(texts)))
         if off:
-            problems.append(f"{off} of {len(texts)} sampled stored vectors differ from what the model gives (cosine down to {lowest:.3f})")
+            problems.append(
+                f"{off} of {len(texts)} sampled stored vectors differ from what the model gives (cosine down to {lowest:.3f})"
+            )
         if not problems:
             sampled = f"{len(texts)} sampled vectors agree with {current}" if texts else f"vectors made by {current}"
-            self.add("model_files", True, f"{'ONNX cache ' + str(cache.folder) + ' intact; ' if cache else ''}{sampled}")
+            self.add(
+                "model_files", True, f"{'ONNX cache ' + str(cache.folder) + ' intact; ' if cache else ''}{sampled}"
+            )
             return
-        check = self.add("model_files", False, "; ".join(problems) + "; 'doctor --repair' makes the model again "
-                         "and re-embeds every passage (history and feedback kept)", repairable=True)
+        check = self.add(
+            "model_files",
+            False,
+            "; ".join(problems) + "; 'doctor --repair' makes the model again "
+            "and re-embeds every passage (history and feedback kept)",
+            repairable=True,
+        )
         if self.repair:
             count = Indexer(self.ws, store, lambda: embedder).reembed()
             store.save_ann()
@@ -367,7 +418,15 @@ class Doctor:
         if not (missing or extra or stale):
             self.add("lexical", True, "the full-text index matches every stored passage")
             return
-        parts = [f"{n} {what}" for n, what in ((missing, "passages missing"), (extra, "entries for no passage"), (stale, "entries with old text")) if n]
+        parts = [
+            f"{n} {what}"
+            for n, what in (
+                (missing, "passages missing"),
+                (extra, "entries for no passage"),
+                (stale, "entries with old text"),
+            )
+            if n
+        ]
         check = self.add("lexical", False, f"full-text index out of step: {', '.join(parts)}", repairable=True)
         if self.repair:
             store.rebuild_lexical_index()
@@ -387,20 +446,35 @@ class Doctor:
         except CorruptIndexError as exc:
             present, damage = False, str(exc)
         if damage:
-            file_check = self.add("ann_file", False, damage if damage.startswith("vector index") else f"vector index: {damage}", repairable=True)
+            file_check = self.add(
+                "ann_file",
+                False,
+                damage if damage.startswith("vector index") else f"vector index: {damage}",
+                repairable=True,
+            )
         elif not present and expected:
-            file_check = self.add("ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True)
+            file_check = self.add(
+                "ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True
+            )
         else:
-            file_check = self.add("ann_file", True, f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet")
+            file_check = self.add(
+                "ann_file",
+                True,
+                f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet",
+            )
 
         problems = []
         if present and not damage:
             if saved.generation != generation:
-                problems.append(f"saved at generation {saved.generation}, the database is at {generation} (a writer stopped before saving)")
+                problems.append(
+                    f"saved at generation {saved.generation}, the database is at {generation} (a writer stopped before saving)"
+                )
             live = store.live_passage_ids()
             missing, orphans = expected - saved.live, saved.live - live
             if missing:
-                problems.append(f"{len(missing)} passages are missing from it (e.g. {', '.join(_chunk_names(store, sorted(missing)[:EXAMPLES]))})")
+                problems.append(
+                    f"{len(missing)} passages are missing from it (e.g. {', '.join(_chunk_names(store, sorted(missing)[:EXAMPLES]))})"
+                )
             if orphans:
                 problems.append(f"{len(orphans)} of its labels belong to no live passage")
         sync = (
@@ -424,7 +498,12 @@ class Doctor:
         if not store.vector_index_missing():
             self.add("ann_index", True, f"pgvector HNSW index serves {len(store.load_ann().live)} passages")
             return
-        check = self.add("ann_index", False, f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{store.dim})", repairable=True)
+        check = self.add(
+            "ann_index",
+            False,
+            f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{store.dim})",
+            repairable=True,
+        )
         if self.repair:
             count = store.rebuild_ann()
             check.repaired = True
@@ -447,7 +526,9 @@ class Doctor:
             self.add("leftovers", True, "no temporary files or stale sockets")
             return
         names = ", ".join(sorted(p.name for p in found)[:EXAMPLES])
-        check = self.add("leftovers", False, f"{len(found)} files left by an interrupted writer or daemon ({names})", repairable=True)
+        check = self.add(
+            "leftovers", False, f"{len(found)} files left by an interrupted writer or daemon ({names})", repairable=True
+        )
         if self.repair:
             for path in found:
                 path.unlink(missing_ok=True)
@@ -463,8 +544,13 @@ class Doctor:
         if wide:
             names = ", ".join(f"{p.relative_to(self.index_dir.parent)} {m:04o}" for p, m in wide[:EXAMPLES])
             vault_mode = stat.S_IMODE(self.ws.vault.stat().st_mode)
-            check = self.add("access", False, f"the vault folder is {vault_mode:04o} but {len(wide)} index files or folders "
-                             f"let others in ({names}); the next writer narrows them", repairable=True)
+            check = self.add(
+                "access",
+                False,
+                f"the vault folder is {vault_mode:04o} but {len(wide)} index files or folders "
+                f"let others in ({names}); the next writer narrows them",
+                repairable=True,
+            )
             if self.repair:
                 self.ws.narrow_index_modes()
                 check.repaired = True
@@ -472,8 +558,12 @@ class Doctor:
             return
         read_only = store.read_only if store is not None else (self.db_file.is_file() and is_read_only(self.layout))
         if read_only:
-            check = self.add("access", True, "read-only: queries work, writers (index, consolidate, feedback, doctor --repair) "
-                             "need write access to the index folder and its files")
+            check = self.add(
+                "access",
+                True,
+                "read-only: queries work, writers (index, consolidate, feedback, doctor --repair) "
+                "need write access to the index folder and its files",
+            )
             check.level = "warn"
             return
         self.add("access", True, "readable and writable, no wider than the vault" if mask else "readable and writable")
@@ -488,8 +578,12 @@ class Doctor:
         if not count:
             self.add("notes", True, "every note was read whole")
             return
-        check = self.add("notes", True, f"{count} note{'s' if count != 1 else ''} skipped or read without metadata; "
-                         "fix them in the vault and run 'smartvec index'")
+        check = self.add(
+            "notes",
+            True,
+            f"{count} note{'s' if count != 1 else ''} skipped or read without metadata; "
+            "fix them in the vault and run 'smartvec index'",
+        )
         check.level = "warn"
 
 

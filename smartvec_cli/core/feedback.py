@@ -118,11 +118,18 @@ def give_feedback(
         ann.add(np.asarray([correction_row["id"]], dtype=np.int64), vector.reshape(1, -1))
         store.save_ann()
     return FeedbackResult(
-        row.chunk_id, row.version, signal, round(before, 4), round(after, 4), correction_row["chunk_id"] if correction_row else None
+        row.chunk_id,
+        row.version,
+        signal,
+        round(before, 4),
+        round(after, 4),
+        correction_row["chunk_id"] if correction_row else None,
     )
 
 
-def _record_correction(store: Store, corrected: Passage, text: str, embed_text: str, vector: np.ndarray, now_iso: str) -> dict:
+def _record_correction(
+    store: Store, corrected: Passage, text: str, embed_text: str, vector: np.ndarray, now_iso: str
+) -> dict:
     """A note of kind 'correction' holding the user's text, valid from now, linked to what it corrects."""
     number = store.count_corrections() + 1
     note_id = f"correction-{number}"

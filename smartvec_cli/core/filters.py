@@ -48,8 +48,13 @@ class NoteFilter:
 
     def to_json(self) -> dict:
         """As the query socket and a batch line carry it: ``where`` as ``key=value`` texts."""
-        return {"path": list(self.paths), "tag": list(self.tags), "where": [f"{k}={v}" for k, v in self.where],
-                "since": self.since, "until": self.until}
+        return {
+            "path": list(self.paths),
+            "tag": list(self.tags),
+            "where": [f"{k}={v}" for k, v in self.where],
+            "since": self.since,
+            "until": self.until,
+        }
 
     def describe(self) -> str:
         """``--tag x --path 'a/**'``: the filter as the command line writes it, for a hint."""
@@ -67,8 +72,13 @@ class NoteFilter:
 
     def replaced_by(self, other: "NoteFilter") -> "NoteFilter":
         """This filter with each kind of condition ``other`` gives taken from it instead (a batch line's own)."""
-        return NoteFilter(other.paths or self.paths, other.tags or self.tags, other.where or self.where,
-                          other.since or self.since, other.until or self.until)
+        return NoteFilter(
+            other.paths or self.paths,
+            other.tags or self.tags,
+            other.where or self.where,
+            other.since or self.since,
+            other.until or self.until,
+        )
 
 
 def _texts(value, name: str) -> tuple[str, ...]:
@@ -83,10 +93,15 @@ def _texts(value, name: str) -> tuple[str, ...]:
     return items
 
 
-def note_filter(paths: Iterable[str] | str | None = None, tags: Iterable[str] | str | None = None,
-                where: Iterable[str] | dict | str | None = None, since: str | dt.date | None = None,
-                until: str | dt.date | None = None, languages: Sequence[str] = ("en",),
-                now: dt.datetime | None = None) -> NoteFilter:
+def note_filter(
+    paths: Iterable[str] | str | None = None,
+    tags: Iterable[str] | str | None = None,
+    where: Iterable[str] | dict | str | None = None,
+    since: str | dt.date | None = None,
+    until: str | dt.date | None = None,
+    languages: Sequence[str] = ("en",),
+    now: dt.datetime | None = None,
+) -> NoteFilter:
     """A checked filter: one clear usage error for each value a caller can get wrong (an empty glob or tag, a
     ``--where`` without ``=``, a date ``--as-of`` would not read, ``since`` after ``until``)."""
     globs = tuple(p.strip() for p in _texts(paths, "path"))
@@ -113,14 +128,18 @@ def note_filter(paths: Iterable[str] | str | None = None, tags: Iterable[str] | 
     return found
 
 
-def note_filter_from_json(data: dict | None, languages: Sequence[str] = ("en",), now: dt.datetime | None = None) -> NoteFilter | None:
+def note_filter_from_json(
+    data: dict | None, languages: Sequence[str] = ("en",), now: dt.datetime | None = None
+) -> NoteFilter | None:
     """``NoteFilter.to_json()`` (or a batch line's fields) back, checked; None when it holds no condition."""
     if not data:
         return None
     unknown = set(data) - {"path", "tag", "where", "since", "until"}
     if unknown:
         raise UsageError(f"unknown filter fields: {', '.join(sorted(unknown))}")
-    found = note_filter(data.get("path"), data.get("tag"), data.get("where"), data.get("since"), data.get("until"), languages, now)
+    found = note_filter(
+        data.get("path"), data.get("tag"), data.get("where"), data.get("since"), data.get("until"), languages, now
+    )
     return found or None
 
 
@@ -131,16 +150,26 @@ def _as_text(value) -> str:
     return "" if value is None else str(value)
 
 
-def date_bounds(found: NoteFilter, now: dt.datetime, languages: Sequence[str]) -> tuple[dt.datetime | None, dt.datetime | None]:
+def date_bounds(
+    found: NoteFilter, now: dt.datetime, languages: Sequence[str]
+) -> tuple[dt.datetime | None, dt.datetime | None]:
     """[first, last) of the period ``since``/``until`` name: from the first day of the since-period to the end
     of the until-period's last day; an exact time given is that moment."""
     first = last = None
     if found.since:
         when = _resolve(found.since, "--since", now, languages)
-        first = when.moment if when.rule == "the moment given" and ":" in found.since else _day_start(when.first_day or when.moment.date())
+        first = (
+            when.moment
+            if when.rule == "the moment given" and ":" in found.since
+            else _day_start(when.first_day or when.moment.date())
+        )
     if found.until:
         when = _resolve(found.until, "--until", now, languages)
-        last = when.moment if when.rule == "the moment given" and ":" in found.until else _day_start((when.last_day or when.moment.date()) + dt.timedelta(days=1))
+        last = (
+            when.moment
+            if when.rule == "the moment given" and ":" in found.until
+            else _day_start((when.last_day or when.moment.date()) + dt.timedelta(days=1))
+        )
     return first, last
 
 
@@ -183,7 +212,9 @@ def path_matcher(globs: Sequence[str]):
     return re.compile(f"(?s:{alternatives})(?:/.*)?\\Z").match
 
 
-def note_date(metadata: dict, doc_date: str | None, mtime_ns: int | None, languages: Sequence[str] = ("en",)) -> dt.datetime | None:
+def note_date(
+    metadata: dict, doc_date: str | None, mtime_ns: int | None, languages: Sequence[str] = ("en",)
+) -> dt.datetime | None:
     """The date ``since``/``until`` compare (see the module): updated, else dated, else the file's time."""
     updated = first_date(metadata, UPDATED_KEYS, tuple(languages))
     if updated or doc_date:

@@ -24,7 +24,9 @@ def notes_to_forget(store: Store, names: list[str], every_deleted: bool, vault: 
     for name in names:
         note = find_note(store, name, vault)
         if not note["deleted_at"]:
-            raise UsageError(f"{note['path']} is still in the vault: delete the file and run 'smartvec index' before forgetting it")
+            raise UsageError(
+                f"{note['path']} is still in the vault: delete the file and run 'smartvec index' before forgetting it"
+            )
         notes[note["id"]] = note
     return list(notes.values())
 

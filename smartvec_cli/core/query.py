@@ -86,14 +86,18 @@ class QueryEngine:
         within, matched = None, None
         if options.filters:
             wanted = options.filters
-            rows = self.store.note_filter_fields(wanted.needles(), fields=bool(wanted.tags or wanted.where or wanted.since or wanted.until))
+            rows = self.store.note_filter_fields(
+                wanted.needles(), fields=bool(wanted.tags or wanted.where or wanted.since or wanted.until)
+            )
             notes = matching_notes(rows, options.filters, now, languages)
             within, matched = set(self.store.passage_rows_of_notes(sorted(notes))), len(notes)
             if not within:  # nothing to rank: the model need not even load
                 return Answer(question, [], when, 0 if options.mode == "smart" else None, matched)
         prepare_search(self.store, options)  # before the model is waited for (see ``Workspace.question_embedder``)
         vector = None if options.mode == "lexical" else embed_queries(self.embedder, [text])[0]
-        hits, relevant = search(self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now, within)
+        hits, relevant = search(
+            self.store, self.ws.config, vector, text, replace(options, as_of=when.moment if when else None), now, within
+        )
         obsidian = is_obsidian_vault(self.ws.vault)
         for hit in hits:
             hit.url = note_url(self.ws.vault, hit.path, obsidian)

@@ -112,7 +112,11 @@ def compact_stage(ctx: RefreshContext) -> StageResult:
         return StageResult(details={"compacted": False, "live": live, "tombstones": dead})
     ctx.store.rebuild_ann()
     ctx.store.save_ann()
-    return StageResult(changed=True, details={"compacted": True, "live": live, "tombstones": 0, "dropped": dead}, note=f"{dead} tombstones dropped")
+    return StageResult(
+        changed=True,
+        details={"compacted": True, "live": live, "tombstones": 0, "dropped": dead},
+        note=f"{dead} tombstones dropped",
+    )
 
 
 def consolidate_stage(ctx: RefreshContext) -> StageResult:
@@ -220,7 +224,9 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
             break
         except Exception as exc:
             report.failure = exc
-            report.stages.append({"name": stage.name, "status": "failed", "seconds": _since(stage_started), "error": str(exc)})
+            report.stages.append(
+                {"name": stage.name, "status": "failed", "seconds": _since(stage_started), "error": str(exc)}
+            )
             break
         report.results.append(result)
         report.stages.append(

@@ -74,8 +74,14 @@ def related_notes(store: Store, config: Config, note: int, top_k: int = 5, metho
         if float(best_each.max()) < floor:
             continue
         source, column = np.unravel_index(int(np.argmax(block)), block.shape)
-        score = {"average": float(best_each.mean()), "best": float(best_each.max()), "mean": float(centre[columns].max())}[method]
-        found.append(RelatedNote(int(owners[columns[0]]), round(score, 6), labels[int(columns[column])], own[int(source)]))
+        score = {
+            "average": float(best_each.mean()),
+            "best": float(best_each.max()),
+            "mean": float(centre[columns].max()),
+        }[method]
+        found.append(
+            RelatedNote(int(owners[columns[0]]), round(score, 6), labels[int(columns[column])], own[int(source)])
+        )
     found.sort(key=lambda r: (-r.score, r.note))
     return found[:top_k]
 
@@ -93,14 +99,25 @@ def related_report(store: Store, config: Config, note: dict, vault, top_k: int =
     related = []
     for rank, item in enumerate(found, start=1):
         passage, source = passages[item.passage], passages.get(item.source)
-        related.append({
-            "rank": rank, "path": passage.path, "note_id": passage.note_id, "title": passage.title, "score": item.score,
-            "url": note_url(vault, passage.path, obsidian),
-            "passage": {"chunk_id": passage.chunk_id, "heading": passage.heading, "text": passage.text},
-            "because_of": {"chunk_id": source.chunk_id, "heading": source.heading} if source else None,
-        })
+        related.append(
+            {
+                "rank": rank,
+                "path": passage.path,
+                "note_id": passage.note_id,
+                "title": passage.title,
+                "score": item.score,
+                "url": note_url(vault, passage.path, obsidian),
+                "passage": {"chunk_id": passage.chunk_id, "heading": passage.heading, "text": passage.text},
+                "because_of": {"chunk_id": source.chunk_id, "heading": source.heading} if source else None,
+            }
+        )
     return {
-        "note": {"path": note["path"], "note_id": note["note_id"], "title": note["title"], "url": note_url(vault, note["path"], obsidian)},
+        "note": {
+            "path": note["path"],
+            "note_id": note["note_id"],
+            "title": note["title"],
+            "url": note_url(vault, note["path"], obsidian),
+        },
         "method": method,
         "related": related,
     }

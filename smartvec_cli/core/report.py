@@ -6,10 +6,9 @@ import json
 from pathlib import Path, PurePosixPath
 
 from ..errors import SmartvecError, UsageError
-from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
-from ..vault.paths import OutsideFolder, vault_relative
 from ..store.store import Store
-
+from ..vault.paths import OutsideFolder, vault_relative
+from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
 
 BARE_SHARE_WARNED = 0.5
 """Above this share of notes with neither a kind nor a date, ``status`` warns that trust has nothing to go on:
@@ -34,22 +33,33 @@ def status(store: Store, vault: str) -> dict:
     states = store.passage_counts_by_state()
     last_run = store.last_run()
     ann = store.load_ann()
-    return renamed({
-        "vault": vault,
-        "index_dir": str(store.index_dir),
-        "model": store.fingerprint,
-        "notes": store.live_note_count(),
-        "notes_deleted": store.deleted_note_count(),
-        "passages_of_deleted_notes": store.deleted_notes_passage_count(),
-        "kinds": kinds,
-        "trust_warning": trust_warning,
-        "passages": {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")},
-        "vectors": store.vector_count(),
-        "edges": store.edge_count(),
-        "ann": {"live": len(ann.live), "tombstones": len(ann.tombstones), "in_sync": ann.generation == store.generation},
-        "needs_review": [{"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()],
-        "last_run": _last_run(last_run),
-    }, PASSAGE_LISTS)
+    return renamed(
+        {
+            "vault": vault,
+            "index_dir": str(store.index_dir),
+            "model": store.fingerprint,
+            "notes": store.live_note_count(),
+            "notes_deleted": store.deleted_note_count(),
+            "passages_of_deleted_notes": store.deleted_notes_passage_count(),
+            "kinds": kinds,
+            "trust_warning": trust_warning,
+            "passages": {
+                state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
+            },
+            "vectors": store.vector_count(),
+            "edges": store.edge_count(),
+            "ann": {
+                "live": len(ann.live),
+                "tombstones": len(ann.tombstones),
+                "in_sync": ann.generation == store.generation,
+            },
+            "needs_review": [
+                {"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()
+            ],
+            "last_run": _last_run(last_run),
+        },
+        PASSAGE_LISTS,
+    )
 
 
 def _last_run(run: dict | None) -> dict | None:
@@ -92,7 +102,9 @@ def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         inside = vault_relative(rel, vault)
     except OutsideFolder:
         where = f"the vault ({vault})" if vault is not None else "the vault"
-        raise UsageError(f"{name!r} is a path outside {where}; give a note's path inside it, its id or its title") from None
+        raise UsageError(
+            f"{name!r} is a path outside {where}; give a note's path inside it, its id or its title"
+        ) from None
     if inside is not None:
         for value in (inside, inside + ".md"):
             rows = store.live_notes_with_path(value)
@@ -104,7 +116,9 @@ def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
-        raise SmartvecError(f"{name!r} matches {len(rows)} notes ({', '.join(r['path'] for r in rows[:5])}); give the path")
+        raise SmartvecError(
+            f"{name!r} matches {len(rows)} notes ({', '.join(r['path'] for r in rows[:5])}); give the path"
+        )
     raise SmartvecError(f"no note {name!r} in the index")
 
 
@@ -128,30 +142,37 @@ def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
         for c in store.note_passages(note["id"])
     ]
     links = [_link_entry(e) for e in store.links_of_note(note["id"])]
-    return renamed({
-        "note_id": note["note_id"],
-        "path": note["path"],
-        "deleted_at": note["deleted_at"],
-        "former_names": store.former_names(note["id"]),
-        "title": note["title"],
-        "embedding_hash": note["embedding_hash"],
-        "last_updated": note["last_updated"],
-        "version": metadata.get("version", note["aclarai_ver"]),
-        "aclarai_id": note["aclarai_id"],
-        "aclarai_ver": note["aclarai_ver"],
-        "encoding": note["encoding"],
-        "kind": {"type": note["source_type"], "source": note["kind_source"], "reason": note["kind_reason"]},
-        "authority": note["authority"],
-        "tags": json.loads(note["tags"] or "[]"),
-        "metadata": metadata,
-        "links": links,
-        "passages": chunks,
-    }, PASSAGE_LISTS)
+    return renamed(
+        {
+            "note_id": note["note_id"],
+            "path": note["path"],
+            "deleted_at": note["deleted_at"],
+            "former_names": store.former_names(note["id"]),
+            "title": note["title"],
+            "embedding_hash": note["embedding_hash"],
+            "last_updated": note["last_updated"],
+            "version": metadata.get("version", note["aclarai_ver"]),
+            "aclarai_id": note["aclarai_id"],
+            "aclarai_ver": note["aclarai_ver"],
+            "encoding": note["encoding"],
+            "kind": {"type": note["source_type"], "source": note["kind_source"], "reason": note["kind_reason"]},
+            "authority": note["authority"],
+            "tags": json.loads(note["tags"] or "[]"),
+            "metadata": metadata,
+            "links": links,
+            "passages": chunks,
+        },
+        PASSAGE_LISTS,
+    )
 
 
 def _link_entry(edge: dict) -> dict:
     """A link as ``show`` lists it: the note it resolved to, else the attachment (``attachment`` says which)."""
-    attachment = json.loads(edge["detail"] or "{}").get("attachment") if edge["detail"] and "attachment" in edge["detail"] else None
+    attachment = (
+        json.loads(edge["detail"] or "{}").get("attachment")
+        if edge["detail"] and "attachment" in edge["detail"]
+        else None
+    )
     if edge["path"] is None and attachment:
         return {"type": edge["type"], "target": edge["target"], "resolved": attachment, "attachment": True}
     return {"type": edge["type"], "target": edge["target"], "resolved": edge["path"], "attachment": False}
@@ -176,7 +197,10 @@ def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
         )
     superseded_by = store.note_path(note["superseded_by"]) if note["superseded_by"] else None
     inferred = store.supersession_reason(note["superseded_by"], note["id"]) if note["superseded_by"] else None
-    supersedes = [{"path": path, "until": until, "inferred": reason} for path, until, reason in store.notes_superseded_by(note["id"])]
+    supersedes = [
+        {"path": path, "until": until, "inferred": reason}
+        for path, until, reason in store.notes_superseded_by(note["id"])
+    ]
     events = [_event(at, kind, json.loads(data or "{}")) for at, kind, data in store.note_events(note["id"])]
     return {
         "note_id": note["note_id"],
@@ -195,7 +219,17 @@ def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
     }
 
 
-GRAPH_EDGE_TYPES = ("link", "embed", "depends_on", "supersedes", "related", "contradicts", "restates", "corrects", "echoes")
+GRAPH_EDGE_TYPES = (
+    "link",
+    "embed",
+    "depends_on",
+    "supersedes",
+    "related",
+    "contradicts",
+    "restates",
+    "corrects",
+    "echoes",
+)
 
 
 def _event(at: str, kind: str, data: dict) -> dict:
@@ -203,7 +237,9 @@ def _event(at: str, kind: str, data: dict) -> dict:
     return renamed(event, FEEDBACK_EVENT) if kind == "feedback" else event
 
 
-def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | None = None, vault: str | Path | None = None) -> dict:
+def graph(
+    store: Store, name: str | None = None, depth: int = 1, limit: int | None = None, vault: str | Path | None = None
+) -> dict:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops.
 
     With ``limit``, at most that many notes (the nearest to ``name`` first, else the first indexed) and the
@@ -230,8 +266,10 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
         if src in keep and attachment:
             files[(src, attachment, kind)] = files.get((src, attachment, kind), 0) + 1
     return {
-        "nodes": [renamed({"note_id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]}, GRAPH_NODE)
-                  for n in sorted(keep)],
+        "nodes": [
+            renamed({"note_id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]}, GRAPH_NODE)
+            for n in sorted(keep)
+        ],
         "edges": [
             {"source": notes[a]["note_id"], "target": notes[b]["note_id"], "type": kind, "count": count}
             | ({"inferred": inferred[(a, b, kind)]} if (a, b, kind) in inferred else {})
@@ -239,7 +277,8 @@ def graph(store: Store, name: str | None = None, depth: int = 1, limit: int | No
             if a in keep and b in keep
         ],
         "attachments": [
-            {"source": notes[src]["note_id"], "path": path, "type": kind, "count": count} for (src, path, kind), count in sorted(files.items())
+            {"source": notes[src]["note_id"], "path": path, "type": kind, "count": count}
+            for (src, path, kind), count in sorted(files.items())
         ],
         "left_out": left_out,
     }
@@ -270,13 +309,17 @@ def graph_as_dot(data: dict) -> str:
     lines = ["digraph smartvec {", "  rankdir=LR;"]
     for node in data["nodes"]:
         lines.append(f"  {quote(node['note_id'])} [label={quote(node['title'])}];")
-    styles = {"contradicts": ' style=dashed color=red', "supersedes": " style=bold"}
+    styles = {"contradicts": " style=dashed color=red", "supersedes": " style=bold"}
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
-        lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{styles.get(edge['type'], '')}];")
+        lines.append(
+            f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{styles.get(edge['type'], '')}];"
+        )
     for path in dict.fromkeys(a["path"] for a in data.get("attachments", [])):
         lines.append(f"  {quote('file:' + path)} [label={quote(path)} shape=note];")
     for link in data.get("attachments", []):
-        lines.append(f"  {quote(link['source'])} -> {quote('file:' + link['path'])} [label={quote(link['type'])} style=dotted];")
+        lines.append(
+            f"  {quote(link['source'])} -> {quote('file:' + link['path'])} [label={quote(link['type'])} style=dotted];"
+        )
     lines.append("}")
     return "\n".join(lines)

@@ -24,11 +24,20 @@ import numpy as np
 from ..clock import parse_optional, to_iso
 from ..config import Config
 from ..embed import model_of_fingerprint
-from ..memory.passage import Passage
 from ..memory.answer import AskedAnswer
 from ..memory.lexical import (
-    any_of, common_passages, coverage, match_expression, named_share, phrase_expression, phrase_shares, phrases, query_terms, specific_terms,
+    any_of,
+    common_passages,
+    coverage,
+    match_expression,
+    named_share,
+    phrase_expression,
+    phrase_shares,
+    phrases,
+    query_terms,
+    specific_terms,
 )
+from ..memory.passage import Passage
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.ann import cosine_top_k, unit_matrix
@@ -107,8 +116,15 @@ class SearchOptions:
         return data
 
 
-def search(store: Store, config: Config, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
-           now: dt.datetime, within: set[int] | None = None) -> tuple[list[Hit], int | None]:
+def search(
+    store: Store,
+    config: Config,
+    query_vector: np.ndarray | None,
+    query_text: str,
+    options: SearchOptions,
+    now: dt.datetime,
+    within: set[int] | None = None,
+) -> tuple[list[Hit], int | None]:
     """Rank stored passages for one question (its text, and its embedding unless the mode is lexical):
     the best ``top_k`` hits, and in smart mode how many passages passed the relevance floor.
 
@@ -131,7 +147,11 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     specific = specific_terms(query_text, language)
     # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it,
     # and of those only the ones not common in the vault (``common_passages``).
-    terms = query_terms(query_text, language) if config.scoring.lexical_weight > 0 else [t for t in query_terms(query_text, language) if t in specific]
+    terms = (
+        query_terms(query_text, language)
+        if config.scoring.lexical_weight > 0
+        else [t for t in query_terms(query_text, language) if t in specific]
+    )
     total, frequency = 0, {}
     if terms:
         total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
@@ -140,7 +160,9 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         terms = [t for t in terms if frequency[t] <= common]
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     if terms:
-        specific_matches = lexical_matches_within(store, match_expression(" ".join(terms), language), LEXICAL_CANDIDATES, within)
+        specific_matches = lexical_matches_within(
+            store, match_expression(" ".join(terms), language), LEXICAL_CANDIDATES, within
+        )
         joining.update((label, None) for label, _ in specific_matches)
     bm25: dict[int, float] = {}
     everything = match_expression(query_text, language)  # every content word, as lexical mode asks
@@ -149,8 +171,13 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
         bm25 = dict(scored)
         joining.update((label, None) for label, _ in scored[:BLEND_CANDIDATES])
     asked_phrases = phrases(query_text)
-    holding = store.phrase_holders([phrase_expression(words) for words in asked_phrases],
-                                   LEXICAL_CANDIDATES if within is None else EVERY_MATCH) if asked_phrases else []
+    holding = (
+        store.phrase_holders(
+            [phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES if within is None else EVERY_MATCH
+        )
+        if asked_phrases
+        else []
+    )
     if within is not None:
         holding = [found & within for found in holding]
     for found in holding:
@@ -158,7 +185,9 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
     asked_terms = query_terms(query_text, language)
     title_expression = any_of(asked_terms) if config.scoring.title_weight > 0 else None
     if title_expression:
-        joining.update((label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES))
+        joining.update(
+            (label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES)
+        )
     missing = [label for label in joining if label not in similar and (within is None or label in within)]
     if missing:
         similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
@@ -190,12 +219,25 @@ def search(store: Store, config: Config, query_vector: np.ndarray | None, query_
             specific_shares = coverage(total, named, holders, ids, unknown)
     asked = AskedAnswer.of(query_text)
     found = [
-        Candidate(passages[i], similar[i], shares.get(i, 0.0), specific_shares.get(i, 0.0), float(asked.stated_by(passages[i].text)),
-                  bm25.get(i, 0.0), verbatim.get(i, 0.0), named.get(passages[i].note, 0.0))
+        Candidate(
+            passages[i],
+            similar[i],
+            shares.get(i, 0.0),
+            specific_shares.get(i, 0.0),
+            float(asked.stated_by(passages[i].text)),
+            bm25.get(i, 0.0),
+            verbatim.get(i, 0.0),
+            named.get(passages[i].note, 0.0),
+        )
         for i in ids
     ]
-    ask = Ask(options.as_of or now, options.as_of is not None, options.include_archived, options.include_dormant,
-              parse_optional(store.known_since))
+    ask = Ask(
+        options.as_of or now,
+        options.as_of is not None,
+        options.include_archived,
+        options.include_dormant,
+        parse_optional(store.known_since),
+    )
     ranked = rank(
         found,
         ask,
@@ -250,7 +292,9 @@ def _numbered(hits: list[Hit]) -> list[Hit]:
     return hits
 
 
-def lexical_matches_within(store: Store, expression: str, limit: int, within: set[int] | None) -> list[tuple[int, float]]:
+def lexical_matches_within(
+    store: Store, expression: str, limit: int, within: set[int] | None
+) -> list[tuple[int, float]]:
     """The best ``limit`` full-text matches, among the passages ``within`` when a filter gives them: every match is
     read and those outside dropped before the cut (FTS5 scores every match to sort them anyway), so a filter
     never loses a match that better ones elsewhere in the vault would have pushed out."""
@@ -271,7 +315,9 @@ def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | 
     hits = []
     for label, bm25 in matches:
         if label in passages:
-            hit = _hit(passages[label], bm25, {"semantic": None, "temporal": None, "confidence": None, "relational": None})
+            hit = _hit(
+                passages[label], bm25, {"semantic": None, "temporal": None, "confidence": None, "relational": None}
+            )
             hit.confidence = round(bm25 / best, 4) if best > 0 else 0.0
             hit.explain = {"bm25": round(bm25, 6), "valid_at_reference": None}
             hits.append(hit)
@@ -317,5 +363,9 @@ def record_retrieval(store: Store, text: str, hits: list[Hit], now_iso: str) -> 
     """Every returned hit counts an access; the hits are remembered for ``feedback --rank N``."""
     if store.read_only:  # a read-only index answers, but cannot remember that it did
         return
-    payload = {"query": text, "at": now_iso, "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits]}
+    payload = {
+        "query": text,
+        "at": now_iso,
+        "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits],
+    }
     store.record_retrieval([h.row_id for h in hits], payload, now_iso)

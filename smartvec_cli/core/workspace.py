@@ -26,8 +26,13 @@ class Workspace:
     ``dataclasses.replace`` makes of a workspace (``index --exclude``), so a decision reaches them all."""
 
     @classmethod
-    def resolve(cls, vault: str | Path | None = None, index_dir: str | Path | None = None, now: str | None = None,
-                store: str | None = None) -> "Workspace":
+    def resolve(
+        cls,
+        vault: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        now: str | None = None,
+        store: str | None = None,
+    ) -> "Workspace":
         """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW, SMARTVEC_STORE),
         then ``config.toml`` (``store``), then defaults.
 
@@ -91,7 +96,11 @@ class Workspace:
         try:
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
             try:
-                rows = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('fingerprint', 'languages')").fetchall())
+                rows = dict(
+                    connection.execute(
+                        "SELECT key, value FROM meta WHERE key IN ('fingerprint', 'languages')"
+                    ).fetchall()
+                )
             finally:
                 connection.close()
         except sqlite3.Error:

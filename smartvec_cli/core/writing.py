@@ -11,7 +11,6 @@ from typing import Callable, Iterator
 
 from ..clock import Clock
 from ..config import write_default_config
-
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, Holder, LockBusyError
 from ..store.store import RUNNING, Store
@@ -22,8 +21,14 @@ OnNotice = Callable[[str], None]
 
 
 @contextmanager
-def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait: OnWait | None = None,
-                on_notice: OnNotice | None = None, narrow_modes: bool = True) -> Iterator[None]:
+def writer_lock(
+    ws: Workspace,
+    command: str,
+    wait: float = DEFAULT_WAIT,
+    on_wait: OnWait | None = None,
+    on_notice: OnNotice | None = None,
+    narrow_modes: bool = True,
+) -> Iterator[None]:
     """Hold the index's writer lock for the block, waiting up to ``wait`` seconds for another writer.
 
     ``on_wait`` hears whom it waits for; ``on_notice`` hears that a dead writer's lock was taken over.
@@ -48,8 +53,15 @@ def writer_lock(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, on_wait
 
 
 @contextmanager
-def writing_store(ws: Workspace, command: str, wait: float = DEFAULT_WAIT, create: bool = False,
-                  on_wait: OnWait | None = None, on_notice: OnNotice | None = None, fresh_start: bool = False) -> Iterator[Store]:
+def writing_store(
+    ws: Workspace,
+    command: str,
+    wait: float = DEFAULT_WAIT,
+    create: bool = False,
+    on_wait: OnWait | None = None,
+    on_notice: OnNotice | None = None,
+    fresh_start: bool = False,
+) -> Iterator[Store]:
     """The index store, opened under the writer lock and closed after the block (``fresh_start``: see
     ``Workspace.open_store``)."""
     with writer_lock(ws, command, wait, on_wait, on_notice):

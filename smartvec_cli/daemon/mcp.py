@@ -35,7 +35,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, ToolAnnotations, jsonrpc_message_adapter
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    ToolAnnotations,
+    jsonrpc_message_adapter,
+)
 from pydantic import Field, ValidationError
 
 from .. import __version__
@@ -58,38 +66,72 @@ INSTRUCTIONS = (
     "and its versions; `status` says what is indexed."
 )
 
-Query = Annotated[str, Field(description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022', 'mid-2022', 'before 2023') sets as_of.")]
+Query = Annotated[
+    str,
+    Field(
+        description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022', 'mid-2022', 'before 2023') sets as_of."
+    ),
+]
 AsOf = Annotated[
     str | None,
-    Field(description="Answer as of this date or time: ISO 8601 (e.g. 2023-03-01 or 2023-03-01T09:00) or the words "
-                      "a query may use ('March 2023', 'mid-2022', 'before 2023', 'last spring'). "
-                      "Default: a date named in the query, else now."),
+    Field(
+        description="Answer as of this date or time: ISO 8601 (e.g. 2023-03-01 or 2023-03-01T09:00) or the words "
+        "a query may use ('March 2023', 'mid-2022', 'before 2023', 'last spring'). "
+        "Default: a date named in the query, else now."
+    ),
 ]
-TopK = Annotated[int, Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX})]
+TopK = Annotated[
+    int,
+    Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX}),
+]
 Mode = Annotated[
     Literal["smart", "cosine"],
-    Field(description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
-                      "every stored version, for comparison."),
+    Field(
+        description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
+        "every stored version, for comparison."
+    ),
 ]
 PathGlobs = Annotated[
     list[str] | None,
-    Field(description="Only notes whose vault path, or a folder of it, matches one of these globs ('projects/**', '*2023*')."),
+    Field(
+        description="Only notes whose vault path, or a folder of it, matches one of these globs ('projects/**', '*2023*')."
+    ),
 ]
-Tags = Annotated[list[str] | None, Field(description="Only notes carrying every one of these tags ('project' also matches 'project/alpha').")]
+Tags = Annotated[
+    list[str] | None,
+    Field(description="Only notes carrying every one of these tags ('project' also matches 'project/alpha')."),
+]
 Fields = Annotated[
     dict[str, str] | None,
-    Field(description="Only notes whose front matter holds each of these field values, e.g. {\"status\": \"done\"} (without case)."),
+    Field(
+        description='Only notes whose front matter holds each of these field values, e.g. {"status": "done"} (without case).'
+    ),
 ]
-Since = Annotated[str | None, Field(description="Only notes dated on or after this date (ISO or words such as 'March 2023'); a note's date is its updated, else date/created field, else its file time.")]
-Until = Annotated[str | None, Field(description="Only notes dated on or before this date (ISO or words; 'March 2023' includes all of March).")]
-IncludeArchived = Annotated[bool, Field(description="Also return archived (superseded) versions, even when not valid at the as-of time.")]
+Since = Annotated[
+    str | None,
+    Field(
+        description="Only notes dated on or after this date (ISO or words such as 'March 2023'); a note's date is its updated, else date/created field, else its file time."
+    ),
+]
+Until = Annotated[
+    str | None,
+    Field(description="Only notes dated on or before this date (ISO or words; 'March 2023' includes all of March)."),
+]
+IncludeArchived = Annotated[
+    bool, Field(description="Also return archived (superseded) versions, even when not valid at the as-of time.")
+]
 ChunkId = Annotated[str, Field(description="The chunk_id of a search hit (CHUNK_ID@N names version N).")]
 Verdict = Annotated[
     Literal["up", "down", "correct"],
-    Field(description="up: the passage was right. down: it was wrong or stale. correct: it was wrong, and `correction` says what is right."),
+    Field(
+        description="up: the passage was right. down: it was wrong or stale. correct: it was wrong, and `correction` says what is right."
+    ),
 ]
 Correction = Annotated[str | None, Field(description="The right answer, in a sentence; only with verdict 'correct'.")]
-NoteName = Annotated[str, Field(description="A note's vault path (with or without .md), note id, file name or title; a hit's `path` works.")]
+NoteName = Annotated[
+    str,
+    Field(description="A note's vault path (with or without .md), note id, file name or title; a hit's `path` works."),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -106,7 +148,9 @@ class MemoryServer(MCPServer):
         stdin = ScreenedInput(sys.stdin.buffer, self.log)
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):
             stdin.reply_on(write_stream)
-            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+            await self._lowlevel_server.run(
+                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+            )
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         try:
@@ -173,7 +217,9 @@ def screen(raw: bytes) -> tuple[str | None, JSONRPCError | None]:
     except ValueError as exc:
         return None, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")
     if isinstance(message, list):
-        return None, rpc_error(None, INVALID_REQUEST, "Invalid Request: a batch (JSON array); send one message per line")
+        return None, rpc_error(
+            None, INVALID_REQUEST, "Invalid Request: a batch (JSON array); send one message per line"
+        )
     if not isinstance(message, dict):
         return None, rpc_error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
     has_id = "id" in message
@@ -188,9 +234,15 @@ def screen(raw: bytes) -> tuple[str | None, JSONRPCError | None]:
         if not isinstance(message["method"], str):
             return None, rpc_error(reply_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
         if not isinstance(message.get("params"), (dict, type(None))):
-            return None, rpc_error(reply_id, INVALID_PARAMS, 'Invalid params: "params" must be an object') if has_id else None
+            return None, rpc_error(
+                reply_id, INVALID_PARAMS, 'Invalid params: "params" must be an object'
+            ) if has_id else None
     elif not (has_id and ("result" in message or "error" in message)):
-        return None, rpc_error(reply_id, INVALID_REQUEST, 'Invalid Request: neither a request ("method") nor a response ("id" with "result" or "error")')
+        return None, rpc_error(
+            reply_id,
+            INVALID_REQUEST,
+            'Invalid Request: neither a request ("method") nor a response ("id" with "result" or "error")',
+        )
     try:
         jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
@@ -253,7 +305,9 @@ def plain_sdk_logging() -> Iterator[None]:
 def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
     """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model."""
     with plain_sdk_logging():
-        server = MemoryServer(SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+        server = MemoryServer(
+            SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        )
     server.log = log
     memory = Memory(vault)
 
@@ -265,8 +319,18 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         return register
 
     @tool(READ)
-    def search(query: Query, as_of: AsOf = None, top_k: TopK = 5, mode: Mode = "smart", include_archived: IncludeArchived = False,
-               path: PathGlobs = None, tag: Tags = None, where: Fields = None, since: Since = None, until: Until = None) -> dict[str, Any]:
+    def search(
+        query: Query,
+        as_of: AsOf = None,
+        top_k: TopK = 5,
+        mode: Mode = "smart",
+        include_archived: IncludeArchived = False,
+        path: PathGlobs = None,
+        tag: Tags = None,
+        where: Fields = None,
+        since: Since = None,
+        until: Until = None,
+    ) -> dict[str, Any]:
         """Search the user's notes for passages that answer a question, ranked by meaning, time, trust and relations.
 
         Returns {"as_of", "as_of_phrase", "as_of_period", "as_of_rule", "hits"}: as_of is the moment the answer
@@ -277,8 +341,20 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         and url (opens the note: obsidian:// in an Obsidian vault, else file://): read the
         warnings, they say when a passage was superseded, contradicted, expired or corrected. path, tag, where, since
         and until restrict the search to the notes they match (notes_matched says how many; 0 means no hits)."""
-        return memory.call(lambda v: v.answer(query, as_of=as_of, top_k=top_k, mode=mode, include_archived=include_archived,
-                                              path=path, tag=tag, where=where, since=since, until=until))
+        return memory.call(
+            lambda v: v.answer(
+                query,
+                as_of=as_of,
+                top_k=top_k,
+                mode=mode,
+                include_archived=include_archived,
+                path=path,
+                tag=tag,
+                where=where,
+                since=since,
+                until=until,
+            )
+        )
 
     @tool(WRITE)
     def feedback(chunk_id: ChunkId, verdict: Verdict, correction: Correction = None) -> dict[str, Any]:
@@ -335,7 +411,9 @@ def query_socket(vault: Vault, embedder, log: Log) -> Iterator[bool]:
     index yet or a ``watch`` daemon already does (False)."""
     index_dir = vault.ws.index_dir
     if not index_dir.is_dir():
-        log(f"no index at {index_dir} yet: run 'smartvec index'; queries from the command line will not use this server")
+        log(
+            f"no index at {index_dir} yet: run 'smartvec index'; queries from the command line will not use this server"
+        )
         yield False
         return
     lock = FileLock.watch(index_dir, "smartvec mcp")
@@ -380,7 +458,9 @@ def start_warm_up(shared: SharedEmbedder, log: Log) -> None:
     threading.Thread(target=warm_up, args=(shared, log), name="smartvec-mcp-warm-up").start()
 
 
-def serve(workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None) -> None:
+def serve(
+    workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None
+) -> None:
     """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM."""
     shared = SharedEmbedder(embedder)
     with Vault(workspace, embedder=shared, wait=wait) as vault:

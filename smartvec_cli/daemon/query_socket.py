@@ -209,7 +209,7 @@ class QueryService:
     def answer(self, request: dict) -> dict:
         from ..clock import Clock
         from ..core.api import search_options_from_json
-        from ..core.query import Question, QueryEngine
+        from ..core.query import QueryEngine, Question
 
         try:
             text = request["query"]

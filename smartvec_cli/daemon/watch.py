@@ -98,7 +98,9 @@ class Debouncer:
 
 
 class Watcher:
-    def __init__(self, workspace, embedder, debounce: float = 2.0, lock_wait: float = DEFAULT_WAIT, log: Log | None = None):
+    def __init__(
+        self, workspace, embedder, debounce: float = 2.0, lock_wait: float = DEFAULT_WAIT, log: Log | None = None
+    ):
         self.ws = workspace
         self.embedder = SharedEmbedder(embedder)
         self.debounce = debounce
@@ -226,7 +228,13 @@ class Watcher:
             who = holder.describe() if holder else "another process"
             self.log(f"waiting up to {self.lock_wait:g}s for {who} to release the writer lock")
 
-        return writer_lock(self.ws, "smartvec watch", self.lock_wait, on_wait=waiting, on_notice=lambda notice: self.log(f"warning: {notice}"))
+        return writer_lock(
+            self.ws,
+            "smartvec watch",
+            self.lock_wait,
+            on_wait=waiting,
+            on_notice=lambda notice: self.log(f"warning: {notice}"),
+        )
 
     def _report(self, reason: str, s, seconds: float, paths: set[str] = frozenset()) -> None:
         """One line per batch that changed something, naming the changed files; a failing file is reported

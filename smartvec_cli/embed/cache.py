@@ -94,8 +94,10 @@ def _mend(model_dir: Path, folder: Path, index_export_dir: Path, notice: Notice)
     check = check_export(folder, manifest)
     if not check.export_sound:
         target = folder if _writable(folder) else index_export_dir
-        warn_once(notice, f"warning: {check.describe()}; making it again from the packaged weights in {target} "
-                          "(takes a few seconds)")
+        warn_once(
+            notice,
+            f"warning: {check.describe()}; making it again from the packaged weights in {target} (takes a few seconds)",
+        )
         return export_onnx(model_dir, target).parent
     if not check.optimised_sound:
         warn_once(notice, f"warning: {check.describe()}; saving the optimised graph again")
@@ -142,7 +144,9 @@ def _find_or_make_export(model_dir: Path, index_export_dir: Path, notice: Notice
     if _writable(shared):
         notice(f"preparing the fast ONNX model in {shared} (once per user; takes a few seconds)")
         return export_onnx(model_dir, shared).parent
-    notice(f"preparing the fast ONNX model in {index_export_dir} (the user cache {shared} cannot be written; takes a few seconds)")
+    notice(
+        f"preparing the fast ONNX model in {index_export_dir} (the user cache {shared} cannot be written; takes a few seconds)"
+    )
     return export_onnx(model_dir, Path(index_export_dir)).parent
 
 

@@ -90,8 +90,10 @@ class ExportCheck:
     def describe(self) -> str:
         """The cause, naming the folder: what a warning or ``doctor`` says."""
         if self.damaged:
-            return (f"the ONNX model cache in {self.folder} is damaged ({', '.join(sorted(self.damaged))} "
-                    "not as recorded in its manifest)")
+            return (
+                f"the ONNX model cache in {self.folder} is damaged ({', '.join(sorted(self.damaged))} "
+                "not as recorded in its manifest)"
+            )
         return f"the ONNX model cache in {self.folder} has no recorded checksums (made by an older smartvec)"
 
 
@@ -115,7 +117,9 @@ def check_export(folder: Path, manifest: dict, full: bool = False) -> ExportChec
             continue
         remembered = _verified.get(str(path))
         stamp = stamps.get(name) or {}
-        if not full and (remembered == (key, digest) or (stamp.get("stat") == list(key) and stamp.get("sha256") == digest)):
+        if not full and (
+            remembered == (key, digest) or (stamp.get("stat") == list(key) and stamp.get("sha256") == digest)
+        ):
             _verified[str(path)] = (key, digest)
             continue
         try:

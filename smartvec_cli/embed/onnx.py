@@ -120,13 +120,17 @@ class OnnxEmbedder:
         export_id: str | None = None,
     ):
         self._fingerprint = fingerprint
-        self.export_id = export_id  # the verified export these files are (``integrity.export_id``), recorded by an index
+        self.export_id = (
+            export_id  # the verified export these files are (``integrity.export_id``), recorded by an index
+        )
         self.max_seq_length = max_seq_length
         self.batch_size = batch_size
         self.onnx_path = Path(onnx_path)
         self.tokenizer_path = Path(tokenizer_path)
         self.threads = threads
-        self.optimised = optimised  # (the optimised graph, the onnxruntime version that made it): see ``save_optimised``
+        self.optimised = (
+            optimised  # (the optimised graph, the onnxruntime version that made it): see ``save_optimised``
+        )
         self._tokenizer = None
         self._session = None
         self._loading: threading.Thread | None = None
@@ -185,7 +189,9 @@ class OnnxEmbedder:
         optimised = self.optimised is not None and self.optimised[1] == ort.__version__
         options = ort.SessionOptions()
         # The optimised graph has had its rewrites: running the passes again found nothing and cost 85M instructions.
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL if optimised else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL if optimised else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        )
         options.intra_op_num_threads = self.threads or _default_threads()
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -278,7 +284,9 @@ def read_manifest(cache_dir: Path) -> dict | None:
 
 def _optimised_files_intact(cache_dir: Path, optimised) -> bool:
     try:
-        return (cache_dir / optimised["onnx_file"]).is_file() and (cache_dir / optimised["data_file"]).stat().st_size == optimised["data_bytes"]
+        return (cache_dir / optimised["onnx_file"]).is_file() and (
+            cache_dir / optimised["data_file"]
+        ).stat().st_size == optimised["data_bytes"]
     except (KeyError, TypeError, OSError):
         return False
 
@@ -303,13 +311,19 @@ def load_onnx_embedder(
     notice = notice or stderr_notice
     check = check_export(cache_dir, manifest)
     if not check.export_sound:
-        warn_once(notice, f"warning: {check.describe()}; using sentence-transformers (slower) until "
-                          "'smartvec index' or 'smartvec doctor --repair' makes it again")
+        warn_once(
+            notice,
+            f"warning: {check.describe()}; using sentence-transformers (slower) until "
+            "'smartvec index' or 'smartvec doctor --repair' makes it again",
+        )
         return None
     optimised = manifest.get("optimised")
     if optimised and not check.optimised_sound:
-        warn_once(notice, f"warning: {check.describe()}; using the plain export (slower to start) until "
-                          "'smartvec index' saves the optimised graph again")
+        warn_once(
+            notice,
+            f"warning: {check.describe()}; using the plain export (slower to start) until "
+            "'smartvec index' saves the optimised graph again",
+        )
         optimised = None
     return OnnxEmbedder(
         cache_dir / manifest["onnx_file"],
@@ -340,16 +354,27 @@ def save_optimised(cache_dir: Path) -> bool:
     staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
     try:
         options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED  # not the hardware-specific layouts
+        options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        )  # not the hardware-specific layouts
         options.optimized_model_filepath = str(staging / names["onnx_file"])
         options.add_session_config_entry("session.optimized_model_external_initializers_file_name", names["data_file"])
         options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         options.log_severity_level = 3
-        ort.InferenceSession(str(cache_dir / manifest["onnx_file"]), sess_options=options, providers=["CPUExecutionProvider"])
+        ort.InferenceSession(
+            str(cache_dir / manifest["onnx_file"]), sess_options=options, providers=["CPUExecutionProvider"]
+        )
         tokenizer = cache_dir / manifest["tokenizer_file"]
-        export = OnnxEmbedder(cache_dir / manifest["onnx_file"], tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
-        optimised = OnnxEmbedder(cache_dir / manifest["onnx_file"], tokenizer, manifest["fingerprint"], manifest["max_seq_length"],
-                                 optimised=(staging / names["onnx_file"], ort.__version__))
+        export = OnnxEmbedder(
+            cache_dir / manifest["onnx_file"], tokenizer, manifest["fingerprint"], manifest["max_seq_length"]
+        )
+        optimised = OnnxEmbedder(
+            cache_dir / manifest["onnx_file"],
+            tokenizer,
+            manifest["fingerprint"],
+            manifest["max_seq_length"],
+            optimised=(staging / names["onnx_file"], ort.__version__),
+        )
         difference = float(np.abs(export.embed(PROBE_TEXTS) - optimised.embed(PROBE_TEXTS)).max())
         if not difference <= OPTIMISED_MAX_DIFFERENCE:
             return False
@@ -359,8 +384,19 @@ def save_optimised(cache_dir: Path) -> bool:
             os.replace(staging / name, cache_dir / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    write_manifest(cache_dir, {**manifest, "optimised": {**names, "data_bytes": data_bytes, "onnxruntime": ort.__version__,
-                                                         "max_difference": difference, "digests": digests}})
+    write_manifest(
+        cache_dir,
+        {
+            **manifest,
+            "optimised": {
+                **names,
+                "data_bytes": data_bytes,
+                "onnxruntime": ort.__version__,
+                "max_difference": difference,
+                "digests": digests,
+            },
+        },
+    )
     return True
 
 
@@ -382,9 +418,7 @@ def export_onnx(model_dir: Path, cache_dir: Path) -> Path:
         with _temp_path(cache_dir, ".onnx") as tmp_onnx, _temp_path(cache_dir, ".json") as tmp_tok:
             _export_encoder(_load_encoder(model_dir), tmp_onnx)
             shutil.copyfile(model_dir / TOKENIZER_NAME, tmp_tok)
-            min_cosine = verify_against_reference(
-                OnnxEmbedder(tmp_onnx, tmp_tok, fingerprint=fingerprint), model_dir
-            )
+            min_cosine = verify_against_reference(OnnxEmbedder(tmp_onnx, tmp_tok, fingerprint=fingerprint), model_dir)
             if not min_cosine >= MIN_COSINE:
                 raise OnnxVerificationError(
                     f"ONNX export of {fingerprint} agrees with sentence-transformers only to "

@@ -26,8 +26,9 @@ from .integrity import stderr_notice
 Notice = Callable[[str], None]
 
 
-def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None,
-                    model: str = MINILM) -> Embedder:
+def select_embedder(
+    config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None, model: str = MINILM
+) -> Embedder:
     """The configured embedder for ``model`` (the index's: ``Workspace.embedder_model``); ``prepare`` lets a
     writer create the ONNX export when there is none (in the user cache, or in ``onnx_dir``, the index
     folder's, when the cache cannot be written). A backend of the user's own (``module:factory``) is the
@@ -40,8 +41,10 @@ def select_embedder(config: Config, onnx_dir: Path, prepare: bool = False, on_no
 
         if available():
             return E5Embedder(batch_size=config.batch_size)
-        raise SmartvecError(f"this index was built with multilingual-e5, whose package is not installed: "
-                            f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'")
+        raise SmartvecError(
+            f"this index was built with multilingual-e5, whose package is not installed: "
+            f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'"
+        )
     if backend in ("auto", "onnx"):
         fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice)
         if fast is not None:
@@ -62,7 +65,9 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice) -> Embe
 
     model_dir = packaged_model_dir()
     try:
-        folder = prepare_export(model_dir, index_export_dir, notice) if prepare else find_export(model_dir, index_export_dir)
+        folder = (
+            prepare_export(model_dir, index_export_dir, notice) if prepare else find_export(model_dir, index_export_dir)
+        )
     except Exception as exc:  # any failure of the export only costs speed: fall back to sentence-transformers
         notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
         return None

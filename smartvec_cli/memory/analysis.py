@@ -17,10 +17,27 @@ from functools import lru_cache
 from ..vault.language import ENGLISH
 
 SNOWBALL = {
-    "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek", "es": "spanish",
-    "fi": "finnish", "fr": "french", "hu": "hungarian", "id": "indonesian", "it": "italian", "nl": "dutch",
-    "no": "norwegian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian", "sv": "swedish",
-    "tr": "turkish", "en": "english",
+    "ar": "arabic",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "it": "italian",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
+    "en": "english",
 }
 """The vault languages (``vault.language.KNOWN``) with a Snowball stemmer, by ISO 639-1 code."""
 

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 
 from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
-from .words import MONTHS, QUESTION_WORDS, STOPWORDS as COMMON_WORDS
+from .words import MONTHS, QUESTION_WORDS
+from .words import STOPWORDS as COMMON_WORDS
 
 TIME_UNITS = frozenset({"duration"})
 ALL_UNITS = frozenset(unit.dimension for unit in UNITS.values())
@@ -35,8 +36,21 @@ VALUE_NOUNS = frozenset(
 )
 # The words that ask how long or how often, how much, how many, and who, in English, German, Spanish, French and
 # Chinese: a question in the vault's language asks for a value or a person as its English counterpart does.
-ASKS_FOR_TIME = ("how long", "how often", "wie lange", "wie oft", "cuánto tiempo", "cuanto tiempo", "con qué frecuencia",
-                 "cada cuánto", "combien de temps", "à quelle fréquence", "多久", "多长时间", "多频繁")
+ASKS_FOR_TIME = (
+    "how long",
+    "how often",
+    "wie lange",
+    "wie oft",
+    "cuánto tiempo",
+    "cuanto tiempo",
+    "con qué frecuencia",
+    "cada cuánto",
+    "combien de temps",
+    "à quelle fréquence",
+    "多久",
+    "多长时间",
+    "多频繁",
+)
 ASKS_HOW_MUCH = ("how much", "wie viel", "cuánto", "cuanto", "cuánta", "cuanta", "多少钱")
 ASKS_HOW_MANY = ("how many", "wie viele", "cuántos", "cuantos", "cuántas", "cuantas", "combien", "多少")
 ASKS_WHO = ("who", "whom", "whose", "wer", "wem", "wen", "wessen", "quién", "quien", "quiénes", "quienes", "qui")
@@ -45,9 +59,11 @@ ASKS_WHO_ANYWHERE = ("谁",)  # Chinese puts it where the answer goes: "项目�
 
 def _words_pattern(phrases) -> re.Pattern:
     """Any of the phrases as whole words; Chinese, written without spaces, needs no word boundary."""
+
     def one(phrase: str) -> str:
         written = re.escape(phrase).replace(r"\ ", r"\s+")
         return written if re.search(r"[\u3000-\u9fff]", phrase) else rf"(?<!\w){written}(?!\w)"
+
     return re.compile("|".join(one(p) for p in sorted(phrases, key=len, reverse=True)))
 
 
@@ -75,7 +91,7 @@ def asked_units(question: str) -> frozenset[str]:
 
 
 def asks_for_measure(lowered: str) -> bool:
-    """"What was the cut-off for receipts?", "How large was the payout?": a what/which question whose
+    """ "What was the cut-off for receipts?", "How large was the payout?": a what/which question whose
     first words name a measurable thing (``VALUE_NOUNS``), or a "how large/high/far..." question.
     "What is the Wi-Fi password?" asks for no number."""
     if re.search(r"\bhow\s+(?:large|big|high|low|small|far|expensive|frequently|soon|old)\b", lowered):
@@ -138,7 +154,7 @@ NAMED = re.compile(r"\[\[([^\]|#]+)|\b([A-Z][\w'-]+(?:[ \t]+[A-Z][\w'-]+)+)")  #
 
 
 def asks_for_person(question: str) -> bool:
-    """"Who backs Compass?", "Which executive stands behind Harvest?": the answer is someone."""
+    """ "Who backs Compass?", "Which executive stands behind Harvest?": the answer is someone."""
     lowered = question.lower()
     if _ASKS_WHO.search(lowered.strip()) or any(word in question for word in ASKS_WHO_ANYWHERE):
         return True

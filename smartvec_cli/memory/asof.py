@@ -42,7 +42,6 @@ from ..vault.language import ENGLISH
 from .date_languages import CHINESE_NUMBERS, DATE_LANGUAGES, ENGLISH_MONTHS, WRITTEN, DateLanguage
 from .words import ARTICLES, MONTHS, NUMBER_WORDS
 
-
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14)}
 ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}
 
@@ -168,27 +167,51 @@ def _written_day(m, languages: tuple[str, ...]) -> dt.date | None:
 
 # Each form names a period, most specific first; (pattern, resolver to (first, last) or a _Period).
 _FORMS = [
-    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:T[\d:.]+Z?|\s\d{1,2}:[\d:.]+Z?)?(?![\w-])",
-     lambda m, languages: (_iso_day(m.group(0)),) * 2),
-    (r"(?:\d{1,2}[/.]\d{1,2}[/.](?:19|20)\d{2}|(?:19|20)\d{2}[/.]\d{1,2}[/.]\d{1,2})(?![\w/-]|[./]\d)",
-     lambda m, languages: (lambda day: (day, day) if day else None)(_written_day(m, languages))),
-    (r"(?:the\s+)?" + _DAY + r"(?:\s+of\s+|\s+|-)" + _MONTH + r"(?:,?\s+|-)" + _YEAR,
-     lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages))),
-    (_MONTH + r"\s+(?:the\s+)?" + _DAY + r",?\s+" + _YEAR,
-     lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages))),
-    (r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])", lambda m, languages: _months(_year(m), int(m["m"]), int(m["m"]))),
-    (r"(?P<part>early|late)\s+" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR,
-     lambda m, languages: _part_of_month(m["part"].lower(), _year(m), _month(m))),
+    (
+        r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)-(?P<d>[0-3]\d)(?:T[\d:.]+Z?|\s\d{1,2}:[\d:.]+Z?)?(?![\w-])",
+        lambda m, languages: (_iso_day(m.group(0)),) * 2,
+    ),
+    (
+        r"(?:\d{1,2}[/.]\d{1,2}[/.](?:19|20)\d{2}|(?:19|20)\d{2}[/.]\d{1,2}[/.]\d{1,2})(?![\w/-]|[./]\d)",
+        lambda m, languages: (lambda day: (day, day) if day else None)(_written_day(m, languages)),
+    ),
+    (
+        r"(?:the\s+)?" + _DAY + r"(?:\s+of\s+|\s+|-)" + _MONTH + r"(?:,?\s+|-)" + _YEAR,
+        lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages)),
+    ),
+    (
+        _MONTH + r"\s+(?:the\s+)?" + _DAY + r",?\s+" + _YEAR,
+        lambda m, languages: (lambda day: (day, day) if day else None)(_named_day(m, languages)),
+    ),
+    (
+        r"(?P<year>(?:19|20)\d{2})-(?P<m>[01]\d)(?![\w-])",
+        lambda m, languages: _months(_year(m), int(m["m"]), int(m["m"])),
+    ),
+    (
+        r"(?P<part>early|late)\s+" + _MONTH + r",?\s+(?:of\s+)?" + _YEAR,
+        lambda m, languages: _part_of_month(m["part"].lower(), _year(m), _month(m)),
+    ),
     (_MID + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("mid", _year(m), _month(m))),
     (_START + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("early", _year(m), _month(m))),
     (_END + _MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _part_of_month("late", _year(m), _month(m))),
     (_MONTH + r",?\s+(?:of\s+)?" + _YEAR, lambda m, languages: _months(_year(m), _month(m), _month(m))),
     (r"Q(?P<q>[1-4])[\s/]+" + _YEAR, lambda m, languages: _months(_year(m), 3 * int(m["q"]) - 2, 3 * int(m["q"]))),
-    (r"(?:the\s+)?" + _ORDINAL + r"\s+quarter\s+(?:of\s+)?" + _YEAR,
-     lambda m, languages: _months(_year(m), 3 * ORDINALS[m["ordinal"].lower()] - 2, 3 * ORDINALS[m["ordinal"].lower()])),
-    (r"(?:H(?P<h>[12])\s+|(?:the\s+)?(?P<half>first|second)\s+half\s+of\s+)" + _YEAR,
-     lambda m, languages: _months(_year(m), *((1, 6) if m["h"] == "1" or (m["half"] or "").lower() == "first" else (7, 12)))),
-    (r"(?:the\s+)?" + _SEASON + r"\s+(?:of\s+)?" + _YEAR, lambda m, languages: _months(_year(m), *SEASONS[m["season"].lower()])),
+    (
+        r"(?:the\s+)?" + _ORDINAL + r"\s+quarter\s+(?:of\s+)?" + _YEAR,
+        lambda m, languages: _months(
+            _year(m), 3 * ORDINALS[m["ordinal"].lower()] - 2, 3 * ORDINALS[m["ordinal"].lower()]
+        ),
+    ),
+    (
+        r"(?:H(?P<h>[12])\s+|(?:the\s+)?(?P<half>first|second)\s+half\s+of\s+)" + _YEAR,
+        lambda m, languages: _months(
+            _year(m), *((1, 6) if m["h"] == "1" or (m["half"] or "").lower() == "first" else (7, 12))
+        ),
+    ),
+    (
+        r"(?:the\s+)?" + _SEASON + r"\s+(?:of\s+)?" + _YEAR,
+        lambda m, languages: _months(_year(m), *SEASONS[m["season"].lower()]),
+    ),
     (_MID + _YEAR, lambda m, languages: _months(_year(m), 6, 7)),
     (r"early\s+" + _YEAR, lambda m, languages: _months(_year(m), 1, 4)),
     (r"late\s+" + _YEAR, lambda m, languages: _months(_year(m), 9, 12)),
@@ -243,8 +266,12 @@ def _last(m, now: dt.datetime) -> _Period | tuple[dt.date, dt.date]:
 _RELATIVE = [
     (_COUNT + r"\s+(?P<unit>years?|months?|weeks?|days?)\s+ago", _ago),
     (r"(?:last|previous)\s+(?P<unit>year|month|quarter|week|spring|summer|autumn|fall|winter)", _last),
-    (r"yesterday", lambda m, now: _Period((now - dt.timedelta(days=1)).date(), (now - dt.timedelta(days=1)).date(),
-                                          now - dt.timedelta(days=1), AGO)),
+    (
+        r"yesterday",
+        lambda m, now: _Period(
+            (now - dt.timedelta(days=1)).date(), (now - dt.timedelta(days=1)).date(), now - dt.timedelta(days=1), AGO
+        ),
+    ),
 ]
 
 
@@ -255,7 +282,13 @@ def _plain(pattern: str) -> str:
 
 _NAMED = "(?:" + "|".join(_plain(p) for p, _ in _FORMS) + ")"  # periods that need no lead
 _ANY = "(?:" + "|".join(_plain(p) for p, _ in (*_FORMS, _BARE_YEAR)) + ")"
-_RANGE = r"(?:from|between)\s+(?:the\s+)?(?P<a>" + _ANY + r")\s+(?:to|and|until|till|through)\s+(?:the\s+)?(?P<b>" + _ANY + r")"
+_RANGE = (
+    r"(?:from|between)\s+(?:the\s+)?(?P<a>"
+    + _ANY
+    + r")\s+(?:to|and|until|till|through)\s+(?:the\s+)?(?P<b>"
+    + _ANY
+    + r")"
+)
 _BEFORE_AFTER = r"(?P<side>before|prior\s+to|after)\s+(?:the\s+)?(?P<c>" + _ANY + r")"
 _LEAD = re.compile(r"^" + LEAD, flags=re.IGNORECASE)
 
@@ -270,14 +303,22 @@ query's parsing."""
 @functools.cache
 def _search() -> re.Pattern:
     """Every date phrase a question may hold, in one pattern (compiled on first use: it is large)."""
-    parts = [_RANGE, _BEFORE_AFTER, LEAD + "?" + _NAMED, LEAD + _plain(_BARE_YEAR[0]), *(_plain(p) for p, _ in _RELATIVE)]
+    parts = [
+        _RANGE,
+        _BEFORE_AFTER,
+        LEAD + "?" + _NAMED,
+        LEAD + _plain(_BARE_YEAR[0]),
+        *(_plain(p) for p, _ in _RELATIVE),
+    ]
     return re.compile(r"\b(?:" + "|".join(parts) + r")", flags=re.IGNORECASE)
 
 
 def _resolve(words: str, now: dt.datetime, languages: tuple[str, ...] = (ENGLISH,)) -> _Period | None:
     """The period the English words (the whole of them, without a lead) name, or None; days written out are
     read in ``languages``."""
-    fixed = [(pattern, resolve, languages) for pattern, resolve in (*_FORMS, _BARE_YEAR)]  # a form names the same period at any time
+    fixed = [
+        (pattern, resolve, languages) for pattern, resolve in (*_FORMS, _BARE_YEAR)
+    ]  # a form names the same period at any time
     relative = [(pattern, resolve, now) for pattern, resolve in _RELATIVE]
     for pattern, resolve, argument in (*fixed, *relative):
         match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
@@ -329,8 +370,11 @@ def _language_phrases(language: DateLanguage) -> list[str]:
     named = "(?:" + "|".join(_plain(p) for p, _ in language.forms) + ")"
     lead = language.lead + "?"
     compounds = [_plain(p).replace("{any}", any_phrase) for p, _ in language.compounds]
-    return [*(lead + "(?P<phrase>" + c + ")" for c in compounds), lead + "(?P<phrase>" + named + ")",
-            language.lead + "(?P<phrase>" + _plain(language.bare_year) + ")"]
+    return [
+        *(lead + "(?P<phrase>" + c + ")" for c in compounds),
+        lead + "(?P<phrase>" + named + ")",
+        language.lead + "(?P<phrase>" + _plain(language.bare_year) + ")",
+    ]
 
 
 @functools.cache
@@ -371,8 +415,9 @@ def _fill(template: str, match: re.Match, language: DateLanguage, languages: tup
     if template == WRITTEN:
         day = read_day(match.group(0), languages)
         if day is None:
-            _refuse_impossible_day(match.group(0), match["month"], _year(match), _month_number(match["month"], language),
-                                   int(match["day"]))
+            _refuse_impossible_day(
+                match.group(0), match["month"], _year(match), _month_number(match["month"], language), int(match["day"])
+            )
         return day.isoformat() if day else None
     values: dict[str, object] = {}
     for name, written in match.groupdict().items():
@@ -392,7 +437,9 @@ def _fill(template: str, match: re.Match, language: DateLanguage, languages: tup
     return template.format(**values)
 
 
-def _resolve_in(words: str, language: DateLanguage | None, now: dt.datetime, languages: tuple[str, ...]) -> _Period | None:
+def _resolve_in(
+    words: str, language: DateLanguage | None, now: dt.datetime, languages: tuple[str, ...]
+) -> _Period | None:
     """The period a phrase found in a question names, with or without its lead word; None if none."""
     if language is None:
         return _resolve(words, now, languages) or _resolve(_LEAD.sub("", words), now, languages)
@@ -417,8 +464,12 @@ def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf |
     ):
         return None
     found = [(match, None) for match in _search().finditer(question)]
-    found += [(match, DATE_LANGUAGES[code]) for code in languages if code != ENGLISH
-              for match in _language_search(code).finditer(question)]
+    found += [
+        (match, DATE_LANGUAGES[code])
+        for code in languages
+        if code != ENGLISH
+        for match in _language_search(code).finditer(question)
+    ]
     found.sort(key=lambda item: (item[0].start(), -item[0].end()))
     for match, language in found:
         words = match.group(0).strip()
@@ -444,7 +495,9 @@ def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime, language
     if isinstance(value, (dt.date, dt.datetime)):
         moment = parse_when(value)
         day = moment.date()
-        return AsOf(moment if isinstance(value, dt.datetime) else _noon(day), str(value), "", day, day, "the moment given")
+        return AsOf(
+            moment if isinstance(value, dt.datetime) else _noon(day), str(value), "", day, day, "the moment given"
+        )
     words = " ".join(str(value).split())
     try:
         moment = parse_when(words)

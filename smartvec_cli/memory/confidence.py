@@ -134,7 +134,9 @@ def base_authority(
         if by_name is not None:
             return SourceAuthority(by_name, source_type or explicit, kind_source or KIND_DECLARED, reason)
     by_type = settings.authority_of(source_type)
-    return SourceAuthority(by_type if by_type is not None else settings.default_authority, source_type, kind_source, reason)
+    return SourceAuthority(
+        by_type if by_type is not None else settings.default_authority, source_type, kind_source, reason
+    )
 
 
 def retention(age_days: float | None, half_life_days: float | None) -> float:

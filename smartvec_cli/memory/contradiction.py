@@ -22,8 +22,25 @@ from . import words
 from .words import NUMBER_WORDS
 
 NEGATIONS = {
-    "not", "no", "never", "cannot", "can't", "won't", "isn't", "aren't", "doesn't", "don't", "without", "prohibited", "forbidden",
-    "banned", "barred", "nor", "neither", "nothing", "none",
+    "not",
+    "no",
+    "never",
+    "cannot",
+    "can't",
+    "won't",
+    "isn't",
+    "aren't",
+    "doesn't",
+    "don't",
+    "without",
+    "prohibited",
+    "forbidden",
+    "banned",
+    "barred",
+    "nor",
+    "neither",
+    "nothing",
+    "none",
 }
 STOPWORDS = words.STOPWORDS - NEGATIONS
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})  # "Don\u2019t" is "Don't"
@@ -59,14 +76,37 @@ UNITS: dict[str, Unit] = {
     **_units("currency:JPY", {"jpy ¥ yen": 1}),
     **_units("currency:SEK", {"sek": 1}),
     **_units("currency:PLN", {"pln zł zloty": 1}),
-    **_units("duration", {
-        "ms msec millisecond milliseconds": 0.001, "sec secs second seconds": 1, "min mins minute minutes": 60,
-        "h hr hrs hour hours": 3600, "day days": 86400, "week weeks": 604800,
-    }),
+    **_units(
+        "duration",
+        {
+            "ms msec millisecond milliseconds": 0.001,
+            "sec secs second seconds": 1,
+            "min mins minute minutes": 60,
+            "h hr hrs hour hours": 3600,
+            "day days": 86400,
+            "week weeks": 604800,
+        },
+    ),
     **_units("duration", {"month months": 30.44 * 86400, "year years yr yrs": 365.25 * 86400}, exact=False),
-    **_units("data", {"byte bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}),
+    **_units(
+        "data",
+        {
+            "byte bytes": 1,
+            "kb": 1e3,
+            "mb": 1e6,
+            "gb": 1e9,
+            "tb": 1e12,
+            "kib": 1024,
+            "mib": 1024**2,
+            "gib": 1024**3,
+            "tib": 1024**4,
+        },
+    ),
     **_units("mass", {"mg": 1e-3, "gram grams": 1, "kg kilo kilos kilogram kilograms": 1e3, "tonne tonnes": 1e6}),
-    **_units("length", {"mm": 1e-3, "cm": 1e-2, "metre metres meter meters": 1, "km kilometre kilometres kilometer kilometers": 1e3}),
+    **_units(
+        "length",
+        {"mm": 1e-3, "cm": 1e-2, "metre metres meter meters": 1, "km kilometre kilometres kilometer kilometers": 1e3},
+    ),
     **_units("percent", {"% percent per-cent": 1}),
 }
 SYMBOLS = "€$£¥%"
@@ -85,7 +125,9 @@ SENTENCE = re.compile(r"[^\n]+?(?:[.!?;](?=\s|$)|$)", re.MULTILINE)
 @dataclass(frozen=True)
 class Quantity:
     value: float  # in the dimension's base unit (seconds, bytes, grams, metres)
-    unit: str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
+    unit: (
+        str  # the dimension ("duration", "currency:EUR"), with what it is per ("currency:EUR/day"); BARE without a unit
+    )
     context: frozenset[str]  # the stems of the content words around it
     written: str = ""  # as the text gives it ("14 days", "EUR 75")
     sentence: str = ""  # the sentence that gives it
@@ -159,16 +201,41 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
                 continue
             unit = Unit(BARE)
         dimension = unit.dimension
-        rate = last + 2 if last + 2 < len(tokens) and lowered[last + 1] == "for" and lowered[last + 2] in ("each", "every") else last + 1
-        if unit.dimension != BARE and rate + 1 < len(tokens) and lowered[rate] in RATE_WORDS and tokens[rate + 1].isalpha():
+        rate = (
+            last + 2
+            if last + 2 < len(tokens) and lowered[last + 1] == "for" and lowered[last + 2] in ("each", "every")
+            else last + 1
+        )
+        if (
+            unit.dimension != BARE
+            and rate + 1 < len(tokens)
+            and lowered[rate] in RATE_WORDS
+            and tokens[rate + 1].isalpha()
+        ):
             per = UNITS.get(lowered[rate + 1])  # "per km" is "per kilometre"
-            dimension += "/" + (f"{per.dimension}*{per.factor:g}" if per else stem(lowered[rate + 1]))  # "EUR 75 per day" is not "EUR 180 per night"
+            dimension += "/" + (
+                f"{per.dimension}*{per.factor:g}" if per else stem(lowered[rate + 1])
+            )  # "EUR 75 per day" is not "EUR 180 per night"
             last = rate + 1
         written = text[matches[first].start() : matches[last].end()]
-        window = lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]  # not 'working' of 'one working day'
-        context_words = tuple(w for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS)
+        window = (
+            lowered[max(0, first - CONTEXT_WINDOW) : first] + lowered[last + 1 : last + 1 + CONTEXT_WINDOW]
+        )  # not 'working' of 'one working day'
+        context_words = tuple(
+            w for w in window if w.isalpha() and w not in STOPWORDS and w not in UNITS and w not in NUMBER_WORDS
+        )
         sentence = next((m.group(0).strip() for m in sentences if m.start() <= matches[i].start() < m.end()), text)
-        found.append(Quantity(value * unit.factor, dimension, frozenset(map(stem, context_words)), written, sentence, not unit.exact, context_words))
+        found.append(
+            Quantity(
+                value * unit.factor,
+                dimension,
+                frozenset(map(stem, context_words)),
+                written,
+                sentence,
+                not unit.exact,
+                context_words,
+            )
+        )
     return tuple(found)
 
 
@@ -195,11 +262,19 @@ def same_unit(a: str, b: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def content_words(text: str) -> frozenset[str]:
     """The stems of a text's words that say something (no stopwords, numbers or units)."""
-    return frozenset(stem(t) for t in (m.group(0).lower() for m in TOKEN.finditer(text)) if t.isalpha() and t not in STOPWORDS and t not in UNITS)
+    return frozenset(
+        stem(t)
+        for t in (m.group(0).lower() for m in TOKEN.finditer(text))
+        if t.isalpha() and t not in STOPWORDS and t not in UNITS
+    )
 
 
-NAME = re.compile(r"(?<![.!?:*\[+-]\s)(?<![.!?:*\[])(?<!^)(?<!^\s)\b[A-Z][a-z]+\b", re.MULTILINE)  # not the first word of an item
-IDENTIFIER = re.compile(r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b")  # ALR-3158, web-03, INC_2041
+NAME = re.compile(
+    r"(?<![.!?:*\[+-]\s)(?<![.!?:*\[])(?<!^)(?<!^\s)\b[A-Z][a-z]+\b", re.MULTILINE
+)  # not the first word of an item
+IDENTIFIER = re.compile(
+    r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b"
+)  # ALR-3158, web-03, INC_2041
 CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `fetch-retries`, `npm ci`
 
 
@@ -244,7 +319,9 @@ def value_conflicts(text_a: str, text_b: str) -> list[tuple[Quantity, Quantity]]
         for b in qb:
             if not same_unit(a.unit, b.unit) or same_value(a, b) or _about_other_names(a.sentence, b.sentence):
                 continue
-            if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(same_unit(y.unit, a.unit) and same_value(y, a) for y in qb):
+            if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(
+                same_unit(y.unit, a.unit) and same_value(y, a) for y in qb
+            ):
                 continue
             found.append((a, b))
     return found
@@ -268,7 +345,9 @@ class Where:
 
     context: str = ""
     day: str | None = None
-    names: frozenset[str] = frozenset()  # what the whole passage names: the subject of a template sentence that names none
+    names: frozenset[str] = (
+        frozenset()
+    )  # what the whole passage names: the subject of a template sentence that names none
 
 
 def _frame_tokens(text: str) -> tuple[str, ...]:
@@ -359,7 +438,10 @@ class Frames:
             return True
         if not negation:
             differences = frame_difference(sentence_a, sentence_b) or ()
-            if any(how == "replace" and not _only_values(words_a) and not _only_values(words_b) for how, words_a, words_b in differences):
+            if any(
+                how == "replace" and not _only_values(words_a) and not _only_values(words_b)
+                for how, words_a, words_b in differences
+            ):
                 return True
         subject_a, subject_b = names_a or where_a.names, names_b or where_b.names
         if subject_a and subject_b and subject_a.isdisjoint(subject_b):
@@ -419,14 +501,22 @@ def disagreement(
             if negates(a, b) and not frames.apart(a, where_a, b, where_b, negation=True):
                 return Disagreement("negation", "one passage negates the other")
             spelled_a, spelled_b = antonyms_spelled_out(a, b)
-            if spelled_a is not a and negates(spelled_a, spelled_b) and not frames.apart(a, where_a, b, where_b, negation=True):
+            if (
+                spelled_a is not a
+                and negates(spelled_a, spelled_b)
+                and not frames.apart(a, where_a, b, where_b, negation=True)
+            ):
                 return Disagreement("negation", "one passage says the opposite of the other")
     return None
 
 
-def judged_conflicts(text_a: str, text_b: str, frames: Frames = NO_FRAMES, where_a: Where = Where(), where_b: Where = Where()) -> list[tuple[Quantity, Quantity]]:
+def judged_conflicts(
+    text_a: str, text_b: str, frames: Frames = NO_FRAMES, where_a: Where = Where(), where_b: Where = Where()
+) -> list[tuple[Quantity, Quantity]]:
     """The ``value_conflicts`` left for a judge of meaning: not those that ``frames`` sets apart."""
-    return [(a, b) for a, b in value_conflicts(text_a, text_b) if not frames.apart(a.sentence, where_a, b.sentence, where_b)]
+    return [
+        (a, b) for a, b in value_conflicts(text_a, text_b) if not frames.apart(a.sentence, where_a, b.sentence, where_b)
+    ]
 
 
 NEGATION_OVERLAP = 0.8
@@ -455,7 +545,11 @@ def _main_clause(sentence: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def _claim_words(sentence: str) -> frozenset[str]:
     """The stems of what a sentence says, without its negation and link targets: "doesn't install" says "install"."""
-    plain = " ".join(m.group(0) for m in TOKEN.finditer(URL.sub(" ", sentence.translate(APOSTROPHES))) if not is_negation(m.group(0)) and len(m.group(0)) > 1)
+    plain = " ".join(
+        m.group(0)
+        for m in TOKEN.finditer(URL.sub(" ", sentence.translate(APOSTROPHES)))
+        if not is_negation(m.group(0)) and len(m.group(0)) > 1
+    )
     return content_words(plain)
 
 
@@ -469,14 +563,22 @@ def _negated_words(sentence: str) -> frozenset[str] | None:
         if not is_negation(token):
             continue
         skip = NEGATION_PHRASES.get(token, set())
-        following = (t for t in tokens[i + 1 :] if t.isalpha() and t not in STOPWORDS and t not in skip and not is_negation(t))
+        following = (
+            t for t in tokens[i + 1 :] if t.isalpha() and t not in STOPWORDS and t not in skip and not is_negation(t)
+        )
         found.add(stem(next(following, token)))
     return frozenset(found) or None
 
 
 ANTONYMS = {
-    "disabled": "enabled", "disable": "enable", "disables": "enables", "optional": "required", "forbidden": "allowed",
-    "prohibited": "allowed", "hidden": "visible", "private": "public",
+    "disabled": "enabled",
+    "disable": "enable",
+    "disables": "enables",
+    "optional": "required",
+    "forbidden": "allowed",
+    "prohibited": "allowed",
+    "hidden": "visible",
+    "private": "public",
 }
 """Words that say "not" the other word ("disabled" is "not enabled"): the pairs notes state settings and rules
 with. A word is read so only where the other sentence says its partner."""
@@ -497,8 +599,13 @@ def _antonym_base(word: str, other: frozenset[str]) -> str | None:
     if ANTONYMS.get(word) in other:
         return ANTONYMS[word]
     for prefix in NEGATING_PREFIXES:
-        rest = word[len(prefix):]
-        if word.startswith(prefix) and len(rest) >= 4 and rest in other and (prefix not in ("im", "in") or rest.endswith(ADJECTIVE_ENDINGS)):
+        rest = word[len(prefix) :]
+        if (
+            word.startswith(prefix)
+            and len(rest) >= 4
+            and rest in other
+            and (prefix not in ("im", "in") or rest.endswith(ADJECTIVE_ENDINGS))
+        ):
             return rest
     return None
 

@@ -17,10 +17,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WRITTEN = "a day written out"
-ENGLISH_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                  "November", "December")
-CHINESE_NUMBERS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-                   "十一": 11, "十二": 12}
+ENGLISH_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+CHINESE_NUMBERS = {
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十一": 11,
+    "十二": 12,
+}
 
 _YEAR = r"(?P<year>(?:19|20)\d{2})(?![\w-]|[./]\d)"
 
@@ -47,11 +71,30 @@ def _group(name: str, words) -> str:
     return rf"(?P<{name}>{_alternatives(words)})"
 
 
-GERMAN_MONTHS = {"januar": "January", "jänner": "January", "februar": "February", "feber": "February",
-                 "märz": "March", "maerz": "March", "april": "April", "mai": "May", "juni": "June", "juli": "July",
-                 "august": "August", "september": "September", "oktober": "October", "november": "November",
-                 "dezember": "December"}
-GERMAN_SEASONS = {"frühling": "spring", "frühjahr": "spring", "sommer": "summer", "herbst": "autumn", "winter": "winter"}
+GERMAN_MONTHS = {
+    "januar": "January",
+    "jänner": "January",
+    "februar": "February",
+    "feber": "February",
+    "märz": "March",
+    "maerz": "March",
+    "april": "April",
+    "mai": "May",
+    "juni": "June",
+    "juli": "July",
+    "august": "August",
+    "september": "September",
+    "oktober": "October",
+    "november": "November",
+    "dezember": "December",
+}
+GERMAN_SEASONS = {
+    "frühling": "spring",
+    "frühjahr": "spring",
+    "sommer": "summer",
+    "herbst": "autumn",
+    "winter": "winter",
+}
 GERMAN_PARTS = {"anfang": "early", "mitte": "mid", "ende": "late"}
 _DE_MONTH = _group("month", GERMAN_MONTHS)
 _DE_PART = _group("part", GERMAN_PARTS)
@@ -86,12 +129,30 @@ GERMAN = DateLanguage(
     relative=r"letzt|vergangen|vorig|gestern",
 )
 
-SPANISH_MONTHS = {"enero": "January", "febrero": "February", "marzo": "March", "abril": "April", "mayo": "May",
-                  "junio": "June", "julio": "July", "agosto": "August", "septiembre": "September",
-                  "setiembre": "September", "octubre": "October", "noviembre": "November", "diciembre": "December"}
+SPANISH_MONTHS = {
+    "enero": "January",
+    "febrero": "February",
+    "marzo": "March",
+    "abril": "April",
+    "mayo": "May",
+    "junio": "June",
+    "julio": "July",
+    "agosto": "August",
+    "septiembre": "September",
+    "setiembre": "September",
+    "octubre": "October",
+    "noviembre": "November",
+    "diciembre": "December",
+}
 SPANISH_SEASONS = {"primavera": "spring", "verano": "summer", "otoño": "autumn", "invierno": "winter"}
-SPANISH_PARTS = {"principios": "early", "comienzos": "early", "inicios": "early", "mediados": "mid",
-                 "finales": "late", "fines": "late"}
+SPANISH_PARTS = {
+    "principios": "early",
+    "comienzos": "early",
+    "inicios": "early",
+    "mediados": "mid",
+    "finales": "late",
+    "fines": "late",
+}
 SPANISH_ORDINALS = {"primer": "first", "segundo": "second", "tercer": "third", "cuarto": "fourth"}
 _ES_MONTH = _group("month", SPANISH_MONTHS)
 _ES_PART = _group("part", SPANISH_PARTS)
@@ -99,8 +160,16 @@ _ES_OF = r"\s+(?:de(?:l)?\s+)?"
 SPANISH_UNITS = {"años": "years", "meses": "months", "semanas": "weeks", "días": "days", "dias": "days"}
 SPANISH = DateLanguage(
     code="es",
-    words={**SPANISH_MONTHS, **SPANISH_SEASONS, **SPANISH_PARTS, **SPANISH_ORDINALS, "antes": "before",
-           "después": "after", "despues": "after", **SPANISH_UNITS},
+    words={
+        **SPANISH_MONTHS,
+        **SPANISH_SEASONS,
+        **SPANISH_PARTS,
+        **SPANISH_ORDINALS,
+        "antes": "before",
+        "después": "after",
+        "despues": "after",
+        **SPANISH_UNITS,
+    },
     forms=(
         (r"(?P<day>[0-3]?\d)\s+de\s+" + _ES_MONTH + _ES_OF + _YEAR, WRITTEN),
         (_ES_PART + r"\s+de\s+" + _ES_MONTH + _ES_OF + _YEAR, "{part} {month} {year}"),
@@ -126,14 +195,36 @@ SPANISH = DateLanguage(
     relative=r"pasad|ayer",
 )
 
-FRENCH_MONTHS = {"janvier": "January", "février": "February", "fevrier": "February", "mars": "March",
-                 "avril": "April", "mai": "May", "juin": "June", "juillet": "July", "août": "August", "aout": "August",
-                 "septembre": "September", "octobre": "October", "novembre": "November", "décembre": "December",
-                 "decembre": "December"}
+FRENCH_MONTHS = {
+    "janvier": "January",
+    "février": "February",
+    "fevrier": "February",
+    "mars": "March",
+    "avril": "April",
+    "mai": "May",
+    "juin": "June",
+    "juillet": "July",
+    "août": "August",
+    "aout": "August",
+    "septembre": "September",
+    "octobre": "October",
+    "novembre": "November",
+    "décembre": "December",
+    "decembre": "December",
+}
 FRENCH_SEASONS = {"printemps": "spring", "été": "summer", "ete": "summer", "automne": "autumn", "hiver": "winter"}
 FRENCH_PARTS = {"début": "early", "debut": "early", "mi": "mid", "milieu": "mid", "fin": "late"}
-FRENCH_ORDINALS = {"premier": "first", "1er": "first", "deuxième": "second", "second": "second", "2e": "second",
-                   "troisième": "third", "3e": "third", "quatrième": "fourth", "4e": "fourth"}
+FRENCH_ORDINALS = {
+    "premier": "first",
+    "1er": "first",
+    "deuxième": "second",
+    "second": "second",
+    "2e": "second",
+    "troisième": "third",
+    "3e": "third",
+    "quatrième": "fourth",
+    "4e": "fourth",
+}
 _FR_MONTH = _group("month", FRENCH_MONTHS)
 _FR_PART = _group("part", FRENCH_PARTS) + r"(?:-\s*|\s+(?:de\s+|d['’])?)"
 _FR_OF = r"\s+(?:de\s+)?"
@@ -141,8 +232,16 @@ _FR_LAST = r"(?:dernière|derniere|dernier|passée|passee|passé|passe|précéde
 FRENCH_UNITS = {"ans": "years", "années": "years", "mois": "months", "semaines": "weeks", "jours": "days"}
 FRENCH = DateLanguage(
     code="fr",
-    words={**FRENCH_MONTHS, **FRENCH_SEASONS, **FRENCH_PARTS, **FRENCH_ORDINALS, "avant": "before",
-           "après": "after", "apres": "after", **FRENCH_UNITS},
+    words={
+        **FRENCH_MONTHS,
+        **FRENCH_SEASONS,
+        **FRENCH_PARTS,
+        **FRENCH_ORDINALS,
+        "avant": "before",
+        "après": "after",
+        "apres": "after",
+        **FRENCH_UNITS,
+    },
     forms=(
         (r"(?P<day>[0-3]?\d)(?:er)?\s+" + _FR_MONTH + r"\s+" + _YEAR, WRITTEN),
         (_FR_PART + _FR_MONTH + r"\s+" + _YEAR, "{part} {month} {year}"),
@@ -162,15 +261,29 @@ FRENCH = DateLanguage(
     bare_year=r"(?:l['’]an(?:née)?\s+)?" + _YEAR,
     lead=r"(?:(?:en|à|au|pendant|durant|vers|dès)\s+(?:la\s+|le\s+|l['’])?|(?:la\s+|le\s+|l['’]))",
     compounds=(
-        (r"(?:de|du|entre)\s+(?:l['’]|le\s+)?(?P<a>{any})\s+(?:à|au|jusqu['’]à|jusqu['’]au|et)\s+(?:l['’]|le\s+)?(?P<b>{any})",
-         "from {a} to {b}"),
+        (
+            r"(?:de|du|entre)\s+(?:l['’]|le\s+)?(?P<a>{any})\s+(?:à|au|jusqu['’]à|jusqu['’]au|et)\s+(?:l['’]|le\s+)?(?P<b>{any})",
+            "from {a} to {b}",
+        ),
         (r"(?P<side>avant|après|apres)\s+(?:la\s+|le\s+|l['’])?(?P<c>{any})", "{side} {c}"),
     ),
     relative=r"derni|pass[ée]|précédent|hier",
 )
 
-CHINESE_SEASONS = {"春天": "spring", "春季": "spring", "春": "spring", "夏天": "summer", "夏季": "summer", "夏": "summer",
-                   "秋天": "autumn", "秋季": "autumn", "秋": "autumn", "冬天": "winter", "冬季": "winter", "冬": "winter"}
+CHINESE_SEASONS = {
+    "春天": "spring",
+    "春季": "spring",
+    "春": "spring",
+    "夏天": "summer",
+    "夏季": "summer",
+    "夏": "summer",
+    "秋天": "autumn",
+    "秋季": "autumn",
+    "秋": "autumn",
+    "冬天": "winter",
+    "冬季": "winter",
+    "冬": "winter",
+}
 CHINESE_MONTH_PARTS = {"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late"}
 CHINESE_YEAR_PARTS = {"初": "early", "中": "mid", "底": "late", "末": "late"}
 CHINESE_SIDES = {"之前": "before", "以前": "before", "前": "before", "之后": "after", "以后": "after", "后": "after"}
@@ -179,8 +292,16 @@ CHINESE_UNITS = {"年": "years", "个月": "months", "周": "weeks", "星期": "
 _ZH_MONTH = r"(?P<month>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
 CHINESE = DateLanguage(
     code="zh",
-    words={**CHINESE_SEASONS, **CHINESE_MONTH_PARTS, **CHINESE_YEAR_PARTS, **CHINESE_SIDES, "上": "1", "下": "2", **CHINESE_UNITS,
-           **{numeral: str(number) for numeral, number in CHINESE_NUMBERS.items() if number <= 4}},
+    words={
+        **CHINESE_SEASONS,
+        **CHINESE_MONTH_PARTS,
+        **CHINESE_YEAR_PARTS,
+        **CHINESE_SIDES,
+        "上": "1",
+        "下": "2",
+        **CHINESE_UNITS,
+        **{numeral: str(number) for numeral, number in CHINESE_NUMBERS.items() if number <= 4},
+    },
     forms=(
         (_ZH_YEAR + _ZH_MONTH + r"(?P<day>[0-3]?\d)\s*[日号]", "{year}-{month_number:02d}-{day_number:02d}"),
         (_ZH_YEAR + _ZH_MONTH + _group("part", CHINESE_MONTH_PARTS), "{part} {month} {year}"),

@@ -10,7 +10,9 @@ import numpy as np
 DAMPING = 0.85
 
 
-def pagerank(nodes: list[int], edges: list[tuple[int, int]], iterations: int = 50, tolerance: float = 1e-9) -> dict[int, float]:
+def pagerank(
+    nodes: list[int], edges: list[tuple[int, int]], iterations: int = 50, tolerance: float = 1e-9
+) -> dict[int, float]:
     """``imp = (1-d)/N + d·Σ neighbour_imp / out_degree``, dangling mass spread evenly; sums to 1."""
     n = len(nodes)
     if n == 0:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-
 from functools import lru_cache
 
 from .analysis import CJK, ENGLISH, split_cjk
@@ -34,7 +33,9 @@ IN_CJK = re.compile(f"[{CJK}]")
 @lru_cache(maxsize=64)
 def _word_lists(language: str) -> tuple[frozenset[str], frozenset[str]]:
     """(stopwords, question words) of a language, English's included: notes in any language quote English."""
-    return STOPWORDS | STOPWORDS_IN.get(language, frozenset()), QUESTION_WORDS | QUESTION_WORDS_IN.get(language, frozenset())
+    return STOPWORDS | STOPWORDS_IN.get(language, frozenset()), QUESTION_WORDS | QUESTION_WORDS_IN.get(
+        language, frozenset()
+    )
 
 
 def _words(text: str, language: str) -> list[str]:
@@ -48,7 +49,11 @@ def query_terms(question: str, language: str = ENGLISH) -> list[str]:
     stopwords, question_words = _word_lists(language)
     seen: dict[str, None] = {}
     for term in _words(question, language):
-        if term in stopwords or term in question_words or (len(term) == 1 and not term.isdigit() and not IN_CJK.match(term)):
+        if (
+            term in stopwords
+            or term in question_words
+            or (len(term) == 1 and not term.isdigit() and not IN_CJK.match(term))
+        ):
             continue
         seen.setdefault(term, None)
     return list(seen)[:MAX_TERMS]
@@ -59,7 +64,9 @@ def _is_specific(token: str, first: bool, language: str = ENGLISH) -> bool:
         return True
     if any(ch.isupper() for ch in token[1:]):
         return True  # NATS, JetStream, iOS
-    return token[:1].isupper() and not first and language not in CAPITALISED_NOUNS  # a name inside the question: Berlin, Lena
+    return (
+        token[:1].isupper() and not first and language not in CAPITALISED_NOUNS
+    )  # a name inside the question: Berlin, Lena
 
 
 KEYWORD_QUERY_TERMS = 2
@@ -112,7 +119,11 @@ def idf(frequency: int, total: int) -> float:
 
 
 def coverage(
-    total: int, frequency: dict[str, int], holders: dict[str, set[int]], ids: list[int], unknown: frozenset[str] = frozenset()
+    total: int,
+    frequency: dict[str, int],
+    holders: dict[str, set[int]],
+    ids: list[int],
+    unknown: frozenset[str] = frozenset(),
 ) -> dict[int, float]:
     """The share of the question's rare-word weight that each passage holds: 1 when it holds every query
     word found in the vault, 0 when none. Words found nowhere are left out, so a typo or a word the vault
@@ -130,7 +141,6 @@ def coverage(
     return {i: sum(w for term, w in weights.items() if i in holders.get(term, ())) / whole for i in ids}
 
 
-
 PHRASE_MIN_WORDS = 6  # an unquoted run of words this long is read as pasted from a note
 MAX_PHRASES = 4
 QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]+)[\"“”„«»]")
@@ -145,7 +155,11 @@ def phrases(question: str) -> list[list[str]]:
     quoted = [TERM.findall(part.lower()) for part in QUOTED.findall(question)]
     found = [words for words in quoted if len(words) >= 2]
     if not quoted:
-        found = [words for words in (TERM.findall(s.lower()) for s in SENTENCE_END.split(question)) if len(words) >= PHRASE_MIN_WORDS]
+        found = [
+            words
+            for words in (TERM.findall(s.lower()) for s in SENTENCE_END.split(question))
+            if len(words) >= PHRASE_MIN_WORDS
+        ]
     return found[:MAX_PHRASES]
 
 
@@ -183,7 +197,12 @@ def blend(dense: dict[int, float], sparse: dict[int, float], alpha: float) -> di
     if sparse_best <= sparse_median or span <= 0:
         return dict(dense)
     return {
-        i: dense_median + span * (alpha * (value - dense_median) / span + (1.0 - alpha) * (sparse.get(i, 0.0) - sparse_median) / (sparse_best - sparse_median))
+        i: dense_median
+        + span
+        * (
+            alpha * (value - dense_median) / span
+            + (1.0 - alpha) * (sparse.get(i, 0.0) - sparse_median) / (sparse_best - sparse_median)
+        )
         for i, value in dense.items()
     }
 
@@ -194,14 +213,18 @@ def _median(values) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
 
 
-NAMED_MIN_SHARE = 0.66  # a question names a note when it holds at least this share of its title's (or an alias's) rare words
+NAMED_MIN_SHARE = (
+    0.66  # a question names a note when it holds at least this share of its title's (or an alias's) rare words
+)
 
 
 def _stem(term: str) -> str:
     return term[:-1] if len(term) > 3 and term.endswith("s") and not term.endswith("ss") else term
 
 
-def named_share(question: str, names: list[str], common: frozenset[str] = frozenset(), language: str = ENGLISH) -> float:
+def named_share(
+    question: str, names: list[str], common: frozenset[str] = frozenset(), language: str = ENGLISH
+) -> float:
     """How much of a note's title or alias (the best of ``names``) the question names: the share of the
     name's words, common words of the vault left out, that the question holds (plurals folded), or 0
     under ``NAMED_MIN_SHARE``. "How do I restore a file from version history" names the note "Version

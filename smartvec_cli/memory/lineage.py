@@ -34,14 +34,27 @@ MARKERS = (
     (
         "word",
         re.compile(
-            SEPARATOR + r"\b(?P<word>new|newer|updated|update|revised|latest|current|final|old|older|outdated|draft)[)\]]?\s*$",
+            SEPARATOR
+            + r"\b(?P<word>new|newer|updated|update|revised|latest|current|final|old|older|outdated|draft)[)\]]?\s*$",
             re.IGNORECASE,
         ),
     ),
 )
 # The order a marker gives when dates do not decide: old < the bare name < new/updated, v1 < v2 < v3.
-WORD_RANK = {"old": -1.0, "older": -1.0, "outdated": -1.0, "draft": -0.5, "new": 1000.0, "newer": 1000.0, "updated": 1000.0,
-             "update": 1000.0, "revised": 1000.0, "latest": 1001.0, "current": 1001.0, "final": 1001.0}
+WORD_RANK = {
+    "old": -1.0,
+    "older": -1.0,
+    "outdated": -1.0,
+    "draft": -0.5,
+    "new": 1000.0,
+    "newer": 1000.0,
+    "updated": 1000.0,
+    "update": 1000.0,
+    "revised": 1000.0,
+    "latest": 1001.0,
+    "current": 1001.0,
+    "final": 1001.0,
+}
 
 
 @dataclass(frozen=True)
@@ -191,7 +204,9 @@ def _later(newer: tuple, older: tuple) -> bool:
 
 
 def _same_day(newer_source: str, older_source: str) -> str:
-    return f"both {newer_source}" if newer_source == older_source else f"{newer_source} and {older_source} the same day,"
+    return (
+        f"both {newer_source}" if newer_source == older_source else f"{newer_source} and {older_source} the same day,"
+    )
 
 
 def _marker_words(newer: NamedVersion, older: NamedVersion) -> str:

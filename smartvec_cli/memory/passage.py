@@ -23,7 +23,9 @@ class Passage:
     version: int
     valid_from: str | None = None
     valid_until: str | None = None
-    from_source: str | None = None  # where valid_from came from: declared, observed, inferred, git (None: unknown start)
+    from_source: str | None = (
+        None  # where valid_from came from: declared, observed, inferred, git (None: unknown start)
+    )
     until_source: str | None = None  # where valid_until came from
     created_at: str | None = None  # when this version was first indexed
     observed_from: str | None = None  # when an edit that made this version was seen
@@ -44,7 +46,9 @@ class Passage:
     note_superseded_by: int | None = None  # the note that superseded this passage's note
     note_superseded_at: str | None = None
     successor_note_path: str | None = None
-    supersession_inferred: str | None = None  # why its note was inferred to be superseded (memory.lineage); None if declared
+    supersession_inferred: str | None = (
+        None  # why its note was inferred to be superseded (memory.lineage); None if declared
+    )
     note_deleted_at: str | None = None  # when the run that found its note gone ran; None while the note exists
 
     @property

@@ -29,7 +29,17 @@ from .confidence import ConfidenceSettings, retention, trust
 from .graph import relational_signal
 from .lexical import blend
 from .passage import Passage, Relation
-from .scoring import Calibration, ScoringSettings, Weights, combine, days_between, is_valid_at, passage_length, relevance, temporal_signal
+from .scoring import (
+    Calibration,
+    ScoringSettings,
+    Weights,
+    combine,
+    days_between,
+    is_valid_at,
+    passage_length,
+    relevance,
+    temporal_signal,
+)
 from .temporal import DECLARED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
@@ -64,8 +74,12 @@ class Candidate:
     bm25: float = 0.0  # its full-text score for the question's words (0: it holds none)
     phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
     named: float = 0.0  # how much of its note's title or alias the question names (memory.lexical.named_share)
-    fused: float | None = None  # cosine and BM25 blended in cosine units to compare sources (``fuse``); None: the cosine alone
-    fused_answer: float | None = None  # the blend at ``answer_dense_share`` to compare one note's passages; None: as sources
+    fused: float | None = (
+        None  # cosine and BM25 blended in cosine units to compare sources (``fuse``); None: the cosine alone
+    )
+    fused_answer: float | None = (
+        None  # the blend at ``answer_dense_share`` to compare one note's passages; None: as sources
+    )
 
     @property
     def meaning(self) -> float:
@@ -80,12 +94,22 @@ class Candidate:
         specific words the model cannot weigh (an identifier found in one passage decides), the
         question's verbatim phrases (a sentence pasted from a note finds that note) and the note's name
         when the question calls it by it."""
-        return self.meaning + scoring.specific_weight * self.specific + scoring.phrase_weight * self.phrase + scoring.title_weight * self.named
+        return (
+            self.meaning
+            + scoring.specific_weight * self.specific
+            + scoring.phrase_weight * self.phrase
+            + scoring.title_weight * self.named
+        )
 
     def answer(self, scoring: ScoringSettings) -> float:
         """How well it states the answer, to choose among the passages of one note: meaning, the
         question's words, a value of the kind asked for, and the pasted phrase itself."""
-        return self.answer_meaning + scoring.lexical_weight * self.coverage + scoring.value_weight * self.states_value + scoring.phrase_weight * self.phrase
+        return (
+            self.answer_meaning
+            + scoring.lexical_weight * self.coverage
+            + scoring.value_weight * self.states_value
+            + scoring.phrase_weight * self.phrase
+        )
 
 
 def fuse(candidates: list[Candidate], scoring: ScoringSettings) -> list[Candidate]:
@@ -111,7 +135,9 @@ class Ranked:
     relevant: bool = True  # within the relevance margin of the most relevant candidate
     warnings: list[str] = field(default_factory=list)
     confidence: float = 0.0
-    order_confidence: float = 0.0  # the confidence without its note's share and cosine: what orders the list (``in_confidence_order``)
+    order_confidence: float = (
+        0.0  # the confidence without its note's share and cosine: what orders the list (``in_confidence_order``)
+    )
 
 
 def age_days(passage: Passage, moment: dt.datetime) -> float | None:
@@ -135,7 +161,9 @@ def authority(passage: Passage, settings: ConfidenceSettings) -> float:
 def passage_trust(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
     """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo)."""
     adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty - passage.echo_penalty
-    return trust(authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings)
+    return trust(
+        authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings
+    )
 
 
 def valid_at(passage: Passage, moment: dt.datetime) -> bool:
@@ -194,27 +222,37 @@ def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
         passage = candidate.passage
         if passage.state not in SEARCHABLE_STATES:
             continue
-        if (passage.state == "ARCHIVED" and not ask.include_archived and not valid_at(passage, ask.moment)
-                and not expired_last_word(passage, ask.moment)):
+        if (
+            passage.state == "ARCHIVED"
+            and not ask.include_archived
+            and not valid_at(passage, ask.moment)
+            and not expired_last_word(passage, ask.moment)
+        ):
             continue
         kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
     return kept
 
 
-def wake_only_if_needed(candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings) -> list[Candidate]:
+def wake_only_if_needed(
+    candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings
+) -> list[Candidate]:
     """Dormant passages (faded and unused) stay out of the answer while an awake passage is about the
     question; when none is, the relevant dormant ones answer (with a warning) rather than an unrelated
     awake passage: forgetting chooses among relevant answers, it never hides the only one."""
     if ask.include_dormant or not any(c.passage.state == "DORMANT" for c in candidates):
         return candidates
     best = max((topical[c.passage.id] for c in candidates), default=0.0)
-    awake_relevant = any(c.passage.state != "DORMANT" and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates)
+    awake_relevant = any(
+        c.passage.state != "DORMANT" and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates
+    )
     if awake_relevant:
         return [c for c in candidates if c.passage.state != "DORMANT"]
     return candidates
 
 
-def recall_expired_only_if_needed(candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings) -> list[Candidate]:
+def recall_expired_only_if_needed(
+    candidates: list[Candidate], topical: dict[int, float], ask: Ask, scoring: ScoringSettings
+) -> list[Candidate]:
     """Expired knowledge (``expired_last_word``) stays out of the answer while another passage is about the
     question; when none is, it answers (with its "expired on" warning and a tenth of the confidence) rather
     than nothing: a question about now whose every relevant passage has expired learns what was last true.
@@ -225,7 +263,9 @@ def recall_expired_only_if_needed(candidates: list[Candidate], topical: dict[int
     if not expired:
         return candidates
     best = max((topical[c.passage.id] for c in candidates), default=0.0)
-    if any(c.passage.id not in expired and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates):
+    if any(
+        c.passage.id not in expired and topical[c.passage.id] >= best - scoring.relevance_margin for c in candidates
+    ):
         return [c for c in candidates if c.passage.id not in expired]
     return candidates
 
@@ -253,13 +293,17 @@ def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring:
     return {c.passage.id: best_match[siblings(c)] - (best_answer[siblings(c)] - c.answer(scoring)) for c in candidates}
 
 
-def corrections_in_place(candidates: list[Candidate], topical: dict[int, float], relations: list[Relation]) -> tuple[list[Candidate], dict[int, float]]:
+def corrections_in_place(
+    candidates: list[Candidate], topical: dict[int, float], relations: list[Relation]
+) -> tuple[list[Candidate], dict[int, float]]:
     """A user's correction (``corrects``) stands where the passage it corrects stands: as relevant as it, and as
     central in the graph, whenever both are candidates. The correction is what the user said that passage
     should have said, so it answers every question the passage answers, even one worded unlike the correction
     (whose own text is often one short sentence)."""
     by_id = {c.passage.id: c for c in candidates}
-    corrected = {edge.src: edge.dst for edge in relations if edge.kind == "corrects" and edge.src in by_id and edge.dst in by_id}
+    corrected = {
+        edge.src: edge.dst for edge in relations if edge.kind == "corrects" and edge.src in by_id and edge.dst in by_id
+    }
     if not corrected:
         return candidates, topical
     topical = dict(topical)
@@ -274,18 +318,23 @@ def corrections_in_place(candidates: list[Candidate], topical: dict[int, float],
     return moved, topical
 
 
-def about_the_question(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings,
-                       relations: list[Relation] = ()) -> tuple[list[Candidate], dict[int, float]]:
+def about_the_question(
+    candidates: list[Candidate], ask: Ask, scoring: ScoringSettings, relations: list[Relation] = ()
+) -> tuple[list[Candidate], dict[int, float]]:
     """The candidates above the relevance floor with their topical relevance (a correction standing where the
     passage it corrects stands); for a question about a named time, only those valid then when one of the
     relevant passages is."""
-    candidates, topical = corrections_in_place(candidates, topical_relevance(candidates, ask.moment, scoring), relations)
+    candidates, topical = corrections_in_place(
+        candidates, topical_relevance(candidates, ask.moment, scoring), relations
+    )
     kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
     kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
         best = max(topical[c.passage.id] for c in kept)
-        relevant_valid = any(valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept)
+        relevant_valid = any(
+            valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept
+        )
         if relevant_valid:
             kept = [c for c in kept if valid_at(c.passage, ask.moment) or asked_for_archived(c.passage, ask)]
             kept, topical = corrections_in_place(kept, topical_relevance(kept, ask.moment, scoring), relations)
@@ -323,7 +372,8 @@ def score(
     trust_now = passage_trust(passage, moment, confidence)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
-        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps) * (1.0 if valid else ARCHIVED_TIME_SHARE),
+        "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps)
+        * (1.0 if valid else ARCHIVED_TIME_SHARE),
         "confidence": trust_now,
         "relational": relational_signal(passage.importance, *importance_range),
     }
@@ -375,12 +425,24 @@ def rank(
     related = relation_warnings(relations, {c.passage.id for c in kept})
     ranked = []
     for c in kept:
-        item = score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range, asked_for_archived(c.passage, ask))
+        item = score(
+            c,
+            topical[c.passage.id],
+            best,
+            ask.moment,
+            weights,
+            scoring,
+            confidence,
+            importance_range,
+            asked_for_archived(c.passage, ask),
+        )
         item.relevant = item.relevance >= best - scoring.relevance_margin
         unknown_then = first_seen_later(c.passage, ask)
         item.explain["known_at_reference"] = not unknown_then
         item.warnings = (
-            time_warnings(c.passage, ask.moment) + first_seen_warning(ask, unknown_then) + related.get(c.passage.id, [])
+            time_warnings(c.passage, ask.moment)
+            + first_seen_warning(ask, unknown_then)
+            + related.get(c.passage.id, [])
             + weak_warning(item.relevance, scoring)
         )
         ranked.append(item)
@@ -396,17 +458,31 @@ def rank(
 def ranking_key(item: Ranked, moment: dt.datetime) -> tuple:
     """The score's order: the passages about the question by their four signals (a replaced version after the
     ones that replaced it), then every other passage by relevance alone."""
-    return (item.relevant, item.relevant and not replaced_by(item.passage, moment), item.score if item.relevant else item.relevance)
+    return (
+        item.relevant,
+        item.relevant and not replaced_by(item.passage, moment),
+        item.score if item.relevant else item.relevance,
+    )
 
 
-def best_under_the_floor(under: list[Candidate], topical: dict[int, float], best: float, ask: Ask, weights: Weights,
-                         scoring: ScoringSettings, confidence: ConfidenceSettings, importance_range: tuple[float, float]) -> float | None:
+def best_under_the_floor(
+    under: list[Candidate],
+    topical: dict[int, float],
+    best: float,
+    ask: Ask,
+    weights: Weights,
+    scoring: ScoringSettings,
+    confidence: ConfidenceSettings,
+    importance_range: tuple[float, float],
+) -> float | None:
     """The score of the candidate that would have come second had the floor let it through: what a lone hit's
     lead is measured against. Without it a lone hit led "nothing" by its whole score, and a junk passage that
     alone passed the floor for a nonsense question was shown at 98%."""
     if not under:
         return None
-    items = [score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range) for c in under]
+    items = [
+        score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range) for c in under
+    ]
     for item in items:
         item.relevant = item.relevance >= best - scoring.relevance_margin
     return max(items, key=lambda r: ranking_key(r, ask.moment)).score
@@ -427,7 +503,11 @@ def in_confidence_order(ranked: list[Ranked], moment: dt.datetime) -> list[Ranke
     a hit at 48%. A hit shown with more confidence than the one above it would say the list is in the wrong
     order; the ranking judged it no likelier (a clearly less relevant passage, or one lifted by its note's share
     or its own cosine), so it is shown at the confidence of the hit above it."""
-    ordered = sorted(ranked, key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, moment), r.order_confidence), reverse=True)
+    ordered = sorted(
+        ranked,
+        key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, moment), r.order_confidence),
+        reverse=True,
+    )
     for above, below in zip(ordered, ordered[1:]):
         below.confidence = min(below.confidence, above.confidence)
     return ordered
@@ -448,15 +528,28 @@ alone would bound their rate near 7%; but on the generated catalogue a paraphras
 not the lower one: a weak match is told apart from an answer without calling a right paraphrase wrong."""
 
 
-def hit_confidence(score: float, lead: float, closeness: float, valid: bool, kept_standing: float, calibration: Calibration,
-                   known: bool = True, weak: bool = False, siblings: float = 0.0, cosine: float = 0.0, first_closeness: float = 0.0,
-                   length: float = 0.0) -> float:
+def hit_confidence(
+    score: float,
+    lead: float,
+    closeness: float,
+    valid: bool,
+    kept_standing: float,
+    calibration: Calibration,
+    known: bool = True,
+    weak: bool = False,
+    siblings: float = 0.0,
+    cosine: float = 0.0,
+    first_closeness: float = 0.0,
+    length: float = 0.0,
+) -> float:
     """P(this hit answers the question): Platt scaling of the score, the lead over the best other hit, the
     question's closeness, the note's share of the first hits, the hit's cosine, the first hit's closeness and the
     length of a hit below it (``Calibration``), times the standing the
     passage kept, a tenth when the hit is not valid at the reference time, halved when ``known`` is false
     (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
-    probability = calibration.probability(score, lead, closeness, siblings, cosine, first_closeness, length) * kept_standing
+    probability = (
+        calibration.probability(score, lead, closeness, siblings, cosine, first_closeness, length) * kept_standing
+    )
     if not known:
         probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     if not valid:
@@ -480,7 +573,9 @@ question on the Obsidian hub), while a hit below it that is one more passage of 
 more often one more passage that states the answer."""
 
 
-def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float = 0.0, runner_up: float | None = None) -> None:
+def calibrate(
+    ranked: list[Ranked], calibration: Calibration, weak_below: float = 0.0, runner_up: float | None = None
+) -> None:
     """Each hit's confidence (``hit_confidence``) and the one that orders the list (``order_confidence``: the same
     with the features of the score and the closeness alone, so that it falls with the score's order); its lead,
     closeness, note's share, first closeness and length are kept in ``explain`` beside its cosine (``bench`` fits on
@@ -495,10 +590,23 @@ def calibrate(ranked: list[Ranked], calibration: Calibration, weak_below: float 
         explain["siblings"] = first_notes.count(item.passage.note) / SIBLINGS_AMONG if i else 0.0
         explain["first_closeness"] = 0.0 if i else round(closeness, 6)
         explain["length"] = round(passage_length(item.passage.text), 6) if i else 0.0
-        claim = (item.score, explain["lead"], closeness, explain["valid_at_reference"], explain["standing"], calibration,
-                 explain["known_at_reference"], item.relevance < weak_below)
-        item.confidence = hit_confidence(*claim, siblings=explain["siblings"], cosine=explain["cosine"],
-                                         first_closeness=explain["first_closeness"], length=explain["length"])
+        claim = (
+            item.score,
+            explain["lead"],
+            closeness,
+            explain["valid_at_reference"],
+            explain["standing"],
+            calibration,
+            explain["known_at_reference"],
+            item.relevance < weak_below,
+        )
+        item.confidence = hit_confidence(
+            *claim,
+            siblings=explain["siblings"],
+            cosine=explain["cosine"],
+            first_closeness=explain["first_closeness"],
+            length=explain["length"],
+        )
         item.order_confidence = hit_confidence(*claim)
 
 
@@ -561,7 +669,11 @@ def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, 
             if edge.src in wanted:
                 found.setdefault(edge.src, []).append(f"contradicted by {edge.dst_chunk_id} ({edge.dst_path}){suffix}")
             if edge.dst in wanted:
-                found.setdefault(edge.dst, []).append(f"disputed by {edge.src_chunk_id} ({edge.src_path}), which it outranks{suffix}")
+                found.setdefault(edge.dst, []).append(
+                    f"disputed by {edge.src_chunk_id} ({edge.src_path}), which it outranks{suffix}"
+                )
         elif edge.kind == "echoes" and edge.src in wanted:
-            found.setdefault(edge.src, []).append(f"repeats outdated information: {edge.reason}; current: {edge.dst_chunk_id} ({edge.dst_path})")
+            found.setdefault(edge.src, []).append(
+                f"repeats outdated information: {edge.reason}; current: {edge.dst_chunk_id} ({edge.dst_path})"
+            )
     return found

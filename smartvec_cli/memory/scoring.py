@@ -69,7 +69,9 @@ class Weights:
             raise UsageError(f"bad weights {text!r}: {WEIGHTS_EXAMPLE}")
         if all("=" not in p for p in parts):
             if len(parts) != 4:
-                raise UsageError(f"bad weights {text!r}: four numbers in order {', '.join(SIGNALS)}, or {WEIGHTS_EXAMPLE}")
+                raise UsageError(
+                    f"bad weights {text!r}: four numbers in order {', '.join(SIGNALS)}, or {WEIGHTS_EXAMPLE}"
+                )
             values = dict(zip(SIGNALS, parts))
         else:
             for part in parts:
@@ -87,7 +89,9 @@ class Weights:
         NaN (and every confidence 1.0), infinity makes them NaN once normalised, a negative weight ranks
         by the absence of a signal. Signals not named keep their default."""
         if not isinstance(values, dict):
-            raise UsageError(f"weights must map signal names to numbers, not {type(values).__name__}: {WEIGHTS_EXAMPLE}")
+            raise UsageError(
+                f"weights must map signal names to numbers, not {type(values).__name__}: {WEIGHTS_EXAMPLE}"
+            )
         unknown = [str(k) for k in values if k not in SIGNALS]
         if unknown:
             raise UsageError(f"unknown weight {unknown[0]!r}: the signals are {', '.join(SIGNALS)}")
@@ -150,13 +154,29 @@ class Calibration:
     length_weight: float = 0.38
     bias: float = -3.57
 
-    def probability(self, score: float, margin: float, closeness: float = 0.0, siblings: float = 0.0, cosine: float = 0.0,
-                    first_closeness: float = 0.0, length: float = 0.0) -> float:
+    def probability(
+        self,
+        score: float,
+        margin: float,
+        closeness: float = 0.0,
+        siblings: float = 0.0,
+        cosine: float = 0.0,
+        first_closeness: float = 0.0,
+        length: float = 0.0,
+    ) -> float:
         """``first_closeness`` is the closeness for the first hit, 0 below it; ``length`` its ``passage_length`` below
         the first hit, 0 for the first."""
-        z = (self.score_weight * score + self.margin_weight * margin + self.closeness_weight * closeness
-             + self.closeness_squared_weight * closeness * closeness + self.siblings_weight * siblings
-             + self.hit_cosine_weight * cosine + self.first_closeness_weight * first_closeness + self.length_weight * length + self.bias)
+        z = (
+            self.score_weight * score
+            + self.margin_weight * margin
+            + self.closeness_weight * closeness
+            + self.closeness_squared_weight * closeness * closeness
+            + self.siblings_weight * siblings
+            + self.hit_cosine_weight * cosine
+            + self.first_closeness_weight * first_closeness
+            + self.length_weight * length
+            + self.bias
+        )
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
     @staticmethod
@@ -164,8 +184,16 @@ class Calibration:
         """The values its weights multiply, in the order of its fields, from a hit's score and ``explain`` (as
         ``memory.ranking.calibrate`` keeps them): what a fit of new parameters reads."""
         closeness = explain["closeness"]
-        return (score, explain["lead"], closeness, closeness * closeness, explain["siblings"], explain["cosine"],
-                explain["first_closeness"], explain["length"])
+        return (
+            score,
+            explain["lead"],
+            closeness,
+            closeness * closeness,
+            explain["siblings"],
+            explain["cosine"],
+            explain["first_closeness"],
+            explain["length"],
+        )
 
 
 @dataclass

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 ARTICLES = ("a", "an")  # "a year ago": one, where a count is expected
 
@@ -14,7 +24,9 @@ STOPWORDS = frozenset(
     has have had do does did not no only also any each every all more most less least over under about after before
     between during within without upon""".split()
 )
-QUESTION_WORDS = frozenset("what which who whom whose when where why how many much i me my is does do tell please".split())
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how many much i me my is does do tell please".split()
+)
 
 # Month names and their abbreviations -> month number: dates in questions (``asof``), and the numbers of a date
 # that are no amount (``answer``).
@@ -22,9 +34,18 @@ MONTHS = {
     name: number
     for number, names in enumerate(
         [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
         ],
         start=1,
     )
@@ -55,8 +76,12 @@ STOPWORDS_IN = {
     "ja": frozenset("この その あの これ それ する ます です".split()),
 }
 QUESTION_WORDS_IN = {
-    "de": frozenset("wie was wer wem wen wessen wo wohin woher wann warum weshalb welche welcher welches welchen womit wofür".split()),
-    "es": frozenset("cómo como qué que quién quiénes dónde donde cuándo cuando cuál cuáles cuánto cuántos cuánta cuántas por qué".split()),
+    "de": frozenset(
+        "wie was wer wem wen wessen wo wohin woher wann warum weshalb welche welcher welches welchen womit wofür".split()
+    ),
+    "es": frozenset(
+        "cómo como qué que quién quiénes dónde donde cuándo cuando cuál cuáles cuánto cuántos cuánta cuántas por qué".split()
+    ),
     "fr": frozenset("comment quoi quel quelle quels quelles où quand pourquoi combien qui".split()),
     "zh": frozenset("如何 怎么 怎样 什么 哪些 哪个 哪里 多少".split()),
     "ja": frozenset("どう どの なに なぜ いつ どこ".split()),

@@ -119,12 +119,16 @@ class HnswIndex:
                 raise ValueError(f"dimension {meta.get('dim')} != {self.dim}")
             size = path.stat().st_size
             if "bytes" in meta and size != meta["bytes"]:
-                raise ValueError(f"{meta['file']} is {size} bytes, {meta['bytes']} were saved: truncated or overwritten")
+                raise ValueError(
+                    f"{meta['file']} is {size} bytes, {meta['bytes']} were saved: truncated or overwritten"
+                )
             index = hnswlib.Index(space="cosine", dim=self.dim)
             index.load_index(str(path), max_elements=int(meta["capacity"]))
             labels = set(int(x) for x in index.get_ids_list())
         except FileNotFoundError as exc:
-            raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({exc.filename} is missing)") from None
+            raise CorruptIndexError(
+                f"vector index in {self.folder} is unreadable ({exc.filename} is missing)"
+            ) from None
         except (OSError, ValueError, KeyError, RuntimeError, TypeError, MemoryError, json.JSONDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise CorruptIndexError(f"vector index in {self.folder} is unreadable ({reason})") from None
@@ -238,7 +242,9 @@ class HnswIndex:
         """``search`` for each of ``vectors`` (consolidation asks for every queued passage's neighbours)."""
         return [self.search(vector, k) for vector in vectors]
 
-    def exact_search(self, vector: np.ndarray, k: int, fetch_vectors: Callable[[list[int]], np.ndarray]) -> list[tuple[int, float]]:
+    def exact_search(
+        self, vector: np.ndarray, k: int, fetch_vectors: Callable[[list[int]], np.ndarray]
+    ) -> list[tuple[int, float]]:
         """(label, cosine similarity) pairs, best first, over every live item: one matrix product.
 
         The graph can miss a true neighbour (many near-duplicates crowd it); this cannot. The
@@ -339,7 +345,9 @@ def cosine_top_k(matrix: tuple[np.ndarray, np.ndarray], vector: np.ndarray, k: i
 QUERY_BLOCK = 256
 
 
-def cosine_top_k_many(matrix: tuple[np.ndarray, np.ndarray], vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+def cosine_top_k_many(
+    matrix: tuple[np.ndarray, np.ndarray], vectors: np.ndarray, k: int
+) -> list[list[tuple[int, float]]]:
     """``cosine_top_k`` for many query vectors at once: one matrix product per block of ``QUERY_BLOCK`` queries
     (BLAS pays off here, unlike for one vector), best first for each."""
     labels, rows = matrix
@@ -352,7 +360,11 @@ def cosine_top_k_many(matrix: tuple[np.ndarray, np.ndarray], vectors: np.ndarray
     found: list[list[tuple[int, float]]] = []
     for start in range(0, len(queries), QUERY_BLOCK):
         similarities = queries[start : start + QUERY_BLOCK] @ rows.T
-        best = np.argpartition(-similarities, k - 1, axis=1)[:, :k] if k < len(labels) else np.tile(np.arange(len(labels)), (len(similarities), 1))
+        best = (
+            np.argpartition(-similarities, k - 1, axis=1)[:, :k]
+            if k < len(labels)
+            else np.tile(np.arange(len(labels)), (len(similarities), 1))
+        )
         for row, picked in zip(similarities, best):
             picked = picked[np.argsort(-row[picked], kind="stable")]
             found.append([(int(labels[i]), float(row[i])) for i in picked])

@@ -197,7 +197,9 @@ def m005_lexical(db: sqlite_utils.Database) -> None:
               INSERT INTO {FTS_TABLE}(rowid, text, heading, title) VALUES ({row});
             END"""
     )
-    db.execute(f"CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM {FTS_TABLE} WHERE rowid = old.id; END")
+    db.execute(
+        f"CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM {FTS_TABLE} WHERE rowid = old.id; END"
+    )
     db.execute(
         f"""CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes BEGIN
               DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT id FROM chunks WHERE note = new.id);
@@ -233,7 +235,6 @@ def m007_bound_sources(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE notes SET mtime_ns = NULL")
 
 
-
 @migration
 def m008_kinds_and_copies(db: sqlite_utils.Database) -> None:
     """Whether each note's kind was declared in its frontmatter or inferred by a rule (``status`` counts them), and
@@ -242,7 +243,9 @@ def m008_kinds_and_copies(db: sqlite_utils.Database) -> None:
     db["notes"].add_column("kind_source", str)
     db["chunks"].add_column("text_hash", str)
     current = db.execute("SELECT id, text FROM chunks WHERE current = 1 AND state != 'DELETED'").fetchall()
-    db.conn.executemany("UPDATE chunks SET text_hash = ? WHERE id = ?", [(sha256_text(text or ""), pk) for pk, text in current])
+    db.conn.executemany(
+        "UPDATE chunks SET text_hash = ? WHERE id = ?", [(sha256_text(text or ""), pk) for pk, text in current]
+    )
     db.execute(f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}")
     # The kinds are derived from frontmatter and the kind rules: the next index re-reads every note (no re-embedding).
     db.execute("UPDATE notes SET mtime_ns = NULL")
@@ -260,20 +263,26 @@ def m009_kind_reasons(db: sqlite_utils.Database) -> None:
 def m010_note_names(db: sqlite_utils.Database) -> None:
     """The paths and ids a note had before it moved (``Store.rename_note``): ``show`` and ``history`` accept them,
     and the lineage of a moved or renamed note is told with them. Deleted notes' passages become history."""
-    db["note_names"].create({"id": int, "note": int, "path": str, "note_id": str, "until": str}, pk="id", not_null={"note", "path"})
+    db["note_names"].create(
+        {"id": int, "note": int, "path": str, "note_id": str, "until": str}, pk="id", not_null={"note", "path"}
+    )
     db.execute("CREATE INDEX idx_note_names_path ON note_names(path)")
     db.execute("CREATE INDEX idx_note_names_note_id ON note_names(note_id)")
     restored = db.execute(KEEP_DELETED_NOTES_PASSAGES).rowcount
     if restored:
         generation = db.execute("SELECT value FROM meta WHERE key = 'ann_generation'").fetchone()
-        db["meta"].upsert({"key": "ann_generation", "value": str(int(generation[0] if generation else 0) + 1)}, pk="key")
+        db["meta"].upsert(
+            {"key": "ann_generation", "value": str(int(generation[0] if generation else 0) + 1)}, pk="key"
+        )
 
 
 WORDS_TABLE = "passages_words"
 RECORDED_LANGUAGES = "(SELECT value FROM meta WHERE key = 'languages')"
-WORDS_ROW = "smartvec_words({text}, {languages}), smartvec_words({heading}, {languages}), smartvec_words({title}, {languages})"
+WORDS_ROW = (
+    "smartvec_words({text}, {languages}), smartvec_words({heading}, {languages}), smartvec_words({title}, {languages})"
+)
 WORDS_FILL = f"""INSERT INTO {WORDS_TABLE}(rowid, text, heading, title)
-               SELECT c.id, {WORDS_ROW.format(text='c.text', heading='c.heading', title='n.title', languages='l.value')}
+               SELECT c.id, {WORDS_ROW.format(text="c.text", heading="c.heading", title="n.title", languages="l.value")}
                FROM chunks c JOIN notes n ON n.id = c.note JOIN meta l ON l.key = 'languages' WHERE smartvec_analysed(l.value)"""
 """The analysed copy of every passage (``memory.analysis``) of a vault whose main language is not English; none else."""
 
@@ -287,9 +296,15 @@ def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
     The triggers fill it only while the recorded languages (``meta``) call for it, with the functions every
     connection of ``open_database`` registers; an English vault's rows stay in ``passages_fts`` alone and rank
     as before. A change of the main language rebuilds it (``Store.rebuild_lexical_index``)."""
-    db.execute(f"CREATE VIRTUAL TABLE {WORDS_TABLE} USING fts5(text, heading, title, tokenize = 'unicode61 remove_diacritics 2')")
-    row = WORDS_ROW.format(text="new.text", heading="new.heading", title="(SELECT title FROM notes WHERE id = new.note)",
-                           languages=RECORDED_LANGUAGES)
+    db.execute(
+        f"CREATE VIRTUAL TABLE {WORDS_TABLE} USING fts5(text, heading, title, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    row = WORDS_ROW.format(
+        text="new.text",
+        heading="new.heading",
+        title="(SELECT title FROM notes WHERE id = new.note)",
+        languages=RECORDED_LANGUAGES,
+    )
     when = f"WHEN smartvec_analysed({RECORDED_LANGUAGES})"
     db.execute(
         f"""CREATE TRIGGER chunks_words_insert AFTER INSERT ON chunks {when} BEGIN
@@ -302,7 +317,9 @@ def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
               INSERT INTO {WORDS_TABLE}(rowid, text, heading, title) VALUES (new.id, {row});
             END"""
     )
-    db.execute(f"CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN DELETE FROM {WORDS_TABLE} WHERE rowid = old.id; END")
+    db.execute(
+        f"CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN DELETE FROM {WORDS_TABLE} WHERE rowid = old.id; END"
+    )
     title_row = WORDS_ROW.format(text="text", heading="heading", title="new.title", languages=RECORDED_LANGUAGES)
     db.execute(
         f"""CREATE TRIGGER notes_words_title AFTER UPDATE OF title ON notes {when} BEGIN
@@ -317,8 +334,12 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """The functions the analysed index's triggers call (``m011_words_in_every_language``)."""
     from ..memory.analysis import analyse, analysed, main_language
 
-    conn.create_function("smartvec_words", 2, lambda text, languages: analyse(text, main_language(languages)), deterministic=True)
-    conn.create_function("smartvec_analysed", 1, lambda languages: int(analysed(main_language(languages))), deterministic=True)
+    conn.create_function(
+        "smartvec_words", 2, lambda text, languages: analyse(text, main_language(languages)), deterministic=True
+    )
+    conn.create_function(
+        "smartvec_analysed", 1, lambda languages: int(analysed(main_language(languages))), deterministic=True
+    )
 
 
 KEEP_DELETED_NOTES_PASSAGES = """
@@ -405,7 +426,11 @@ def database_file_problem(path: Path) -> str | None:
     header, so the size check alone is left to do."""
     if _connections_open(path):
         try:
-            return f"{path.name} is empty (0 bytes: a full disk or a sync tool emptied it)" if path.stat().st_size == 0 else None
+            return (
+                f"{path.name} is empty (0 bytes: a full disk or a sync tool emptied it)"
+                if path.stat().st_size == 0
+                else None
+            )
         except OSError:
             return None
     try:
@@ -441,8 +466,9 @@ def read_only_uri(path: Path) -> str:
     return f"file:{quote(str(path))}?mode=ro{immutable}"
 
 
-def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True,
-                  read_only: bool = False) -> sqlite_utils.Database:
+def open_database(
+    path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True, read_only: bool = False
+) -> sqlite_utils.Database:
     """Open (creating and migrating if needed) the index database in WAL mode.
 
     ``doctor`` opens without migrating: it reports what is pending and changes nothing unless asked.
@@ -457,7 +483,9 @@ def open_database(path: Path, busy_timeout_ms: int = 30_000, apply_migrations: b
         raise DatabaseFileError(problem)
     try:
         if read_only:
-            conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000, check_same_thread=False)
+            conn = sqlite3.connect(
+                read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000, check_same_thread=False
+            )
         else:
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
         register_functions(conn)

@@ -17,16 +17,24 @@ class GraphQueries:
 
     def pending_notes(self) -> dict[int, int]:
         """Live notes the indexer queued for consolidation, with why (1 new or re-described, 2 text changed)."""
-        return {r[0]: r[1] for r in self.db.execute("SELECT id, pending FROM notes WHERE pending > 0 AND deleted_at IS NULL")}
+        return {
+            r[0]: r[1]
+            for r in self.db.execute("SELECT id, pending FROM notes WHERE pending > 0 AND deleted_at IS NULL")
+        }
 
     def queued_passages(self, note_pks: Sequence[int]) -> list[int]:
         """Current passages to consolidate: every unconsolidated one, and every one of these notes."""
         unconsolidated = "SELECT id FROM chunks WHERE current = 1 AND state = 'UNCONSOLIDATED'"
         found = dict.fromkeys(r[0] for r in self.db.execute(unconsolidated))
         for part, marks in in_lists(note_pks):
-            found.update(dict.fromkeys(
-                r[0] for r in self.db.execute(f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})", part)
-            ))
+            found.update(
+                dict.fromkeys(
+                    r[0]
+                    for r in self.db.execute(
+                        f"SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})", part
+                    )
+                )
+            )
         return list(found)
 
     def mark_consolidated(self, note_pks: Sequence[int]) -> None:
@@ -35,14 +43,19 @@ class GraphQueries:
             self.db.execute(f"UPDATE notes SET pending = 0 WHERE id IN ({marks})", part)
 
     def count_notes_needing_review(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL").fetchone()[0]
+        return self.db.execute(
+            "SELECT COUNT(*) FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL"
+        ).fetchone()[0]
 
     # -- passage states -----------------------------------------------------------------------
 
     def move_states(self, ids: Sequence[int], old: str, new: str, now_iso: str) -> int:
         """Moves those of these passages that are in state ``old`` to ``new``; how many moved."""
         return sum(
-            self.db.execute(f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})", [new, now_iso, old, *part]).rowcount
+            self.db.execute(
+                f"UPDATE chunks SET state = ?, updated_at = ? WHERE state = ? AND id IN ({marks})",
+                [new, now_iso, old, *part],
+            ).rowcount
             for part, marks in in_lists(ids)
         )
 
@@ -69,7 +82,9 @@ class GraphQueries:
 
     def active_or_dormant_passages(self) -> list[int]:
         """Current passages that dormancy may put to sleep or wake up."""
-        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")]
+        return [
+            r[0] for r in self.db.execute("SELECT id FROM chunks WHERE current = 1 AND state IN ('ACTIVE', 'DORMANT')")
+        ]
 
     # -- derived edges and contradiction penalties --------------------------------------------
 
@@ -77,7 +92,7 @@ class GraphQueries:
         """Deletes edges of these kinds whose passages are no longer current (edited away, deleted); how many."""
         kinds = list(kinds)
         cursor = self.db.execute(
-            f"""DELETE FROM edges WHERE type IN ({','.join('?' * len(kinds))}) AND (
+            f"""DELETE FROM edges WHERE type IN ({",".join("?" * len(kinds))}) AND (
                   src_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED') OR
                   dst_chunk NOT IN (SELECT id FROM chunks WHERE current = 1 AND state != 'DELETED'))""",
             kinds,
@@ -86,7 +101,9 @@ class GraphQueries:
 
     def supersedes_note_pairs(self) -> list[tuple[int, int]]:
         """(newer note, older note) for every resolved ``supersedes`` edge."""
-        return self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL").fetchall()
+        return self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL"
+        ).fetchall()
 
     def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
         """Current live passages of other notes whose own words (the passage text: not the title or heading
@@ -106,10 +123,15 @@ class GraphQueries:
         """(src, dst) of the ``contradicts`` edges with either end among these passages."""
         found: dict[tuple[int, int], None] = {}
         for part, marks in in_lists(ids):
-            found.update(dict.fromkeys(tuple(r) for r in self.db.execute(
-                f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
-                part + part,
-            )))
+            found.update(
+                dict.fromkeys(
+                    tuple(r)
+                    for r in self.db.execute(
+                        f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                        part + part,
+                    )
+                )
+            )
         return list(found)
 
     def drop_derived_edges(self, ids: Sequence[int]) -> int:
@@ -166,7 +188,9 @@ class GraphQueries:
         step, seen = row[1], {chunk_pk}
         while step is not None and step not in seen:
             seen.add(step)
-            found = self.db.execute("SELECT id, superseded_by, current, state FROM chunks WHERE id = ?", [step]).fetchone()
+            found = self.db.execute(
+                "SELECT id, superseded_by, current, state FROM chunks WHERE id = ?", [step]
+            ).fetchone()
             if found is None or found[3] == "DELETED":
                 return []
             if found[2] == 1:
@@ -181,7 +205,8 @@ class GraphQueries:
     def drop_echo_edges(self, ids: Sequence[int]) -> int:
         """Deletes the ``echoes`` edges out of these passages, to be found afresh; how many."""
         return sum(
-            self.db.execute(f"DELETE FROM edges WHERE type = 'echoes' AND src_chunk IN ({marks})", part).rowcount for part, marks in in_lists(ids)
+            self.db.execute(f"DELETE FROM edges WHERE type = 'echoes' AND src_chunk IN ({marks})", part).rowcount
+            for part, marks in in_lists(ids)
         )
 
     def reset_echo_penalties(self, ids: Sequence[int], penalty: float) -> None:
@@ -193,7 +218,9 @@ class GraphQueries:
     def clear_ripple(self, note_pks: Sequence[int]) -> None:
         """These notes were edited themselves: their ripple penalty and review request go."""
         for part, marks in in_lists(note_pks):
-            self.db.execute(f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", part)
+            self.db.execute(
+                f"UPDATE chunks SET ripple_penalty = 0 WHERE note IN ({marks}) AND ripple_penalty != 0", part
+            )
             self.db.execute(f"UPDATE notes SET review_reason = NULL, review_since = NULL WHERE id IN ({marks})", part)
 
     def live_note_paths(self) -> dict[int, str]:
@@ -201,7 +228,9 @@ class GraphQueries:
 
     def depends_on_edges(self) -> list[tuple[int, int]]:
         """(dependent note, note it depends on) for every resolved ``depends_on`` edge."""
-        return self.db.execute("SELECT src_note, dst_note FROM edges WHERE type = 'depends_on' AND dst_note IS NOT NULL").fetchall()
+        return self.db.execute(
+            "SELECT src_note, dst_note FROM edges WHERE type = 'depends_on' AND dst_note IS NOT NULL"
+        ).fetchall()
 
     def set_ripple(self, note_pk: int, penalty: float, reason: str, now_iso: str) -> int:
         """Raises the ripple penalty of the note's current passages to at least ``penalty`` and asks for
@@ -218,7 +247,9 @@ class GraphQueries:
     def live_note_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM notes WHERE deleted_at IS NULL ORDER BY id")]
 
-    def link_rows(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str, str | None, str | None, int | None]]:
+    def link_rows(
+        self, src_notes: Sequence[int] | None = None
+    ) -> list[tuple[int, str, str | None, str | None, int | None]]:
         """(edge id, linking note's path, target, detail JSON, resolved note) of the links that ``src_notes``
         (else every note) wrote: what link resolution reads, since a Markdown link's path is relative to its note."""
         sql = (
@@ -227,7 +258,11 @@ class GraphQueries:
         )
         if src_notes is None:
             return self.db.execute(sql).fetchall()
-        return [row for part, marks in in_lists(src_notes) for row in self.db.execute(f"{sql} AND e.src_note IN ({marks})", part).fetchall()]
+        return [
+            row
+            for part, marks in in_lists(src_notes)
+            for row in self.db.execute(f"{sql} AND e.src_note IN ({marks})", part).fetchall()
+        ]
 
     def set_link_destination(self, edge_id: int, dst_note: int | None, detail: str) -> None:
         """Where a link leads: a note, or none (an attachment is named in ``detail``)."""
@@ -248,7 +283,9 @@ class GraphQueries:
 
     def set_importance(self, scores: dict[int, float]) -> None:
         """Stores each note's graph importance, keyed by note row id."""
-        self.db.conn.executemany("UPDATE notes SET importance = ? WHERE id = ?", [(score, note) for note, score in scores.items()])
+        self.db.conn.executemany(
+            "UPDATE notes SET importance = ? WHERE id = ?", [(score, note) for note, score in scores.items()]
+        )
 
     # -- feedback -----------------------------------------------------------------------------
 
@@ -265,7 +302,8 @@ class GraphQueries:
         if row is None and "#" in chunk_id:
             old_id, key = chunk_id.split("#", 1)
             renamed = self.db.execute(
-                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1", [old_id]
+                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1",
+                [old_id],
             ).fetchone()
             if renamed and renamed[0] != old_id:
                 return self.passage_row_id(f"{renamed[0]}#{key}", version)  # an id from before the note moved
@@ -282,19 +320,29 @@ class GraphQueries:
     def count_corrections(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM notes WHERE kind = 'correction'").fetchone()[0]
 
-    def insert_correction(self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str) -> dict:
+    def insert_correction(
+        self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str
+    ) -> dict:
         """Stores a correction: its note, its vector, its one passage and the ``corrects`` edge to passage
         ``corrects``. Returns the passage row as stored, with its ``note`` and ``id``."""
         from .store import vector_to_blob  # store.py imports this module first
 
         note_pk = self.db["notes"].insert(note).last_pk
         self.db["embeddings"].upsert(
-            {"hash": passage["hash"], "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso}, pk="hash"
+            {"hash": passage["hash"], "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso},
+            pk="hash",
         )
         chunk = {"note": note_pk, **passage}
         chunk["id"] = self.db["chunks"].insert(chunk).last_pk
         self.db["edges"].insert(
-            {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrects, "type": "corrects", "created_at": now_iso}
+            {
+                "src_note": note_pk,
+                "dst_note": None,
+                "src_chunk": chunk["id"],
+                "dst_chunk": corrects,
+                "type": "corrects",
+                "created_at": now_iso,
+            }
         )
         return chunk
 

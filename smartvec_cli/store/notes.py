@@ -29,7 +29,9 @@ SUPERSESSION_SQL = """
     WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
 """
 
-INFERRED_EDGE_SQL = "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
+INFERRED_EDGE_SQL = (
+    "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
+)
 
 LINEAGE_CANDIDATES_SQL = """
     SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
@@ -52,7 +54,9 @@ class NoteQueries:
         """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
 
-    def note_filter_fields(self, containing: Sequence[str] = (), fields: bool = True) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
+    def note_filter_fields(
+        self, containing: Sequence[str] = (), fields: bool = True
+    ) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
         """(id, path, tags JSON, front matter JSON, doc_date, mtime_ns) of every note, deleted ones included (their
         passages answer questions about the past): what a query's note filter reads (``core.filters``). With
         ``containing`` (lower-case texts), only the notes whose tags and front matter hold each of them; without
@@ -68,7 +72,11 @@ class NoteQueries:
     def passage_rows_of_notes(self, note_pks: Sequence[int]) -> list[int]:
         """The row ids of every stored passage version of these notes (deleted ones left out)."""
         sql = "SELECT id FROM chunks WHERE state != 'DELETED' AND note IN ({marks})"
-        return [row[0] for part, marks in in_lists(list(note_pks)) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
+        return [
+            row[0]
+            for part, marks in in_lists(list(note_pks))
+            for row in self.db.execute(sql.format(marks=marks), part).fetchall()
+        ]
 
     def current_passage_notes(self) -> list[tuple[int, int]]:
         """(passage row, note) of the current text of every live note, dormant passages included: what ``related``
@@ -81,7 +89,11 @@ class NoteQueries:
 
     def deleted_note_at(self, path: str) -> dict | None:
         """The latest deleted note that lived at ``path``: a file that comes back is that note again."""
-        rows = list(self.db.query("SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]))
+        rows = list(
+            self.db.query(
+                "SELECT * FROM notes WHERE path = ? AND deleted_at IS NOT NULL ORDER BY id DESC LIMIT 1", [path]
+            )
+        )
         return rows[0] if rows else None
 
     def note_id_taken(self, note_id: str) -> bool:
@@ -170,7 +182,9 @@ class NoteQueries:
         self.db.execute("DELETE FROM chunks WHERE note = ?", [note_pk])
         self.db.execute("DELETE FROM notes WHERE id = ?", [note_pk])
         for part, marks in in_lists(hashes):
-            self.db.execute(f"DELETE FROM embeddings WHERE hash IN ({marks}) AND hash NOT IN (SELECT hash FROM chunks)", part)
+            self.db.execute(
+                f"DELETE FROM embeddings WHERE hash IN ({marks}) AND hash NOT IN (SELECT hash FROM chunks)", part
+            )
         return chunks
 
     # -- passages -----------------------------------------------------------------------------
@@ -197,7 +211,10 @@ class NoteQueries:
         row -> new row; a note cut anew, ``core.indexer``). Only the rows that are named are updated."""
         for part, marks in in_lists(list(successor)):
             for table, column in (("chunks", "superseded_by"), ("events", "chunk")):
-                named = [r[0] for r in self.db.execute(f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN ({marks})", part)]
+                named = [
+                    r[0]
+                    for r in self.db.execute(f"SELECT DISTINCT {column} FROM {table} WHERE {column} IN ({marks})", part)
+                ]
                 for old in named:
                     self.db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", [successor[old], old])
 
@@ -214,13 +231,19 @@ class NoteQueries:
         row = self.db["chunks"].get(chunk_pk)
         return row["valid_until"], row["until_source"]
 
-    def archive_chunk(self, chunk_pk: int, valid_until: str | None, until_source: str | None, superseded_by: int | None, now: str) -> None:
+    def archive_chunk(
+        self, chunk_pk: int, valid_until: str | None, until_source: str | None, superseded_by: int | None, now: str
+    ) -> None:
         """Keep a passage version as history: no longer current, its window closed at ``valid_until``."""
         self.db["chunks"].update(
             chunk_pk,
             {
-                "state": "ARCHIVED", "current": 0, "valid_until": valid_until, "until_source": until_source,
-                "superseded_by": superseded_by, "updated_at": now,
+                "state": "ARCHIVED",
+                "current": 0,
+                "valid_until": valid_until,
+                "until_source": until_source,
+                "superseded_by": superseded_by,
+                "updated_at": now,
             },
         )
 
@@ -239,7 +262,13 @@ class NoteQueries:
                 valid_until, until_source = declared_until, DECLARED if declared_until else None
             self.db.conn.execute(
                 self.REFRESH_WINDOWS,
-                {"note": note_pk, "valid_from": valid_from, "from_source": from_source, "valid_until": valid_until, "until_source": until_source},
+                {
+                    "note": note_pk,
+                    "valid_from": valid_from,
+                    "from_source": from_source,
+                    "valid_until": valid_until,
+                    "until_source": until_source,
+                },
             )
 
     def embedded_texts_in_use(self) -> list[tuple[str, str]]:
@@ -252,9 +281,12 @@ class NoteQueries:
         """The text each of these passage rows was embedded from, by row id (rows without a vector left out)."""
         found: dict[int, str] = {}
         for part, marks in in_lists(list(ids)):
-            found.update(self.db.execute(
-                f"SELECT c.id, e.text FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id IN ({marks})", part
-            ).fetchall())
+            found.update(
+                self.db.execute(
+                    f"SELECT c.id, e.text FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id IN ({marks})",
+                    part,
+                ).fetchall()
+            )
         return found
 
     def chunk_texts_without_vectors(self) -> list[tuple[str, str | None, str | None, str]]:
@@ -268,20 +300,28 @@ class NoteQueries:
 
     def replace_links(self, note_pk: int, links: list[dict]) -> None:
         """The note's own links (not passage edges) become exactly ``links``, unresolved."""
-        self.db.execute(f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})", [note_pk])
+        self.db.execute(
+            f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})", [note_pk]
+        )
         if links:
             self.db["edges"].insert_all(links)
 
     def live_note_names(self) -> list[tuple[int, str, str | None, str, str | None]]:
         """(id, path, title, note_id, metadata JSON) of every live note, oldest first: what links can name."""
-        return self.db.execute("SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id").fetchall()
+        return self.db.execute(
+            "SELECT id, path, title, note_id, metadata FROM notes WHERE deleted_at IS NULL ORDER BY id"
+        ).fetchall()
 
     def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
         """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
         sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
         if src_notes is None:
             return self.db.execute(sql).fetchall()
-        return [row for part, marks in in_lists(src_notes) for row in self.db.execute(f"{sql} AND src_note IN ({marks})", part).fetchall()]
+        return [
+            row
+            for part, marks in in_lists(src_notes)
+            for row in self.db.execute(f"{sql} AND src_note IN ({marks})", part).fetchall()
+        ]
 
     def resolve_link(self, edge_id: int, dst_note: int | None) -> None:
         self.db.execute("UPDATE edges SET dst_note = ? WHERE id = ?", [dst_note, edge_id])
@@ -294,7 +334,12 @@ class NoteQueries:
 
     def superseded_notes(self) -> dict[int, tuple[str, int | None]]:
         """note id -> (superseded_at, superseded_by) as stored now."""
-        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL")}
+        return {
+            r[0]: (r[1], r[2])
+            for r in self.db.execute(
+                "SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL"
+            )
+        }
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
         self.db["notes"].update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
@@ -330,11 +375,20 @@ class NoteQueries:
     def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
         """(note, passage row, text hash) of the current text of these notes."""
         sql = "SELECT note, id, text_hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})"
-        return [row for part, marks in in_lists(note_pks) for row in self.db.execute(sql.format(marks=marks), part).fetchall()]
+        return [
+            row
+            for part, marks in in_lists(note_pks)
+            for row in self.db.execute(sql.format(marks=marks), part).fetchall()
+        ]
 
     def inferred_supersessions(self) -> dict[tuple[int, int], str]:
         """(newer note, older note) -> detail JSON of every ``supersedes`` edge that inference made."""
-        return {(r[0], r[1]): r[2] for r in self.db.execute(f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}")}
+        return {
+            (r[0], r[1]): r[2]
+            for r in self.db.execute(
+                f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}"
+            )
+        }
 
     def replace_inferred_supersessions(self, rows: list[dict]) -> None:
         """The inferred ``supersedes`` edges become exactly ``rows`` (each with its detail JSON)."""

@@ -77,7 +77,10 @@ class PassageQueries:
         """The stored versions with these row ids (deleted ones left out), keyed by id."""
         found: dict[int, Passage] = {}
         for part, marks in in_lists(ids, BATCH):
-            found.update((row["id"], _passage(row)) for row in self.db.query(PASSAGE_SQL.format(marks=marks, inferred_reason=self.INFERRED_REASON), part))
+            found.update(
+                (row["id"], _passage(row))
+                for row in self.db.query(PASSAGE_SQL.format(marks=marks, inferred_reason=self.INFERRED_REASON), part)
+            )
         return found
 
     def importance_range(self) -> tuple[float, float]:
@@ -166,7 +169,9 @@ class PassageQueries:
         """The title and the frontmatter aliases of each of these notes: the names a question may call it by."""
         names: dict[int, list[str]] = {}
         for part, marks in in_lists(list(notes), BATCH):
-            for note, title, metadata in self.db.execute(f"SELECT id, title, metadata FROM notes WHERE id IN ({marks})", part).fetchall():
+            for note, title, metadata in self.db.execute(
+                f"SELECT id, title, metadata FROM notes WHERE id IN ({marks})", part
+            ).fetchall():
                 aliases = (json.loads(metadata).get("aliases") if metadata and '"aliases"' in metadata else None) or []
                 aliases = aliases if isinstance(aliases, list) else [aliases]
                 names[note] = [str(name) for name in [title, *aliases] if name]
@@ -188,8 +193,9 @@ class PassageQueries:
         frequency, language = {}, self.lexical_language()
         for term in terms:
             table, expression = self.full_text(f'text : "{term}"', language)
-            frequency[term] = self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                                              [expression, cap + 1]).fetchone()[0]
+            frequency[term] = self.db.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)", [expression, cap + 1]
+            ).fetchone()[0]
         return frequency
 
     def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
@@ -198,7 +204,11 @@ class PassageQueries:
         for term in terms:
             table, expression = self.full_text(f'text : "{term}"', language)
             sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({{marks}})"
-            holders[term] = {row[0] for part, marks in in_lists(ids) for row in self.db.execute(sql.format(marks=marks), [expression, *part])}
+            holders[term] = {
+                row[0]
+                for part, marks in in_lists(ids)
+                for row in self.db.execute(sql.format(marks=marks), [expression, *part])
+            }
         return holders
 
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
@@ -214,22 +224,30 @@ class PassageQueries:
     def lexical_index_drift(self) -> tuple[int, int, int]:
         """(passages with no full-text entry, entries with no passage, entries whose text differs), over the
         porter index and, for a vault not in English, the analysed one."""
-        missing = self.db.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {FTS_TABLE})").fetchone()[0]
-        extra = self.db.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0]
+        missing = self.db.execute(
+            f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {FTS_TABLE})"
+        ).fetchone()[0]
+        extra = self.db.execute(
+            f"SELECT count(*) FROM {FTS_TABLE} WHERE rowid NOT IN (SELECT id FROM chunks)"
+        ).fetchone()[0]
         stale = self.db.execute(
             f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.rowid JOIN notes n ON n.id = c.note
                 WHERE f.text IS NOT c.text OR f.heading IS NOT c.heading OR f.title IS NOT n.title"""
         ).fetchone()[0]
         languages = self.get_meta("languages")
         if analysed(self.lexical_language()):
-            missing += self.db.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {WORDS_TABLE})").fetchone()[0]
+            missing += self.db.execute(
+                f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM {WORDS_TABLE})"
+            ).fetchone()[0]
             stale += self.db.execute(
                 f"""SELECT count(*) FROM {WORDS_TABLE} f JOIN chunks c ON c.id = f.rowid JOIN notes n ON n.id = c.note
                     WHERE f.text IS NOT smartvec_words(c.text, ?) OR f.heading IS NOT smartvec_words(c.heading, ?)
                        OR f.title IS NOT smartvec_words(n.title, ?)""",
                 [languages] * 3,
             ).fetchone()[0]
-        extra += self.db.execute(f"SELECT count(*) FROM {WORDS_TABLE} WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0]
+        extra += self.db.execute(
+            f"SELECT count(*) FROM {WORDS_TABLE} WHERE rowid NOT IN (SELECT id FROM chunks)"
+        ).fetchone()[0]
         return missing, extra, stale
 
     def rebuild_lexical_index(self) -> None:

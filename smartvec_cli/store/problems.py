@@ -9,7 +9,9 @@ from typing import Iterable
 class ProblemQueries:
     """Mixed into ``Store``: the last problem of each vault path."""
 
-    def remember_note_problems(self, errors: list[dict], read: Iterable[str], present: set[str] | None, now: str) -> None:
+    def remember_note_problems(
+        self, errors: list[dict], read: Iterable[str], present: set[str] | None, now: str
+    ) -> None:
         """Keep this run's ``errors`` (``{path, error}``) as each path's last problem; forget the problems of
         the ``read`` paths that had none this time, and of every path no longer ``present`` in the vault
         (None: the run did not look at the whole vault, so keep them)."""
@@ -19,12 +21,15 @@ class ProblemQueries:
         with self.write():
             cleared = [path for path in read if path not in found]
             if present is not None:
-                cleared += [row[0] for row in self.db.execute("SELECT path FROM note_problems") if row[0] not in present]
+                cleared += [
+                    row[0] for row in self.db.execute("SELECT path FROM note_problems") if row[0] not in present
+                ]
             for path in cleared:
                 self.db.execute("DELETE FROM note_problems WHERE path = ?", [path])
             if found:
                 self.db["note_problems"].upsert_all(
-                    [{"path": path, "error": "; ".join(messages), "seen_at": now} for path, messages in found.items()], pk="path"
+                    [{"path": path, "error": "; ".join(messages), "seen_at": now} for path, messages in found.items()],
+                    pk="path",
                 )
 
     def note_problems(self) -> list[dict]:

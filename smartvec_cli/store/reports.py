@@ -19,7 +19,12 @@ class ReportQueries:
     def last_run(self) -> dict | None:
         """The latest recorded run (command, started_at, finished_at, status, summary as JSON text)."""
         return next(
-            iter(self.db.query("SELECT command, started_at, finished_at, status, summary FROM runs ORDER BY id DESC LIMIT 1")), None
+            iter(
+                self.db.query(
+                    "SELECT command, started_at, finished_at, status, summary FROM runs ORDER BY id DESC LIMIT 1"
+                )
+            ),
+            None,
         )
 
     def live_note_count(self) -> int:
@@ -69,7 +74,11 @@ class ReportQueries:
 
     def passage_versions(self, ids: Sequence[int]) -> list[tuple[str, int]]:
         """(chunk_id, version) of these passage rows, to name them in messages."""
-        return [row for part, marks in in_lists(ids) for row in self.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", part).fetchall()]
+        return [
+            row
+            for part, marks in in_lists(ids)
+            for row in self.db.execute(f"SELECT chunk_id, version FROM chunks WHERE id IN ({marks})", part).fetchall()
+        ]
 
     # -- finding a note (show, history, graph) ------------------------------------------------
 
@@ -96,7 +105,10 @@ class ReportQueries:
     def note_passages(self, note: int) -> list[dict]:
         """A note's stored passage versions but the deleted ones: current text first, in reading order."""
         return list(
-            self.db.query("SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version", [note])
+            self.db.query(
+                "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version",
+                [note],
+            )
         )
 
     def links_of_note(self, note: int) -> list[dict]:

@@ -69,8 +69,10 @@ def damaged_database_advice(layout: IndexLayout) -> str:
             kept = f"its vector file {meta['file']} ({meta.get('count', '?')} vectors) is intact but cannot be searched without it; "
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    return (f"{kept}restore {layout.db} from a backup or a copy, or run 'smartvec index --full' to rebuild it from the notes "
-            "(it keeps the damaged files in backup/; feedback and history are lost)")
+    return (
+        f"{kept}restore {layout.db} from a backup or a copy, or run 'smartvec index --full' to rebuild it from the notes "
+        "(it keeps the damaged files in backup/; feedback and history are lost)"
+    )
 
 
 class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
@@ -116,7 +118,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 raise index_folder_error(f"cannot create index folder {index_dir}", exc) from None
         read_only = db_path.is_file() and is_read_only(layout)
         if read_only and create:
-            raise SmartvecError(f"the index in {index_dir} is read-only: queries work, writers need write access to the folder and its files")
+            raise SmartvecError(
+                f"the index in {index_dir} is read-only: queries work, writers need write access to the folder and its files"
+            )
         try:
             db = open_database(db_path, read_only=read_only)
         except schema.DatabaseFileError as exc:
@@ -124,7 +128,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         store = cls(index_dir, db)
         store.read_only = read_only
         if set_aside:
-            store.notices.append(f"{set_aside}: it and its vector files were moved to {layout.backup_dir}; the index starts again from the notes")
+            store.notices.append(
+                f"{set_aside}: it and its vector files were moved to {layout.backup_dir}; the index starts again from the notes"
+            )
         return store
 
     @classmethod
@@ -142,7 +148,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         """Move the unusable database and the vector files made from it into ``backup/`` (renamed, not copied)."""
         layout.backup_dir.mkdir(exist_ok=True)
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-        files = [layout.db, *(layout.db_side_file(s) for s in SQLITE_SIDE_FILES), layout.ann_sidecar, *layout.saved_ann_files()]
+        files = [
+            layout.db,
+            *(layout.db_side_file(s) for s in SQLITE_SIDE_FILES),
+            layout.ann_sidecar,
+            *layout.saved_ann_files(),
+        ]
         for path in files:
             if path.exists():
                 os.replace(path, layout.backup_dir / f"{path.name}.{stamp}")
@@ -244,7 +255,10 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]], created_at: str) -> None:
         """Upsert (embedded text, vector) by passage hash; call inside the transaction that uses them."""
         self.db["embeddings"].upsert_all(
-            [{"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": created_at} for h, (t, v) in vectors.items()],
+            [
+                {"hash": h, "text": t, "vector": vector_to_blob(v), "created_at": created_at}
+                for h, (t, v) in vectors.items()
+            ],
             pk="hash",
         )
 
@@ -263,7 +277,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 by_id.update((r[0], r[1]) for r in self.db.execute(f"{join} WHERE c.id IN ({marks})", part))
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
-            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
+            raise SmartvecError(
+                f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again"
+            )
         if not chunk_ids:
             return np.zeros((0, self.dim), dtype=np.float32)
         return blob_to_vector(b"".join(by_id[i] for i in chunk_ids)).reshape(len(chunk_ids), -1)
@@ -367,7 +383,9 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 try:
                     kept.append(layout.keep_copy(path))
                 except OSError as exc:
-                    raise SmartvecError(f"cannot keep a copy of {path} before replacing it: {exc.strerror or exc}") from None
+                    raise SmartvecError(
+                        f"cannot keep a copy of {path} before replacing it: {exc.strerror or exc}"
+                    ) from None
         return kept
 
     def _warn_missing_vectors(self) -> None:
@@ -401,25 +419,32 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
             else:
                 self.db.execute(
-                    "UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE id = ?", [finished_at, status, json.dumps(summary), run_id]
+                    "UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE id = ?",
+                    [finished_at, status, json.dumps(summary), run_id],
                 )
 
     def record_run(self, command: str, started_at: str, finished_at: str | None, status: str, summary: dict) -> int:
         with self.write():
-            return self.db["runs"].insert(
-                {
-                    "command": command,
-                    "started_at": started_at,
-                    "finished_at": finished_at,
-                    "status": status,
-                    "summary": json.dumps(summary),
-                }
-            ).last_pk
+            return (
+                self.db["runs"]
+                .insert(
+                    {
+                        "command": command,
+                        "started_at": started_at,
+                        "finished_at": finished_at,
+                        "status": status,
+                        "summary": json.dumps(summary),
+                    }
+                )
+                .last_pk
+            )
 
     def latest_index_run(self) -> str | None:
         """When the latest index run started (by its clock): nothing may be observed before it. A ``running``
         record is the caller's own run (or a killed one, whose work is in the runs it recorded)."""
-        return self.db.execute("SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ?", [RUNNING]).fetchone()[0]
+        return self.db.execute(
+            "SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ?", [RUNNING]
+        ).fetchone()[0]
 
     def append_refresh_log(self, record: dict) -> None:
         """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""
@@ -459,7 +484,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     def passages_without_note(self) -> list[int]:
         """Live passage rows whose note row is gone (damage from outside)."""
-        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)")]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE state != 'DELETED' AND note NOT IN (SELECT id FROM notes)"
+            )
+        ]
 
     def dangling_edge_count(self) -> int:
         """Edges from or to a note or passage row that does not exist."""

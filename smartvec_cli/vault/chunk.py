@@ -42,7 +42,9 @@ from .markdown import (
     strip_aclarai_comments,
 )
 
-CHUNKING_RULES = "4: comments, navigation rows, empty anchors, badges and lone link lists are not passages; a step keeps its code"
+CHUNKING_RULES = (
+    "4: comments, navigation rows, empty anchors, badges and lone link lists are not passages; a step keeps its code"
+)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
 EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
@@ -150,7 +152,7 @@ def is_link_item(line: str) -> bool:
     item = LIST_ITEM.match(line)
     if not item:
         return False
-    marked, links = _links_marked(line[item.end():])
+    marked, links = _links_marked(line[item.end() :])
     return links > 0 and LINK_ITEM_REST.fullmatch(marked) is not None
 
 
@@ -266,7 +268,9 @@ def _attach_metadata_only(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
 
 
 def _is_link_list(para: _Paragraph) -> bool:
-    return bool(para.lines) and not para.has_code and not para.block_ids and all(is_link_item(line) for line in para.lines)
+    return (
+        bool(para.lines) and not para.has_code and not para.block_ids and all(is_link_item(line) for line in para.lines)
+    )
 
 
 def _place_link_lists(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
@@ -315,7 +319,9 @@ def _is_label_list(text: str) -> bool:
     if not lines or not all(LIST_ITEM.match(line) for line in lines):
         return False
     items = [LIST_ITEM.sub("", line).strip() for line in lines]
-    return len(WORD.findall(" ".join(items))) < LABEL_LIST_WORDS and not any(SENTENCE_END.search(item + " ") for item in items)
+    return len(WORD.findall(" ".join(items))) < LABEL_LIST_WORDS and not any(
+        SENTENCE_END.search(item + " ") for item in items
+    )
 
 
 def _is_slight(text: str) -> bool:

@@ -30,8 +30,34 @@ MIN_VAULT_PROSE = 300
 """Below this many characters of prose in the whole vault, its language is not guessed (English, MiniLM, unless
 the config says otherwise): a sentence or two is no evidence (one English sentence about a per diem reads as
 Dutch), and the model chosen at the first index stays with the index."""
-KNOWN = ("en", "de", "es", "fr", "it", "pt", "nl", "sv", "da", "no", "fi", "ru", "pl", "cs", "tr", "hu", "ro",
-         "zh", "ja", "ko", "ar", "el", "uk", "ca", "id", "vi")
+KNOWN = (
+    "en",
+    "de",
+    "es",
+    "fr",
+    "it",
+    "pt",
+    "nl",
+    "sv",
+    "da",
+    "no",
+    "fi",
+    "ru",
+    "pl",
+    "cs",
+    "tr",
+    "hu",
+    "ro",
+    "zh",
+    "ja",
+    "ko",
+    "ar",
+    "el",
+    "uk",
+    "ca",
+    "id",
+    "vi",
+)
 """The languages a vault is told apart among: langid's 97 include close neighbours that short notes confuse
 (Galician for Spanish, Occitan for French); these are the ones with a Snowball stemmer or a CJK script."""
 

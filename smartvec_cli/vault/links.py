@@ -123,7 +123,11 @@ class LinkResolver:
         return self._attachment_named(name)
 
     def _at_path(self, path: str) -> Resolved:
-        note = self._by_path.get(path) if path.lower().endswith(NOTE_SUFFIX) else self._by_path.get(path) or self._by_path.get(path + NOTE_SUFFIX)
+        note = (
+            self._by_path.get(path)
+            if path.lower().endswith(NOTE_SUFFIX)
+            else self._by_path.get(path) or self._by_path.get(path + NOTE_SUFFIX)
+        )
         if note:
             return Resolved(note=note.pk)
         return Resolved(attachment=path) if path in self._attachments else UNRESOLVED

@@ -20,7 +20,9 @@ HIDDEN_COMMENT = re.compile(r"<!--(?!\s*aclarai:)(?:(?!<!--).)*?-->|%%(?:(?!<!--
 """What a reader never sees: an HTML comment (not aclarai's, which is metadata) or an Obsidian ``%%`` comment,
 closed, over any number of lines. Neither holds an aclarai comment (an HTML comment holds no opening at
 all), so that no aclarai id is ever lost inside one."""
-MARKDOWN_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)|<https?://[^>\s]+>")
+MARKDOWN_LINK = re.compile(
+    r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)|<https?://[^>\s]+>"
+)
 """``[text](target "title")``, ``![alt](image)`` and ``<https://...>``: a link in the text, as a reader sees it."""
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from urllib.parse import unquote
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 import frontmatter
 
@@ -154,7 +154,9 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)] if str(value).strip() else []
 
 
-MARKDOWN_LINK = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\([ \t]*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)")
+MARKDOWN_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\([ \t]*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+)
 """``[text](target "title")`` and ``![alt](target)``: the target bare (balanced parentheses allowed) or in ``<...>``."""
 URL_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]+:|//)")
 """``http:``, ``mailto:``, ``obsidian:``, ``//host``...: a place outside the vault, never a note or attachment."""

@@ -113,7 +113,10 @@ def vault_relative(name: str, vault: str | Path | None) -> str | None:
         raise OutsideFolder(f"{name} is an absolute path")
     if os.path.isabs(name):
         real_vault = os.path.realpath(vault)
-        for candidate, root in ((os.path.normpath(name), os.path.normpath(os.path.abspath(vault))), (os.path.realpath(name), real_vault)):
+        for candidate, root in (
+            (os.path.normpath(name), os.path.normpath(os.path.abspath(vault))),
+            (os.path.realpath(name), real_vault),
+        ):
             if candidate.startswith(root.rstrip(os.sep) + os.sep):
                 return PurePosixPath(*Path(os.path.relpath(candidate, root)).parts).as_posix()
         raise OutsideFolder(f"{name} is outside the vault ({vault})")

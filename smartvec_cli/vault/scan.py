@@ -56,7 +56,10 @@ def _skip_name(name: str) -> bool:
 
 
 def scan_vault(
-    vault: Path, exclude: list[str] | None = None, index_dir: Path | None = None, attachments: list[str] | None = None,
+    vault: Path,
+    exclude: list[str] | None = None,
+    index_dir: Path | None = None,
+    attachments: list[str] | None = None,
 ) -> tuple[list[NoteFile], list[ScanProblem]]:
     """Walk the vault and return its notes sorted by path, plus what could not be looked at.
 

@@ -47,10 +47,15 @@ def sample_notes(corpus: str) -> list[str]:
 
 def selected_by_rule(spec: dict, paths: list[str]) -> list[str]:
     """The notes the manifest's rule picks among ``paths``: included and not excluded, or named by ``also``."""
+
     def matches(path: str, patterns) -> bool:
         return any(fnmatchcase(path, pattern) for pattern in patterns)
 
-    return sorted(p for p in paths if (matches(p, spec["include"]) and not matches(p, spec["exclude"])) or matches(p, spec.get("also", ())))
+    return sorted(
+        p
+        for p in paths
+        if (matches(p, spec["include"]) and not matches(p, spec["exclude"])) or matches(p, spec.get("also", ()))
+    )
 
 
 def read_kinds(corpus: str) -> dict[str, str]:
@@ -86,8 +91,10 @@ def build_vault(corpus: str, source: Path, vault: Path, log) -> int:
     picked = selected_by_rule(spec, present)
     if picked != sorted(listed):
         missing, extra = sorted(set(listed) - set(picked)), sorted(set(picked) - set(listed))
-        raise RunError(f"{corpus}: the archive does not give the listed sample ({len(missing)} listed notes missing, "
-                       f"{len(extra)} unlisted picked, e.g. {(missing or extra)[0]!r}); is it {spec['source']}?")
+        raise RunError(
+            f"{corpus}: the archive does not give the listed sample ({len(missing)} listed notes missing, "
+            f"{len(extra)} unlisted picked, e.g. {(missing or extra)[0]!r}); is it {spec['source']}?"
+        )
     vault.mkdir(parents=True, exist_ok=True)
     wanted = set(listed)
     for old in [p for p in vault.rglob("*.md") if str(p.relative_to(vault)) not in wanted]:
@@ -104,7 +111,17 @@ def build_vault(corpus: str, source: Path, vault: Path, log) -> int:
 
 def smartvec(vault: Path, index_dir: Path, *args: str) -> dict:
     """One CLI command with ``--json``, run as a user would; its JSON output."""
-    command = [sys.executable, "-m", "smartvec_cli", "--vault", str(vault), "--index-dir", str(index_dir), *args, "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "smartvec_cli",
+        "--vault",
+        str(vault),
+        "--index-dir",
+        str(index_dir),
+        *args,
+        "--json",
+    ]
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
     if done.returncode != 0 and not (done.returncode == 3 and args[0] == "index"):  # 3: some notes reported in errors
         raise RunError(f"{' '.join(args[:2])} failed (exit {done.returncode}) on {vault}")
@@ -120,27 +137,41 @@ def by_kind(report: dict, kinds: dict[str, str]) -> dict:
         row["n"] += 1
         for mode in report["modes"]:
             row[mode] += (q[mode]["rank"] == 1) if q["expect"] else bool(q[mode]["said_nothing"])
-    return {kind: {"n": row["n"], **{m: round(row[m] / row["n"], 4) for m in report["modes"]}} for kind, row in sorted(table.items())}
+    return {
+        kind: {"n": row["n"], **{m: round(row[m] / row["n"], 4) for m in report["modes"]}}
+        for kind, row in sorted(table.items())
+    }
 
 
 def summary_markdown(results: dict) -> str:
     """Every corpus and mode in one table: the baseline the ranking is measured against."""
-    lines = ["| corpus | mode | n | first hit answers | right note first | answer in first 3 | MRR | unanswerable: said nothing |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| corpus | mode | n | first hit answers | right note first | answer in first 3 | MRR | unanswerable: said nothing |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     pct = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
     for corpus, result in results.items():
         for mode, m in result["report"]["modes"].items():
-            lines.append(f"| {corpus} | {mode} | {m['answerable']}+{m['unanswerable']} | {pct(m['top1'])} | {pct(m['note_top1'])} | "
-                         f"{pct(m['top3'])} | {m['mrr']:.3f} | {pct(m['said_nothing'])} |")
-    lines += ["", "First hit answers, by kind of question (unanswerable: said nothing):", "",
-              "| corpus | kind | n | " + " | ".join(MODES) + " |", "|---|---|---:|" + "---:|" * len(MODES)]
+            lines.append(
+                f"| {corpus} | {mode} | {m['answerable']}+{m['unanswerable']} | {pct(m['top1'])} | {pct(m['note_top1'])} | "
+                f"{pct(m['top3'])} | {m['mrr']:.3f} | {pct(m['said_nothing'])} |"
+            )
+    lines += [
+        "",
+        "First hit answers, by kind of question (unanswerable: said nothing):",
+        "",
+        "| corpus | kind | n | " + " | ".join(MODES) + " |",
+        "|---|---|---:|" + "---:|" * len(MODES),
+    ]
     for corpus, result in results.items():
         for kind, row in result["by_kind"].items():
             lines.append(f"| {corpus} | {kind} | {row['n']} | " + " | ".join(pct(row.get(m)) for m in MODES) + " |")
     return "\n".join(lines) + "\n"
 
 
-def run(corpora, shared: Path, work: Path, out: Path, top_k: int, log, index_only: bool = False, model: str | None = None) -> dict:
+def run(
+    corpora, shared: Path, work: Path, out: Path, top_k: int, log, index_only: bool = False, model: str | None = None
+) -> dict:
     results = {}
     out.mkdir(parents=True, exist_ok=True)
     for corpus in corpora:
@@ -155,26 +186,53 @@ def run(corpora, shared: Path, work: Path, out: Path, top_k: int, log, index_onl
         log(f"{corpus}: indexing {notes} notes with the real model (slow: tens of passages a second)")
         indexed = smartvec(vault, index_dir, "index")
         smartvec(vault, index_dir, "consolidate")
-        log(f"{corpus}: {indexed.get('passages_embedded', 0)} passages embedded, {indexed.get('passages_reused', 0)} reused")
+        log(
+            f"{corpus}: {indexed.get('passages_embedded', 0)} passages embedded, {indexed.get('passages_reused', 0)} reused"
+        )
         if index_only:
             continue
-        report = smartvec(vault, index_dir, "bench", "questions", str(HERE / corpus / "questions.jsonl"), "--top-k", str(top_k))
-        result = {"corpus": corpus, "model": model or "auto", "source": spec["source"], "sample": spec["rule"], "notes": notes,
-                  "index": {k: indexed.get(k) for k in ("notes_scanned", "passages_embedded", "passages_reused", "seconds")},
-                  "seconds": round(time.monotonic() - started, 1), "by_kind": by_kind(report, read_kinds(corpus)), "report": report}
-        (out / f"real-{corpus}{'-' + model if model else ''}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        report = smartvec(
+            vault, index_dir, "bench", "questions", str(HERE / corpus / "questions.jsonl"), "--top-k", str(top_k)
+        )
+        result = {
+            "corpus": corpus,
+            "model": model or "auto",
+            "source": spec["source"],
+            "sample": spec["rule"],
+            "notes": notes,
+            "index": {k: indexed.get(k) for k in ("notes_scanned", "passages_embedded", "passages_reused", "seconds")},
+            "seconds": round(time.monotonic() - started, 1),
+            "by_kind": by_kind(report, read_kinds(corpus)),
+            "report": report,
+        }
+        (out / f"real-{corpus}{'-' + model if model else ''}.json").write_text(
+            json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         results[corpus] = result
     return results
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m smartvec_cli.bench.real", description=__doc__.splitlines()[0])
-    parser.add_argument("corpora", nargs="*", metavar="CORPUS", help=f"any of {', '.join(CORPORA + PARALLEL)} (default: {', '.join(CORPORA)})")
+    parser.add_argument(
+        "corpora",
+        nargs="*",
+        metavar="CORPUS",
+        help=f"any of {', '.join(CORPORA + PARALLEL)} (default: {', '.join(CORPORA)})",
+    )
     parser.add_argument("--shared", default="../shared", help="folder holding corpora/*.tar.gz (default: ../shared)")
-    parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "smartvec-corpora"), help="where the corpora are unpacked and indexed")
+    parser.add_argument(
+        "--work",
+        default=os.path.join(tempfile.gettempdir(), "smartvec-corpora"),
+        help="where the corpora are unpacked and indexed",
+    )
     parser.add_argument("--out", default="bench-results", help="folder for real-<corpus>.json and real.md")
     parser.add_argument("--top-k", type=int, default=5)
-    parser.add_argument("--model", choices=("minilm", "multilingual-e5"), help="index with this model ([embedder] model), in index-<model>/")
+    parser.add_argument(
+        "--model",
+        choices=("minilm", "multilingual-e5"),
+        help="index with this model ([embedder] model), in index-<model>/",
+    )
     parser.add_argument("--index-only", action="store_true", help="build and index the sample vaults, ask nothing")
     args = parser.parse_args(argv)
     unknown = [c for c in args.corpora if c not in CORPORA + PARALLEL]
@@ -182,8 +240,16 @@ def main(argv=None) -> int:
         parser.error(f"unknown corpus {unknown[0]!r}: choose from {', '.join(CORPORA + PARALLEL)}")
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        results = run(args.corpora or CORPORA, Path(args.shared).expanduser(), Path(args.work).expanduser(), Path(args.out),
-                      args.top_k, log, args.index_only, args.model)
+        results = run(
+            args.corpora or CORPORA,
+            Path(args.shared).expanduser(),
+            Path(args.work).expanduser(),
+            Path(args.out),
+            args.top_k,
+            log,
+            args.index_only,
+            args.model,
+        )
     except RunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

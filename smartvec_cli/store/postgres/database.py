@@ -298,7 +298,9 @@ def p006_words_in_every_language(db: PgDatabase) -> None:
     for code, name in sorted(SNOWBALL.items()):
         if code == ENGLISH or f"{name}_stem" not in have:
             continue
-        db.conn.execute(f"CREATE TEXT SEARCH DICTIONARY {TS_CONFIG}_stem_{code} (TEMPLATE = snowball, Language = {name})")
+        db.conn.execute(
+            f"CREATE TEXT SEARCH DICTIONARY {TS_CONFIG}_stem_{code} (TEMPLATE = snowball, Language = {name})"
+        )
         db.conn.execute(f"CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG}_{code} (COPY = simple)")
         db.conn.execute(
             f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG}_{code} ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, "
@@ -349,7 +351,7 @@ def p006_words_in_every_language(db: PgDatabase) -> None:
     db.conn.execute(f"CREATE INDEX idx_{FTS_TABLE}_words_body ON {FTS_TABLE} USING gin (words_body)")
     db.conn.execute(f"CREATE INDEX idx_{FTS_TABLE}_words_document ON {FTS_TABLE} USING gin (words_document)")
     db.conn.execute(
-        f"""CREATE FUNCTION smartvec_fts_words() RETURNS trigger LANGUAGE plpgsql AS $$
+        """CREATE FUNCTION smartvec_fts_words() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
               languages text := (SELECT value FROM meta WHERE key = 'languages');
               config regconfig;

@@ -73,7 +73,9 @@ class AdvisoryLock:
         holder = self.holder()
         return holder is not None, holder
 
-    def acquire(self, wait: float = DEFAULT_WAIT, on_wait: Callable[[Holder | None], None] | None = None) -> "AdvisoryLock":
+    def acquire(
+        self, wait: float = DEFAULT_WAIT, on_wait: Callable[[Holder | None], None] | None = None
+    ) -> "AdvisoryLock":
         if self._conn is not None:
             raise RuntimeError("lock already held by this object")
         command = self.command.removeprefix("smartvec ")

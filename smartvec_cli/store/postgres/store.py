@@ -19,18 +19,20 @@ from pgvector.psycopg import register_vector
 from psycopg.pq import TransactionStatus
 
 from ...errors import SmartvecError
+from ...memory.analysis import analysed, split_cjk
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..inlist import first_of_each
 from ..store import Store
 from . import database as schema
-from ...memory.analysis import analysed, split_cjk
 from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, WORDS_CONFIG, PgDatabase, connect, safe_url
 from .lock import WRITE_TRANSACTION
 
 INFERRED_EDGE = "COALESCE(detail::jsonb ->> 'inferred', 'false') = 'true'"
 INFERRED_REASON = "CASE WHEN e.detail::jsonb ->> 'inferred' = 'true' THEN e.detail::jsonb ->> 'reason' END"
 MAX_EF_SEARCH = 1000  # pgvector's ceiling for hnsw.ef_search
-SEARCH_MANY_IN_PROCESS = 200  # neighbour lists asked at once from which the live matrix is read (a round number, not measured)
+SEARCH_MANY_IN_PROCESS = (
+    200  # neighbour lists asked at once from which the live matrix is read (a round number, not measured)
+)
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
 
@@ -62,6 +64,7 @@ LINEAGE_CANDIDATES_SQL = """
                AND COALESCE(e.detail::jsonb ->> 'inferred', 'false') != 'true'))::int AS declared
     FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
 """
+
 
 def any_terms(expression: str, paired: bool = False) -> str | None:
     """A tsquery (any of the words) for an FTS5 expression of quoted words joined by OR, which is all
@@ -258,7 +261,9 @@ class PgStore(Store):
         by_id = {row[0]: row[1] for row in rows}
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
-            raise SmartvecError(f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again")
+            raise SmartvecError(
+                f"{len(missing)} passages have no stored vector; run 'smartvec index --full' to embed them again"
+            )
         return np.stack([as_array(by_id[i]) for i in chunk_ids])
 
     def nearest_exact(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -302,18 +307,29 @@ class PgStore(Store):
             return self.nearest_exact(vector, k)
         return [(row[0], float(row[1])) for row in rows]
 
-    def insert_correction(self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str) -> dict:
+    def insert_correction(
+        self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str
+    ) -> dict:
         note_pk = self.db["notes"].insert(note).last_pk
         self._upsert_vector(passage["hash"], embed_text, vector, now_iso)
         chunk = {"note": note_pk, **passage}
         chunk["id"] = self.db["chunks"].insert(chunk).last_pk
         self.db["edges"].insert(
-            {"src_note": note_pk, "dst_note": None, "src_chunk": chunk["id"], "dst_chunk": corrects, "type": "corrects", "created_at": now_iso}
+            {
+                "src_note": note_pk,
+                "dst_note": None,
+                "src_chunk": chunk["id"],
+                "dst_chunk": corrects,
+                "type": "corrects",
+                "created_at": now_iso,
+            }
         )
         return chunk
 
     def wrong_size_vector_count(self, dim: int) -> int:
-        return self.db.conn.execute("SELECT COUNT(*) FROM embeddings WHERE vector_dims(vector) != %s", [dim]).fetchone()[0]
+        return self.db.conn.execute(
+            "SELECT COUNT(*) FROM embeddings WHERE vector_dims(vector) != %s", [dim]
+        ).fetchone()[0]
 
     # -- the vector index ---------------------------------------------------------------------
 
@@ -364,7 +380,10 @@ class PgStore(Store):
 
     def set_importance(self, scores: dict[int, float]) -> None:
         with self.db.conn.cursor() as cursor:
-            cursor.executemany("UPDATE notes SET importance = %s WHERE id = %s", [(float(score), note) for note, score in scores.items()])
+            cursor.executemany(
+                "UPDATE notes SET importance = %s WHERE id = %s",
+                [(float(score), note) for note, score in scores.items()],
+            )
 
     # -- passages -----------------------------------------------------------------------------
 
@@ -406,11 +425,18 @@ class PgStore(Store):
             words = " ".join(expression.split('"')[1::2])
             if paired:
                 words = " ".join(part for word in words.split() for part in split_cjk(word))
-            found.append({row[0] for row in self.db.conn.execute(
-                f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery({config}, %s) q
+            found.append(
+                {
+                    row[0]
+                    for row in self.db.conn.execute(
+                        f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery({config}, %s) q
                     WHERE f.{body} @@ q AND c.state != 'DELETED' ORDER BY ts_rank(f.{body}, q) DESC, f.id LIMIT %s""",
-                [words, limit],
-            )} if words else set())
+                        [words, limit],
+                    )
+                }
+                if words
+                else set()
+            )
         return found
 
     def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
@@ -432,10 +458,14 @@ class PgStore(Store):
         frequency: dict[str, int] = {}
         for term in terms:
             query = any_terms(f'"{term}"', paired)
-            frequency[term] = 0 if query is None else self.db.conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
-                [query, cap + 1],
-            ).fetchone()[0]
+            frequency[term] = (
+                0
+                if query is None
+                else self.db.conn.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
+                    [query, cap + 1],
+                ).fetchone()[0]
+            )
         return frequency
 
     def term_holders(self, terms: list[str], ids: list[int]) -> dict[str, set[int]]:
@@ -444,12 +474,17 @@ class PgStore(Store):
         holders: dict[str, set[int]] = {}
         for term in terms:
             query = any_terms(f'"{term}"', paired)
-            holders[term] = set() if query is None or not ids else {
-                row[0]
-                for row in self.db.conn.execute(
-                    f"SELECT id FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) AND id = ANY(%s)", [query, ids]
-                )
-            }
+            holders[term] = (
+                set()
+                if query is None or not ids
+                else {
+                    row[0]
+                    for row in self.db.conn.execute(
+                        f"SELECT id FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) AND id = ANY(%s)",
+                        [query, ids],
+                    )
+                }
+            )
         return holders
 
     def unknown_terms(self, terms: list[str]) -> frozenset[str]:
@@ -457,9 +492,12 @@ class PgStore(Store):
         unknown = set()
         for term in terms:
             query = any_terms(f'"{term}"', paired)
-            if query is None or not self.db.conn.execute(
-                f"SELECT 1 FROM {FTS_TABLE} WHERE {document} @@ to_tsquery({config}, %s) LIMIT 1", [query]
-            ).fetchone():
+            if (
+                query is None
+                or not self.db.conn.execute(
+                    f"SELECT 1 FROM {FTS_TABLE} WHERE {document} @@ to_tsquery({config}, %s) LIMIT 1", [query]
+                ).fetchone()
+            ):
                 unknown.add(term)
         return frozenset(unknown)
 
@@ -478,8 +516,12 @@ class PgStore(Store):
         return [row[0] for row in rows]
 
     def lexical_index_drift(self) -> tuple[int, int, int]:
-        missing = self.db.conn.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM {FTS_TABLE})").fetchone()[0]
-        extra = self.db.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE id NOT IN (SELECT id FROM chunks)").fetchone()[0]
+        missing = self.db.conn.execute(
+            f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM {FTS_TABLE})"
+        ).fetchone()[0]
+        extra = self.db.conn.execute(
+            f"SELECT count(*) FROM {FTS_TABLE} WHERE id NOT IN (SELECT id FROM chunks)"
+        ).fetchone()[0]
         stale = self.db.conn.execute(
             f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id JOIN notes n ON n.id = c.note
                 WHERE f.text IS DISTINCT FROM c.text OR f.heading IS DISTINCT FROM c.heading OR f.title IS DISTINCT FROM n.title"""
