@@ -23,7 +23,7 @@ import re
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from smartvec_cli.core.indexer import StoredChunk, align_chunks
+from smartvec_cli.vault.align import StoredChunk, align_chunks
 from smartvec_cli.vault.chunk import is_link_item, is_page_chrome
 from smartvec_cli.vault.hashing import sha256_text
 from smartvec_cli.vault.markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR

@@ -41,8 +41,8 @@ from typing import Callable
 from ..clock import parse_when, to_iso
 from ..core.api import Vault
 from ..core.git_import import Commit, Git, later_of
-from ..core.indexer import CHAIN_SIMILARITY, overlap, word_counts
 from ..errors import SmartvecError, UsageError
+from ..vault.align import CHAIN_SIMILARITY, overlap, word_counts
 
 SAME_PARAGRAPH = 0.5
 MIN_WORDS = 8  # shorter blocks (labels, one-line list items) are not paragraphs worth a question

@@ -14,36 +14,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Callable
 
 import numpy as np
 
 from ..embed import EXPORTS_META, Embedder, made_by
-from ..errors import SmartvecError
 from ..memory.confidence import base_authority
-from ..memory.lineage import (
-    InferredSupersession,
-    PassageOverlap,
-    VersionCandidate,
-    copy_candidates,
-    infer_copies,
-    infer_supersessions,
-)
 from ..memory.temporal import GIT, OBSERVED, later, note_time
 from ..store.store import FIRST_INDEX_AT, LANGUAGES, REEMBEDDING, Store
+from ..vault.align import STORED_CHUNK_COLUMNS, ChunkPlan, StoredChunk, align_chunks
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
-from ..vault.links import LinkResolver, NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
+from . import relations
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
+from .relations import aliases_of
 from .workspace import Workspace
 
 GROUP_CHUNKS = 256
@@ -72,7 +64,8 @@ class IndexSummary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_archived: int = 0
-    chunks_recut: int = 0  # passages replaced because the rules for cutting notes changed (``vault.chunk.CHUNKING_RULES``), not the text
+    # passages replaced because the rules for cutting notes changed (``vault.chunk.CHUNKING_RULES``), not the text
+    chunks_recut: int = 0
     errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -85,69 +78,6 @@ class IndexSummary:
 
 class NoteReadError(Exception):
     """A file that cannot be read as a markdown note; the message is shown to the user."""
-
-
-@dataclass
-class StoredChunk:
-    id: int
-    key: str
-    hash: str
-    version: int
-    text: str = ""
-    observed_from: str | None = (
-        None  # since when this text is known to stand in the note (None: since before the first index)
-    )
-    observed_by: str | None = None
-    feedback: float = 0.0  # what a re-cut passage carries over (``Indexer._recut_passages``)
-    access_count: int = 0
-    last_accessed: str | None = None
-    created_at: str | None = None
-
-
-STORED_CHUNK_COLUMNS = tuple(f.name for f in fields(StoredChunk))
-
-CHAIN_SIMILARITY = 0.5
-"""Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
-its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Checked against
-the overlaps of real edits by ``smartvec bench history`` (docs/benchmarks.md, *History*): most keep 70% of their words or
-more, and the 0.3-0.6 range between edits and unrelated paragraphs is thinly populated, with no clean valley."""
-KEY_BONUS = 0.3
-"""Added to the overlap of a pair in the same place (same key): position breaks near ties, never a clear text match."""
-MERGED_CONTAINMENT = 0.8
-"""The share of a vanished passage's words that a new passage must hold for the old one to have been merged into it."""
-MAX_PAIRS = 40_000
-"""Above this many (old, new) pairs in one note, only the same-place rule links versions (a bulk rewrite)."""
-
-
-@dataclass
-class ChunkPlan:
-    """How a note's stored passages map onto its new passages."""
-
-    keep: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
-    revise: list[tuple[StoredChunk, Chunk]] = field(default_factory=list)
-    add: list[Chunk] = field(default_factory=list)
-    merged: list[tuple[StoredChunk, Chunk]] = field(
-        default_factory=list
-    )  # old text now part of a revised or added passage
-    retire: list[StoredChunk] = field(default_factory=list)
-
-    @property
-    def changes(self) -> bool:
-        """Some passage is new, revised, merged or gone: the note's passages are not what is stored."""
-        return bool(self.revise or self.add or self.merged or self.retire)
-
-
-def word_counts(text: str) -> Counter:
-    return Counter(re.findall(r"\w+", text.lower()))
-
-
-def overlap(a: Counter, b: Counter) -> tuple[float, float]:
-    """(Dice coefficient of the two word multisets, share of the smaller one's words the other holds)."""
-    common = sum((a & b).values())
-    sizes = sum(a.values()), sum(b.values())
-    if not common:
-        return 0.0, 0.0
-    return 2 * common / (sizes[0] + sizes[1]), common / min(sizes)
 
 
 MOVED_SHARE = 0.5
@@ -169,87 +99,13 @@ class DepartedText:
         return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
 
 
-def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
-    """Match stored passages to new ones, so that each new text continues the version chain it came from.
-
-    Same embedded text first (even if moved), then the same words under another title or heading (a renamed
-    note: the passage is kept, embedded anew, never a new version of itself), then by similarity of text and place: the pairs whose words overlap by
-    ``CHAIN_SIMILARITY`` or more, or that sit in the same place (same key), best first, one to one (a
-    reworded paragraph, one moved to another section and edited, the larger half of a split). A stored
-    passage left over whose words are mostly inside a revised or new one was merged into it; any other
-    is retired. Matched passages keep their stored key, so chunk ids stay stable; new passages whose key is
-    already taken get a numeric suffix.
-    """
-    plan = ChunkPlan()
-    unmatched_old = {c.id: c for c in old}
-    pending: list[Chunk] = []
-    for chunk in new:
-        match = next((c for c in unmatched_old.values() if c.hash == chunk.hash and c.key == chunk.key), None)
-        if match:
-            plan.keep.append((match, chunk))
-            del unmatched_old[match.id]
-        else:
-            pending.append(chunk)
-    for same in (
-        lambda c, chunk: c.hash == chunk.hash,
-        lambda c, chunk: c.text == chunk.text and c.key == chunk.key,
-        lambda c, chunk: c.text == chunk.text,
-    ):
-        still: list[Chunk] = []
-        for chunk in pending:
-            match = next((c for c in unmatched_old.values() if same(c, chunk)), None)
-            if match:
-                chunk.key = match.key
-                plan.keep.append((match, chunk))
-                del unmatched_old[match.id]
-            else:
-                still.append(chunk)
-        pending = still
-    compare = len(still) * len(unmatched_old) <= MAX_PAIRS
-    old_words = {c.id: word_counts(c.text) for c in unmatched_old.values()} if compare else {}
-    new_words = [word_counts(c.text) for c in still] if compare else []
-    pairs = []
-    for i, chunk in enumerate(still):
-        for stored in unmatched_old.values():
-            similarity = overlap(old_words[stored.id], new_words[i])[0] if compare else 0.0
-            same_place = stored.key == chunk.key
-            if same_place or similarity >= CHAIN_SIMILARITY:
-                pairs.append((similarity + (KEY_BONUS if same_place else 0.0), i, stored.id))
-    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
-    continued: dict[int, StoredChunk] = {}
-    for _, i, stored_id in pairs:
-        if i in continued or stored_id not in unmatched_old:
-            continue
-        continued[i] = unmatched_old.pop(stored_id)
-    taken = {c.key for c, _ in plan.keep} | {c.key for c in continued.values()}
-    for i, chunk in enumerate(still):
-        stored = continued.get(i)
-        if stored is not None:
-            chunk.key = stored.key
-            plan.revise.append((stored, chunk))
-            continue
-        base, n = chunk.key, 2
-        while chunk.key in taken or any(c.key == chunk.key for c in unmatched_old.values()):
-            chunk.key, n = f"{base}-{n}", n + 1
-        taken.add(chunk.key)
-        plan.add.append(chunk)
-    for stored in unmatched_old.values():
-        best = max(
-            ((overlap(old_words[stored.id], new_words[i])[1], i) for i in range(len(still))) if compare else (),
-            default=(0.0, -1),
-        )
-        if best[0] >= MERGED_CONTAINMENT:
-            plan.merged.append((stored, still[best[1]]))
-        else:
-            plan.retire.append(stored)
-    return plan
-
-
 def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str, str]:
-    """(text, sha256 of the bytes, the encoding they were read in); raises NoteReadError with a message fit for the user."""
+    """(text, sha256 of the bytes, the encoding they were read in); raises NoteReadError with a message fit for
+    the user."""
     if note.size > max_bytes:
         raise NoteReadError(
-            f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb); skipped"
+            f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb);"
+            " skipped"
         )
     try:
         data = note.abs_path.read_bytes()
@@ -400,11 +256,13 @@ class Indexer:
         self._names_changed = self._names_changed or bool(missing) or relations_left_stale or attachments_changed
         relinked = bool(to_write or missing or relations_left_stale or attachments_changed)
         if relinked:
-            self._resolve_links()
+            relations.resolve_links(
+                self.store, self._attachments, None if self._names_changed else sorted(self._written_notes)
+            )
             with self.store.write():
                 self.store.set_meta(ATTACHMENTS, attachments_key)
-        if self._infer_versions() or relinked:
-            self._apply_supersession()
+        if relations.infer_versions(self.store, self.ws.config, self.now) or relinked:
+            relations.apply_supersession(self.store)
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)
         if full:
@@ -608,7 +466,7 @@ class Indexer:
                 self._report(step="loading the model")  # made and loaded on first use: the first batch waits for it
                 self._model_used = True
             embedded = self.embedder.embed([t for _, t in part])
-            vectors.update((h, (t, v)) for (h, t), v in zip(part, embedded))
+            vectors.update((h, (t, v)) for (h, t), v in zip(part, embedded, strict=True))
             self._embedded_so_far += len(part)
             self._embedded_in_run += len(part)
             self.summary.chunks_embedded += len(part)
@@ -772,7 +630,7 @@ class Indexer:
             not existing
             or row["path"] != values["path"]
             or row["title"] != values["title"]
-            or _aliases(row["metadata"]) != _aliases(values["metadata"])
+            or aliases_of(row["metadata"]) != aliases_of(values["metadata"])
         ):
             self._names_changed = True
         text_changed = existing and plan.changes
@@ -945,87 +803,6 @@ class Indexer:
                 self.store.delete_note(row["id"], self.now, self.source)
         self.summary.notes_deleted += len(rows)
 
-    def _resolve_links(self) -> None:
-        """Point links at the notes or attachments they name (``vault.links``: the path, relative to the
-        linking note for a Markdown link, then file name or alias as written, title, then case-folded, the
-        shortest path on ties).
-
-        Only the written notes' links are resolved, unless the set of names changed (a note or attachment
-        appeared, went, moved, or a note changed its title or aliases): then every link is.
-        """
-        names = []
-        for note_pk, path, title, note_id, metadata in self.store.live_note_names():
-            aliases = _aliases(metadata) or []
-            aliases = aliases if isinstance(aliases, list) else [aliases]
-            names.append(
-                NoteName(
-                    note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip())
-                )
-            )
-        resolver = LinkResolver(names, self._attachments)
-        src_notes = None if self._names_changed else sorted(self._written_notes)
-        with self.store.write():
-            for edge_id, source_path, target, detail_json, current in self.store.link_rows(src_notes):
-                detail = json.loads(detail_json) if detail_json else {}
-                found = resolver.resolve(target, source_path, markdown=bool(detail.get("markdown")))
-                updated = {k: v for k, v in detail.items() if k != "attachment"}
-                if found.attachment:
-                    updated["attachment"] = found.attachment
-                if found.note != current or updated != detail:
-                    self.store.set_link_destination(edge_id, found.note, json.dumps(updated))
-
-    def _infer_versions(self) -> bool:
-        """Copies of a note named as versions ("X v2", "X (2024)"), or whose passages mostly match, supersede
-        one another as if declared (``memory.lineage``), as edges marked ``inferred`` with their reason;
-        whether those edges changed.
-        Runs over every note's name on each run (a cheap scan), so turning it off in ``config.toml`` takes
-        effect at the next ``index``."""
-        inferred: list[InferredSupersession] = []
-        paths: dict[int, str] = {}
-        if self.ws.config.consolidation.infer_versions:
-            candidates = [
-                VersionCandidate(note, path, title or "", doc_date, created_at, source_type, bool(declared))
-                for note, path, title, doc_date, created_at, source_type, declared in self.store.lineage_candidates()
-            ]
-            inferred = infer_supersessions(candidates)
-            overlaps = passage_overlaps(self.store, {c.note for c in copy_candidates(candidates)})
-            inferred += infer_copies(candidates, overlaps, inferred)
-            paths = {c.note: c.path for c in candidates}
-        rows = [
-            {
-                "src_note": edge.newer,
-                "dst_note": edge.older,
-                "type": "supersedes",
-                "target": paths[edge.older],
-                "detail": json.dumps({"inferred": True, "reason": edge.reason, "start": edge.start}),
-                "created_at": self.now,
-            }
-            for edge in inferred
-        ]
-        wanted = {(row["src_note"], row["dst_note"]): row["detail"] for row in rows}
-        if wanted == self.store.inferred_supersessions():
-            return False
-        with self.store.write():
-            self.store.replace_inferred_supersessions(rows)
-        return True
-
-    def _apply_supersession(self) -> None:
-        """A note that another note ``supersedes`` stops being valid when its successor starts."""
-        starts: dict[int, tuple[str, int]] = {}
-        for dst, start, src in self.store.supersession_links():
-            if dst not in starts or start < starts[dst][0]:
-                starts[dst] = (start, src)
-        current = self.store.superseded_notes()
-        changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
-        if not changed:
-            return
-        with self.store.write():
-            for note_pk in changed:
-                start, src = starts.get(note_pk, (None, None))
-                self.store.set_superseded(note_pk, start, src)
-            self.store.refresh_windows(changed)
-            self.store.mark_notes_pending(changed)
-
     # -- --full -------------------------------------------------------------------------------
 
     def _reembed_stored(self) -> None:
@@ -1059,86 +836,10 @@ class Indexer:
         return self.summary.chunks_embedded
 
 
-COMMON_PASSAGE_NOTES = 3
-"""A passage text found in more notes than this is boilerplate (a template's fixed section, a shared footer, a
-contact line under every policy of one owner): it counts as matched, but two notes matched only by
-boilerplate are notes of one template, not copies (``PassageOverlap.distinct``)."""
-PAIRED_BY_AT_MOST = 20
-"""Only passage texts found in at most this many notes make their notes candidates for comparison: a text in
-hundreds of notes (an empty template section) would make every pair of them one."""
-NEAR_COPY_COSINE = 0.95
-"""Stored vectors this close make two passages near-identical: one edited copy of the other (a changed number, a
-date, a word or two). On the benchmark's calibration vault (seed 1729, plain style) every passage of a policy copy
-has a partner 0.95 or closer in the other copy in 17 of 18 pairs of copies (2 of 3 in the last), and no two
-passages of different notes are closer than 0.875 (docs/ranking.md, *Copies under another name*)."""
-
-
-def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
-    """How far the current passages of each two of ``notes`` that share a passage text match (one to one:
-    identical texts first, then the closest near-identical pairs by stored vector). Texts are compared by their
-    own hash, without the note title that the stored ``hash`` covers, so a copy under another name shares them. Only notes
-    sharing at least one identical text are compared, so the cost follows the copies, not the size of the vault."""
-    shared = store.shared_passages()
-    boilerplate = {text_hash for text_hash, holders in shared if len(holders) > COMMON_PASSAGE_NOTES}
-    pairs: set[tuple[int, int]] = set()
-    for _, holders in shared:
-        held = sorted(n for n in holders if n in notes)
-        if len(holders) <= PAIRED_BY_AT_MOST:
-            pairs.update((a, b) for i, a in enumerate(held) for b in held[i + 1 :])
-    if not pairs:
-        return []
-    passages: dict[int, list[tuple[int, str]]] = {}
-    for note, row, text_hash in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
-        passages.setdefault(note, []).append((row, text_hash))
-    rows = [row for held in passages.values() for row, _ in held]
-    try:
-        vectors = dict(zip(rows, store.vectors_for_chunks(rows)))
-    except SmartvecError:  # vectors lost (``doctor`` says so; ``index --full`` embeds them again): identical texts only
-        vectors = {}
-    found = []
-    for a, b in sorted(pairs):
-        left, right = passages.get(a, []), passages.get(b, [])
-        exact = Counter(t for _, t in left) & Counter(t for _, t in right)
-        near = _near_identical(_without(left, exact), _without(right, exact), vectors)
-        rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
-        found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
-    return found
-
-
-def _near_identical(left: list[int], right: list[int], vectors: dict[int, np.ndarray]) -> int:
-    """How many of these passage rows pair off, one to one and closest first, at ``NEAR_COPY_COSINE`` or closer."""
-    if not (vectors and left and right):
-        return 0
-    cosines = np.stack([vectors[r] for r in left]) @ np.stack([vectors[r] for r in right]).T
-    used_left: set[int] = set()
-    used_right: set[int] = set()
-    for i, j in zip(*np.unravel_index(np.argsort(-cosines, axis=None), cosines.shape)):
-        if cosines[i, j] < NEAR_COPY_COSINE:
-            break
-        if i not in used_left and j not in used_right:
-            used_left.add(i)
-            used_right.add(j)
-    return len(used_left)
-
-
-def _without(passages: list[tuple[int, str]], matched: Counter) -> list[int]:
-    """The rows of ``passages`` left once the ``matched`` texts (as many of each as matched) are taken out."""
-    left, rows = Counter(matched), []
-    for row, text_hash in passages:
-        if left[text_hash]:
-            left[text_hash] -= 1
-        else:
-            rows.append(row)
-    return rows
-
-
-def _aliases(metadata_json: str | None):
-    return json.loads(metadata_json).get("aliases") if metadata_json and '"aliases"' in metadata_json else None
-
-
 def note_rules_key(config) -> str:
     """The ``NOTE_RULES`` digest: what reading a note depends on besides its text (the kinds of source in
-    ``config.confidence``, how notes are cut into passages, how links are read). When it changes every note is read again."""
+    ``config.confidence``, how notes are cut into passages, how links are read). When it changes every note is
+    read again."""
     rules = {
         "confidence": asdict(config.confidence),
         "chunking": [CHUNKING_RULES, config.chunk_max_chars],

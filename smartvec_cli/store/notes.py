@@ -190,7 +190,7 @@ class NoteQueries:
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions in reading order, with what ``core.indexer.StoredChunk`` holds."""
+        """The note's current passage versions in reading order, with what ``vault.align.StoredChunk`` holds."""
         return list(
             self.db.query(
                 "SELECT id, key, hash, version, text, observed_from, observed_by, feedback, access_count, last_accessed, created_at FROM chunks"

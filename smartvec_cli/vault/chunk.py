@@ -4,7 +4,7 @@ A passage's ``key`` is what keeps its identity while the rest of the note change
 an explicit block id (``^id`` or an aclarai id) when the author gave one, otherwise
 the slug of its heading plus its place in that section. The indexer further keeps
 the identity of passages whose text did not change even when they move (see
-``core.indexer.align_chunks``).
+``vault.align.align_chunks``).
 
 What gets hashed and embedded is ``embed_text``: the note title and heading path as
 context, then the paragraph with metadata removed and wikilinks read as words.
