@@ -157,3 +157,21 @@ def test_an_index_made_before_the_analysed_index_gets_it_filled_on_opening(vault
     passages = index_rows("SELECT count(*) FROM chunks")[0][0]
     assert index_rows("SELECT count(*) FROM passages_words") == [(passages,)]
     assert lexical_check(cli) == "the full-text index matches every stored passage"
+
+
+def test_the_configured_language_is_the_one_the_full_text_index_reads(vault, cli, fake_embedder, tmp_path):
+    """``languages`` in config.toml outranks what the notes look like, and a changed setting takes effect at the
+    next run: English-looking notes stemmed as German, then back to the porter index alone."""
+    for name, text in GERMAN.items():
+        write(vault, name, text)
+    (tmp_path / "index").mkdir()
+    config = tmp_path / "index" / "config.toml"
+    config.write_text('languages = ["en"]\n', encoding="utf-8")
+    cli.json("index", "--json")
+    assert index_rows("SELECT count(*) FROM passages_words") == [(0,)]
+    assert lexical(cli, "Zeitstempel Verzeichnis")[0] == "Kopieren.md"
+
+    config.write_text('languages = ["de"]\n', encoding="utf-8")
+    cli.json("index", "--json")
+    assert index_rows("SELECT count(*) FROM passages_words")[0][0] > 0
+    assert lexical(cli, "Zeitstempeln Verzeichnissen")[0] == "Kopieren.md"

@@ -296,12 +296,18 @@ class Indexer:
 
     def _read_languages(self, texts: list[str], full: bool) -> None:
         """At the first index (and at ``--full``, which reads every note), the vault's languages from its notes'
-        prose, recorded in the index; before anything is embedded, the model they call for, unless
-        ``[embedder] model`` names one or the index already holds vectors of one (its fingerprint decides).
+        prose (``languages`` in ``config.toml`` wins, at every run, so that the full-text index reads the words
+        in the language the user named), recorded in the index; before anything is embedded, the model the
+        notes' languages call for, unless ``[embedder] model`` names one or the index already holds vectors of
+        one (its fingerprint decides).
 
         A vault mostly in another language than English, or mixed, is multilingual-e5's. Without the
         ``multilingual`` extra it is embedded with MiniLM all the same, and the run says so once: the choice
         is made here only, and the index keeps the model its vectors are from."""
+        configured = list(self.ws.config.languages or [])
+        if configured and self.store.get_meta(LANGUAGES) != " ".join(configured):
+            with self.store.write():
+                self.store.record_languages(configured)
         if not texts or not (
             full or self._first_index or self.store.get_meta(LANGUAGES) is None and not self.store.fingerprint
         ):
@@ -310,7 +316,7 @@ class Indexer:
         from ..vault.language import language_shares, mostly_english, vault_languages
 
         shares = language_shares(texts)
-        languages = vault_languages(shares)
+        languages = configured or vault_languages(shares)
         with self.store.write():
             self.store.record_languages(languages)
         self.ws.facts["languages"] = languages
