@@ -10,7 +10,7 @@ from conftest import write
 from smartvec_cli.memory.confidence import ConfidenceSettings
 from smartvec_cli.memory.passage import Passage
 from smartvec_cli.memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, Candidate, rank
-from smartvec_cli.memory.scoring import ScoringSettings
+from smartvec_cli.memory.scoring import Calibration, ScoringSettings
 
 NOW = dt.datetime(2026, 6, 1, 12, tzinfo=dt.timezone.utc)
 NONSENSE = [
@@ -37,11 +37,14 @@ def passage(number: int, text: str = "some text", feedback: float = 0.0) -> Pass
     )
 
 
-def ranked(cosines: dict[int, float], feedback: dict[int, float] = {}):
+def ranked(cosines: dict[int, float], feedback: dict[int, float] | None = None, scoring: ScoringSettings | None = None):
+    feedback, scoring = feedback or {}, scoring or ScoringSettings()
     candidates = [Candidate(passage(i, feedback=feedback.get(i, 0.0)), cosine) for i, cosine in cosines.items()]
-    return rank(
-        candidates, Ask(NOW, False), ScoringSettings().weights, ScoringSettings(), ConfidenceSettings(), (0.0, 0.0)
-    )
+    return rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
+
+
+# A fit that would call any hit a near-certain answer: what the ceiling alone must hold down.
+OVERCONFIDENT = ScoringSettings(calibration=Calibration(bias=8.0))
 
 
 def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
@@ -51,8 +54,11 @@ def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
 
 
 def test_a_weak_match_never_claims_more_than_the_ceiling():
-    hits = ranked({1: 0.29, 2: 0.05})
-    assert hits[0].confidence <= WEAK_MATCH_CONFIDENCE_CEILING
+    [weak] = ranked({1: 0.29, 2: 0.05}, scoring=OVERCONFIDENT)
+    [strong] = ranked({1: 0.80, 2: 0.05}, scoring=OVERCONFIDENT)
+    assert any(w.startswith("weak match") for w in weak.warnings)
+    assert weak.confidence == pytest.approx(WEAK_MATCH_CONFIDENCE_CEILING)  # the fit claimed far more
+    assert strong.confidence > 0.9  # the same fit, no weak match: nothing holds it down
 
 
 def test_a_down_voted_passage_goes_below_the_hit_more_likely_to_answer():
@@ -91,7 +97,6 @@ def test_a_calibration_fitted_for_the_old_features_is_refused_with_the_reason(tm
 def test_the_first_closeness_and_the_length_are_computed_as_specified_and_weigh_only_the_confidence():
     """``first_closeness``: the closeness for the first hit, 0 below; ``length``: ln(1 + words) below the first hit,
     0 for it. Their weights move the confidence but not the order (``order_confidence`` leaves them out)."""
-    from smartvec_cli.memory.scoring import Calibration
 
     texts = {1: "one two three", 2: " ".join(["word"] * 19), 3: "short one"}
 
