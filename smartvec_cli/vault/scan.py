@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -36,19 +38,22 @@ class ScanProblem:
     error: str
 
 
-def is_excluded(rel_path: str, patterns: list[str]) -> bool:
-    """True when ``rel_path`` or one of its parent folders matches a glob (``*`` also crosses ``/``)."""
-    parts = PurePosixPath(rel_path).parts
-    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    for pattern in patterns:
-        pattern = pattern.strip().rstrip("/")
-        if not pattern:
-            continue
-        bare = pattern[:-3] if pattern.endswith("/**") else pattern
-        for candidate in prefixes:
-            if fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(candidate, bare):
-                return True
-    return False
+def glob_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a vault path or one of its parent folders matches one of the globs (``*`` also crosses ``/``;
+    ``dir/**`` means the folder too): the rule of ``exclude`` in ``config.toml`` and of ``--path``, as one
+    regular expression compiled once (a glob, then nothing or a ``/`` and the rest)."""
+    globs = [g.strip().rstrip("/") for g in patterns]
+    globs = [g for g in globs if g] + [g[:-3] for g in globs if g.endswith("/**")]
+    if not globs:
+        return lambda rel_path: False
+    alternatives = "|".join(fnmatch.translate(g).removeprefix("(?s:").removesuffix(")\\Z") for g in globs)
+    match = re.compile(f"(?s:{alternatives})(?:/.*)?\\Z").match
+    return lambda rel_path: match(rel_path) is not None
+
+
+def is_excluded(rel_path: str, patterns: Sequence[str]) -> bool:
+    """True when ``rel_path`` or one of its parent folders matches a glob (``glob_matcher``)."""
+    return glob_matcher(patterns)(rel_path)
 
 
 def _skip_name(name: str) -> bool:
@@ -69,6 +74,7 @@ def scan_vault(
     root_real = Path(os.path.realpath(vault))
     index_real = os.path.realpath(index_dir) if index_dir else None
     exclude = exclude or []
+    excluded = glob_matcher(exclude)
     notes: list[NoteFile] = []
     problems: list[ScanProblem] = []
     visited_dirs: set[str] = set()
@@ -94,7 +100,7 @@ def scan_vault(
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if _skip_name(entry.name) or entry.name in IGNORED_DIRS:
                 continue
-            if exclude and is_excluded(rel, exclude):
+            if excluded(rel):
                 continue
             path = entry.path
             if entry.is_symlink():
