@@ -27,8 +27,9 @@ from smartvec_cli.store.lock import FileLock
 from smartvec_cli.store.store import Store
 
 
-def eventually(check, timeout=10.0, what="condition"):
-    """Poll ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
+def eventually(check, timeout=60.0, what="condition"):
+    """Poll ``check`` until it returns something truthy; fail after ``timeout`` seconds (generous: a liveness
+    wait, which returns as soon as the daemon has caught up, must not fail on a loaded machine)."""
     deadline = time.monotonic() + timeout
     while True:
         result = check()
