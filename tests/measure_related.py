@@ -22,7 +22,7 @@ emb = SentenceTransformerEmbedder()
 with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
     v.index()
     v.consolidate()
-    from smartvec_cli.core.related import lineage_of
+    from smartvec_cli.memory.lineage import lineage_members
 
     with v.ws.open_store() as store:
         notes = {r["id"]: r for r in store.live_notes()}
@@ -39,7 +39,7 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
     mode = sys.argv[1] if len(sys.argv) > 1 else "both"
     truth = {
         n: {m for m in notes if m != n and (m in linked[n] or (mode == "both" and tags[n] & tags[m]))}
-        - lineage_of(pairs, n)
+        - lineage_members(pairs, n)
         for n in notes
     }
     print(

@@ -447,3 +447,13 @@ def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(
     assert history["superseded_by"] == "shop/Customer Returns.md"
     assert history["superseded_inferred"].startswith("passages mostly match (2 of 3)")
     assert cli.json("status", "--json")["kinds"] == {"declared": 0, "inferred": 0, "unknown": 2}
+
+
+def test_a_lineage_is_every_note_supersedes_edges_connect_however_far():
+    from smartvec_cli.memory.lineage import lineage_members, lineages
+
+    pairs = [(2, 1), (3, 2), (5, 4), (3, 6)]  # 1 <- 2 <- 3 -> 6 is one lineage (3 supersedes both), 4 <- 5 another
+    roots = lineages(pairs)
+    assert roots[1] == roots[2] == roots[3] == roots[6] != roots[4] == roots[5]
+    assert lineage_members(pairs, 1) == {1, 2, 3, 6} and lineage_members(pairs, 5) == {4, 5}
+    assert lineage_members(pairs, 9) == {9}

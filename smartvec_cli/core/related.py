@@ -20,6 +20,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import UsageError
+from ..memory.lineage import lineage_members
 from ..store.ann import unit_matrix
 from ..store.store import Store
 
@@ -34,25 +35,10 @@ class RelatedNote:
     source: int  # the note's own passage that one answers best
 
 
-def lineage_of(pairs: list[tuple[int, int]], note: int) -> set[int]:
-    """The note and every note ``supersedes`` edges connect with it, in either direction, however far."""
-    neighbours: dict[int, set[int]] = {}
-    for a, b in pairs:
-        neighbours.setdefault(a, set()).add(b)
-        neighbours.setdefault(b, set()).add(a)
-    seen, todo = {note}, [note]
-    while todo:
-        for other in neighbours.get(todo.pop(), ()):
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return seen
-
-
 def related_notes(store: Store, config: Config, note: int, top_k: int = 5, method: str = "best") -> list[RelatedNote]:
     """The ``top_k`` notes most like ``note`` (see the module), best first."""
     rows = store.current_passage_notes()
-    excluded = lineage_of(store.supersedes_note_pairs(), note)
+    excluded = lineage_members(store.supersedes_note_pairs(), note)
     own = [row for row, owner in rows if owner == note]
     others = [(row, owner) for row, owner in rows if owner not in excluded]
     if not own or not others:

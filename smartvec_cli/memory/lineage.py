@@ -20,6 +20,7 @@ versions. A draft supersedes nothing, and is superseded only by a copy of a late
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -283,3 +284,26 @@ def infer_copies(
         if older.note not in best or newer_start < best[older.note][0]:
             best[older.note] = (newer_start, edge)
     return [edge for _, edge in sorted(best.values(), key=lambda item: (item[1].older, item[1].newer))]
+
+
+def lineages(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:
+    """Each note that ``supersedes`` edges (newer, older) touch, mapped to one representative note of its
+    lineage: the notes the edges connect, in either direction, however many versions lie between them."""
+    parent: dict[int, int] = {}
+
+    def root(note: int) -> int:
+        while parent.setdefault(note, note) != note:
+            parent[note] = parent[parent[note]]
+            note = parent[note]
+        return note
+
+    for newer, older in pairs:
+        parent[root(newer)] = root(older)
+    return {note: root(note) for note in parent}
+
+
+def lineage_members(pairs: Iterable[tuple[int, int]], note: int) -> set[int]:
+    """``note`` and every note of its lineage (``lineages``)."""
+    roots = lineages(pairs)
+    mine = roots.get(note, note)
+    return {note} | {other for other, root in roots.items() if root == mine}
