@@ -76,8 +76,8 @@ class GraphQueries(StoreBase):
         return [
             r[0]
             for r in self.db.execute(
-                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' AND (valid_until IS NULL OR "
-                "valid_until > ?)",
+                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' "
+                "AND (valid_until IS NULL OR valid_until > ?)",
                 [now_iso],
             )
         ]
@@ -127,8 +127,8 @@ class GraphQueries(StoreBase):
         """Deletes the ``contradicts`` and ``restates`` edges touching these passages, to be found afresh; how many."""
         return sum(
             self.db.execute(
-                f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR "
-                f"dst_chunk IN ({marks}))",
+                "DELETE FROM edges WHERE type IN ('contradicts', 'restates') "
+                f"AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
                 part + part,
             ).rowcount
             for part, marks in in_lists(ids)
@@ -171,8 +171,8 @@ class GraphQueries(StoreBase):
             return [
                 r[0]
                 for r in self.db.execute(
-                    "SELECT id FROM chunks WHERE note = ? AND current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', "
-                    "'DORMANT') ORDER BY ordinal",
+                    "SELECT id FROM chunks WHERE note = ? AND current = 1 "
+                    "AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') ORDER BY ordinal",
                     [note],
                 )
             ]
@@ -295,8 +295,8 @@ class GraphQueries(StoreBase):
         if row is None and "#" in chunk_id:
             old_id, key = chunk_id.split("#", 1)
             renamed = self.db.execute(
-                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note WHERE o.note_id = ? ORDER BY o.id "
-                "DESC LIMIT 1",
+                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note "
+                "WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1",
                 [old_id],
             ).fetchone()
             if renamed and renamed[0] != old_id:

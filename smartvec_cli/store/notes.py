@@ -156,8 +156,8 @@ class NoteQueries(StoreBase):
         """Deleted notes whose last path or id was this, the latest deleted first."""
         return list(
             self.db.query(
-                "SELECT * FROM notes WHERE deleted_at IS NOT NULL AND (path = ? OR note_id = ?) ORDER BY deleted_at "
-                "DESC, id DESC",
+                "SELECT * FROM notes WHERE deleted_at IS NOT NULL AND (path = ? OR note_id = ?) "
+                "ORDER BY deleted_at DESC, id DESC",
                 [name, name],
             )
         )
@@ -388,8 +388,8 @@ class NoteQueries(StoreBase):
         return {
             (r[0], r[1]): r[2]
             for r in self.db.execute(
-                "SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND "
-                f"{self.dialect.inferred_edge}"
+                "SELECT src_note, dst_note, detail FROM edges "
+                f"WHERE type = 'supersedes' AND {self.dialect.inferred_edge}"
             )
         }
 

@@ -119,8 +119,8 @@ class PassageQueries(StoreBase):
             if ids:
                 self.db.execute(
                     f"UPDATE chunks SET access_count = access_count + 1, last_accessed = ?, "
-                    "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END WHERE id IN "
-                    f"({','.join('?' * len(ids))})",
+                    "state = CASE WHEN state = 'DORMANT' THEN 'ACTIVE' ELSE state END "
+                    f"WHERE id IN ({','.join('?' * len(ids))})",
                     [now_iso, *ids],
                 )
             self.set_meta("last_query", json.dumps(last_query))

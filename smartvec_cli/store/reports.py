@@ -50,8 +50,8 @@ class ReportQueries(StoreBase):
     def deleted_notes_passage_count(self) -> int:
         """Passage versions kept as history of deleted notes (``forget`` erases them)."""
         return self.db.execute(
-            "SELECT COUNT(*) FROM chunks WHERE state != 'DELETED' AND note IN (SELECT id FROM notes WHERE deleted_at "
-            "IS NOT NULL)"
+            "SELECT COUNT(*) FROM chunks WHERE state != 'DELETED' "
+            "AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)"
         ).fetchone()[0]
 
     def vector_count(self) -> int:
@@ -69,8 +69,8 @@ class ReportQueries(StoreBase):
     def notes_needing_review(self) -> list[tuple[str, str, str]]:
         """(path, reason, since) of every live note consolidation flagged for a human, by path."""
         return self.db.execute(
-            "SELECT path, review_reason, review_since FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS "
-            "NULL ORDER BY path"
+            "SELECT path, review_reason, review_since FROM notes "
+            "WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
         ).fetchall()
 
     def live_passage_ids(self) -> set[int]:
@@ -111,8 +111,8 @@ class ReportQueries(StoreBase):
         """A note's stored passage versions but the deleted ones: current text first, in reading order."""
         return list(
             self.db.query(
-                "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, "
-                "version",
+                "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' "
+                "ORDER BY state = 'ARCHIVED', ordinal, version",
                 [note],
             )
         )
@@ -122,8 +122,8 @@ class ReportQueries(StoreBase):
         names an attachment it resolved to), in the order found."""
         return list(
             self.db.query(
-                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE "
-                "e.src_note = ? ORDER BY e.id",
+                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note "
+                "WHERE e.src_note = ? ORDER BY e.id",
                 [note],
             )
         )
@@ -152,8 +152,8 @@ class ReportQueries(StoreBase):
     def supersession_reason(self, newer: int, older: int) -> str | None:
         """Why ``newer`` was inferred to supersede ``older``; None when the note declared it (or it does not)."""
         row = self.db.execute(
-            f"SELECT {self.dialect.inferred_reason} FROM edges e WHERE e.type = 'supersedes' AND e.src_note = ? AND "
-            "e.dst_note = ? LIMIT 1",
+            f"SELECT {self.dialect.inferred_reason} FROM edges e WHERE e.type = 'supersedes' "
+            "AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
             [newer, older],
         ).fetchone()
         return row[0] if row else None
@@ -161,8 +161,8 @@ class ReportQueries(StoreBase):
     def note_events(self, note: int) -> list[tuple[str, str, str | None]]:
         """(at, kind, data as JSON text) of every event about a note or one of its passages, oldest first."""
         return self.db.execute(
-            "SELECT at, kind, data FROM events WHERE note = ? OR chunk IN (SELECT id FROM chunks WHERE note = ?) "
-            "ORDER BY id",
+            "SELECT at, kind, data FROM events WHERE note = ? "
+            "OR chunk IN (SELECT id FROM chunks WHERE note = ?) ORDER BY id",
             [note, note],
         ).fetchall()
 

@@ -56,8 +56,8 @@ def damaged_database_advice(layout: IndexLayout) -> str:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return (
-        f"{kept}restore {layout.db} from a backup or a copy, or run 'smartvec index --full' to rebuild it from the "
-        "notes "
+        f"{kept}restore {layout.db} from a backup or a copy, or run 'smartvec index --full' "
+        "to rebuild it from the notes "
         "(it keeps the damaged files in backup/; feedback and history are lost)"
     )
 
@@ -98,8 +98,8 @@ class SqliteStore(Fts5Queries, Store):
         read_only = db_path.is_file() and is_read_only(layout)
         if read_only and create:
             raise SmartvecError(
-                f"the index in {index_dir} is read-only: queries work, writers need write access to the folder and "
-                "its files"
+                f"the index in {index_dir} is read-only: queries work, "
+                "writers need write access to the folder and its files"
             )
         try:
             db = open_database(db_path, read_only=read_only)
@@ -109,8 +109,8 @@ class SqliteStore(Fts5Queries, Store):
         store.read_only = read_only
         if set_aside:
             store.notices.append(
-                f"{set_aside}: it and its vector files were moved to {layout.backup_dir}; the index starts again from "
-                "the notes"
+                f"{set_aside}: it and its vector files were moved to {layout.backup_dir}; "
+                "the index starts again from the notes"
             )
         return store
 

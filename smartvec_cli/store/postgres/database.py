@@ -284,8 +284,8 @@ def p002_lexical(db: PgDatabase) -> None:
             END $$"""
     )
     db.conn.execute(
-        "CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes FOR EACH ROW EXECUTE FUNCTION "
-        "smartvec_fts_title()"
+        "CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes "
+        "FOR EACH ROW EXECUTE FUNCTION smartvec_fts_title()"
     )
 
 

@@ -401,8 +401,8 @@ class PgStore(Store):
                 if query is None
                 else one(
                     self.db.conn.execute(
-                        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) "
-                        "LIMIT %s) s",
+                        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} "
+                        f"WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
                         [query, cap + 1],
                     )
                 )
