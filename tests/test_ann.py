@@ -5,7 +5,7 @@ import pytest
 from conftest import write
 
 from smartvec_cli.store.ann import CorruptIndexError, HnswIndex
-from smartvec_cli.store.store import Store
+from smartvec_cli.store.sqlite import SqliteStore
 
 
 def unit_vectors(n, dim=8, seed=0):
@@ -78,7 +78,7 @@ def test_queries_catch_up_when_the_ann_save_never_happened(vault, cli, fake_embe
     assert hits[0]["path"] == "b.md"
     cli.json("index", "--json")
     assert cli.json("status", "--json")["ann"]["in_sync"] is True
-    with Store.open(vault.parent / "index") as store:
+    with SqliteStore.open(vault.parent / "index") as store:
         assert store.ann.load() and store.ann.generation == store.generation
 
 

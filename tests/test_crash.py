@@ -22,7 +22,7 @@ from fake_backend import subprocess_env, use_fake_backend
 from test_watch import assert_consistent
 from vaultgen import copy_tree, index_state, make_vault, mutate
 
-from smartvec_cli.store.store import Store
+from smartvec_cli.store.sqlite import SqliteStore
 
 NOW_SETUP = "2025-01-10T09:00:00Z"
 NOW_EDIT = "2025-02-01T09:00:00Z"
@@ -99,7 +99,7 @@ def kill_index_when(vault, index_dir, ready, rng, sig=signal.SIGKILL) -> str:
 def preserved(index_dir) -> tuple[set, set]:
     """Feedback events and archived old versions (text edited away, or of a deleted note), as they must outlive
     any crash; by row, since a passage's id follows its note when the note is renamed."""
-    with Store.open(index_dir) as store:
+    with SqliteStore.open(index_dir) as store:
         events = {(r[0], r[1]) for r in store.db.execute("SELECT kind, data FROM events WHERE kind = 'feedback'")}
         archived = {
             tuple(r) for r in store.db.execute("SELECT id, version, hash, valid_until FROM chunks WHERE current = 0")
@@ -118,7 +118,7 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
     mutate(vault, NOTES, seed=2, added=0, edited=30, deleted=0, renamed=0)
     run(vault, index_dir, "index", now=NOW_EDIT)
     run(vault, index_dir, "consolidate", now=NOW_EDIT)
-    with Store.open(index_dir) as store:
+    with SqliteStore.open(index_dir) as store:
         picks = [
             r[0]
             for r in store.db.execute("SELECT chunk_id FROM chunks WHERE state = 'ACTIVE' ORDER BY chunk_id LIMIT 3")

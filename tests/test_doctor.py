@@ -10,7 +10,7 @@ from conftest import index_six_notes_and_an_edit, write
 
 from smartvec_cli.store import db as dbmod
 from smartvec_cli.store.ann import HnswIndex
-from smartvec_cli.store.store import Store
+from smartvec_cli.store.sqlite import SqliteStore
 
 CHECKS = [
     "database",
@@ -114,7 +114,7 @@ def test_an_index_that_lags_the_database(indexed, cli, fake_embedder, vault, mon
 
 
 def test_orphan_labels_and_missing_passages_in_the_saved_index(indexed, cli, fake_embedder):
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         generation = store.generation
         live = sorted(store.ann_expected_labels())
     saved = HnswIndex(indexed, 384)
@@ -133,7 +133,7 @@ def test_orphan_labels_and_missing_passages_in_the_saved_index(indexed, cli, fak
 
 
 def test_lost_vectors_need_the_model_and_index_full_restores_them(indexed, cli, fake_embedder):
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         archived, current = (
             store.db.execute(f"SELECT hash FROM chunks WHERE state {op} 'ARCHIVED' LIMIT 1").fetchone()[0]
             for op in ("=", "!=")
@@ -151,12 +151,12 @@ def test_lost_vectors_need_the_model_and_index_full_restores_them(indexed, cli, 
     assert failing(checks) == ["vectors"] and fake_embedder.embedded == []
     cli.json("index", "--full", "--json")
     checks, _ = doctor(cli, expect=0)
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         assert store.known_hashes([archived, current]) == {archived, current}
 
 
 def test_dangling_edges_are_dropped(indexed, cli, fake_embedder):
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         store.db.execute("PRAGMA foreign_keys = OFF")
         store.db["edges"].insert(
             {"src_note": 1, "dst_chunk": 99999, "type": "contradicts", "created_at": "2025-01-01T00:00:00Z"}
@@ -168,7 +168,7 @@ def test_dangling_edges_are_dropped(indexed, cli, fake_embedder):
 
 
 def test_a_full_text_index_out_of_step_is_rebuilt_from_the_stored_text(indexed, cli, fake_embedder):
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         store.db.execute("DELETE FROM passages_fts WHERE rowid IN (SELECT id FROM chunks LIMIT 2)")
         store.db.execute(
             "UPDATE passages_fts SET text = 'words nobody wrote' WHERE rowid = (SELECT max(id) FROM chunks)"
@@ -307,7 +307,7 @@ def test_damage_found_in_the_middle_of_a_command_is_one_line(indexed, cli, monke
 
 
 def test_passages_whose_note_is_gone_are_retired_not_erased(indexed, cli, fake_embedder):
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         store.db.execute("PRAGMA foreign_keys = OFF")
         store.db.execute("UPDATE chunks SET note = 99999 WHERE id = (SELECT min(id) FROM chunks)")
         store.db.conn.commit()
@@ -316,7 +316,7 @@ def test_passages_whose_note_is_gone_are_retired_not_erased(indexed, cli, fake_e
     assert failing(checks) == ["orphans"] and "1 passages belong to no note" in checks["orphans"]["detail"]
     checks, _ = doctor(cli, "--repair", expect=0)
     assert checks["orphans"]["repaired"] and checks["ann_sync"]["repaired"]  # its label leaves the vector index
-    with Store.open(indexed) as store:
+    with SqliteStore.open(indexed) as store:
         assert store.db.execute("SELECT state FROM chunks WHERE id = ?", [chunk]).fetchone()[0] == "DELETED"
     assert failing(doctor(cli, expect=0)[0]) == []
 

@@ -8,7 +8,7 @@ from conftest import both_stores, index_rows, write
 
 from smartvec_cli.memory.analysis import analyse, analyse_expression, cjk_pairs, main_language
 from smartvec_cli.memory.lexical import match_expression, query_terms, specific_terms
-from smartvec_cli.store.store import Store
+from smartvec_cli.store.sqlite import SqliteStore
 
 GERMAN = {
     "Kopieren.md": "# Dateien kopieren\n\nMit cp wird eine Datei in ein anderes Verzeichnis kopiert. Ganze Ordner kopiert man "
@@ -125,7 +125,7 @@ def test_a_vault_whose_language_changes_is_analysed_anew_and_doctor_checks_it(va
     assert lexical(cli, "复制文件夹")[0] == "复制.md"
     assert index_rows("SELECT count(*) FROM passages_words WHERE text LIKE '%文件%'")[0][0] > 0
 
-    with Store.open(tmp_path / "index") as store:
+    with SqliteStore.open(tmp_path / "index") as store:
         store.db.execute("UPDATE passages_words SET text = 'stale words' WHERE rowid = (SELECT max(id) FROM chunks)")
         store.db.conn.commit()
     assert "1 entries with old text" in lexical_check(cli, expect=1)

@@ -24,7 +24,7 @@ def test_cosine_mode_finds_what_exact_cosine_ranks_first_behind_a_wall_of_duplic
         write(vault, path, text)
     cli.json("index", "--json")
     monkeypatch.setattr(
-        "smartvec_cli.store.store.ONE_PASS_FROM", 100
+        "smartvec_cli.store.sqlite.ONE_PASS_FROM", 100
     )  # the matrix read in one pass, as for a large index
     write(vault, "Export log.md", "# Export log\n\n" + "\n\n".join([REPEATED] * 1500) + "\n")
     assert cli.json("index", "--json")["chunks_embedded"] >= 1

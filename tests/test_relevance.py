@@ -34,10 +34,10 @@ MARKUP = re.compile(IMAGE + r"|#[\w/-]+|^\s*(\*\*\*|---|___)\s*$|\bTags:", re.MU
 
 
 def test_no_passage_is_markup_or_a_lead_in_alone(sample_vault, cli, real_embedder):
-    from smartvec_cli.store.store import Store
+    from smartvec_cli.store.sqlite import SqliteStore
 
     cli.json("index", "--json")
-    with Store.open(sample_vault.parent / "index") as store:
+    with SqliteStore.open(sample_vault.parent / "index") as store:
         texts = [row[0] for row in store.db.execute("SELECT text FROM chunks WHERE state != 'DELETED'")]
     assert len(texts) > 100
     assert [t for t in texts if not re.search(r"[^\W\d_]{2,}", MARKUP.sub(" ", t))] == []  # tags, rules, images

@@ -24,7 +24,7 @@ from smartvec_cli.errors import ModelMismatchError, SmartvecError, UsageError
 from smartvec_cli.store.ann import HnswIndex
 from smartvec_cli.store.layout import WATCH_LOCK_FILE
 from smartvec_cli.store.lock import FileLock
-from smartvec_cli.store.store import Store
+from smartvec_cli.store.sqlite import SqliteStore
 
 
 def eventually(check, timeout=60.0, what="condition"):
@@ -47,7 +47,7 @@ def top_paths(index_dir: Path, text: str, k: int = 3) -> list[str] | None:
 
 def assert_consistent(index_dir: Path) -> None:
     """The saved ANN file alone (no catching up) holds exactly the live passages, at the database's generation."""
-    with Store.open(index_dir) as store:
+    with SqliteStore.open(index_dir) as store:
         expected = store.ann_expected_labels()
         generation = store.generation
         saved = HnswIndex(index_dir, store.dim)
@@ -120,7 +120,7 @@ def test_watch_end_to_end(vault, tmp_path, cli):
     status = cli.json("status", "--json")
     assert status["ann"]["in_sync"] and status["notes"] == 1
     assert_consistent(index_dir)
-    with Store.open(index_dir) as store:
+    with SqliteStore.open(index_dir) as store:
         paths = {r[0] for r in store.db.execute("SELECT path FROM notes WHERE deleted_at IS NULL")}
     assert paths == {"zebra.md"}
 
@@ -247,7 +247,7 @@ def test_stop_waits_for_the_batch_in_flight(vault, fake_embedder):
     daemon.watcher.request_stop()
     daemon.thread.join(timeout=10)
     assert daemon.watcher.batches == 2 and daemon.lines[-1] == "stopped"
-    with Store.open(Workspace.resolve().index_dir) as store:
+    with SqliteStore.open(Workspace.resolve().index_dir) as store:
         assert store.db.execute("SELECT COUNT(*) FROM notes WHERE path = 'slow.md'").fetchone()[0] == 1
     assert_consistent(Workspace.resolve().index_dir)
 

@@ -27,7 +27,8 @@ from ..store.ann import CorruptIndexError, HnswIndex
 from ..store.db import DatabaseFileError
 from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
-from ..store.store import Store, damaged_database_advice, is_read_only
+from ..store.sqlite import damaged_database_advice, is_read_only
+from ..store.store import Store
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..clock import Clock
 from ..config import Config, is_import_spec, is_store_url, load_config
 from ..errors import UsageError
 from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
+
+if TYPE_CHECKING:
+    from ..store.store import Store
 
 
 @dataclass
@@ -55,22 +59,23 @@ class Workspace:
     def layout(self) -> IndexLayout:
         return IndexLayout(self.index_dir)
 
-    def open_store(self, create: bool = False, fresh_start: bool = False):
+    def open_store(self, create: bool = False, fresh_start: bool = False) -> Store:
         """The store this workspace is configured for: the index folder's SQLite database, or the team's
         PostgreSQL server (whose client libraries are imported only then). ``fresh_start`` (``index --full``)
         sets an emptied or truncated SQLite database aside instead of refusing it."""
+        store: Store
         if self.store_url:
             from ..store.postgres.store import PgStore
 
             store = PgStore.open(self.store_url, self.index_dir, create=create)
         else:
-            from ..store.store import Store
+            from ..store.sqlite import SqliteStore
 
-            store = Store.open(self.index_dir, create=create, fresh_start=fresh_start)
+            store = SqliteStore.open(self.index_dir, create=create, fresh_start=fresh_start)
         self.learn_from(store)
         return store
 
-    def learn_from(self, store) -> None:
+    def learn_from(self, store: Store) -> None:
         """Take the index's model (from the fingerprint its vectors were stored with) and languages."""
         from ..embed import model_of_fingerprint
         from ..store.store import LANGUAGES
@@ -130,15 +135,15 @@ class Workspace:
         self._peek()
         return list(self.facts.get("languages") or ["en"])
 
-    def open_store_unmigrated(self):
+    def open_store_unmigrated(self) -> Store:
         """The store as it is, for ``doctor``: pending migrations are reported, not applied."""
         if self.store_url:
             from ..store.postgres.store import PgStore
 
             return PgStore.open_unmigrated(self.store_url, self.index_dir)
-        from ..store.store import Store
+        from ..store.sqlite import SqliteStore
 
-        return Store.open_unmigrated(self.index_dir)
+        return SqliteStore.open_unmigrated(self.index_dir)
 
     def writer_lock(self, command: str):
         """The one-writer-at-a-time lock: a lock file in the index folder, or for a PostgreSQL store an

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import AbstractSet, Callable, Iterable, Protocol
 
 import numpy as np
 
@@ -39,14 +39,35 @@ def search_list_size(size: int, k: int) -> int:
 
 
 class VectorIndex(Protocol):
-    """What search and indexing need from an ANN backend."""
+    """What search, indexing and the reports need from a vector index: ``HnswIndex`` (a file beside SQLite)
+    or ``postgres.store.PgVectorIndex`` (the server's table)."""
 
     generation: int
+
+    @property
+    def live(self) -> AbstractSet[int]:
+        """The passages search can find."""
+
+    @property
+    def tombstones(self) -> AbstractSet[int]:
+        """Removed passages the index still carries until it is compacted."""
+
+    @property
+    def has_graph(self) -> bool:
+        """Whether ``search`` has a graph to walk (else only ``exact_search`` answers without building one)."""
 
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None: ...
     def remove(self, labels: Iterable[int]) -> None: ...
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]: ...
     def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]: ...
+    def exact_search(
+        self, vector: np.ndarray, k: int, fetch_vectors: Callable[[list[int]], np.ndarray]
+    ) -> list[tuple[int, float]]: ...
+    def exact_matrix(self, fetch_vectors: Callable[[list[int]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]: ...
+    def needs_compaction(self, ratio: float = 0.2, minimum: int = 1000) -> bool: ...
+    def saved_generation(self) -> int | None: ...
+    def saved_file_name(self) -> str | None: ...
+    def verify(self) -> str | None: ...
     def save(self, generation: int) -> None: ...
 
 
@@ -236,7 +257,7 @@ class HnswIndex:
         k = min(k, len(self.live))
         self._graph().set_ef(search_list_size(len(self.live), k))
         labels, distances = self.index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
-        return [(int(l), float(1.0 - d)) for l, d in zip(labels[0], distances[0])]
+        return [(int(label), float(1.0 - d)) for label, d in zip(labels[0], distances[0], strict=True)]
 
     def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """``search`` for each of ``vectors`` (consolidation asks for every queued passage's neighbours)."""
@@ -365,7 +386,7 @@ def cosine_top_k_many(
             if k < len(labels)
             else np.tile(np.arange(len(labels)), (len(similarities), 1))
         )
-        for row, picked in zip(similarities, best):
+        for row, picked in zip(similarities, best, strict=True):
             picked = picked[np.argsort(-row[picked], kind="stable")]
             found.append([(int(labels[i]), float(row[i])) for i in picked])
     return found

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import weakref
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable, Sequence
 from urllib.parse import quote
 
 import sqlite_utils
@@ -29,6 +29,33 @@ CURRENT_TEXT_HASH = "current = 1 AND state != 'DELETED' AND text_hash IS NOT NUL
 """The rows the partial index on (text_hash, note) covers: the current text of vault notes (a deleted note's
 passages are archived, no longer current; a correction's have no text hash)."""
 
+# The schema's indexes and statements both dialects' migrations run as they are (``postgres.database``).
+NOTE_INDEXES = (
+    "CREATE UNIQUE INDEX idx_notes_note_id ON notes(note_id)",
+    "CREATE UNIQUE INDEX idx_notes_live_path ON notes(path) WHERE deleted_at IS NULL",
+)
+PENDING_INDEX = "CREATE INDEX idx_notes_pending ON notes(pending)"
+CHUNK_INDEXES = (
+    "CREATE INDEX idx_chunks_note_state ON chunks(note, state)",
+    "CREATE INDEX idx_chunks_chunk_id ON chunks(chunk_id)",
+    "CREATE INDEX idx_chunks_hash ON chunks(hash)",
+)
+CURRENT_TEXT_HASH_INDEX = (
+    f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}"
+)
+NOTE_NAME_INDEXES = (
+    "CREATE INDEX idx_note_names_path ON note_names(path)",
+    "CREATE INDEX idx_note_names_note_id ON note_names(note_id)",
+)
+REREAD_EVERY_NOTE = "UPDATE notes SET mtime_ns = NULL"
+"""What a migration that adds columns derived from the notes runs: the next index re-reads every note (no
+re-embedding)."""
+
+
+def edge_index(column: str) -> str:
+    """The index on one of the edges' ends (``src_note``, ``dst_note``, ``src_chunk``, ``dst_chunk``)."""
+    return f"CREATE INDEX idx_edges_{column} ON edges({column})"
+
 
 def migration(fn: Callable[[sqlite_utils.Database], None]):
     MIGRATIONS.append(fn)
@@ -37,8 +64,8 @@ def migration(fn: Callable[[sqlite_utils.Database], None]):
 
 @migration
 def m001_initial(db: sqlite_utils.Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["notes"].create(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("notes").create(
         {
             "id": int,
             "note_id": str,
@@ -60,10 +87,10 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         not_null={"note_id", "path"},
     )
-    db.execute("CREATE UNIQUE INDEX idx_notes_note_id ON notes(note_id)")
-    db.execute("CREATE UNIQUE INDEX idx_notes_live_path ON notes(path) WHERE deleted_at IS NULL")
-    db["embeddings"].create({"hash": str, "text": str, "vector": bytes, "created_at": str}, pk="hash")
-    db["chunks"].create(
+    for statement in NOTE_INDEXES:
+        db.execute(statement)
+    db.table("embeddings").create({"hash": str, "text": str, "vector": bytes, "created_at": str}, pk="hash")
+    db.table("chunks").create(
         {
             "id": int,
             "note": int,
@@ -90,10 +117,9 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         defaults={"version": 1, "access_count": 0, "feedback": 0.0},
         foreign_keys=[("note", "notes", "id")],
     )
-    db.execute("CREATE INDEX idx_chunks_note_state ON chunks(note, state)")
-    db.execute("CREATE INDEX idx_chunks_chunk_id ON chunks(chunk_id)")
-    db.execute("CREATE INDEX idx_chunks_hash ON chunks(hash)")
-    db["edges"].create(
+    for statement in CHUNK_INDEXES:
+        db.execute(statement)
+    db.table("edges").create(
         {
             "id": int,
             "src_note": int,
@@ -108,14 +134,14 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         pk="id",
         not_null={"type"},
     )
-    db.execute("CREATE INDEX idx_edges_src_note ON edges(src_note)")
-    db.execute("CREATE INDEX idx_edges_dst_note ON edges(dst_note)")
-    db["events"].create(
+    db.execute(edge_index("src_note"))
+    db.execute(edge_index("dst_note"))
+    db.table("events").create(
         {"id": int, "at": str, "kind": str, "chunk": int, "note": int, "data": str},
         pk="id",
         not_null={"at", "kind"},
     )
-    db["runs"].create(
+    db.table("runs").create(
         {"id": int, "command": str, "started_at": str, "finished_at": str, "status": str, "summary": str},
         pk="id",
     )
@@ -124,7 +150,7 @@ def m001_initial(db: sqlite_utils.Database) -> None:
 @migration
 def m002_time_and_trust(db: sqlite_utils.Database) -> None:
     """Validity windows, authority and graph importance per note; observed start per passage version."""
-    notes = db["notes"]
+    notes = db.table("notes")
     notes.add_column("kind", str, not_null_default="vault")
     for column, kind in (
         ("source_type", str),
@@ -139,33 +165,33 @@ def m002_time_and_trust(db: sqlite_utils.Database) -> None:
         ("importance", float),
     ):
         notes.add_column(column, kind)
-    db["chunks"].add_column("observed_from", str)
+    db.table("chunks").add_column("observed_from", str)
     # The new columns are derived from the notes: the next index re-reads every note (no re-embedding).
-    db.execute("UPDATE notes SET mtime_ns = NULL")
+    db.execute(REREAD_EVERY_NOTE)
 
 
 @migration
 def m003_consolidation(db: sqlite_utils.Database) -> None:
     """What consolidation needs: which rows are a note's current text, penalties, the work queue."""
-    chunks = db["chunks"]
+    chunks = db.table("chunks")
     chunks.add_column("current", int, not_null_default=1)
     chunks.add_column("contradiction_penalty", float, not_null_default=0.0)
     chunks.add_column("ripple_penalty", float, not_null_default=0.0)
     db.execute("UPDATE chunks SET current = 0 WHERE state = 'ARCHIVED'")
-    notes = db["notes"]
+    notes = db.table("notes")
     notes.add_column("pending", int, not_null_default=1)  # 0 consolidated, 1 new or re-described, 2 text changed
     notes.add_column("review_reason", str)
     notes.add_column("review_since", str)
-    db.execute("CREATE INDEX idx_notes_pending ON notes(pending)")
-    db.execute("CREATE INDEX idx_edges_src_chunk ON edges(src_chunk)")
-    db.execute("CREATE INDEX idx_edges_dst_chunk ON edges(dst_chunk)")
+    db.execute(PENDING_INDEX)
+    db.execute(edge_index("src_chunk"))
+    db.execute(edge_index("dst_chunk"))
 
 
 @migration
 def m004_note_problems(db: sqlite_utils.Database) -> None:
     """The last problem of each vault path (kept until the file is read without one), and each note's encoding."""
-    db["note_problems"].create({"path": str, "error": str, "seen_at": str}, pk="path")
-    db["notes"].add_column("encoding", str)
+    db.table("note_problems").create({"path": str, "error": str, "seen_at": str}, pk="path")
+    db.table("notes").add_column("encoding", str)
     db.execute("UPDATE notes SET encoding = 'utf-8'")  # before this migration only UTF-8 notes could be read
 
 
@@ -183,7 +209,8 @@ def m005_lexical(db: sqlite_utils.Database) -> None:
     Identifiers, numbers and rare names are found here when the embedding model blurs them.
     """
     db.execute(
-        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, heading, title, tokenize = 'porter unicode61 remove_diacritics 2')"
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, heading, title, "
+        "tokenize = 'porter unicode61 remove_diacritics 2')"
     )
     row = "new.id, new.text, new.heading, (SELECT title FROM notes WHERE id = new.note)"
     db.execute(
@@ -198,12 +225,14 @@ def m005_lexical(db: sqlite_utils.Database) -> None:
             END"""
     )
     db.execute(
-        f"CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN DELETE FROM {FTS_TABLE} WHERE rowid = old.id; END"
+        f"CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN "
+        f"DELETE FROM {FTS_TABLE} WHERE rowid = old.id; END"
     )
     db.execute(
         f"""CREATE TRIGGER notes_fts_title AFTER UPDATE OF title ON notes BEGIN
               DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT id FROM chunks WHERE note = new.id);
-              INSERT INTO {FTS_TABLE}(rowid, text, heading, title) SELECT id, text, heading, new.title FROM chunks WHERE note = new.id;
+              INSERT INTO {FTS_TABLE}(rowid, text, heading, title)
+                SELECT id, text, heading, new.title FROM chunks WHERE note = new.id;
             END"""
     )
     db.execute(FTS_FILL)
@@ -212,7 +241,7 @@ def m005_lexical(db: sqlite_utils.Database) -> None:
 @migration
 def m006_stale_echoes(db: sqlite_utils.Database) -> None:
     """The trust a passage loses for repeating a superseded value (an ``echoes`` edge names the current one)."""
-    db["chunks"].add_column("echo_penalty", float, not_null_default=0.0)
+    db.table("chunks").add_column("echo_penalty", float, not_null_default=0.0)
 
 
 @migration
@@ -222,17 +251,17 @@ def m007_bound_sources(db: sqlite_utils.Database) -> None:
     Notes present at the first index have an unknown past; a note first seen by a later run was not there
     before it. Existing indexes learn their first index from their oldest index run.
     """
-    db["notes"].add_column("from_source", str)
-    chunks = db["chunks"]
+    db.table("notes").add_column("from_source", str)
+    chunks = db.table("chunks")
     for column in ("observed_by", "from_source", "until_source"):
         chunks.add_column(column, str)
     db.execute("UPDATE chunks SET observed_by = 'observed' WHERE observed_from IS NOT NULL")
     db.execute("UPDATE chunks SET until_source = 'observed' WHERE state = 'ARCHIVED' AND valid_until IS NOT NULL")
     first = db.execute("SELECT min(started_at) FROM runs WHERE command LIKE 'index%'").fetchone()[0]
     if first:
-        db["meta"].upsert({"key": "first_index_at", "value": first}, pk="key")
+        db.table("meta").upsert({"key": "first_index_at", "value": first}, pk="key")
     # The note-level sources are derived from frontmatter: the next index re-reads every note (no re-embedding).
-    db.execute("UPDATE notes SET mtime_ns = NULL")
+    db.execute(REREAD_EVERY_NOTE)
 
 
 @migration
@@ -240,38 +269,38 @@ def m008_kinds_and_copies(db: sqlite_utils.Database) -> None:
     """Whether each note's kind was declared in its frontmatter or inferred by a rule (``status`` counts them), and
     the hash of each passage's text alone (the stored ``hash`` covers the note title too): copies of a note under
     another name share these."""
-    db["notes"].add_column("kind_source", str)
-    db["chunks"].add_column("text_hash", str)
+    db.table("notes").add_column("kind_source", str)
+    db.table("chunks").add_column("text_hash", str)
     current = db.execute("SELECT id, text FROM chunks WHERE current = 1 AND state != 'DELETED'").fetchall()
     db.conn.executemany(
         "UPDATE chunks SET text_hash = ? WHERE id = ?", [(sha256_text(text or ""), pk) for pk, text in current]
     )
-    db.execute(f"CREATE INDEX idx_chunks_current_text_hash ON chunks(text_hash, note) WHERE {CURRENT_TEXT_HASH}")
+    db.execute(CURRENT_TEXT_HASH_INDEX)
     # The kinds are derived from frontmatter and the kind rules: the next index re-reads every note (no re-embedding).
-    db.execute("UPDATE notes SET mtime_ns = NULL")
+    db.execute(REREAD_EVERY_NOTE)
 
 
 @migration
 def m009_kind_reasons(db: sqlite_utils.Database) -> None:
     """The rule that gave each inferred kind (``folder "Slack"``, ``tag #meeting``), which ``show`` prints; the kind
     rules now read tags and a chat export's shape too, so the next index re-reads every note (no re-embedding)."""
-    db["notes"].add_column("kind_reason", str)
-    db.execute("UPDATE notes SET mtime_ns = NULL")
+    db.table("notes").add_column("kind_reason", str)
+    db.execute(REREAD_EVERY_NOTE)
 
 
 @migration
 def m010_note_names(db: sqlite_utils.Database) -> None:
     """The paths and ids a note had before it moved (``Store.rename_note``): ``show`` and ``history`` accept them,
     and the lineage of a moved or renamed note is told with them. Deleted notes' passages become history."""
-    db["note_names"].create(
+    db.table("note_names").create(
         {"id": int, "note": int, "path": str, "note_id": str, "until": str}, pk="id", not_null={"note", "path"}
     )
-    db.execute("CREATE INDEX idx_note_names_path ON note_names(path)")
-    db.execute("CREATE INDEX idx_note_names_note_id ON note_names(note_id)")
+    for statement in NOTE_NAME_INDEXES:
+        db.execute(statement)
     restored = db.execute(KEEP_DELETED_NOTES_PASSAGES).rowcount
     if restored:
         generation = db.execute("SELECT value FROM meta WHERE key = 'ann_generation'").fetchone()
-        db["meta"].upsert(
+        db.table("meta").upsert(
             {"key": "ann_generation", "value": str(int(generation[0] if generation else 0) + 1)}, pk="key"
         )
 
@@ -283,7 +312,8 @@ WORDS_ROW = (
 )
 WORDS_FILL = f"""INSERT INTO {WORDS_TABLE}(rowid, text, heading, title)
                SELECT c.id, {WORDS_ROW.format(text="c.text", heading="c.heading", title="n.title", languages="l.value")}
-               FROM chunks c JOIN notes n ON n.id = c.note JOIN meta l ON l.key = 'languages' WHERE smartvec_analysed(l.value)"""
+               FROM chunks c JOIN notes n ON n.id = c.note JOIN meta l ON l.key = 'languages'
+               WHERE smartvec_analysed(l.value)"""
 """The analysed copy of every passage (``memory.analysis``) of a vault whose main language is not English; none else."""
 
 
@@ -297,7 +327,8 @@ def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
     connection of ``open_database`` registers; an English vault's rows stay in ``passages_fts`` alone and rank
     as before. A change of the main language rebuilds it (``Store.rebuild_lexical_index``)."""
     db.execute(
-        f"CREATE VIRTUAL TABLE {WORDS_TABLE} USING fts5(text, heading, title, tokenize = 'unicode61 remove_diacritics 2')"
+        f"CREATE VIRTUAL TABLE {WORDS_TABLE} USING fts5(text, heading, title, "
+        "tokenize = 'unicode61 remove_diacritics 2')"
     )
     row = WORDS_ROW.format(
         text="new.text",
@@ -318,13 +349,15 @@ def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
             END"""
     )
     db.execute(
-        f"CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN DELETE FROM {WORDS_TABLE} WHERE rowid = old.id; END"
+        f"CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN "
+        f"DELETE FROM {WORDS_TABLE} WHERE rowid = old.id; END"
     )
     title_row = WORDS_ROW.format(text="text", heading="heading", title="new.title", languages=RECORDED_LANGUAGES)
     db.execute(
         f"""CREATE TRIGGER notes_words_title AFTER UPDATE OF title ON notes {when} BEGIN
               DELETE FROM {WORDS_TABLE} WHERE rowid IN (SELECT id FROM chunks WHERE note = new.id);
-              INSERT INTO {WORDS_TABLE}(rowid, text, heading, title) SELECT id, {title_row} FROM chunks WHERE note = new.id;
+              INSERT INTO {WORDS_TABLE}(rowid, text, heading, title)
+                SELECT id, {title_row} FROM chunks WHERE note = new.id;
             END"""
     )
     db.execute(WORDS_FILL)
@@ -345,9 +378,11 @@ def register_functions(conn: sqlite3.Connection) -> None:
 KEEP_DELETED_NOTES_PASSAGES = """
     UPDATE chunks SET
       state = 'ARCHIVED', current = 0,
-      until_source = CASE WHEN current = 1 AND (valid_until IS NULL OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
+      until_source = CASE WHEN current = 1 AND (valid_until IS NULL
+                                OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
                           THEN 'observed' ELSE until_source END,
-      valid_until = CASE WHEN current = 1 AND (valid_until IS NULL OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
+      valid_until = CASE WHEN current = 1 AND (valid_until IS NULL
+                               OR valid_until > (SELECT deleted_at FROM notes WHERE id = chunks.note))
                          THEN (SELECT deleted_at FROM notes WHERE id = chunks.note) ELSE valid_until END
     WHERE state = 'DELETED' AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)
 """
@@ -357,26 +392,35 @@ valid until the note was deleted (``Store.delete_note``). The vector index takes
 
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply every migration not yet recorded, each in its own transaction."""
-    db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
-    done = {row["name"] for row in db["_migrations"].rows}
+    db.table("_migrations").create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+    done = {row["name"] for row in db.table("_migrations").rows}
     for fn in MIGRATIONS:
         if fn.__name__ in done:
             continue
         with db.atomic():
             fn(db)
-            db["_migrations"].insert({"name": fn.__name__, "applied_at": dt.datetime.now(dt.timezone.utc).isoformat()})
+            db.table("_migrations").insert(
+                {"name": fn.__name__, "applied_at": dt.datetime.now(dt.timezone.utc).isoformat()}
+            )
 
 
 def pending_migrations(db: sqlite_utils.Database) -> list[str]:
-    done = {row["name"] for row in db["_migrations"].rows} if db["_migrations"].exists() else set()
+    done = {row["name"] for row in db.table("_migrations").rows} if db.table("_migrations").exists() else set()
     return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
 
 
 def unknown_migrations(db: sqlite_utils.Database) -> list[str]:
     """Migrations recorded by a newer smartvec than this one."""
     known = {fn.__name__ for fn in MIGRATIONS}
-    done = [row["name"] for row in db["_migrations"].rows] if db["_migrations"].exists() else []
+    done = [row["name"] for row in db.table("_migrations").rows] if db.table("_migrations").exists() else []
     return sorted(name for name in done if name not in known)
+
+
+class SqliteDatabase(sqlite_utils.Database):
+    """sqlite-utils' database with the one call the store makes that it lacks (``base.Database``)."""
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        return self.conn.executemany(sql, rows)
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -468,7 +512,7 @@ def read_only_uri(path: Path) -> str:
 
 def open_database(
     path: Path, busy_timeout_ms: int = 30_000, apply_migrations: bool = True, read_only: bool = False
-) -> sqlite_utils.Database:
+) -> SqliteDatabase:
     """Open (creating and migrating if needed) the index database in WAL mode.
 
     ``doctor`` opens without migrating: it reports what is pending and changes nothing unless asked.
@@ -489,7 +533,7 @@ def open_database(
         else:
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
         register_functions(conn)
-        db = sqlite_utils.Database(conn, execute_plugins=False)
+        db = SqliteDatabase(conn, execute_plugins=False)
         _count_connection(path, db)
         db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if not read_only and db.journal_mode != "wal":

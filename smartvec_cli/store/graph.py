@@ -7,10 +7,11 @@ from typing import Sequence
 
 import numpy as np
 
+from .base import StoreBase
 from .inlist import in_lists
 
 
-class GraphQueries:
+class GraphQueries(StoreBase):
     """Mixed into ``Store``: what consolidation and feedback read and change."""
 
     # -- the work queue -----------------------------------------------------------------------
@@ -75,7 +76,8 @@ class GraphQueries:
         return [
             r[0]
             for r in self.db.execute(
-                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' AND (valid_until IS NULL OR valid_until > ?)",
+                "SELECT id FROM chunks WHERE current = 1 AND state = 'ARCHIVED' "
+                "AND (valid_until IS NULL OR valid_until > ?)",
                 [now_iso],
             )
         ]
@@ -105,20 +107,6 @@ class GraphQueries:
             "SELECT src_note, dst_note FROM edges WHERE type = 'supersedes' AND dst_note IS NOT NULL"
         ).fetchall()
 
-    def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
-        """Current live passages of other notes whose own words (the passage text: not the title or heading
-        it is embedded with) best match an FTS5 expression, best first: the lexical side of the pairs that
-        consolidation compares."""
-        table, expression = self.full_text(f"text : ({expression})")
-        rows = self.db.execute(
-            f"""SELECT f.rowid FROM {table} f JOIN chunks c ON c.id = f.rowid
-                WHERE {table} MATCH ? AND c.current = 1 AND c.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
-                  AND c.note != (SELECT note FROM chunks WHERE id = ?)
-                ORDER BY bm25({table}, 1.0, 0.0, 0.0) LIMIT ?""",
-            [expression, chunk, limit],
-        ).fetchall()
-        return [row[0] for row in rows]
-
     def contradiction_edges_touching(self, ids: Sequence[int]) -> list[tuple[int, int]]:
         """(src, dst) of the ``contradicts`` edges with either end among these passages."""
         found: dict[tuple[int, int], None] = {}
@@ -127,7 +115,8 @@ class GraphQueries:
                 dict.fromkeys(
                     tuple(r)
                     for r in self.db.execute(
-                        f"SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                        "SELECT src_chunk, dst_chunk FROM edges WHERE type = 'contradicts' AND (src_chunk IN "
+                        f"({marks}) OR dst_chunk IN ({marks}))",
                         part + part,
                     )
                 )
@@ -138,14 +127,15 @@ class GraphQueries:
         """Deletes the ``contradicts`` and ``restates`` edges touching these passages, to be found afresh; how many."""
         return sum(
             self.db.execute(
-                f"DELETE FROM edges WHERE type IN ('contradicts', 'restates') AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
+                "DELETE FROM edges WHERE type IN ('contradicts', 'restates') "
+                f"AND (src_chunk IN ({marks}) OR dst_chunk IN ({marks}))",
                 part + part,
             ).rowcount
             for part, marks in in_lists(ids)
         )
 
     def insert_edges(self, rows: Sequence[dict]) -> None:
-        self.db["edges"].insert_all(rows)
+        self.db.table("edges").insert_all(rows)
 
     def reset_contradiction_penalties(self, ids: Sequence[int], penalty: float) -> None:
         """Each of these passages gets ``penalty`` if it loses a contradiction (is the source of a
@@ -181,7 +171,8 @@ class GraphQueries:
             return [
                 r[0]
                 for r in self.db.execute(
-                    "SELECT id FROM chunks WHERE note = ? AND current = 1 AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') ORDER BY ordinal",
+                    "SELECT id FROM chunks WHERE note = ? AND current = 1 "
+                    "AND state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT') ORDER BY ordinal",
                     [note],
                 )
             ]
@@ -236,7 +227,8 @@ class GraphQueries:
         """Raises the ripple penalty of the note's current passages to at least ``penalty`` and asks for
         its review; how many passages it touched."""
         cursor = self.db.execute(
-            "UPDATE chunks SET ripple_penalty = max(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
+            f"UPDATE chunks SET ripple_penalty = {self.dialect.greatest}(ripple_penalty, ?) "
+            "WHERE note = ? AND current = 1 AND state != 'DELETED'",
             [penalty, note_pk],
         )
         self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, now_iso, note_pk])
@@ -254,7 +246,7 @@ class GraphQueries:
         (else every note) wrote: what link resolution reads, since a Markdown link's path is relative to its note."""
         sql = (
             "SELECT e.id, n.path, e.target, e.detail, e.dst_note FROM edges e JOIN notes n ON n.id = e.src_note "
-            f"WHERE e.src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
+            f"WHERE e.src_chunk IS NULL AND NOT ({self.dialect.inferred_edge})"
         )
         if src_notes is None:
             return self.db.execute(sql).fetchall()
@@ -271,7 +263,8 @@ class GraphQueries:
     def attachment_links(self) -> list[tuple[int, str, str]]:
         """(linking note, type, detail JSON) of every link resolved to an attachment rather than a note."""
         return self.db.execute(
-            "SELECT src_note, type, detail FROM edges WHERE dst_note IS NULL AND src_chunk IS NULL AND detail LIKE '%\"attachment\"%'"
+            "SELECT src_note, type, detail FROM edges WHERE dst_note IS NULL AND src_chunk IS NULL AND detail LIKE "
+            "'%\"attachment\"%'"
         ).fetchall()
 
     def note_graph_edges(self) -> list[tuple[int, int]]:
@@ -283,8 +276,8 @@ class GraphQueries:
 
     def set_importance(self, scores: dict[int, float]) -> None:
         """Stores each note's graph importance, keyed by note row id."""
-        self.db.conn.executemany(
-            "UPDATE notes SET importance = ? WHERE id = ?", [(score, note) for note, score in scores.items()]
+        self.db.executemany(
+            "UPDATE notes SET importance = ? WHERE id = ?", [(float(score), note) for note, score in scores.items()]
         )
 
     # -- feedback -----------------------------------------------------------------------------
@@ -302,7 +295,8 @@ class GraphQueries:
         if row is None and "#" in chunk_id:
             old_id, key = chunk_id.split("#", 1)
             renamed = self.db.execute(
-                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1",
+                "SELECT n.note_id FROM note_names o JOIN notes n ON n.id = o.note "
+                "WHERE o.note_id = ? ORDER BY o.id DESC LIMIT 1",
                 [old_id],
             ).fetchone()
             if renamed and renamed[0] != old_id:
@@ -325,16 +319,11 @@ class GraphQueries:
     ) -> dict:
         """Stores a correction: its note, its vector, its one passage and the ``corrects`` edge to passage
         ``corrects``. Returns the passage row as stored, with its ``note`` and ``id``."""
-        from .store import vector_to_blob  # store.py imports this module first
-
-        note_pk = self.db["notes"].insert(note).last_pk
-        self.db["embeddings"].upsert(
-            {"hash": passage["hash"], "text": embed_text, "vector": vector_to_blob(vector), "created_at": now_iso},
-            pk="hash",
-        )
+        note_pk = self.db.table("notes").insert(note).last_pk
+        self.upsert_vector(passage["hash"], embed_text, vector, now_iso)
         chunk = {"note": note_pk, **passage}
-        chunk["id"] = self.db["chunks"].insert(chunk).last_pk
-        self.db["edges"].insert(
+        chunk["id"] = self.db.table("chunks").insert(chunk).last_pk
+        self.db.table("edges").insert(
             {
                 "src_note": note_pk,
                 "dst_note": None,
@@ -356,4 +345,4 @@ class GraphQueries:
         if note is not None:
             event["note"] = note
         event["data"] = json.dumps(data)
-        self.db["events"].insert(event)
+        self.db.table("events").insert(event)

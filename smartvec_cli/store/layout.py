@@ -118,7 +118,8 @@ class IndexLayout:
         return target
 
     def leftover_temp_files(self) -> list[Path]:
-        """Temporary files a killed writer left behind (never the ones a live writer is using: callers hold the lock)."""
+        """Temporary files a killed writer left behind (never the ones a live writer is using: callers hold the
+        lock)."""
         return sorted(self.root.glob(f"*{TEMP_SUFFIX}"))
 
 

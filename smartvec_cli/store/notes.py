@@ -5,48 +5,44 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..memory.temporal import DECLARED, INFERRED
+from .base import StoreBase
 from .db import CURRENT_TEXT_HASH
 from .inlist import in_lists
 
 REFRESH_WINDOWS_SQL = """
     UPDATE chunks SET
       valid_from = CASE
-        WHEN observed_from IS NULL THEN :valid_from
-        WHEN :valid_from IS NULL THEN observed_from
-        ELSE max(observed_from, :valid_from) END,
+        WHEN observed_from IS NULL THEN ?
+        WHEN CAST(? AS TEXT) IS NULL THEN observed_from
+        ELSE {greatest}(observed_from, ?) END,
       from_source = CASE
-        WHEN observed_from IS NULL THEN :from_source
-        WHEN :valid_from IS NULL OR observed_from >= :valid_from THEN observed_by
-        ELSE :from_source END,
-      valid_until = :valid_until,
-      until_source = :until_source
-    WHERE note = :note AND current = 1 AND state != 'DELETED'
+        WHEN observed_from IS NULL THEN ?
+        WHEN CAST(? AS TEXT) IS NULL OR observed_from >= ? THEN observed_by
+        ELSE ? END,
+      valid_until = ?,
+      until_source = ?
+    WHERE note = ? AND current = 1 AND state != 'DELETED'
 """
+"""The windows of a note's live passages from the note's and from their observed start; the ``?`` take valid_from
+three times, from_source, valid_from twice, from_source, valid_until, until_source and the note."""
 
 SUPERSESSION_SQL = """
-    SELECT e.dst_note, COALESCE(json_extract(e.detail, '$.start'), n.valid_from, n.created_at) AS start, n.id
+    SELECT e.dst_note, COALESCE({start}, n.valid_from, n.created_at) AS start, n.id
     FROM edges e JOIN notes n ON n.id = e.src_note
     WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
 """
 
-INFERRED_EDGE_SQL = (
-    "COALESCE(json_extract(detail, '$.inferred'), 0) = 1"  # an edge inference made (lineage), not one the note wrote
-)
-
 LINEAGE_CANDIDATES_SQL = """
     SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
-           n.declared OR EXISTS (
+           CAST(COALESCE(n.declared, 0) != 0 OR EXISTS (
              SELECT 1 FROM edges e WHERE e.type = 'supersedes' AND e.dst_note = n.id
-               AND (e.detail IS NULL OR json_extract(e.detail, '$.inferred') IS NOT 1)) AS declared
+               AND NOT ({inferred_edge})) AS INTEGER) AS declared
     FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
 """
 
 
-class NoteQueries:
+class NoteQueries(StoreBase):
     """Mixed into ``Store``: reading and writing notes, passage rows, links and versions while indexing."""
-
-    INFERRED_EDGE = INFERRED_EDGE_SQL  # the dialect's test for an inferred edge (PostgreSQL reads JSON otherwise)
-    REFRESH_WINDOWS = REFRESH_WINDOWS_SQL  # named parameters in the dialect's style (PostgreSQL writes max as GREATEST)
 
     # -- notes --------------------------------------------------------------------------------
 
@@ -102,14 +98,16 @@ class NoteQueries:
 
     def insert_note(self, values: dict) -> int:
         """A new note row; returns its primary key."""
-        return self.db["notes"].insert(values).last_pk
+        return self.db.table("notes").insert(values).last_pk
 
     def update_note(self, note_pk: int, values: dict) -> None:
-        self.db["notes"].update(note_pk, values)
+        self.db.table("notes").update(note_pk, values)
 
     def mark_note_pending(self, note_pk: int, level: int) -> None:
         """Queue the note for consolidation: 1 new or re-described, 2 text changed (never lowered)."""
-        self.db.execute("UPDATE notes SET pending = max(pending, ?) WHERE id = ?", [level, note_pk])
+        self.db.execute(
+            f"UPDATE notes SET pending = {self.dialect.greatest}(pending, ?) WHERE id = ?", [level, note_pk]
+        )
 
     def delete_note(self, note_pk: int, now: str, until_source: str | None) -> None:
         """A note whose file is gone: its current passages become history, their windows closed at ``now``
@@ -131,7 +129,7 @@ class NoteQueries:
     def rename_note(self, note_pk: int, old_path: str, old_note_id: str, new_note_id: str, now: str) -> None:
         """Remember the name a moved note had until ``now``; when its id follows the path, its passages'
         ids follow too (``note_id#key``), and the old id stays an alias (``notes_once_named``)."""
-        self.db["note_names"].insert({"note": note_pk, "path": old_path, "note_id": old_note_id, "until": now})
+        self.db.table("note_names").insert({"note": note_pk, "path": old_path, "note_id": old_note_id, "until": now})
         if new_note_id == old_note_id:
             return
         self.db.execute("UPDATE notes SET note_id = ? WHERE id = ?", [new_note_id, note_pk])
@@ -158,7 +156,8 @@ class NoteQueries:
         """Deleted notes whose last path or id was this, the latest deleted first."""
         return list(
             self.db.query(
-                "SELECT * FROM notes WHERE deleted_at IS NOT NULL AND (path = ? OR note_id = ?) ORDER BY deleted_at DESC, id DESC",
+                "SELECT * FROM notes WHERE deleted_at IS NOT NULL AND (path = ? OR note_id = ?) "
+                "ORDER BY deleted_at DESC, id DESC",
                 [name, name],
             )
         )
@@ -172,8 +171,7 @@ class NoteQueries:
         rows = self.db.execute("SELECT id, hash FROM chunks WHERE note = ?", [note_pk]).fetchall()
         chunks, hashes = [r[0] for r in rows], sorted({r[1] for r in rows})
         for part, marks in in_lists(chunks):
-            self.db.execute(f"DELETE FROM edges WHERE src_chunk IN ({marks}) OR dst_chunk IN ({marks})", [*part, *part])
-            self.db.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+            self._unlink_chunks(part, marks)
             self.db.execute(f"DELETE FROM events WHERE chunk IN ({marks})", part)
         self.db.execute("DELETE FROM edges WHERE src_note = ? OR dst_note = ?", [note_pk, note_pk])
         self.db.execute("UPDATE notes SET superseded_by = NULL WHERE superseded_by = ?", [note_pk])
@@ -193,7 +191,8 @@ class NoteQueries:
         """The note's current passage versions in reading order, with what ``vault.align.StoredChunk`` holds."""
         return list(
             self.db.query(
-                "SELECT id, key, hash, version, text, observed_from, observed_by, feedback, access_count, last_accessed, created_at FROM chunks"
+                "SELECT id, key, hash, version, text, observed_from, observed_by, feedback, access_count, "
+                "last_accessed, created_at FROM chunks"
                 " WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )
@@ -201,10 +200,10 @@ class NoteQueries:
 
     def insert_chunk(self, values: dict) -> int:
         """A new passage version; returns its primary key (its ANN label)."""
-        return self.db["chunks"].insert(values).last_pk
+        return self.db.table("chunks").insert(values).last_pk
 
     def update_chunk(self, chunk_pk: int, values: dict) -> None:
-        self.db["chunks"].update(chunk_pk, values)
+        self.db.table("chunks").update(chunk_pk, values)
 
     def repoint_chunks(self, successor: dict[int, int]) -> None:
         """Archived versions and events that name an old passage name its successor instead (``successor``: old
@@ -222,20 +221,24 @@ class NoteQueries:
         """Remove passages that were never history (the same text cut anew) and the edges that touch them:
         unlike a deleted note's, nothing of them is kept. The next consolidation relates their replacements."""
         for part, marks in in_lists(chunk_pks):
-            self.db.execute(f"DELETE FROM edges WHERE src_chunk IN ({marks}) OR dst_chunk IN ({marks})", [*part, *part])
-            self.db.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+            self._unlink_chunks(part, marks)
             self.db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+
+    def _unlink_chunks(self, part: list[int], marks: str) -> None:
+        """Before these passages go: the edges that touch them go, and no version names them as its successor."""
+        self.db.execute(f"DELETE FROM edges WHERE src_chunk IN ({marks}) OR dst_chunk IN ({marks})", [*part, *part])
+        self.db.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
 
     def chunk_valid_until(self, chunk_pk: int) -> tuple[str | None, str | None]:
         """(valid_until, where that bound came from) of one passage version."""
-        row = self.db["chunks"].get(chunk_pk)
+        row = self.db.table("chunks").get(chunk_pk)
         return row["valid_until"], row["until_source"]
 
     def archive_chunk(
         self, chunk_pk: int, valid_until: str | None, until_source: str | None, superseded_by: int | None, now: str
     ) -> None:
         """Keep a passage version as history: no longer current, its window closed at ``valid_until``."""
-        self.db["chunks"].update(
+        self.db.table("chunks").update(
             chunk_pk,
             {
                 "state": "ARCHIVED",
@@ -256,19 +259,15 @@ class NoteQueries:
             if note is None:
                 continue
             valid_from, from_source, declared_until, superseded_at = note
+            until_source: str | None
             if superseded_at is not None and (declared_until is None or superseded_at < declared_until):
                 valid_until, until_source = superseded_at, INFERRED
             else:
                 valid_until, until_source = declared_until, DECLARED if declared_until else None
-            self.db.conn.execute(
-                self.REFRESH_WINDOWS,
-                {
-                    "note": note_pk,
-                    "valid_from": valid_from,
-                    "from_source": from_source,
-                    "valid_until": valid_until,
-                    "until_source": until_source,
-                },
+            self.db.execute(
+                REFRESH_WINDOWS_SQL.format(greatest=self.dialect.greatest),
+                [valid_from, valid_from, valid_from, from_source]
+                + [valid_from, valid_from, from_source, valid_until, until_source, note_pk],
             )
 
     def embedded_texts_in_use(self) -> list[tuple[str, str]]:
@@ -301,10 +300,11 @@ class NoteQueries:
     def replace_links(self, note_pk: int, links: list[dict]) -> None:
         """The note's own links (not passage edges) become exactly ``links``, unresolved."""
         self.db.execute(
-            f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})", [note_pk]
+            f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.dialect.inferred_edge})",
+            [note_pk],
         )
         if links:
-            self.db["edges"].insert_all(links)
+            self.db.table("edges").insert_all(links)
 
     def live_note_names(self) -> list[tuple[int, str, str | None, str, str | None]]:
         """(id, path, title, note_id, metadata JSON) of every live note, oldest first: what links can name."""
@@ -314,7 +314,7 @@ class NoteQueries:
 
     def note_links(self, src_notes: Sequence[int] | None = None) -> list[tuple[int, str | None, int | None]]:
         """(edge id, target, resolved note) of the links written by ``src_notes``, or of every note's links."""
-        sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({self.INFERRED_EDGE})"
+        sql = f"SELECT id, target, dst_note FROM edges WHERE src_chunk IS NULL AND NOT ({self.dialect.inferred_edge})"
         if src_notes is None:
             return self.db.execute(sql).fetchall()
         return [
@@ -329,8 +329,9 @@ class NoteQueries:
     # -- supersession -------------------------------------------------------------------------
 
     def supersession_links(self) -> list[tuple[int, str, int]]:
-        """(superseded note, start of its successor, successor) for every resolved ``supersedes`` link of a live note."""
-        return self.db.execute(SUPERSESSION_SQL).fetchall()
+        """(superseded note, start of its successor, successor) for every resolved ``supersedes`` link of a live
+        note."""
+        return self.db.execute(SUPERSESSION_SQL.format(start=self.dialect.field("e.detail", "start"))).fetchall()
 
     def superseded_notes(self) -> dict[int, tuple[str, int | None]]:
         """note id -> (superseded_at, superseded_by) as stored now."""
@@ -342,12 +343,12 @@ class NoteQueries:
         }
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
-        self.db["notes"].update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
+        self.db.table("notes").update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
 
     def lineage_candidates(self) -> list[tuple]:
         """(id, path, title, doc_date, created_at, source_type, declared) of every live vault note, where
         ``declared`` also holds for a note a written ``supersedes`` names: what lineage inference reads."""
-        return self.db.execute(LINEAGE_CANDIDATES_SQL).fetchall()
+        return self.db.execute(LINEAGE_CANDIDATES_SQL.format(inferred_edge=self.dialect.inferred_edge)).fetchall()
 
     def shared_passages(self) -> list[tuple[str, list[int]]]:
         """(text hash, the live vault notes whose current text holds it) of every passage text (the words alone,
@@ -364,7 +365,8 @@ class NoteQueries:
         return [(text_hash, notes) for text_hash, notes in holders.items() if len(notes) > 1]
 
     def notes_holding_texts(self, text_hashes: Sequence[str]) -> dict[str, set[int]]:
-        """The notes whose current text holds each of these passage texts (by text hash), read from the partial index."""
+        """The notes whose current text holds each of these passage texts (by text hash), read from the partial
+        index."""
         found: dict[str, set[int]] = {}
         sql = f"SELECT text_hash, note FROM chunks WHERE {CURRENT_TEXT_HASH} AND text_hash IN ({{marks}})"
         for part, marks in in_lists(text_hashes):
@@ -386,17 +388,20 @@ class NoteQueries:
         return {
             (r[0], r[1]): r[2]
             for r in self.db.execute(
-                f"SELECT src_note, dst_note, detail FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}"
+                "SELECT src_note, dst_note, detail FROM edges "
+                f"WHERE type = 'supersedes' AND {self.dialect.inferred_edge}"
             )
         }
 
     def replace_inferred_supersessions(self, rows: list[dict]) -> None:
         """The inferred ``supersedes`` edges become exactly ``rows`` (each with its detail JSON)."""
-        self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {self.INFERRED_EDGE}")
+        self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {self.dialect.inferred_edge}")
         if rows:
-            self.db["edges"].insert_all(rows)
+            self.db.table("edges").insert_all(rows)
 
     def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
         """Queue these notes for consolidation as re-described (pending at least 1)."""
         for part, marks in in_lists(note_pks):
-            self.db.execute(f"UPDATE notes SET pending = max(pending, 1) WHERE id IN ({marks})", part)
+            self.db.execute(
+                f"UPDATE notes SET pending = {self.dialect.greatest}(pending, 1) WHERE id IN ({marks})", part
+            )

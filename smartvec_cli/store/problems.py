@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .base import StoreBase
 
-class ProblemQueries:
+
+class ProblemQueries(StoreBase):
     """Mixed into ``Store``: the last problem of each vault path."""
 
     def remember_note_problems(
@@ -27,7 +29,7 @@ class ProblemQueries:
             for path in cleared:
                 self.db.execute("DELETE FROM note_problems WHERE path = ?", [path])
             if found:
-                self.db["note_problems"].upsert_all(
+                self.db.table("note_problems").upsert_all(
                     [{"path": path, "error": "; ".join(messages), "seen_at": now} for path, messages in found.items()],
                     pk="path",
                 )

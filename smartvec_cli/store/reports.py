@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .base import StoreBase
 from .inlist import in_lists
 
 
-class ReportQueries:
-    """Mixed into ``Store``: what the reports and the doctor read (``Store.INFERRED_REASON`` reads an edge's reason)."""
+class ReportQueries(StoreBase):
+    """Mixed into ``Store``: what the reports and the doctor read (``Store.dialect`` reads an edge's reason)."""
 
     # -- the whole index (status, doctor) -----------------------------------------------------
 
@@ -49,7 +50,8 @@ class ReportQueries:
     def deleted_notes_passage_count(self) -> int:
         """Passage versions kept as history of deleted notes (``forget`` erases them)."""
         return self.db.execute(
-            "SELECT COUNT(*) FROM chunks WHERE state != 'DELETED' AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)"
+            "SELECT COUNT(*) FROM chunks WHERE state != 'DELETED' "
+            "AND note IN (SELECT id FROM notes WHERE deleted_at IS NOT NULL)"
         ).fetchone()[0]
 
     def vector_count(self) -> int:
@@ -57,7 +59,9 @@ class ReportQueries:
 
     def wrong_size_vector_count(self, dim: int) -> int:
         """How many stored vectors do not hold ``dim`` float32 values (written by another model)."""
-        return self.db.execute("SELECT COUNT(*) FROM embeddings WHERE length(vector) != ?", [dim * 4]).fetchone()[0]
+        return self.db.execute(
+            f"SELECT COUNT(*) FROM embeddings WHERE {self.dialect.vector_size} != ?", [dim * self.dialect.vector_unit]
+        ).fetchone()[0]
 
     def edge_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
@@ -65,7 +69,8 @@ class ReportQueries:
     def notes_needing_review(self) -> list[tuple[str, str, str]]:
         """(path, reason, since) of every live note consolidation flagged for a human, by path."""
         return self.db.execute(
-            "SELECT path, review_reason, review_since FROM notes WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
+            "SELECT path, review_reason, review_since FROM notes "
+            "WHERE review_reason IS NOT NULL AND deleted_at IS NULL ORDER BY path"
         ).fetchall()
 
     def live_passage_ids(self) -> set[int]:
@@ -106,7 +111,8 @@ class ReportQueries:
         """A note's stored passage versions but the deleted ones: current text first, in reading order."""
         return list(
             self.db.query(
-                "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' ORDER BY state = 'ARCHIVED', ordinal, version",
+                "SELECT * FROM chunks WHERE note = ? AND state != 'DELETED' "
+                "ORDER BY state = 'ARCHIVED', ordinal, version",
                 [note],
             )
         )
@@ -116,7 +122,8 @@ class ReportQueries:
         names an attachment it resolved to), in the order found."""
         return list(
             self.db.query(
-                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note WHERE e.src_note = ? ORDER BY e.id",
+                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note "
+                "WHERE e.src_note = ? ORDER BY e.id",
                 [note],
             )
         )
@@ -136,7 +143,8 @@ class ReportQueries:
     def notes_superseded_by(self, note: int) -> list[tuple[str, str | None, str | None]]:
         """(path, superseded_at, why it was inferred or None when declared) of the notes this note supersedes."""
         return self.db.execute(
-            f"""SELECT n.path, n.superseded_at, {self.INFERRED_REASON} FROM edges e JOIN notes n ON n.id = e.dst_note
+            f"""SELECT n.path, n.superseded_at, {self.dialect.inferred_reason} FROM edges e JOIN notes n ON n.id =
+              e.dst_note
                 WHERE e.type = 'supersedes' AND e.src_note = ?""",
             [note],
         ).fetchall()
@@ -144,7 +152,8 @@ class ReportQueries:
     def supersession_reason(self, newer: int, older: int) -> str | None:
         """Why ``newer`` was inferred to supersede ``older``; None when the note declared it (or it does not)."""
         row = self.db.execute(
-            f"SELECT {self.INFERRED_REASON} FROM edges e WHERE e.type = 'supersedes' AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
+            f"SELECT {self.dialect.inferred_reason} FROM edges e WHERE e.type = 'supersedes' "
+            "AND e.src_note = ? AND e.dst_note = ? LIMIT 1",
             [newer, older],
         ).fetchone()
         return row[0] if row else None
@@ -152,7 +161,8 @@ class ReportQueries:
     def note_events(self, note: int) -> list[tuple[str, str, str | None]]:
         """(at, kind, data as JSON text) of every event about a note or one of its passages, oldest first."""
         return self.db.execute(
-            "SELECT at, kind, data FROM events WHERE note = ? OR chunk IN (SELECT id FROM chunks WHERE note = ?) ORDER BY id",
+            "SELECT at, kind, data FROM events WHERE note = ? "
+            "OR chunk IN (SELECT id FROM chunks WHERE note = ?) ORDER BY id",
             [note, note],
         ).fetchall()
 
@@ -168,7 +178,7 @@ class ReportQueries:
         types = list(types)
         marks = ",".join("?" * len(types))
         return self.db.execute(
-            f"SELECT src_note, dst_note, type, {self.INFERRED_REASON} FROM edges e "
+            f"SELECT src_note, dst_note, type, {self.dialect.inferred_reason} FROM edges e "
             f"WHERE dst_note IS NOT NULL AND src_note != dst_note AND type IN ({marks})",
             types,
         ).fetchall()

@@ -14,8 +14,10 @@ import socket
 import time
 from typing import Callable
 
+import psycopg
+
 from ..lock import DEFAULT_WAIT, POLL_SECONDS, Holder, LockBusyError
-from .database import connect, safe_url
+from .database import connect, one, safe_url
 
 WRITER_LOCK = (0x736D7663, 1)  # 'smvc', 1: the writer lock of the database (migrations use 0)
 WRITE_TRANSACTION = (0x736D7663, 2)  # held by each store transaction that writes, for its length (``PgStore.write``)
@@ -32,7 +34,7 @@ class AdvisoryLock:
         self.url = url
         self.command = command
         self.key = key
-        self._conn = None
+        self._conn: psycopg.Connection | None = None
 
     @classmethod
     def writer(cls, url: str, command: str) -> "AdvisoryLock":
@@ -83,7 +85,7 @@ class AdvisoryLock:
         deadline = time.monotonic() + max(0.0, wait)
         told = False
         try:
-            while not conn.execute("SELECT pg_try_advisory_lock(%s, %s)", self.key).fetchone()[0]:
+            while not one(conn.execute("SELECT pg_try_advisory_lock(%s, %s)", self.key)):
                 holder = self._holder(conn)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

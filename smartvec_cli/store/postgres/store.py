@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import psycopg
@@ -21,49 +21,30 @@ from psycopg.pq import TransactionStatus
 from ...errors import SmartvecError
 from ...memory.analysis import analysed, split_cjk
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
+from ..dialect import POSTGRES
 from ..inlist import first_of_each
-from ..store import Store
+from ..store import VECTORS_OF_CHUNKS, Store
 from . import database as schema
-from .database import FTS_FILL, FTS_TABLE, TS_CONFIG, WORDS_CONFIG, PgDatabase, connect, safe_url
+from .database import (
+    FTS_FILL,
+    FTS_TABLE,
+    TRANSACTION_LOCK,
+    TS_CONFIG,
+    WORDS_CONFIG,
+    PgDatabase,
+    connect,
+    one,
+    safe_url,
+)
 from .lock import WRITE_TRANSACTION
 
-INFERRED_EDGE = "COALESCE(detail::jsonb ->> 'inferred', 'false') = 'true'"
-INFERRED_REASON = "CASE WHEN e.detail::jsonb ->> 'inferred' = 'true' THEN e.detail::jsonb ->> 'reason' END"
 MAX_EF_SEARCH = 1000  # pgvector's ceiling for hnsw.ef_search
 SEARCH_MANY_IN_PROCESS = (
     200  # neighbour lists asked at once from which the live matrix is read (a round number, not measured)
 )
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
-
-REFRESH_WINDOWS_SQL = """
-    UPDATE chunks SET
-      valid_from = CASE
-        WHEN observed_from IS NULL THEN %(valid_from)s
-        WHEN %(valid_from)s::text IS NULL THEN observed_from
-        ELSE GREATEST(observed_from, %(valid_from)s) END,
-      from_source = CASE
-        WHEN observed_from IS NULL THEN %(from_source)s
-        WHEN %(valid_from)s::text IS NULL OR observed_from >= %(valid_from)s THEN observed_by
-        ELSE %(from_source)s END,
-      valid_until = %(valid_until)s,
-      until_source = %(until_source)s
-    WHERE note = %(note)s AND current = 1 AND state != 'DELETED'
-"""
-
-SUPERSESSION_SQL = """
-    SELECT e.dst_note, COALESCE(e.detail::jsonb ->> 'start', n.valid_from, n.created_at) AS start, n.id
-    FROM edges e JOIN notes n ON n.id = e.src_note
-    WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
-"""
-
-LINEAGE_CANDIDATES_SQL = """
-    SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
-           (COALESCE(n.declared, 0) != 0 OR EXISTS (
-             SELECT 1 FROM edges e WHERE e.type = 'supersedes' AND e.dst_note = n.id
-               AND COALESCE(e.detail::jsonb ->> 'inferred', 'false') != 'true'))::int AS declared
-    FROM notes n WHERE n.deleted_at IS NULL AND n.kind = 'vault'
-"""
+FetchVectors = Callable[[list[int]], np.ndarray]
 
 
 def any_terms(expression: str, paired: bool = False) -> str | None:
@@ -88,8 +69,9 @@ class PgVectorIndex:
     saving are nothing to do, and a search is one statement."""
 
     tombstones: frozenset[int] = frozenset()
+    has_graph = True  # pgvector's HNSW index, kept by the server
 
-    def __init__(self, store: "PgStore"):
+    def __init__(self, store: PgStore):
         self.store = store
         self.generation = store.generation
         self._live: set[int] | None = None
@@ -102,10 +84,10 @@ class PgVectorIndex:
             self._live = self.store.ann_expected_labels()
         return self._live
 
-    def add(self, labels, vectors) -> None:
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         self._live = self._exact = None
 
-    def remove(self, labels) -> None:
+    def remove(self, labels: Iterable[int]) -> None:
         self._live = self._exact = None
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -119,13 +101,15 @@ class PgVectorIndex:
             return [self.search(vector, k) for vector in vectors]
         return cosine_top_k_many(self.exact_matrix(), vectors, k)
 
-    def exact_search(self, vector: np.ndarray, k: int, fetch_vectors=None) -> list[tuple[int, float]]:
+    def exact_search(
+        self, vector: np.ndarray, k: int, fetch_vectors: FetchVectors | None = None
+    ) -> list[tuple[int, float]]:
         """Every live passage compared, in process, as on SQLite: the matrix of their vectors is read once
         per generation (a long-lived reader pays for it once; a statement comparing every row on the
         server took 33 ms for 4,310 passages on a busy machine, the product well under one)."""
         return cosine_top_k(self.exact_matrix(), vector, k)
 
-    def exact_matrix(self, fetch_vectors=None) -> tuple[np.ndarray, np.ndarray]:
+    def exact_matrix(self, fetch_vectors: FetchVectors | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The live passages' labels and unit vectors (``HnswIndex.exact_matrix``), read from the database."""
         if self._exact is None:
             labels = sorted(self.live)
@@ -139,7 +123,11 @@ class PgVectorIndex:
     def saved_generation(self) -> int:
         return self.store.generation
 
-    def saved_file_name(self) -> None:
+    def saved_file_name(self) -> str | None:
+        return None
+
+    def verify(self) -> str | None:
+        """Nothing to check: the server keeps its own index whole."""
         return None
 
     def save(self, generation: int) -> None:
@@ -150,15 +138,14 @@ class PgStore(Store):
     """The store on a PostgreSQL server. ``index_dir`` is still the local index folder (config, model
     export, logs); ``url`` names the database every machine of the team shares."""
 
-    SCHEMA = schema
-    INFERRED_EDGE = INFERRED_EDGE
+    dialect = POSTGRES
     DATABASE_ERRORS = (psycopg.DatabaseError,)
-    INFERRED_REASON = INFERRED_REASON
-    REFRESH_WINDOWS = REFRESH_WINDOWS_SQL
+    db: PgDatabase
 
     def __init__(self, index_dir: Path, db: PgDatabase):
         super().__init__(index_dir, db)
         self.url = db.url
+        self._ann: PgVectorIndex | None = None
         self._vector_indexes: set[int] = set()
 
     @classmethod
@@ -198,7 +185,7 @@ class PgStore(Store):
         outermost = self.db.conn.info.transaction_status == TransactionStatus.IDLE
         with self.db.conn.transaction():
             if outermost:
-                self.db.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", WRITE_TRANSACTION)
+                self.db.conn.execute(TRANSACTION_LOCK, WRITE_TRANSACTION)
             yield
 
     @property
@@ -207,8 +194,17 @@ class PgStore(Store):
 
     # -- metadata and schema ------------------------------------------------------------------
 
+    def newer_migrations(self) -> list[str]:
+        return schema.unknown_migrations(self.db)
+
+    def known_migration_count(self) -> int:
+        return len(schema.MIGRATIONS)
+
+    def pending_migrations(self) -> list[str]:
+        return schema.pending_migrations(self.db)
+
     def apply_migrations(self) -> None:
-        super().apply_migrations()
+        schema.migrate(self.db)
         register_vector(self.db.conn)
 
     def integrity_problems(self) -> list[str]:
@@ -217,22 +213,17 @@ class PgStore(Store):
         return ["ok"] if installed else ["the pgvector extension is not installed in this database"]
 
     def database_size(self) -> int:
-        return self.db.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        return int(one(self.db.conn.execute("SELECT pg_database_size(current_database())")))
 
     # -- vectors ------------------------------------------------------------------------------
 
-    def store_vectors(self, vectors: dict, created_at: str) -> None:
-        for h, (text, vector) in vectors.items():
-            self._upsert_vector(h, text, vector, created_at)
+    def store_vectors(self, vectors: dict[str, tuple[str, np.ndarray]], created_at: str) -> None:
+        super().store_vectors(vectors, created_at)
         for vector_dim in {len(v) for _, v in vectors.values()}:
             self.ensure_vector_index(vector_dim)
 
-    def _upsert_vector(self, hash_: str, text: str, vector: np.ndarray, created_at: str) -> None:
-        self.db.conn.execute(
-            "INSERT INTO embeddings (hash, text, vector, created_at) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (hash) DO UPDATE SET text = EXCLUDED.text, vector = EXCLUDED.vector, created_at = EXCLUDED.created_at",
-            [hash_, text, np.asarray(vector, dtype=np.float32), created_at],
-        )
+    def vector_value(self, vector: np.ndarray) -> np.ndarray:
+        return np.asarray(vector, dtype=np.float32)
 
     def ensure_vector_index(self, vector_dim: int) -> None:
         """pgvector's HNSW index over the vectors of this size (an index needs one size; an index being
@@ -242,8 +233,10 @@ class PgStore(Store):
         name = f"idx_embeddings_hnsw_{int(vector_dim)}"
         if not self.db.table_exists(name):
             self.db.conn.execute(
-                f"CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({int(vector_dim)})) vector_cosine_ops) "
-                f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE vector_dims(vector) = {int(vector_dim)}"
+                f"CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({int(vector_dim)})) "
+                "vector_cosine_ops) "
+                f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE vector_dims(vector) = "
+                f"{int(vector_dim)}"
             )
         self._vector_indexes.add(vector_dim)
 
@@ -255,9 +248,7 @@ class PgStore(Store):
         chunk_ids = [int(i) for i in chunk_ids]
         if not chunk_ids:
             return np.zeros((0, self.dim), dtype=np.float32)
-        rows = self.db.conn.execute(
-            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash WHERE c.id = ANY(%s)", [chunk_ids]
-        ).fetchall()
+        rows = self.db.conn.execute(f"{VECTORS_OF_CHUNKS} WHERE c.id = ANY(%s)", [chunk_ids]).fetchall()
         by_id = {row[0]: row[1] for row in rows}
         missing = [i for i in chunk_ids if i not in by_id]
         if missing:
@@ -307,30 +298,6 @@ class PgStore(Store):
             return self.nearest_exact(vector, k)
         return [(row[0], float(row[1])) for row in rows]
 
-    def insert_correction(
-        self, note: dict, passage: dict, embed_text: str, vector: np.ndarray, corrects: int, now_iso: str
-    ) -> dict:
-        note_pk = self.db["notes"].insert(note).last_pk
-        self._upsert_vector(passage["hash"], embed_text, vector, now_iso)
-        chunk = {"note": note_pk, **passage}
-        chunk["id"] = self.db["chunks"].insert(chunk).last_pk
-        self.db["edges"].insert(
-            {
-                "src_note": note_pk,
-                "dst_note": None,
-                "src_chunk": chunk["id"],
-                "dst_chunk": corrects,
-                "type": "corrects",
-                "created_at": now_iso,
-            }
-        )
-        return chunk
-
-    def wrong_size_vector_count(self, dim: int) -> int:
-        return self.db.conn.execute(
-            "SELECT COUNT(*) FROM embeddings WHERE vector_dims(vector) != %s", [dim]
-        ).fetchone()[0]
-
     # -- the vector index ---------------------------------------------------------------------
 
     @property
@@ -355,37 +322,6 @@ class PgStore(Store):
 
     def save_ann(self) -> None:
         self.ann.save(self.generation)
-
-    # -- notes --------------------------------------------------------------------------------
-
-    def mark_note_pending(self, note_pk: int, level: int) -> None:
-        self.db.execute("UPDATE notes SET pending = GREATEST(pending, ?) WHERE id = ?", [level, note_pk])
-
-    def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
-        self.db.conn.execute("UPDATE notes SET pending = GREATEST(pending, 1) WHERE id = ANY(%s)", [list(note_pks)])
-
-    def supersession_links(self) -> list[tuple[int, str, int]]:
-        return self.db.conn.execute(SUPERSESSION_SQL).fetchall()
-
-    def lineage_candidates(self) -> list[tuple]:
-        return self.db.conn.execute(LINEAGE_CANDIDATES_SQL).fetchall()
-
-    def set_ripple(self, note_pk: int, penalty: float, reason: str, now_iso: str) -> int:
-        cursor = self.db.execute(
-            "UPDATE chunks SET ripple_penalty = GREATEST(ripple_penalty, ?) WHERE note = ? AND current = 1 AND state != 'DELETED'",
-            [penalty, note_pk],
-        )
-        self.db.execute("UPDATE notes SET review_reason = ?, review_since = ? WHERE id = ?", [reason, now_iso, note_pk])
-        return cursor.rowcount
-
-    def set_importance(self, scores: dict[int, float]) -> None:
-        with self.db.conn.cursor() as cursor:
-            cursor.executemany(
-                "UPDATE notes SET importance = %s WHERE id = %s",
-                [(float(score), note) for note, score in scores.items()],
-            )
-
-    # -- passages -----------------------------------------------------------------------------
 
     # -- full-text search ---------------------------------------------------------------------
 
@@ -418,7 +354,8 @@ class PgStore(Store):
         return [(row[0], float(row[1])) for row in rows]
 
     def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
-        """FTS5's phrase queries (``text : "w1 w2 ..."``, ``memory.lexical.phrase_expression``) as phrase tsqueries on the passage's own words."""
+        """FTS5's phrase queries (``text : "w1 w2 ..."``, ``memory.lexical.phrase_expression``) as phrase tsqueries
+        on the passage's own words."""
         config, body, _, paired = self._text_search()
         found = []
         for expression in expressions:
@@ -429,7 +366,8 @@ class PgStore(Store):
                 {
                     row[0]
                     for row in self.db.conn.execute(
-                        f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery({config}, %s) q
+                        f"""SELECT f.id FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id, phraseto_tsquery({config},
+                          %s) q
                     WHERE f.{body} @@ q AND c.state != 'DELETED' ORDER BY ts_rank(f.{body}, q) DESC, f.id LIMIT %s""",
                         [words, limit],
                     )
@@ -461,10 +399,13 @@ class PgStore(Store):
             frequency[term] = (
                 0
                 if query is None
-                else self.db.conn.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
-                    [query, cap + 1],
-                ).fetchone()[0]
+                else one(
+                    self.db.conn.execute(
+                        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} "
+                        f"WHERE {body} @@ to_tsquery({config}, %s) LIMIT %s) s",
+                        [query, cap + 1],
+                    )
+                )
             )
         return frequency
 
@@ -516,25 +457,18 @@ class PgStore(Store):
         return [row[0] for row in rows]
 
     def lexical_index_drift(self) -> tuple[int, int, int]:
-        missing = self.db.conn.execute(
-            f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM {FTS_TABLE})"
-        ).fetchone()[0]
-        extra = self.db.conn.execute(
-            f"SELECT count(*) FROM {FTS_TABLE} WHERE id NOT IN (SELECT id FROM chunks)"
-        ).fetchone()[0]
-        stale = self.db.conn.execute(
-            f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id JOIN notes n ON n.id = c.note
-                WHERE f.text IS DISTINCT FROM c.text OR f.heading IS DISTINCT FROM c.heading OR f.title IS DISTINCT FROM n.title"""
-        ).fetchone()[0]
+        missing = one(self.db.conn.execute(f"SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM {FTS_TABLE})"))
+        extra = one(self.db.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE id NOT IN (SELECT id FROM chunks)"))
+        stale = one(
+            self.db.conn.execute(
+                f"""SELECT count(*) FROM {FTS_TABLE} f JOIN chunks c ON c.id = f.id JOIN notes n ON n.id = c.note
+                WHERE f.text IS DISTINCT FROM c.text OR f.heading IS DISTINCT FROM c.heading OR f.title IS DISTINCT
+                FROM n.title"""
+            )
+        )
         return missing, extra, stale
 
     def rebuild_lexical_index(self) -> None:
         with self.write():
             self.db.conn.execute(f"DELETE FROM {FTS_TABLE}")
             self.db.conn.execute(FTS_FILL)
-
-    # -- local files --------------------------------------------------------------------------
-
-    def append_refresh_log(self, record: dict) -> None:
-        Path(self.index_dir).mkdir(parents=True, exist_ok=True)
-        super().append_refresh_log(record)
