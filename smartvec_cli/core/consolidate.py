@@ -54,6 +54,7 @@ from ..memory.contradiction import (
 )
 from ..memory.graph import pagerank
 from ..memory.lexical import any_of, query_terms
+from ..memory.lineage import lineages
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.store import Store
@@ -172,17 +173,7 @@ class Consolidator:
         every version) mapped to one representative note of its lineage: versions of one document are
         never a contradiction, however many versions lie between them. Read once per run: the edges are
         written by ``index`` (declared, or inferred by ``memory.lineage``), never by consolidation."""
-        parent: dict[int, int] = {}
-
-        def root(note: int) -> int:
-            while parent.setdefault(note, note) != note:
-                parent[note] = parent[parent[note]]
-                note = parent[note]
-            return note
-
-        for newer, older in self.store.supersedes_note_pairs():
-            parent[root(newer)] = root(older)
-        return {note: root(note) for note in parent}
+        return lineages(self.store.supersedes_note_pairs())
 
     def _candidates(self, queued: list[int]) -> dict[int, set[int]]:
         """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
