@@ -30,7 +30,7 @@ class Cached:
 
         missing = [t for t in texts if t not in self.seen]
         if missing:
-            self.seen.update(zip(missing, self.inner.embed(missing)))
+            self.seen.update(zip(missing, self.inner.embed(missing), strict=False))
         return np.stack([self.seen[t] for t in texts])
 
 

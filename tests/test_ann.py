@@ -141,7 +141,7 @@ def test_many_queries_at_once_find_what_one_query_at_a_time_finds():
     queries = rng.normal(size=(QUERY_BLOCK + 7, 16)) * 3
     many = cosine_top_k_many(matrix, queries, 5)
     assert len(many) == len(queries)
-    for query, found in zip(queries, many):
+    for query, found in zip(queries, many, strict=False):
         one = cosine_top_k(matrix, query, 5)
         assert [label for label, _ in found] == [label for label, _ in one]
         assert np.allclose([s for _, s in found], [s for _, s in one], atol=1e-5)

@@ -158,7 +158,7 @@ def test_questions_paraphrase_rather_than_copy(bench):
 
 def test_rumours_restate_an_outdated_value_from_a_low_authority_source(bench):
     labelled = bench.styles["labelled"]
-    for rumour, file in zip(bench.world.rumours, labelled.rumour_files):
+    for rumour, file in zip(bench.world.rumours, labelled.rumour_files, strict=False):
         says = re.compile(r"(?<![\w.,])" + re.escape(rumour.claimed) + r"(?!\w)")
         assert says.search(file.text)
         assert re.search(r'source_type: "(chat|meeting_notes)"', file.text)

@@ -65,7 +65,7 @@ class FakePostgres:
                         continue
                     assert code == PROTOCOL_3, code
                     words = body.split(b"\0")
-                    login = {k.decode(): v.decode() for k, v in zip(words[::2], words[1::2]) if k}
+                    login = {k.decode(): v.decode() for k, v in zip(words[::2], words[1::2], strict=False) if k}
                     conn.sendall(b"R" + struct.pack("!ii", 8, 3))  # AuthenticationCleartextPassword
                     kind, length = struct.unpack("!ci", self._read(conn, 5))
                     assert kind == b"p", kind

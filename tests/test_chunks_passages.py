@@ -1,7 +1,6 @@
 """Passages a reader would cut: comments, navigation rows and lone link lists are not passages (their
 links still count), a step keeps its code, and code keeps its line breaks in `query --json` and display."""
 
-
 import pytest
 from conftest import write
 

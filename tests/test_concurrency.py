@@ -219,7 +219,7 @@ def test_queries_never_fail_or_see_half_a_write_and_writers_take_turns(tmp_path,
     spans = sorted(tuple(json.loads(line)) for line in log.read_text().splitlines())
     spans = sorted(spans, key=lambda s: s[2])
     assert len(spans) == 1 + ROUNDS * 5  # refresh --nightly indexes and consolidates
-    for before, after in zip(spans, spans[1:]):
+    for before, after in zip(spans, spans[1:], strict=False):
         assert before[3] <= after[2], f"{before[:2]} and {after[:2]} wrote at the same time"
     if store_backend == "sqlite":
         assert_consistent(index_dir)  # PostgreSQL has no ANN file: its vectors are the rows the readers checked

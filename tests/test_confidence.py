@@ -64,7 +64,7 @@ def test_a_weak_match_never_claims_more_than_the_ceiling():
 def test_a_down_voted_passage_goes_below_the_hit_more_likely_to_answer():
     hits = ranked({1: 0.62, 2: 0.60, 3: 0.30}, feedback={1: -0.45})
     assert [h.passage.id for h in hits][:2] == [2, 1]
-    assert all(a.confidence >= b.confidence for a, b in zip(hits, hits[1:]))
+    assert all(a.confidence >= b.confidence for a, b in zip(hits, hits[1:], strict=False))
 
 
 @pytest.mark.slow
@@ -79,7 +79,7 @@ def test_confidence_falls_down_the_list_and_nonsense_stays_low(sample_vault, cli
         *NONSENSE,
     ):
         hits = cli.json("query", question, "--json", "--no-track", "--top-k", "10")
-        assert all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:])), question
+        assert all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:], strict=False)), question
     for question in NONSENSE:
         hits = cli.json("query", question, "--json", "--no-track")
         assert not hits or hits[0]["confidence"] <= 0.30, (question, hits[0])
@@ -104,7 +104,7 @@ def test_the_first_closeness_and_the_length_are_computed_as_specified_and_weigh_
         scoring = ScoringSettings(calibration=calibration)
         candidates = [
             Candidate(passage(i, text), cosine)
-            for i, (text, cosine) in zip(texts, ((texts[1], 0.62), (texts[2], 0.60), (texts[3], 0.58)))
+            for i, (text, cosine) in zip(texts, ((texts[1], 0.62), (texts[2], 0.60), (texts[3], 0.58)), strict=False)
         ]
         return rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
 

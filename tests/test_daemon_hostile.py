@@ -230,7 +230,7 @@ def test_weights_through_the_socket_are_checked_by_the_command_line_s_parser(dae
     socket_path(index_dir).rename(index_dir / "moved.sock")  # the same commands, answered by the process itself
     direct = [cli(*args) for args in asks]
     assert len(answered) == 1
-    for args, before, after in zip(asks, direct, via_socket):
+    for args, before, after in zip(asks, direct, via_socket, strict=False):
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
     assert direct[0].exit_code == 0 and all(result.exit_code == 2 for result in direct[1:])
     assert all(result.stdout == "" and result.stderr.count("\n") == 1 for result in direct[1:])

@@ -137,5 +137,5 @@ def test_the_readme_tour_runs_as_shown(tmp_path, monkeypatch, real_embedder, cli
         headers = [line for line in shown if re.match(r"^\d+\. ", line)]
         printed = [line for line in result.stdout.splitlines() if re.match(r"^\d+\. ", line)]
         assert len(printed) == len(headers), (command, result.stdout)
-        for header, line in zip(headers, printed):
+        for header, line in zip(headers, printed, strict=False):
             assert line.split(" › ")[0] == header.split(" › ")[0], (command, line)

@@ -115,7 +115,7 @@ def ask(cli, question):
 
 
 def falls_down_the_list(hits):
-    return all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:]))
+    return all(a["confidence"] >= b["confidence"] for a, b in zip(hits, hits[1:], strict=False))
 
 
 @pytest.mark.slow

@@ -112,13 +112,13 @@ def test_every_pasted_sentence_of_a_note_comes_first_in_smart_mode(docs_vault, c
     answers = ask_all(cli, [sentence for _, sentence in pasted], "--top-k", "3")
     wrong = [
         (sentence, hits[0]["path"] if hits else None)
-        for (path, sentence), hits in zip(pasted, answers)
+        for (path, sentence), hits in zip(pasted, answers, strict=False)
         if not hits or hits[0]["path"] != path or sentence not in hits[0]["text"]
     ]
     assert wrong == []
     # The model alone does not get there: the check measures something.
     cosine = ask_all(cli, [sentence for _, sentence in pasted], "--top-k", "1", "--mode", "cosine")
-    assert any(not hits or sentence not in hits[0]["text"] for (_, sentence), hits in zip(pasted, cosine))
+    assert any(not hits or sentence not in hits[0]["text"] for (_, sentence), hits in zip(pasted, cosine, strict=False))
 
 
 def test_a_pasted_sentence_comes_first_with_other_case_and_punctuation(docs_vault, cli):

@@ -100,7 +100,7 @@ def test_keys_stay_stable_when_another_section_changes():
     before = chunk_note("T", body)
     after = chunk_note("T", body.replace("apples and more", "apples, pears and more"))
     assert [c.key for c in before] == [c.key for c in after]
-    changed = [a.key for a, b in zip(before, after) if a.hash != b.hash]
+    changed = [a.key for a, b in zip(before, after, strict=False) if a.hash != b.hash]
     assert changed == ["a"]
 
 
@@ -166,7 +166,7 @@ def test_self_referring_or_exploding_yaml_is_reported_not_followed():
 
     laughs = (
         "---\na: &a [x,x,x,x,x,x,x,x,x,x]\n"
-        + "".join(f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+        + "".join(f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=False))
         + "---\n# Laughs\n\nThe body is still indexed without its metadata.\n"
     )
     for text in ("---\na: &x [*x]\n---\nbody text here\n", "---\na: &x {b: *x}\n---\nbody text\n", laughs):

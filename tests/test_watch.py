@@ -315,7 +315,7 @@ def test_query_via_socket_returns_what_the_direct_path_returns(vault, cli, fake_
     requests = served()
     via_socket = [cli(*args) for args in asks] + [cli("query", "--batch", "-", "--no-track", input=batch)]
     assert len(requests) == len(asks) + 2  # every question went to the daemon
-    for before, after in zip(direct, via_socket):
+    for before, after in zip(direct, via_socket, strict=False):
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr)
     assert json.loads(direct[0].stdout)[0]["path"] == "remote.md"
     assert requests[2]["options"] == {
@@ -375,7 +375,7 @@ def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without
             direct[number].stderr,
         )
     requests = served()
-    for number, ((args, stdin), before) in enumerate(zip(asks, direct)):
+    for number, ((args, stdin), before) in enumerate(zip(asks, direct, strict=False)):
         after = cli_process(*args, input=stdin)
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
         assert after.heavy == [] or number == 6, args  # a missing vault is found missing by the core

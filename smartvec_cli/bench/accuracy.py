@@ -429,8 +429,8 @@ def run_calibration(
         "seed": bench.seed,
         "samples": len(samples),
         "positives": sum(1 for s in samples if s[-2]),
-        "fitted": dict(zip(CALIBRATION_KEYS, fitted)),
-        "previous": dict(zip(CALIBRATION_KEYS, before)),
+        "fitted": dict(zip(CALIBRATION_KEYS, fitted, strict=False)),
+        "previous": dict(zip(CALIBRATION_KEYS, before, strict=False)),
         "top1_ece_previous": mean_ece(before),
         "top1_ece_fitted": mean_ece(fitted),
         "rates": list(sorted(set(rates))),
@@ -560,7 +560,7 @@ def build_report(
                 sum(o.contradicted for o in b.outcomes["smart"]) / len(bench.questions), 4
             ),
         }
-        for a, b in zip(labelled.levels, plain.levels)
+        for a, b in zip(labelled.levels, plain.levels, strict=False)
         if a.rate in rates
     ]
     report["reembed_saved"] = realistic["saved"]
@@ -573,7 +573,7 @@ def build_report(
         "shared_question_texts": sum(q.text in eval_texts for q in calibration_bench.questions),
         "fitted": fit["fitted"],
         "fit_samples": fit["samples"],
-        "shipped": dict(zip(CALIBRATION_KEYS, shipped)),
+        "shipped": dict(zip(CALIBRATION_KEYS, shipped, strict=False)),
         "ece_shipped": {style: round(ece_with(bench.questions, run.main, shipped), 4) for style, run in runs.items()},
     }
     report["dataset"] = {

@@ -144,7 +144,7 @@ def first_hits_moved(before: Sequence[dict], after: Sequence[dict]) -> int:
     def first(row):
         return row["hits"][0]["passage"] if row["hits"] else None
 
-    return sum(first(a) != first(b) for a, b in zip(before, after))
+    return sum(first(a) != first(b) for a, b in zip(before, after, strict=False))
 
 
 def held_out(vaults: dict, asked: dict[str, list[dict]]) -> dict:

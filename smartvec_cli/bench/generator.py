@@ -181,7 +181,7 @@ def change_dates(rng: random.Random, versions: int, now: dt.date) -> list[dt.dat
     last = _months_between(HISTORY_START, now) - 4
     while True:
         picks = sorted(rng.sample(range(0, last), versions))
-        if all(b - a >= MIN_GAP_MONTHS for a, b in zip(picks, picks[1:])):
+        if all(b - a >= MIN_GAP_MONTHS for a, b in zip(picks, picks[1:], strict=False)):
             return [month_start(p) for p in picks]
 
 
@@ -467,7 +467,7 @@ def _long_note(rng: random.Random, spec: LongNoteSpec, now: dt.date) -> LongNote
         return [" ".join(rng.sample(spec.filler, 2)) for _ in range(count)]
 
     sections: list[tuple[str, list[str]]] = [("Overview", [spec.intro, *filler(rng.randint(0, 2))])]
-    for pair, (a, b) in zip(spec.pairs, values):
+    for pair, (a, b) in zip(spec.pairs, values, strict=False):
         paragraphs = [
             f"{pair.facts[0].format(v=a)} {rng.choice(spec.filler)}",
             f"{pair.facts[1].format(v=b)} {rng.choice(spec.filler)}",
@@ -545,7 +545,7 @@ def generate(
             if ident not in idents:
                 idents.append(ident)
         identified += [
-            IdentifiedNote(family, i, v, _random_day(rng, now)) for i, v in zip(idents, rng.sample(family.values, n))
+            IdentifiedNote(family, i, v, _random_day(rng, now)) for i, v in zip(idents, rng.sample(family.values, n), strict=False)
         ]
     longs = [
         _long_note(rng, spec, now) for spec in catalogue.long_notes[: long_notes if long_notes is not None else None]

@@ -97,7 +97,7 @@ def expected_calibration_error(confidences: Sequence[float], correct: Sequence[b
     if not confidences:
         return 0.0
     totals = [[0, 0.0, 0] for _ in range(bins)]  # count, sum of confidence, number correct
-    for confidence, right in zip(confidences, correct):
+    for confidence, right in zip(confidences, correct, strict=False):
         c = min(1.0, max(0.0, float(confidence)))
         b = min(bins - 1, int(c * bins))
         totals[b][0] += 1

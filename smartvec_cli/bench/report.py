@@ -116,7 +116,7 @@ def accuracy_markdown(report: dict) -> str:
             + " | ".join(f"{j['value_pairs_known']} / {j['compared_pairs']}" for j in judges)
             + " |",
         ]
-        for points in zip(*(j["curve"] for j in judges)):
+        for points in zip(*(j["curve"] for j in judges), strict=False):
             lines.append(
                 f"| closeness >= {points[0]['threshold']:.2f}: precision, recall | "
                 + " | ".join(f"{pct(p['precision'])}, {pct(p['recall'])}" for p in points)
@@ -320,9 +320,9 @@ def plot_accuracy_by_type(report: dict, path: Path) -> bool:
     colours = {"cosine": "#c5ccd3", "cosine_current": "#8a96a3", "smart": "#2f6fb3"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), dpi=120, sharey=True)
     width = 0.27
-    for ax, style in zip(axes, ("labelled", "plain")):
+    for ax, style in zip(axes, ("labelled", "plain"), strict=False):
         xs = range(len(labels))
-        for offset, mode in zip((-width, 0.0, width), ("cosine", "cosine_current", "smart")):
+        for offset, mode in zip((-width, 0.0, width), ("cosine", "cosine_current", "smart"), strict=False):
             block = _block(report, style, mode)
             values = [block["top1"]] + [block["by_type"][k] for k in kinds]
             bars = ax.bar([x + offset for x in xs], values, width, label=MODE_LABELS[mode], color=colours[mode])

@@ -189,7 +189,7 @@ class Consolidator:
         ann = self.store.load_ann()
         vectors = self.store.vectors_for_chunks(queued)
         neighbours = ann.search_many(vectors, self.settings.neighbours + 1) if len(queued) else []
-        found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours)}
+        found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours, strict=False)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
         frames = Frames.of((p.id, p.text) for p in passages.values())
         language = self.store.lexical_language()
@@ -212,7 +212,7 @@ class Consolidator:
         candidates = self._candidates(queued)
         involved = sorted(set(queued) | {other for found in candidates.values() for other in found})
         rows = self.store.passages(involved)
-        vectors = dict(zip(involved, self.store.vectors_for_chunks(involved)))
+        vectors = dict(zip(involved, self.store.vectors_for_chunks(involved), strict=False))
         lineage = self._lineages
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
@@ -268,7 +268,7 @@ class Consolidator:
         if missing:
             if self._embedder is None:
                 self._embedder = self.ws.embedder()
-            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing)))
+            self._sentence_vectors.update(zip(missing, self._embedder.embed(missing), strict=False))
 
     def _embed_readings(self, conflicts: Iterable[tuple[Passage, Passage, list[tuple[Quantity, Quantity]]]]) -> None:
         """Both readings (``_readings``) of every sentence that gives a conflicting value, embedded in one batch."""
@@ -395,7 +395,7 @@ class Consolidator:
 
         def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
             found = {}
-            for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids)):
+            for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids), strict=False):
                 found[chunk] = [
                     (other, cosine)
                     for other, cosine in ann.search(vector, reach)
@@ -465,7 +465,7 @@ class Consolidator:
             if frozenset((mine.id, now.id)) not in existing and self._comparable(mine, now, lineage)
         ]
         ids = sorted({p.id for pair in pairs for p in pair})
-        vectors = dict(zip(ids, self.store.vectors_for_chunks(ids)))
+        vectors = dict(zip(ids, self.store.vectors_for_chunks(ids), strict=False))
         edges = []
         for mine, now in pairs:
             found = self._disagreement(mine, now)

@@ -190,12 +190,12 @@ def search(
         )
     missing = [label for label in joining if label not in similar and (within is None or label in within)]
     if missing:
-        similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist()))
+        similar.update(zip(missing, (store.vectors_for_chunks(missing) @ query_vector).tolist(), strict=False))
     relations = store.relations_of(list(similar))
     # A user's correction answers wherever the passage it corrects is found (memory.ranking.corrections_in_place).
     corrections = [e.src for e in relations if e.kind == "corrects" and e.dst in similar and e.src not in similar]
     if corrections:
-        similar.update(zip(corrections, (store.vectors_for_chunks(corrections) @ query_vector).tolist()))
+        similar.update(zip(corrections, (store.vectors_for_chunks(corrections) @ query_vector).tolist(), strict=False))
         relations = store.relations_of(list(similar))
     passages = store.passages(list(similar))
     ids = [label for label in similar if label in passages]

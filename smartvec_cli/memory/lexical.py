@@ -174,7 +174,7 @@ def phrase_shares(found: list[set[int]], sizes: list[int], ids: list[int]) -> di
     whole = sum(sizes)
     if not whole:
         return {}
-    shares = {i: sum(n for holders, n in zip(found, sizes) if i in holders) / whole for i in ids}
+    shares = {i: sum(n for holders, n in zip(found, sizes, strict=False) if i in holders) / whole for i in ids}
     return {i: share for i, share in shares.items() if share > 0}
 
 

@@ -508,7 +508,7 @@ def in_confidence_order(ranked: list[Ranked], moment: dt.datetime) -> list[Ranke
         key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, moment), r.order_confidence),
         reverse=True,
     )
-    for above, below in zip(ordered, ordered[1:]):
+    for above, below in zip(ordered, ordered[1:], strict=False):
         below.confidence = min(below.confidence, above.confidence)
     return ordered
 

@@ -72,7 +72,7 @@ class Weights:
                 raise UsageError(
                     f"bad weights {text!r}: four numbers in order {', '.join(SIGNALS)}, or {WEIGHTS_EXAMPLE}"
                 )
-            values = dict(zip(SIGNALS, parts))
+            values = dict(zip(SIGNALS, parts, strict=False))
         else:
             for part in parts:
                 name, equals, value = (s.strip() for s in part.partition("="))
