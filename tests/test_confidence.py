@@ -1,6 +1,7 @@
 """Hit confidence means one thing: the probability that the hit answers the question. It never rises down
 the list, a weak match never claims more than the ceiling, and a nonsense question's first hit is low."""
 
+import dataclasses
 import datetime as dt
 import math
 
@@ -141,3 +142,41 @@ def test_a_hit_s_length_is_read_from_the_passage_the_store_gives(vault, cli, fak
     for hit in hits[1:]:
         assert hit["explain"]["length"] == pytest.approx(math.log1p(len(hit["text"].split())), abs=1e-6)
         assert hit["explain"]["first_closeness"] == 0.0
+
+
+def test_a_hit_s_note_size_is_the_log_of_its_note_s_live_passages(vault, cli, fake_embedder):
+    """Through the CLI on a real index: ``note_size`` (below the first hit) and ``first_note_size`` (for it) are
+    ln of the live passages the hit's note holds, as the store counts them."""
+    long_guide = "".join(
+        f"## Step {n}\n\nTurn the lantern valve {n} times, then wait {n} minutes.\n\n" for n in range(4)
+    )
+    write(vault, "guide.md", "# Lantern guide\n\n" + long_guide)
+    write(vault, "card.md", "# Lantern card\n\nThe lantern valve turns clockwise.\n")
+    cli.json("index", "--json")
+    by_note = {}
+    for hit in cli.json("query", "lantern valve", "--json", "--no-track", "--explain", "--top-k", "10"):
+        by_note.setdefault(hit["path"], []).append(hit)
+    hits = [h for found in by_note.values() for h in found]
+    passages_of = {path: len(found) for path, found in by_note.items()}
+    assert passages_of["guide.md"] >= 4 and passages_of["card.md"] == 1  # every passage of both notes was found
+    for hit in hits:
+        size = math.log(passages_of[hit["path"]])
+        first = hit["rank"] == 1
+        assert hit["explain"]["first_note_size"] == pytest.approx(size if first else 0.0, abs=1e-6)
+        assert hit["explain"]["note_size"] == pytest.approx(0.0 if first else size, abs=1e-6)
+
+
+def test_the_note_size_weighs_the_confidence_and_not_the_order():
+    def hits(calibration, passages):
+        scoring = ScoringSettings(calibration=calibration)
+        candidates = [
+            Candidate(dataclasses.replace(passage(i), note_passages=passages), cosine)
+            for i, cosine in ((1, 0.62), (2, 0.60), (3, 0.58))
+        ]
+        return rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
+
+    calibration = Calibration(note_size_weight=-0.5, first_note_size_weight=-0.5)
+    small, large = hits(calibration, 1), hits(calibration, 50)
+    assert [h.passage.id for h in small] == [h.passage.id for h in large] == [1, 2, 3]
+    assert all(big.confidence < lone.confidence for big, lone in zip(large, small, strict=True))
+    assert [h.order_confidence for h in large] == pytest.approx([h.order_confidence for h in small])

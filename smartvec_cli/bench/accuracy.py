@@ -347,7 +347,9 @@ def top1_confidences_with(
         explain = hits[0].get("explain") or {}
         valid = bool(explain.get("valid_at_reference"))
         weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
-        score, lead, closeness, _, siblings, cosine, first_closeness, length = confidence_features(hits[0])
+        score, lead, closeness, _, siblings, cosine, first_closeness, length, size, first_size = confidence_features(
+            hits[0]
+        )
         found.append(
             hit_confidence(
                 score,
@@ -362,6 +364,8 @@ def top1_confidences_with(
                 cosine,
                 first_closeness,
                 length,
+                size,
+                first_size,
             )
         )
     return found

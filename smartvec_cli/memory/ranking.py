@@ -36,6 +36,7 @@ from .scoring import (
     combine,
     days_between,
     is_valid_at,
+    note_size,
     passage_length,
     relevance,
     temporal_signal,
@@ -541,14 +542,19 @@ def hit_confidence(
     cosine: float = 0.0,
     first_closeness: float = 0.0,
     length: float = 0.0,
+    note_size: float = 0.0,
+    first_note_size: float = 0.0,
 ) -> float:
     """P(this hit answers the question): Platt scaling of the score, the lead over the best other hit, the
-    question's closeness, the note's share of the first hits, the hit's cosine, the first hit's closeness and the
-    length of a hit below it (``Calibration``), times the standing the
+    question's closeness, the note's share of the first hits, the hit's cosine, the first hit's closeness, the
+    length of a hit below it and its note's size (``Calibration``), times the standing the
     passage kept, a tenth when the hit is not valid at the reference time, halved when ``known`` is false
     (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
     probability = (
-        calibration.probability(score, lead, closeness, siblings, cosine, first_closeness, length) * kept_standing
+        calibration.probability(
+            score, lead, closeness, siblings, cosine, first_closeness, length, note_size, first_note_size
+        )
+        * kept_standing
     )
     if not known:
         probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
@@ -590,6 +596,9 @@ def calibrate(
         explain["siblings"] = first_notes.count(item.passage.note) / SIBLINGS_AMONG if i else 0.0
         explain["first_closeness"] = 0.0 if i else round(closeness, 6)
         explain["length"] = round(passage_length(item.passage.text), 6) if i else 0.0
+        size = round(note_size(item.passage.note_passages), 6)
+        explain["note_size"] = size if i else 0.0
+        explain["first_note_size"] = 0.0 if i else size
         claim = (
             item.score,
             explain["lead"],
@@ -606,6 +615,8 @@ def calibrate(
             cosine=explain["cosine"],
             first_closeness=explain["first_closeness"],
             length=explain["length"],
+            note_size=explain["note_size"],
+            first_note_size=explain["first_note_size"],
         )
         item.order_confidence = hit_confidence(*claim)
 

@@ -110,11 +110,16 @@ def passage_length(text: str) -> float:
     return math.log1p(len(text.split()))
 
 
+def note_size(passages: int) -> float:
+    """The note-size feature of ``Calibration``: ln of the number of passages its note holds (at least 1)."""
+    return math.log(max(1, passages))
+
+
 @dataclass
 class Calibration:
     """Platt scaling into P(this hit answers the question) of the score, the lead over the best other hit, the
     question's closeness (and its square, and once more for the first hit alone), the hit's own cosine and, below
-    the first hit, its note's share of the first ten hits and its length.
+    the first hit, its note's share of the first ten hits and its length; and its note's size.
 
     The closeness is the relevance of the question's most relevant hit, at most 1 (``memory.ranking.calibrate``),
     shared by every hit of the list: the score is relative to the best candidate (the first hit's semantic
@@ -134,25 +139,33 @@ class Calibration:
     the time) than a one-line example below the right one (tldr's pages, 9%). Without the two, a fit on two of
     the real vaults mis-stated the third's hits below the first by half (the Rust book's at 17% for 25%).
 
-    The defaults were fitted on the question sets written blind for three real vaults (``bench/real``: the
-    Rust book, tldr, the Obsidian hub; 932 hits of the first five, 204 of them answering), after checking the
-    same fit leave-one-corpus-out: fitted on two vaults, asked again with the fit in force, the third's first
-    five hits scored an ECE of 0.064 (Rust book), 0.041 (tldr) and 0.046 (hub), 0.033 pooled, against 0.111,
-    0.054 and 0.061 with the six features before (first hit: 0.077, 0.200, 0.146 against 0.170, 0.191, 0.129;
-    a nonsense question's first hit at most 16%; no first hit moved). Reproduce with ``python -m
-    smartvec_cli.bench.calibrate_real --work WORK`` (docs/confidence.md); refit with ``smartvec bench calibrate``
-    (the generated catalogue) or on your own questions; a config file can override them (``[scoring.calibration]``).
+    The note's size (``note_size_weight`` below the first hit, ``first_note_size_weight`` for it: ``note_size``,
+    ln of its note's passages) is what the vaults' notes differ in most (a Rust book chapter holds a median of 28
+    passages, a tldr page 5, a hub note 2): a passage of a long chapter is one of many that might answer, and a
+    fit without it, made on two vaults, put the third's hits at up to 0.08 off (ECE, every hit of the first five).
+
+    The defaults were fitted (ridge ``bench.calibrate_real.RIDGE``) on the question sets written blind for three
+    real vaults (``bench/real``: the Rust book, tldr, the Obsidian hub; 1,015 questions, 5,046 hits of the first
+    five, 894 of them answering), after checking the same fit leave-one-corpus-out: fitted on two vaults, asked
+    again with the fit in force, the third's first five hits scored an ECE of 0.031 (Rust book), 0.041 (tldr) and
+    0.030 (hub), 0.021 pooled, against 0.056, 0.083 and 0.012 without the note's size and the ridge (first hit:
+    0.053, 0.110, 0.090; a nonsense question's first hit at most 19%; no first hit moved). Reproduce with
+    ``python -m smartvec_cli.bench.calibrate_real --work WORK`` (docs/confidence.md); refit with ``smartvec bench
+    calibrate`` (the generated catalogue) or on your own questions; a config file can override them
+    (``[scoring.calibration]``).
     """
 
-    score_weight: float = -2.04
-    margin_weight: float = 6.41
-    closeness_weight: float = 2.12
-    closeness_squared_weight: float = -0.98
-    siblings_weight: float = 1.2
-    hit_cosine_weight: float = 2.36
-    first_closeness_weight: float = 2.18
-    length_weight: float = 0.38
-    bias: float = -3.57
+    score_weight: float = 0.74
+    margin_weight: float = 2.18
+    closeness_weight: float = 0.28
+    closeness_squared_weight: float = 0.29
+    siblings_weight: float = 1.02
+    hit_cosine_weight: float = 1.62
+    first_closeness_weight: float = 1.59
+    length_weight: float = 0.11
+    note_size_weight: float = -0.37
+    first_note_size_weight: float = -0.18
+    bias: float = -3.16
 
     def probability(
         self,
@@ -163,9 +176,12 @@ class Calibration:
         cosine: float = 0.0,
         first_closeness: float = 0.0,
         length: float = 0.0,
+        note_size: float = 0.0,
+        first_note_size: float = 0.0,
     ) -> float:
         """``first_closeness`` is the closeness for the first hit, 0 below it; ``length`` its ``passage_length`` below
-        the first hit, 0 for the first."""
+        the first hit, 0 for the first; ``note_size`` the ``note_size`` of its note below the first hit, 0 for the
+        first, and ``first_note_size`` the other way round."""
         z = (
             self.score_weight * score
             + self.margin_weight * margin
@@ -175,6 +191,8 @@ class Calibration:
             + self.hit_cosine_weight * cosine
             + self.first_closeness_weight * first_closeness
             + self.length_weight * length
+            + self.note_size_weight * note_size
+            + self.first_note_size_weight * first_note_size
             + self.bias
         )
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
@@ -193,6 +211,8 @@ class Calibration:
             explain["cosine"],
             explain["first_closeness"],
             explain["length"],
+            explain.get("note_size", 0.0),
+            explain.get("first_note_size", 0.0),
         )
 
 

@@ -22,7 +22,9 @@ PASSAGE_SQL = """
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
            sn.path AS successor_note_path,
            (SELECT max({inferred_reason}) FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
-              AND e.dst_note = n.id) AS supersession_inferred
+              AND e.dst_note = n.id) AS supersession_inferred,
+           (SELECT count(*) FROM chunks m WHERE m.note = c.note AND m.current = 1
+              AND m.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')) AS note_passages
     FROM chunks c
     JOIN notes n ON n.id = c.note
     LEFT JOIN chunks s ON s.id = c.superseded_by
@@ -68,6 +70,7 @@ def _passage(row: dict) -> Passage:
         successor_note_path=row["successor_note_path"],
         supersession_inferred=row["supersession_inferred"],
         note_deleted_at=row["note_deleted_at"],
+        note_passages=row["note_passages"] or 0,
     )
 
 
