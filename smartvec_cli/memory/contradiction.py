@@ -418,7 +418,8 @@ class Frames:
         """Whether two sentences cannot conflict because they speak of different things or times:
         they name only different places, people or settings; they stand under headings that differ only by
         a number ("Atlas status, week 3" and "week 4": two editions); or both are of templates but of two
-        frames (two slots: a build time is no release date); or their frame is a template and the notes are of different days (snapshots), a word of the sentence is replaced ("the login service" and
+        frames (two slots: a build time is no release date); or their frame is a template and the notes are of
+        different days (snapshots), a word of the sentence is replaced ("the login service" and
         "the billing service"), or the sentence leaves its subject to its passage ("Default: 30 seconds" on
         the page of `fetch-timeout`) or to headings ("Budget spent" under "Atlas status" and under "Borealis
         status") that differ. Words a negation adds or drops ("even on a lead")
@@ -481,12 +482,15 @@ def disagreement(
     frames: Frames = NO_FRAMES,
     where_a: Where = Where(),
     where_b: Where = Where(),
+    conflicts: list[tuple[Quantity, Quantity]] | None = None,
 ) -> Disagreement | None:
     """Why two passages about one thing contradict each other, or None when they do not: two values
     that conflict (``value_conflicts``), are not ``frames.apart`` and that ``same_thing`` judges to be
     about one thing, or a sentence of one negating a sentence of the other about the same subject at
-    the same time."""
-    for a, b in judged_conflicts(text_a, text_b, frames, where_a, where_b):
+    the same time. ``conflicts`` is ``judged_conflicts`` of the two when the caller has it already."""
+    if conflicts is None:
+        conflicts = judged_conflicts(text_a, text_b, frames, where_a, where_b)
+    for a, b in conflicts:
         if same_thing(a, b):
             shared = a.context & b.context
             about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
@@ -538,7 +542,8 @@ NEGATION_PHRASES = {"no": {"longer", "more"}, "not": {"longer", "only"}}  # "no 
 
 
 def _main_clause(sentence: str) -> str:
-    """The sentence without its conditions: "it is the tag added, if no explicit tag is given" claims nothing negated."""
+    """The sentence without its conditions: "it is the tag added, if no explicit tag is given" claims nothing
+    negated."""
     return CONDITION.sub(" ", URL.sub(" ", sentence.translate(APOSTROPHES)))
 
 
@@ -611,7 +616,8 @@ def _antonym_base(word: str, other: frozenset[str]) -> str | None:
 
 
 def _reading(word: str, other: frozenset[str]) -> str | None:
-    """How ``word`` reads beside a sentence of the words ``other``: one of them, "not" one of them, or None (as it is)."""
+    """How ``word`` reads beside a sentence of the words ``other``: one of them, "not" one of them, or None (as
+    it is)."""
     if word in other:
         return None
     same = SYNONYMS.get(word)
@@ -621,8 +627,38 @@ def _reading(word: str, other: frozenset[str]) -> str | None:
     return f"not {base}" if base else None
 
 
+@functools.lru_cache(maxsize=65536)
 def _words(text: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in WORD.finditer(text.translate(APOSTROPHES)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _reading_bases(word: str) -> frozenset[str]:
+    """The words of another sentence beside which ``_reading`` reads ``word`` otherwise than as it is: its synonym,
+    its antonym partner and itself without a negating prefix, and the same of its synonym. ``_reading(word, other)``
+    is not None exactly when ``word`` is not in ``other`` and one of these is."""
+    found = set()
+    for form in (word, SYNONYMS.get(word)):
+        if form is None:
+            continue
+        if form is not word:
+            found.add(form)
+        if form in ANTONYMS:
+            found.add(ANTONYMS[form])
+        for prefix in NEGATING_PREFIXES:
+            rest = form[len(prefix) :]
+            if (
+                form.startswith(prefix)
+                and len(rest) >= 4
+                and (prefix not in ("im", "in") or rest.endswith(ADJECTIVE_ENDINGS))
+            ):
+                found.add(rest)
+    return frozenset(found)
+
+
+def _read_otherwise(words: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether ``_reading`` reads any of ``words`` otherwise beside ``other`` (the same test, from word sets)."""
+    return any(word not in other and not _reading_bases(word).isdisjoint(other) for word in words)
 
 
 def antonyms_spelled_out(sentence_a: str, sentence_b: str) -> tuple[str, str]:
@@ -636,7 +672,7 @@ def antonyms_spelled_out(sentence_a: str, sentence_b: str) -> tuple[str, str]:
         text = WORD.sub(lambda m: _reading(m.group(0).lower(), other) or m.group(0), sentence.translate(APOSTROPHES))
         return DOUBLE_NEGATION.sub(lambda m: f"{m.group(1)} " if m.group(1) else "", text)
 
-    if not any(_reading(w, words_b) for w in words_a) and not any(_reading(w, words_a) for w in words_b):
+    if not _read_otherwise(words_a, words_b) and not _read_otherwise(words_b, words_a):
         return sentence_a, sentence_b
     return spelled(sentence_a, words_b), spelled(sentence_b, words_a)
 
