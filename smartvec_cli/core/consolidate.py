@@ -104,7 +104,11 @@ def _current(passage: Passage) -> bool:
 
 
 class Consolidator:
-    def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
+    def __init__(
+        self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None, embedder=None
+    ):
+        """``embedder`` is a sentence model already loaded (``bench perf`` has one warm); by default the
+        workspace's is loaded when the first value conflict is judged."""
         self.ws = workspace
         self.store = store
         self.settings = settings or workspace.config.consolidation
@@ -112,7 +116,7 @@ class Consolidator:
         self.now_iso = workspace.clock.now_iso()
         self.summary = ConsolidationSummary()
         self._transitions: Counter[str] = Counter()
-        self._embedder = None
+        self._embedder = embedder
         self._sentence_vectors: dict[str, object] = {}
         self._frames = NO_FRAMES
         self._wheres: dict[int, Where] = {}
