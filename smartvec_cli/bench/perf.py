@@ -215,7 +215,7 @@ def model_package_mb(model: str | None) -> float | None:
     total = 0
     for file in dist.files or ():
         try:
-            total += Path(dist.locate_file(file)).stat().st_size
+            total += Path(str(dist.locate_file(file))).stat().st_size
         except OSError:
             pass
     return round(total / 1048576, 1)
@@ -238,7 +238,7 @@ def machine() -> dict:
     except OSError:
         pass
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    info = {
+    info: dict = {
         "cpu": cpu,
         "cpus": cpus,
         "memory_gb": memory,
@@ -476,7 +476,7 @@ def run_perf(
     ``hardware_seconds`` is how long each matrix product of the machine's limit is timed; ``model`` names the
     index's model (``[embedder] model``; by default the one the vault's language chooses, MiniLM here).
     ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
-    from ..core.indexer import Indexer
+    from ..core.indexer import Indexer, IndexSummary
     from ..core.query import QueryEngine, Question
     from ..core.search import SearchOptions, search
     from ..core.workspace import Workspace
@@ -508,7 +508,7 @@ def run_perf(
     embedder.embed(["warm up"])
     results["model_load_s"] = round(time.perf_counter() - started, 2)
 
-    def refresh() -> tuple[float, object]:
+    def refresh() -> tuple[float, IndexSummary]:
         fresh = Workspace.resolve(vault, index_dir, store=store_url)
         t = time.perf_counter()
         store = fresh.open_store(create=True)

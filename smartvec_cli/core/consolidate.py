@@ -227,7 +227,7 @@ class Consolidator:
         for group in same_statement_groups(
             ((p.id, p.text, self._where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
         ):
-            for chunk in set(group) & touched:
+            for chunk in touched.intersection(group):
                 candidates[chunk].update(other for other in group if other != chunk)
         pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
         for chunk, found in candidates.items():
@@ -503,12 +503,11 @@ class Consolidator:
         for successor in successors:
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(
-                mine.text,
-                old.text,
-                successor.text,
-                lambda echo, now, successor=successor: self._same_statement(echo, mine, now, successor),
-            )
+
+            def same(echo: Quantity, now: Quantity, successor: Passage = successor) -> bool:
+                return self._same_statement(echo, mine, now, successor)
+
+            value = repeated_outdated_value(mine.text, old.text, successor.text, same)
             if value:
                 return value, successor
         return None

@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Hashable, Iterable, TypeVar
 
 from . import words
 from .words import NUMBER_WORDS
@@ -143,7 +143,9 @@ class Disagreement:
 
 @functools.cache
 def _stemmer():
-    from snowballstemmer.english_stemmer import EnglishStemmer  # 25 ms; only the first passage compared pays it
+    from snowballstemmer.english_stemmer import (  # type: ignore[import-untyped]  # 25 ms; the first comparison pays it
+        EnglishStemmer,
+    )
 
     return EnglishStemmer()
 
@@ -458,12 +460,15 @@ SAME_STATEMENT_GROUP = 12
 """More notes than this filling one frame for one subject on one day are a series (a log), not one statement twice."""
 
 
-def same_statement_groups(passages: Iterable[tuple[object, str, str | None]], frames: Frames) -> list[list[object]]:
+Key = TypeVar("Key", bound=Hashable)
+
+
+def same_statement_groups(passages: Iterable[tuple[Key, str, str | None]], frames: Frames) -> list[list[Key]]:
     """Groups of (key, text, day) passages whose template sentences name the same subject on the same day: "the
     Beacon team spent ... this week" in the status report of week 26 and in a finance check of week 26. The
     neighbours of such a passage are its family (every week of the project reads alike), so the one other
     statement of the same slot at the same time is found by its frame, subject and day instead."""
-    groups: dict[tuple, list[object]] = {}
+    groups: dict[tuple, list[Key]] = {}
     for key, text, day in passages:
         for sentence in sentences(text):
             subject = names(sentence)
@@ -500,15 +505,17 @@ def disagreement(
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
         return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
-    for a in sentences(text_a):
-        for b in sentences(text_b):
-            if negates(a, b) and not frames.apart(a, where_a, b, where_b, negation=True):
+    for sentence_a in sentences(text_a):
+        for sentence_b in sentences(text_b):
+            if negates(sentence_a, sentence_b) and not frames.apart(
+                sentence_a, where_a, sentence_b, where_b, negation=True
+            ):
                 return Disagreement("negation", "one passage negates the other")
-            spelled_a, spelled_b = antonyms_spelled_out(a, b)
+            spelled_a, spelled_b = antonyms_spelled_out(sentence_a, sentence_b)
             if (
-                spelled_a is not a
+                spelled_a is not sentence_a
                 and negates(spelled_a, spelled_b)
-                and not frames.apart(a, where_a, b, where_b, negation=True)
+                and not frames.apart(sentence_a, where_a, sentence_b, where_b, negation=True)
             ):
                 return Disagreement("negation", "one passage says the opposite of the other")
     return None
@@ -696,7 +703,8 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     shared = plain_a & plain_b
     if len(shared) / smaller < NEGATION_OVERLAP or len(shared) / len(plain_a | plain_b) < NEGATION_JACCARD:
         return False
-    return (negated_a or negated_b) <= (plain_b if negated_a else plain_a)
+    said = negated_a if negated_a is not None else negated_b
+    return said is not None and said <= (plain_b if negated_a else plain_a)
 
 
 def repeated_outdated_value(
