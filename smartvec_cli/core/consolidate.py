@@ -49,6 +49,7 @@ from ..memory.contradiction import (
     negated,
     quantities,
     repeated_outdated_value,
+    repeats_a_value,
     same_statement_groups,
     value_conflicts,
 )
@@ -437,7 +438,7 @@ class Consolidator:
                 continue
             for other_id, cosine in neighbours.get(chunk, []):
                 old = rows.get(other_id)
-                if old is None or old.note == mine.note or _current(old):
+                if old is None or old.note == mine.note or _current(old) or not repeats_a_value(mine.text, old.text):
                     continue
                 if other_id not in successors:
                     successors[other_id] = list(self.store.passages(self.store.current_successors(other_id)).values())

@@ -707,6 +707,16 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     return said is not None and said <= (plain_b if negated_a else plain_a)
 
 
+@functools.lru_cache(maxsize=65536)
+def repeats_a_value(text: str, outdated: str) -> bool:
+    """Whether ``text`` states a value that ``outdated`` states (same unit, same value): without one,
+    ``repeated_outdated_value`` finds nothing whatever replaced ``outdated``, and its successors need no reading."""
+    old = quantities(outdated)
+    return any(
+        same_unit(before.unit, echo.unit) and same_value(before, echo) for echo in quantities(text) for before in old
+    )
+
+
 def repeated_outdated_value(
     text: str, outdated: str, current: str, same_thing: Callable[[Quantity, Quantity], bool] = lambda echo, now: True
 ) -> str | None:
