@@ -17,6 +17,8 @@ Python process per call, as cron and shell scripts have it):
 - beside each batch of command-line calls, the 1-minute load average when it began (the
   package is byte-compiled first, as an installed one is);
 - peak memory (maximum resident set size) of this process and of the cold calls;
+- ``consolidate``: the first run over the whole indexed vault and a no-change run after it, in process
+  (measured last, so that every measure above sees the index as ``index`` leaves it);
 - recall@50 of the ANN graph against exact search at 10,000 and 100,000 passages
   (``ann_recall``): the index's real vectors, grown to that size by perturbed copies,
   asked the benchmark's embedded questions.
@@ -213,7 +215,7 @@ def model_package_mb(model: str | None) -> float | None:
     total = 0
     for file in dist.files or ():
         try:
-            total += Path(dist.locate_file(file)).stat().st_size
+            total += Path(str(dist.locate_file(file))).stat().st_size
         except OSError:
             pass
     return round(total / 1048576, 1)
@@ -236,7 +238,7 @@ def machine() -> dict:
     except OSError:
         pass
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    info = {
+    info: dict = {
         "cpu": cpu,
         "cpus": cpus,
         "memory_gb": memory,
@@ -421,7 +423,10 @@ def ann_recall(
         started = time.perf_counter()
         index.rebuild(np.arange(size, dtype=np.int64), vectors)
         build_s = time.perf_counter() - started
-        fetch = lambda ids: vectors[ids]
+
+        def fetch(ids, vectors=vectors):
+            return vectors[ids]
+
         index.exact_search(questions[0], k, fetch)  # the matrix is built once per reader, not per question
         recalls, graph_ms, exact_ms = [], [], []
         for question in questions:
@@ -446,7 +451,8 @@ def ann_recall(
         }
         rows.append(row)
         log(
-            f"ANN recall@{k} at {size:,} passages: {row['ann_recall_at_50']:.4f} (ef {row['ef']}, {row['ann_ms_p50']} ms; "
+            f"ANN recall@{k} at {size:,} passages: {row['ann_recall_at_50']:.4f} "
+            f"(ef {row['ef']}, {row['ann_ms_p50']} ms; "
             f"exact {row['exact_ms_p50']} ms; built in {row['build_s']} s)"
         )
     return rows
@@ -470,7 +476,7 @@ def run_perf(
     ``hardware_seconds`` is how long each matrix product of the machine's limit is timed; ``model`` names the
     index's model (``[embedder] model``; by default the one the vault's language chooses, MiniLM here).
     ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
-    from ..core.indexer import Indexer
+    from ..core.indexer import Indexer, IndexSummary
     from ..core.query import QueryEngine, Question
     from ..core.search import SearchOptions, search
     from ..core.workspace import Workspace
@@ -502,7 +508,7 @@ def run_perf(
     embedder.embed(["warm up"])
     results["model_load_s"] = round(time.perf_counter() - started, 2)
 
-    def refresh() -> tuple[float, object]:
+    def refresh() -> tuple[float, IndexSummary]:
         fresh = Workspace.resolve(vault, index_dir, store=store_url)
         t = time.perf_counter()
         store = fresh.open_store(create=True)
@@ -522,7 +528,8 @@ def run_perf(
     )
     log(
         f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
-        f"embedding {results['embedding_share_of_limit']:.0%} of fp32, first index {results['first_index_share_of_limit']:.0%}"
+        f"embedding {results['embedding_share_of_limit']:.0%} of fp32, "
+        f"first index {results['first_index_share_of_limit']:.0%}"
     )
 
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
@@ -605,7 +612,8 @@ def run_perf(
         results["mcp_load"] = load_now()
         results.update(mcp_start_latency(base, texts[0], min(cold_runs, 3)))
         log(
-            f"mcp: initialize answered after {results['mcp_initialize_p50_s']:.2f}s, first search {results['mcp_first_search_p50_s']:.2f}s"
+            f"mcp: initialize answered after {results['mcp_initialize_p50_s']:.2f}s, "
+            f"first search {results['mcp_first_search_p50_s']:.2f}s"
         )
     else:
         for key in (
@@ -632,6 +640,7 @@ def run_perf(
             results["index_mb"] = round(store.database_size() / 1048576, 1)
     else:
         results["index_mb"] = round(_folder_mb(index_dir), 1)
+    results.update(consolidation_times(vault, index_dir, store_url, embedder, log))
     if "torch" in sys.modules:
         info["torch_threads"] = sys.modules["torch"].get_num_threads()
     info["load_average_after"] = machine().get("load_average")
@@ -640,6 +649,33 @@ def run_perf(
     perf = {"notes": notes, "seed": seed, "queries": queries, "machine": info, "results": results}
     perf["targets"] = perf_targets(perf)
     return perf
+
+
+def consolidation_times(vault: Path, index_dir: Path, store_url: str | None, embedder, log: Log) -> dict:
+    """The first ``consolidate`` of the indexed vault (every note pending: the edits above included) and a
+    no-change one after it, in process with the warm model, each with the 1-minute load when it began."""
+    from ..core.consolidate import Consolidator
+    from ..core.workspace import Workspace
+
+    found: dict = {}
+    for name in ("first_consolidate", "nochange_consolidate"):
+        ws = Workspace.resolve(vault, index_dir, store=store_url)
+        store = ws.open_store()
+        try:
+            found[f"{name}_load"] = load_now()
+            started = time.perf_counter()
+            summary = Consolidator(ws, store, embedder=embedder).run()
+            found[f"{name}_s"] = round(time.perf_counter() - started, 2)
+        finally:
+            store.close()
+        if name == "first_consolidate":
+            found["first_consolidate_contradictions"] = summary.contradictions_found
+    log(
+        f"consolidate: first {found['first_consolidate_s']:.1f}s "
+        f"({found['first_consolidate_contradictions']} contradictions), "
+        f"no change {found['nochange_consolidate_s']:.2f}s"
+    )
+    return found
 
 
 HARDWARE_SAMPLE = 600

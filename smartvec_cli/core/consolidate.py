@@ -49,6 +49,7 @@ from ..memory.contradiction import (
     negated,
     quantities,
     repeated_outdated_value,
+    repeats_a_value,
     same_statement_groups,
     value_conflicts,
 )
@@ -104,7 +105,11 @@ def _current(passage: Passage) -> bool:
 
 
 class Consolidator:
-    def __init__(self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None):
+    def __init__(
+        self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None, embedder=None
+    ):
+        """``embedder`` is a sentence model already loaded (``bench perf`` has one warm); by default the
+        workspace's is loaded when the first value conflict is judged."""
         self.ws = workspace
         self.store = store
         self.settings = settings or workspace.config.consolidation
@@ -112,9 +117,11 @@ class Consolidator:
         self.now_iso = workspace.clock.now_iso()
         self.summary = ConsolidationSummary()
         self._transitions: Counter[str] = Counter()
-        self._embedder = None
+        self._embedder = embedder
         self._sentence_vectors: dict[str, object] = {}
         self._frames = NO_FRAMES
+        self._wheres: dict[int, Where] = {}
+        self._rows: dict[int, Passage] = {}
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
@@ -219,9 +226,9 @@ class Consolidator:
         removed = self.store.drop_derived_edges(queued)
         self._frames = Frames.of((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES)
         for group in same_statement_groups(
-            ((p.id, p.text, _where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
+            ((p.id, p.text, self._where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
         ):
-            for chunk in set(group) & touched:
+            for chunk in touched.intersection(group):
                 candidates[chunk].update(other for other in group if other != chunk)
         pairs: dict[frozenset[int], tuple[Passage, Passage]] = {}
         for chunk, found in candidates.items():
@@ -233,13 +240,15 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        self._embed_readings(
-            (a, b, judged_conflicts(a.text, b.text, self._frames, _where(a), _where(b))) for a, b in pairs.values()
-        )
+        conflicts = {
+            pair: judged_conflicts(a.text, b.text, self._frames, self._where(a), self._where(b))
+            for pair, (a, b) in pairs.items()
+        }
+        self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in pairs.items())
         new_edges: list[dict] = []
-        for mine, other in pairs.values():
+        for pair, (mine, other) in pairs.items():
             cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
-            found_disagreement = self._disagreement(mine, other)
+            found_disagreement = self._disagreement(mine, other, conflicts[pair])
             winner, loser = self._resolve(mine, other)
             if found_disagreement:
                 new_edges.append(
@@ -281,16 +290,27 @@ class Consolidator:
             ]
         )
 
-    def _disagreement(self, mine: Passage, other: Passage) -> Disagreement | None:
+    def _where(self, passage: Passage) -> Where:
+        """``_where`` of a passage, read once per run."""
+        found = self._wheres.get(passage.id)
+        if found is None:
+            found = self._wheres[passage.id] = _where(passage)
+        return found
+
+    def _disagreement(
+        self, mine: Passage, other: Passage, conflicts: list[tuple[Quantity, Quantity]] | None = None
+    ) -> Disagreement | None:
         """``memory.contradiction.disagreement`` of two passages, their values judged by ``_same_thing``, their
-        sentences set apart by the templates among the passages compared (``_frames``)."""
+        sentences set apart by the templates among the passages compared (``_frames``); ``conflicts`` is their
+        ``judged_conflicts`` when already read."""
         return disagreement(
             mine.text,
             other.text,
             same_thing=lambda a, b: self._same_thing(a, mine, b, other),
             frames=self._frames,
-            where_a=_where(mine),
-            where_b=_where(other),
+            where_a=self._where(mine),
+            where_b=self._where(other),
+            conflicts=conflicts,
         )
 
     @staticmethod
@@ -313,7 +333,7 @@ class Consolidator:
         """``_same_thing``, unless the templates (``_frames``) already set the two sentences apart: the report of
         week 5 does not echo the report of week 3 where week 4 gives another number."""
         return not self._frames.apart(
-            a.sentence, _where(passage_a), b.sentence, _where(passage_b)
+            a.sentence, self._where(passage_a), b.sentence, self._where(passage_b)
         ) and self._same_thing(a, passage_a, b, passage_b)
 
     def _sentence_closeness(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> float:
@@ -394,12 +414,12 @@ class Consolidator:
         reach = settings.echo_neighbours + 1
 
         def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
+            if not ids:
+                return {}
             found = {}
-            for chunk, vector in zip(ids, self.store.vectors_for_chunks(ids), strict=False):
+            for chunk, nearest in zip(ids, ann.search_many(self.store.vectors_for_chunks(ids), reach), strict=False):
                 found[chunk] = [
-                    (other, cosine)
-                    for other, cosine in ann.search(vector, reach)
-                    if other != chunk and cosine >= settings.echo_cosine
+                    (other, cosine) for other, cosine in nearest if other != chunk and cosine >= settings.echo_cosine
                 ]
             return found
 
@@ -411,17 +431,17 @@ class Consolidator:
         removed = self.store.drop_stale_derived_edges(("echoes",)) + self.store.drop_echo_edges(check)
         new_edges = []
         echoed: list[tuple[Passage, Passage]] = []
-        successors: dict[int, list[int]] = {}
+        successors: dict[int, list[Passage]] = {}
         for chunk in check:
             mine = rows.get(chunk)
             if mine is None or not _current(mine):
                 continue
             for other_id, cosine in neighbours.get(chunk, []):
                 old = rows.get(other_id)
-                if old is None or old.note == mine.note or _current(old):
+                if old is None or old.note == mine.note or _current(old) or not repeats_a_value(mine.text, old.text):
                     continue
                 if other_id not in successors:
-                    successors[other_id] = self.store.current_successors(other_id)
+                    successors[other_id] = list(self.store.passages(self.store.current_successors(other_id)).values())
                 found = self._echo(mine, old, successors[other_id])
                 if found:
                     value, now = found
@@ -479,14 +499,16 @@ class Consolidator:
                 edges.append(self._edge(loser, winner, "contradicts", detail))
         return edges
 
-    def _echo(self, mine: Passage, old: Passage, successor_ids: list[int]) -> tuple[str, Passage] | None:
+    def _echo(self, mine: Passage, old: Passage, successors: Iterable[Passage]) -> tuple[str, Passage] | None:
         """(the outdated value ``mine`` repeats, the current passage that replaced ``old``), or None."""
-        for successor in self.store.passages(successor_ids).values():
+        for successor in successors:
             if successor.note == mine.note:
                 continue
-            value = repeated_outdated_value(
-                mine.text, old.text, successor.text, lambda echo, now: self._same_statement(echo, mine, now, successor)
-            )
+
+            def same(echo: Quantity, now: Quantity, successor: Passage = successor) -> bool:
+                return self._same_statement(echo, mine, now, successor)
+
+            value = repeated_outdated_value(mine.text, old.text, successor.text, same)
             if value:
                 return value, successor
         return None

@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Hashable, Iterable, TypeVar
 
 from . import words
 from .words import NUMBER_WORDS
@@ -143,7 +143,9 @@ class Disagreement:
 
 @functools.cache
 def _stemmer():
-    from snowballstemmer.english_stemmer import EnglishStemmer  # 25 ms; only the first passage compared pays it
+    from snowballstemmer.english_stemmer import (  # type: ignore[import-untyped]  # 25 ms; the first comparison pays it
+        EnglishStemmer,
+    )
 
     return EnglishStemmer()
 
@@ -418,7 +420,8 @@ class Frames:
         """Whether two sentences cannot conflict because they speak of different things or times:
         they name only different places, people or settings; they stand under headings that differ only by
         a number ("Atlas status, week 3" and "week 4": two editions); or both are of templates but of two
-        frames (two slots: a build time is no release date); or their frame is a template and the notes are of different days (snapshots), a word of the sentence is replaced ("the login service" and
+        frames (two slots: a build time is no release date); or their frame is a template and the notes are of
+        different days (snapshots), a word of the sentence is replaced ("the login service" and
         "the billing service"), or the sentence leaves its subject to its passage ("Default: 30 seconds" on
         the page of `fetch-timeout`) or to headings ("Budget spent" under "Atlas status" and under "Borealis
         status") that differ. Words a negation adds or drops ("even on a lead")
@@ -457,12 +460,15 @@ SAME_STATEMENT_GROUP = 12
 """More notes than this filling one frame for one subject on one day are a series (a log), not one statement twice."""
 
 
-def same_statement_groups(passages: Iterable[tuple[object, str, str | None]], frames: Frames) -> list[list[object]]:
+Key = TypeVar("Key", bound=Hashable)
+
+
+def same_statement_groups(passages: Iterable[tuple[Key, str, str | None]], frames: Frames) -> list[list[Key]]:
     """Groups of (key, text, day) passages whose template sentences name the same subject on the same day: "the
     Beacon team spent ... this week" in the status report of week 26 and in a finance check of week 26. The
     neighbours of such a passage are its family (every week of the project reads alike), so the one other
     statement of the same slot at the same time is found by its frame, subject and day instead."""
-    groups: dict[tuple, list[object]] = {}
+    groups: dict[tuple, list[Key]] = {}
     for key, text, day in passages:
         for sentence in sentences(text):
             subject = names(sentence)
@@ -481,12 +487,15 @@ def disagreement(
     frames: Frames = NO_FRAMES,
     where_a: Where = Where(),
     where_b: Where = Where(),
+    conflicts: list[tuple[Quantity, Quantity]] | None = None,
 ) -> Disagreement | None:
     """Why two passages about one thing contradict each other, or None when they do not: two values
     that conflict (``value_conflicts``), are not ``frames.apart`` and that ``same_thing`` judges to be
     about one thing, or a sentence of one negating a sentence of the other about the same subject at
-    the same time."""
-    for a, b in judged_conflicts(text_a, text_b, frames, where_a, where_b):
+    the same time. ``conflicts`` is ``judged_conflicts`` of the two when the caller has it already."""
+    if conflicts is None:
+        conflicts = judged_conflicts(text_a, text_b, frames, where_a, where_b)
+    for a, b in conflicts:
         if same_thing(a, b):
             shared = a.context & b.context
             about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
@@ -496,15 +505,17 @@ def disagreement(
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
         return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
-    for a in sentences(text_a):
-        for b in sentences(text_b):
-            if negates(a, b) and not frames.apart(a, where_a, b, where_b, negation=True):
+    for sentence_a in sentences(text_a):
+        for sentence_b in sentences(text_b):
+            if negates(sentence_a, sentence_b) and not frames.apart(
+                sentence_a, where_a, sentence_b, where_b, negation=True
+            ):
                 return Disagreement("negation", "one passage negates the other")
-            spelled_a, spelled_b = antonyms_spelled_out(a, b)
+            spelled_a, spelled_b = antonyms_spelled_out(sentence_a, sentence_b)
             if (
-                spelled_a is not a
+                spelled_a is not sentence_a
                 and negates(spelled_a, spelled_b)
-                and not frames.apart(a, where_a, b, where_b, negation=True)
+                and not frames.apart(sentence_a, where_a, sentence_b, where_b, negation=True)
             ):
                 return Disagreement("negation", "one passage says the opposite of the other")
     return None
@@ -538,7 +549,8 @@ NEGATION_PHRASES = {"no": {"longer", "more"}, "not": {"longer", "only"}}  # "no 
 
 
 def _main_clause(sentence: str) -> str:
-    """The sentence without its conditions: "it is the tag added, if no explicit tag is given" claims nothing negated."""
+    """The sentence without its conditions: "it is the tag added, if no explicit tag is given" claims nothing
+    negated."""
     return CONDITION.sub(" ", URL.sub(" ", sentence.translate(APOSTROPHES)))
 
 
@@ -611,7 +623,8 @@ def _antonym_base(word: str, other: frozenset[str]) -> str | None:
 
 
 def _reading(word: str, other: frozenset[str]) -> str | None:
-    """How ``word`` reads beside a sentence of the words ``other``: one of them, "not" one of them, or None (as it is)."""
+    """How ``word`` reads beside a sentence of the words ``other``: one of them, "not" one of them, or None (as
+    it is)."""
     if word in other:
         return None
     same = SYNONYMS.get(word)
@@ -621,8 +634,38 @@ def _reading(word: str, other: frozenset[str]) -> str | None:
     return f"not {base}" if base else None
 
 
+@functools.lru_cache(maxsize=65536)
 def _words(text: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in WORD.finditer(text.translate(APOSTROPHES)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _reading_bases(word: str) -> frozenset[str]:
+    """The words of another sentence beside which ``_reading`` reads ``word`` otherwise than as it is: its synonym,
+    its antonym partner and itself without a negating prefix, and the same of its synonym. ``_reading(word, other)``
+    is not None exactly when ``word`` is not in ``other`` and one of these is."""
+    found = set()
+    for form in (word, SYNONYMS.get(word)):
+        if form is None:
+            continue
+        if form is not word:
+            found.add(form)
+        if form in ANTONYMS:
+            found.add(ANTONYMS[form])
+        for prefix in NEGATING_PREFIXES:
+            rest = form[len(prefix) :]
+            if (
+                form.startswith(prefix)
+                and len(rest) >= 4
+                and (prefix not in ("im", "in") or rest.endswith(ADJECTIVE_ENDINGS))
+            ):
+                found.add(rest)
+    return frozenset(found)
+
+
+def _read_otherwise(words: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether ``_reading`` reads any of ``words`` otherwise beside ``other`` (the same test, from word sets)."""
+    return any(word not in other and not _reading_bases(word).isdisjoint(other) for word in words)
 
 
 def antonyms_spelled_out(sentence_a: str, sentence_b: str) -> tuple[str, str]:
@@ -636,7 +679,7 @@ def antonyms_spelled_out(sentence_a: str, sentence_b: str) -> tuple[str, str]:
         text = WORD.sub(lambda m: _reading(m.group(0).lower(), other) or m.group(0), sentence.translate(APOSTROPHES))
         return DOUBLE_NEGATION.sub(lambda m: f"{m.group(1)} " if m.group(1) else "", text)
 
-    if not any(_reading(w, words_b) for w in words_a) and not any(_reading(w, words_a) for w in words_b):
+    if not _read_otherwise(words_a, words_b) and not _read_otherwise(words_b, words_a):
         return sentence_a, sentence_b
     return spelled(sentence_a, words_b), spelled(sentence_b, words_a)
 
@@ -660,7 +703,18 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     shared = plain_a & plain_b
     if len(shared) / smaller < NEGATION_OVERLAP or len(shared) / len(plain_a | plain_b) < NEGATION_JACCARD:
         return False
-    return (negated_a or negated_b) <= (plain_b if negated_a else plain_a)
+    said = negated_a if negated_a is not None else negated_b
+    return said is not None and said <= (plain_b if negated_a else plain_a)
+
+
+@functools.lru_cache(maxsize=65536)
+def repeats_a_value(text: str, outdated: str) -> bool:
+    """Whether ``text`` states a value that ``outdated`` states (same unit, same value): without one,
+    ``repeated_outdated_value`` finds nothing whatever replaced ``outdated``, and its successors need no reading."""
+    old = quantities(outdated)
+    return any(
+        same_unit(before.unit, echo.unit) and same_value(before, echo) for echo in quantities(text) for before in old
+    )
 
 
 def repeated_outdated_value(

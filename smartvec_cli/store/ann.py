@@ -260,8 +260,20 @@ class HnswIndex:
         return [(int(label), float(1.0 - d)) for label, d in zip(labels[0], distances[0], strict=True)]
 
     def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
-        """``search`` for each of ``vectors`` (consolidation asks for every queued passage's neighbours)."""
-        return [self.search(vector, k) for vector in vectors]
+        """``search`` for each of ``vectors`` in one ``knn_query`` (consolidation asks for every queued passage's
+        neighbours): the same lists, the graph searched for every vector alike, on every core."""
+        if not len(vectors):
+            return []
+        if not self.live or k <= 0:
+            return [[] for _ in vectors]
+        k = min(k, len(self.live))
+        self._graph().set_ef(search_list_size(len(self.live), k))
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+        labels, distances = self.index.knn_query(matrix, k=k)
+        return [
+            [(int(label), float(1.0 - d)) for label, d in zip(row_labels, row_distances, strict=True)]
+            for row_labels, row_distances in zip(labels.tolist(), distances.tolist(), strict=True)
+        ]
 
     def exact_search(
         self, vector: np.ndarray, k: int, fetch_vectors: Callable[[list[int]], np.ndarray]
