@@ -149,10 +149,11 @@ def search_request(
     now: str | None = None,
     filters: dict | None = None,
 ) -> dict:
-    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
+    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks
+    them.
 
-    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as the
-    words given, so that the answer can say which words, period and rule its moment came from."""
+    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as
+    the words given, so that the answer can say which words, period and rule its moment came from."""
     if as_of:
         from ..clock import Clock
         from ..memory.asof import resolve_as_of
@@ -304,7 +305,8 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UsageError(
-                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as UTF-8"
+                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as "
+                "UTF-8"
             ) from None
         if not text.strip():
             continue
@@ -416,7 +418,8 @@ def show_answer(answer: dict, explain: bool) -> None:
         place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
         state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
         console.print(
-            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score {hit['score']:.3f}  "
+            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score "
+            f"{hit['score']:.3f}  "
             f"confidence {hit['confidence']:.0%}{escape(state)}",
             markup=True,
         )
@@ -495,10 +498,13 @@ def show_explain_table(console, hits: list[dict]) -> None:
 
 
 def validity(hit: dict) -> str:
-    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when unknown)."""
+    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when
+    unknown)."""
     explain = hit.get("explain") or {}
 
     def bound(value: str | None, source: str | None, unknown: str) -> str:
         return f"{value[:10]} {source}" if value and source else (value or "")[:10] or unknown
 
-    return f"{bound(hit['valid_from'], explain.get('valid_from_source'), 'always')} – {bound(hit['valid_until'], explain.get('valid_until_source'), 'open')}"
+    start = bound(hit["valid_from"], explain.get("valid_from_source"), "always")
+    end = bound(hit["valid_until"], explain.get("valid_until_source"), "open")
+    return f"{start} – {end}"

@@ -247,7 +247,8 @@ class Watcher:
         touched = s.notes_new + s.notes_changed + s.notes_deleted + s.notes_renamed
         if touched or s.chunks_embedded or s.chunks_archived or reason == "catch-up":
             self.log(
-                f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, {s.notes_deleted} deleted; "
+                f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, "
+                f"{s.notes_deleted} deleted; "
                 f"{s.chunks_embedded} passages embedded, {s.chunks_reused} passages reused ({seconds:.2f}s)"
             )
 
