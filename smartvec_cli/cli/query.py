@@ -125,6 +125,7 @@ def query_command(
                 )
                 hint_when_nothing_matched(answer, filters or options.get("filters"), f"line with id {question_id!r}: ")
             return
+        assert text is not None  # exactly one of the question and --batch is given
         answer = answerer.ask(text)
     print_answer(answer, explain, as_json)
     hint_when_nothing_matched(answer, options.get("filters"))
@@ -138,7 +139,9 @@ def hint_when_nothing_matched(answer: dict, filters: dict | None, where: str = "
         from ..memory.date_languages import DATE_LANGUAGES
         from .printing import message
 
-        described = note_filter_from_json(filters, ("en", *DATE_LANGUAGES)).describe()
+        kept = note_filter_from_json(filters, ("en", *DATE_LANGUAGES))
+        assert kept is not None  # ``filters`` is not empty, so it holds a condition
+        described = kept.describe()
         message(
             f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a "
             "note's tags and fields"

@@ -96,7 +96,7 @@ def parse_query_line(argv: list[str]) -> dict | None:
 
 def plain_value(token: str | None) -> bool:
     """An option's value as the shortcut takes it: present, not empty, not looking like an option."""
-    return bool(token) and not token.startswith("-")
+    return token is not None and bool(token) and not token.startswith("-")
 
 
 def answer_query_line(argv: list[str]) -> int | None:
