@@ -25,9 +25,13 @@ import sys
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..core.api import Vault
+    from ..core.search import SearchOptions
 
 GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now", "--store": "store"}
 GLOBAL_ENV = {
@@ -222,8 +226,8 @@ class Answerer:
         self.options = options
         self.open_direct = open_direct
         self._stack = ExitStack()
-        self._vault = None
-        self._search_options = None
+        self._vault: Vault | None = None
+        self._search_options: SearchOptions | None = None
 
     def ask_daemon(
         self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None
@@ -267,6 +271,7 @@ class Answerer:
         from ..core.query import Question
 
         search_options = self._search_options
+        assert search_options is not None  # read with the vault, just above
         if options is not self.options:
             from ..core.api import search_options_from_json
 
