@@ -89,7 +89,8 @@ def accuracy_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Do not draw PNG plots."),
     as_json: JsonOutput = False,
 ) -> None:
-    """Top-1, stale answers, calibration, contradictions and re-embedding on a generated vault in two styles, against plain RAG."""
+    """Top-1, stale answers, calibration, contradictions and re-embedding on a generated vault in two styles, against
+    plain RAG."""
     from ..bench.accuracy import run_accuracy
     from ..bench.report import (
         accuracy_markdown,
@@ -283,7 +284,8 @@ def history_command(
     ),
     as_json: JsonOutput = False,
 ) -> None:
-    """Replay a real git history of markdown files: past answers about edited, moved, split and deleted notes, and now."""
+    """Replay a real git history of markdown files: past answers about edited, moved, split and deleted notes, and
+    now."""
     from ..bench.history import history_markdown, run_history
     from ..bench.report import write_json, write_jsonl
 
@@ -316,7 +318,8 @@ def questions_command(
     top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=100, help="Hits per question."),
     as_json: JsonOutput = False,
 ) -> None:
-    """Your questions about your vault, with the notes that answer them: top-1, top-3 and MRR per mode (the index is only read)."""
+    """Your questions about your vault, with the notes that answer them: top-1, top-3 and MRR per mode (the index is
+    only read)."""
     from ..bench.questions import MODES, questions_markdown, read_questions, run_questions
 
     chosen = [m.strip() for m in modes.split(",") if m.strip()]

@@ -38,7 +38,8 @@ def graph_command(
     if data["left_out"]:
         shown = len(data["nodes"])
         message(
-            f"graph: {shown} of {shown + data['left_out']} notes shown ({data['left_out']} left out); --limit N to change, --limit 0 for all"
+            f"graph: {shown} of {shown + data['left_out']} notes shown ({data['left_out']} left out); --limit N to "
+            "change, --limit 0 for all"
         )
     if fmt == "json":
         print_json(data)

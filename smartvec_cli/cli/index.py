@@ -24,7 +24,8 @@ def index_command(
     from_git: bool = typer.Option(
         False,
         "--from-git",
-        help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not read).",
+        help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not "
+        "read).",
     ),
     as_json: JsonOutput = False,
     quiet: QuietOutput = False,
@@ -71,5 +72,6 @@ def next_step(notes: int) -> str:
     contradictions or supersession, so rankings differ from what they will be."""
     return (
         f"next: run 'smartvec consolidate' ({notes} note{'s' if notes != 1 else ''} not consolidated yet: until then "
-        "relations, contradictions and supersession leave them out; 'watch' and 'refresh --nightly' consolidate for you)"
+        "relations, contradictions and supersession leave them out; 'watch' and 'refresh --nightly' consolidate for "
+        "you)"
     )

@@ -35,7 +35,8 @@ def query_command(
     mode: str = typer.Option(
         "smart",
         "--mode",
-        help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text search).",
+        help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text "
+        "search).",
     ),
     include_archived: bool = typer.Option(
         False, "--include-archived", help="Also return archived (superseded) passages."
@@ -44,7 +45,8 @@ def query_command(
     as_of: Optional[str] = typer.Option(
         None,
         "--as-of",
-        help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last spring'); default: a date named in the question, else now.",
+        help="Answer as of this time: an ISO date or the words a question may use ('March 2023', 'mid-2022', 'last "
+        "spring'); default: a date named in the question, else now.",
     ),
     explain: bool = typer.Option(
         False, "--explain", help="Show each signal per hit (a table; an 'explain' object in JSON)."
@@ -52,7 +54,8 @@ def query_command(
     weights: Optional[str] = typer.Option(
         None,
         "--weights",
-        help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1: finite numbers, 0 or more, not all 0.",
+        help="Signal weights, e.g. semantic=0.5,temporal=0.2,confidence=0.2,relational=0.1: finite numbers, 0 or "
+        "more, not all 0.",
     ),
     no_track: bool = typer.Option(
         False, "--no-track", help="Do not count this retrieval as an access (for scripts and benchmarks)."
@@ -69,7 +72,8 @@ def query_command(
         None,
         "--path",
         metavar="GLOB",
-        help="Only notes whose vault path (or a folder of it) matches this glob, e.g. 'projects/**' or '*2023*' (repeatable: any of them).",
+        help="Only notes whose vault path (or a folder of it) matches this glob, e.g. 'projects/**' or '*2023*' "
+        "(repeatable: any of them).",
     ),
     tag: Optional[List[str]] = typer.Option(
         None,
@@ -87,7 +91,8 @@ def query_command(
         None,
         "--since",
         metavar="DATE",
-        help="Only notes dated on or after DATE (read like --as-of; the note's updated, else date/created, else file time).",
+        help="Only notes dated on or after DATE (read like --as-of; the note's updated, else date/created, else file "
+        "time).",
     ),
     until: Optional[str] = typer.Option(
         None,
@@ -120,6 +125,7 @@ def query_command(
                 )
                 hint_when_nothing_matched(answer, filters or options.get("filters"), f"line with id {question_id!r}: ")
             return
+        assert text is not None  # exactly one of the question and --batch is given
         answer = answerer.ask(text)
     print_answer(answer, explain, as_json)
     hint_when_nothing_matched(answer, options.get("filters"))
@@ -133,7 +139,10 @@ def hint_when_nothing_matched(answer: dict, filters: dict | None, where: str = "
         from ..memory.date_languages import DATE_LANGUAGES
         from .printing import message
 
-        described = note_filter_from_json(filters, ("en", *DATE_LANGUAGES)).describe()
+        kept = note_filter_from_json(filters, ("en", *DATE_LANGUAGES))
+        assert kept is not None  # ``filters`` is not empty, so it holds a condition
+        described = kept.describe()
         message(
-            f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a note's tags and fields"
+            f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a "
+            "note's tags and fields"
         )

@@ -25,9 +25,13 @@ import sys
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..core.api import Vault
+    from ..core.search import SearchOptions
 
 GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now", "--store": "store"}
 GLOBAL_ENV = {
@@ -96,7 +100,7 @@ def parse_query_line(argv: list[str]) -> dict | None:
 
 def plain_value(token: str | None) -> bool:
     """An option's value as the shortcut takes it: present, not empty, not looking like an option."""
-    return bool(token) and not token.startswith("-")
+    return token is not None and bool(token) and not token.startswith("-")
 
 
 def answer_query_line(argv: list[str]) -> int | None:
@@ -149,10 +153,11 @@ def search_request(
     now: str | None = None,
     filters: dict | None = None,
 ) -> dict:
-    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks them.
+    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks
+    them.
 
-    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as the
-    words given, so that the answer can say which words, period and rule its moment came from."""
+    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as
+    the words given, so that the answer can say which words, period and rule its moment came from."""
     if as_of:
         from ..clock import Clock
         from ..memory.asof import resolve_as_of
@@ -221,8 +226,8 @@ class Answerer:
         self.options = options
         self.open_direct = open_direct
         self._stack = ExitStack()
-        self._vault = None
-        self._search_options = None
+        self._vault: Vault | None = None
+        self._search_options: SearchOptions | None = None
 
     def ask_daemon(
         self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None
@@ -266,6 +271,7 @@ class Answerer:
         from ..core.query import Question
 
         search_options = self._search_options
+        assert search_options is not None  # read with the vault, just above
         if options is not self.options:
             from ..core.api import search_options_from_json
 
@@ -304,7 +310,8 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UsageError(
-                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as UTF-8"
+                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as "
+                "UTF-8"
             ) from None
         if not text.strip():
             continue
@@ -416,7 +423,8 @@ def show_answer(answer: dict, explain: bool) -> None:
         place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
         state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
         console.print(
-            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score {hit['score']:.3f}  "
+            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score "
+            f"{hit['score']:.3f}  "
             f"confidence {hit['confidence']:.0%}{escape(state)}",
             markup=True,
         )
@@ -495,10 +503,13 @@ def show_explain_table(console, hits: list[dict]) -> None:
 
 
 def validity(hit: dict) -> str:
-    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when unknown)."""
+    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when
+    unknown)."""
     explain = hit.get("explain") or {}
 
     def bound(value: str | None, source: str | None, unknown: str) -> str:
         return f"{value[:10]} {source}" if value and source else (value or "")[:10] or unknown
 
-    return f"{bound(hit['valid_from'], explain.get('valid_from_source'), 'always')} – {bound(hit['valid_until'], explain.get('valid_until_source'), 'open')}"
+    start = bound(hit["valid_from"], explain.get("valid_from_source"), "always")
+    end = bound(hit["valid_until"], explain.get("valid_until_source"), "open")
+    return f"{start} – {end}"

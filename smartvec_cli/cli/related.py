@@ -34,7 +34,8 @@ def related_command(
         return
     for item in data["related"]:
         console.print(
-            f"[bold]{item['rank']}.[/bold] {linked(console, printable(item['path']), item['url'])}  score {item['score']:.3f}",
+            f"[bold]{item['rank']}.[/bold] {linked(console, printable(item['path']), item['url'])}  score "
+            f"{item['score']:.3f}",
             markup=True,
         )
         for line in snippet_lines(item["passage"]["text"]):

@@ -56,7 +56,8 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
     if data["notes_with_problems"]:
         count = data["notes_with_problems"]
         console.print(
-            f"problems   {count} note{'s' if count != 1 else ''} skipped or read without metadata ('smartvec doctor' lists them)",
+            f"problems   {count} note{'s' if count != 1 else ''} skipped or read without metadata ('smartvec doctor' "
+            "lists them)",
             markup=False,
         )
     for review in data["needs_review"]:

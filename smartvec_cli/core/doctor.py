@@ -27,7 +27,7 @@ from ..store.ann import CorruptIndexError, HnswIndex
 from ..store.db import DatabaseFileError
 from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
-from ..store.sqlite import damaged_database_advice, is_read_only
+from ..store.sqlite import SqliteStore, damaged_database_advice, is_read_only
 from ..store.store import Store
 from .workspace import Workspace
 
@@ -337,7 +337,8 @@ class Doctor:
         from ..embed.select import model_cache_check
         from .indexer import Indexer
 
-        problems, heard = [], []
+        problems: list[str] = []
+        heard: list[str] = []
         cache = model_cache_check(self.ws.config, self.layout.onnx_dir)
         if cache is not None and not cache.sound:
             problems.append(cache.describe())
@@ -365,7 +366,8 @@ class Doctor:
         off, lowest = disagreement(embedder, list(texts.values()), store.vectors_for_chunks(list(texts)))
         if off:
             problems.append(
-                f"{off} of {len(texts)} sampled stored vectors differ from what the model gives (cosine down to {lowest:.3f})"
+                f"{off} of {len(texts)} sampled stored vectors differ from what the model gives"
+                f" (cosine down to {lowest:.3f})"
             )
         if not problems:
             sampled = f"{len(texts)} sampled vectors agree with {current}" if texts else f"vectors made by {current}"
@@ -468,14 +470,14 @@ class Doctor:
         if present and not damage:
             if saved.generation != generation:
                 problems.append(
-                    f"saved at generation {saved.generation}, the database is at {generation} (a writer stopped before saving)"
+                    f"saved at generation {saved.generation}, the database is at {generation}"
+                    " (a writer stopped before saving)"
                 )
             live = store.live_passage_ids()
             missing, orphans = expected - saved.live, saved.live - live
             if missing:
-                problems.append(
-                    f"{len(missing)} passages are missing from it (e.g. {', '.join(_chunk_names(store, sorted(missing)[:EXAMPLES]))})"
-                )
+                examples = ", ".join(_chunk_names(store, sorted(missing)[:EXAMPLES]))
+                problems.append(f"{len(missing)} passages are missing from it (e.g. {examples})")
             if orphans:
                 problems.append(f"{len(orphans)} of its labels belong to no live passage")
         sync = (
@@ -485,6 +487,9 @@ class Doctor:
         )
         broken = [c for c in (file_check, sync) if not c.ok]
         if broken and self.repair:
+            assert isinstance(store, SqliteStore), (
+                "the saved hnswlib file is the SQLite store's (run skips it otherwise)"
+            )
             kept = store.keep_ann_copies()
             count = store.rebuild_ann()
             store.save_ann()

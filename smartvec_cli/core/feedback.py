@@ -52,7 +52,8 @@ class FeedbackResult:
 
 
 def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
-    """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last query."""
+    """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last
+    query."""
     if (chunk_id is None) == (rank is None):
         raise UsageError("name a passage: CHUNK_ID or --rank N (a hit of the last query)")
     if rank is not None:
@@ -63,6 +64,7 @@ def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
             if hit["rank"] == rank:
                 return hit["id"]
         raise UsageError(f"the last query ({last['query']!r}) has no hit ranked {rank}")
+    assert chunk_id is not None  # exactly one of the two is given, and it is not the rank
     name, _, version = chunk_id.partition("@")
     if version and not version.lstrip("v").isdigit():
         raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
@@ -82,7 +84,8 @@ def give_feedback(
 ) -> FeedbackResult:
     if signal not in SIGNALS:
         raise UsageError(f"feedback is one of {', '.join(SIGNALS)}")
-    if signal == "correct" and not (correction and correction.strip()):
+    corrected = correction.strip() if correction else ""
+    if signal == "correct" and not corrected:
         raise UsageError("--correct needs the corrected text")
     now = ws.clock.now()
     now_iso = ws.clock.now_iso()
@@ -93,12 +96,12 @@ def give_feedback(
     if signal == "correct":
         embedder = embedder_factory()
         store.check_fingerprint(embedder.fingerprint)
-        context = embed_text_for(row.title, row.heading_path, correction.strip())
+        context = embed_text_for(row.title, row.heading_path, corrected)
         vector = embedder.embed([context])[0]
     with store.write():
         store.add_feedback(target, after - before, now_iso)
         if signal == "correct":
-            correction_row = _record_correction(store, row, correction.strip(), context, vector, now_iso)
+            correction_row = _record_correction(store, row, corrected, context, vector, now_iso)
         store.record_event(
             "feedback",
             now_iso,

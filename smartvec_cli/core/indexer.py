@@ -525,7 +525,8 @@ class Indexer:
 
     def _note_values(self, item: _ReadNote) -> dict:
         parsed, file = item.parsed, item.file
-        previous_hash = item.row["embedding_hash"] if item.row else None
+        previous = item.row
+        unchanged = previous is not None and parsed.embedding_hash == previous["embedding_hash"]
         timing = note_time(parsed.metadata, file.rel_path, tuple(self.ws.languages()))
         source = base_authority(parsed.metadata, file.rel_path, self.ws.config.confidence, parsed.tags, parsed.body)
         return {
@@ -546,7 +547,7 @@ class Indexer:
             "mtime_ns": file.mtime_ns,
             "file_sha": item.file_sha,
             "embedding_hash": parsed.embedding_hash,
-            "last_updated": self.now if parsed.embedding_hash != previous_hash else item.row["last_updated"],
+            "last_updated": previous["last_updated"] if previous is not None and unchanged else self.now,
             "aclarai_id": parsed.aclarai_id,
             "aclarai_ver": parsed.aclarai_ver,
             "metadata": json.dumps(parsed.metadata, sort_keys=True),
@@ -626,21 +627,24 @@ class Indexer:
             if old.hash != chunk.hash:
                 rehashed.append(old.id)
         existing = row is not None and not row.get("deleted_at")
-        same_text = existing and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
+        same_text = (
+            row is not None and existing and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
+        )
         if same_text and plan.changes:
             added, removed = self._recut_passages(note_pk, note_id, plan, stored)
         else:
             added, removed = self._write_versions(note_pk, note_id, plan, values, observed, observed_by), []
         self._written_notes.add(note_pk)
         if (
-            not existing
+            row is None
+            or not existing
             or row["path"] != values["path"]
             or row["title"] != values["title"]
             or aliases_of(row["metadata"]) != aliases_of(values["metadata"])
         ):
             self._names_changed = True
         text_changed = existing and plan.changes
-        if text_changed or not existing or row["file_sha"] != item.file_sha or rehashed:
+        if text_changed or row is None or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
         self._write_links(note_pk, item.parsed)
         self.store.refresh_windows([note_pk])
@@ -656,6 +660,8 @@ class Indexer:
         archived with its window closed then; returns the new rows."""
         added: list[int] = []
         successor_start = later(values["valid_from"], observed)
+        ended: str
+        ended_by: str | None
         if successor_start is None:
             ended, ended_by = self.now, self.source
         else:
@@ -705,7 +711,7 @@ class Indexer:
             known = [s for s in sources if s.observed_from]
             if not known:
                 return None, None
-            latest = max(known, key=lambda s: s.observed_from)
+            latest = max(known, key=lambda s: s.observed_from or "")  # every one of ``known`` has a time
             return latest.observed_from, latest.observed_by
 
         note_wide = since(stored)

@@ -72,7 +72,8 @@ class QueryEngine:
         return self._embedder
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
-        """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed, rank."""
+        """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed,
+        rank."""
         now = self.ws.clock.now()
         languages = self.ws.languages()
         given = question.as_of or options.as_of

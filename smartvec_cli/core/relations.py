@@ -102,8 +102,8 @@ def apply_supersession(store: Store) -> None:
         return
     with store.write():
         for note_pk in changed:
-            start, src = starts.get(note_pk, (None, None))
-            store.set_superseded(note_pk, start, src)
+            superseded_at, superseded_by = starts.get(note_pk, (None, None))
+            store.set_superseded(note_pk, superseded_at, superseded_by)
         store.refresh_windows(changed)
         store.mark_notes_pending(changed)
 

@@ -312,9 +312,8 @@ def graph_as_dot(data: dict) -> str:
     styles = {"contradicts": " style=dashed color=red", "supersedes": " style=bold"}
     for edge in data["edges"]:
         label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
-        lines.append(
-            f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{styles.get(edge['type'], '')}];"
-        )
+        style = styles.get(edge["type"], "")
+        lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{style}];")
     for path in dict.fromkeys(a["path"] for a in data.get("attachments", [])):
         lines.append(f"  {quote('file:' + path)} [label={quote(path)} shape=note];")
     for link in data.get("attachments", []):

@@ -132,6 +132,7 @@ def search(
     vector search included, before any cut: the ranking sees the best candidates among those rows only."""
     if options.mode == "lexical":
         return _numbered(_lexical_hits(store, query_text, options.top_k, within)), None
+    assert query_vector is not None, "smart and cosine modes need the question's embedding"
     depth = max(MIN_CANDIDATES, options.top_k * CANDIDATE_FACTOR)
     if within is None:
         similar = dict(nearest(store, query_vector, depth, exact=options.mode == "cosine"))
@@ -152,7 +153,7 @@ def search(
         if config.scoring.lexical_weight > 0
         else [t for t in query_terms(query_text, language) if t in specific]
     )
-    total, frequency = 0, {}
+    total, frequency = 0, dict[str, int]()
     if terms:
         total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
         common = common_passages(total)
@@ -160,9 +161,9 @@ def search(
         terms = [t for t in terms if frequency[t] <= common]
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     if terms:
-        specific_matches = lexical_matches_within(
-            store, match_expression(" ".join(terms), language), LEXICAL_CANDIDATES, within
-        )
+        specific_expression = match_expression(" ".join(terms), language)
+        assert specific_expression is not None  # ``terms`` are content words, so they make an expression
+        specific_matches = lexical_matches_within(store, specific_expression, LEXICAL_CANDIDATES, within)
         joining.update((label, None) for label, _ in specific_matches)
     bm25: dict[int, float] = {}
     everything = match_expression(query_text, language)  # every content word, as lexical mode asks
@@ -180,8 +181,8 @@ def search(
     )
     if within is not None:
         holding = [found & within for found in holding]
-    for found in holding:
-        joining.update((label, None) for label in sorted(found))
+    for held in holding:
+        joining.update((label, None) for label in sorted(held))
     asked_terms = query_terms(query_text, language)
     title_expression = any_of(asked_terms) if config.scoring.title_weight > 0 else None
     if title_expression:
@@ -205,18 +206,21 @@ def search(
         if not total:
             total = len(store.load_ann().live)
         counted = store.term_frequencies([t for t in asked_terms if t not in frequency], common_passages(total))
-        common = frozenset(t for t, n in {**frequency, **counted}.items() if n > common_passages(total))
-        names = store.note_names({passages[i].note for i in ids})
-        named = {note: named_share(query_text, note_names, common, language) for note, note_names in names.items()}
-    shares, specific_shares = {}, {}
+        common_terms = frozenset(t for t, n in {**frequency, **counted}.items() if n > common_passages(total))
+        names = store.note_names(list({passages[i].note for i in ids}))
+        named = {
+            note: named_share(query_text, note_names, common_terms, language) for note, note_names in names.items()
+        }
+    shares: dict[int, float] = {}
+    specific_shares: dict[int, float] = {}
     if terms:
         holders = store.term_holders(terms, ids)
         if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
             shares = coverage(total, {t: frequency[t] for t in terms}, holders, ids)
         if specific:
-            named = {t: frequency[t] for t in terms if t in specific}
-            unknown = store.unknown_terms([t for t, n in named.items() if n == 0])
-            specific_shares = coverage(total, named, holders, ids, unknown)
+            specific_frequency = {t: frequency[t] for t in terms if t in specific}
+            unknown = store.unknown_terms([t for t, n in specific_frequency.items() if n == 0])
+            specific_shares = coverage(total, specific_frequency, holders, ids, unknown)
     asked = AskedAnswer.of(query_text)
     found = [
         Candidate(
@@ -231,8 +235,10 @@ def search(
         )
         for i in ids
     ]
+    moment = options.as_of or now
+    assert isinstance(moment, dt.datetime), "the question's words are read into a moment before search"
     ask = Ask(
-        options.as_of or now,
+        moment,
         options.as_of is not None,
         options.include_archived,
         options.include_dormant,

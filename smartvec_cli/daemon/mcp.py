@@ -69,7 +69,8 @@ INSTRUCTIONS = (
 Query = Annotated[
     str,
     Field(
-        description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022', 'mid-2022', 'before 2023') sets as_of."
+        description="What to look for, in plain words. A date in it ('back in 2023', 'in March 2022', 'mid-2022', "
+        "'before 2023') sets as_of."
     ),
 ]
 AsOf = Annotated[
@@ -94,7 +95,8 @@ Mode = Annotated[
 PathGlobs = Annotated[
     list[str] | None,
     Field(
-        description="Only notes whose vault path, or a folder of it, matches one of these globs ('projects/**', '*2023*')."
+        description="Only notes whose vault path, or a folder of it, matches one of these globs ('projects/**', "
+        "'*2023*')."
     ),
 ]
 Tags = Annotated[
@@ -104,13 +106,15 @@ Tags = Annotated[
 Fields = Annotated[
     dict[str, str] | None,
     Field(
-        description='Only notes whose front matter holds each of these field values, e.g. {"status": "done"} (without case).'
+        description='Only notes whose front matter holds each of these field values, e.g. {"status": "done"} (without '
+        "case)."
     ),
 ]
 Since = Annotated[
     str | None,
     Field(
-        description="Only notes dated on or after this date (ISO or words such as 'March 2023'); a note's date is its updated, else date/created field, else its file time."
+        description="Only notes dated on or after this date (ISO or words such as 'March 2023'); a note's date is its "
+        "updated, else date/created field, else its file time."
     ),
 ]
 Until = Annotated[
@@ -124,7 +128,8 @@ ChunkId = Annotated[str, Field(description="The chunk_id of a search hit (CHUNK_
 Verdict = Annotated[
     Literal["up", "down", "correct"],
     Field(
-        description="up: the passage was right. down: it was wrong or stale. correct: it was wrong, and `correction` says what is right."
+        description="up: the passage was right. down: it was wrong or stale. correct: it was wrong, and `correction` "
+        "says what is right."
     ),
 ]
 Correction = Annotated[str | None, Field(description="The right answer, in a sentence; only with verdict 'correct'.")]
@@ -286,7 +291,8 @@ class Memory:
 
 @contextmanager
 def plain_sdk_logging() -> Iterator[None]:
-    """``MCPServer()`` with the SDK's log records going to stderr as plain lines, as ``logging.basicConfig`` writes them.
+    """``MCPServer()`` with the SDK's log records going to stderr as plain lines, as ``logging.basicConfig`` writes
+    them.
 
     The SDK sets its logging up with a rich handler; importing rich for it cost 0.15 s of CPU before the answer
     to ``initialize``, which an agent host waits for (and gives up on a slow server)."""
@@ -337,7 +343,8 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         is about (null: now), as_of_phrase the words that named it, as_of_period the first and last day they
         name and as_of_rule how the moment was chosen from them. Each hit (the same as `smartvec query --json`) has
         chunk_id, path, heading, text, score, a calibrated confidence (the probability that this hit answers
-        the question; never rising down the list), state, its validity window (valid_from, valid_until), version, warnings
+        the question; never rising down the list), state, its validity window (valid_from, valid_until), version,
+        warnings
         and url (opens the note: obsidian:// in an Obsidian vault, else file://): read the
         warnings, they say when a passage was superseded, contradicted, expired or corrected. path, tag, where, since
         and until restrict the search to the notes they match (notes_matched says how many; 0 means no hits)."""

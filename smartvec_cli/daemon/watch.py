@@ -21,7 +21,7 @@ import os
 import queue
 import time
 from pathlib import Path
-from typing import Callable
+from typing import AbstractSet, Callable
 
 from watchdog.events import FileSystemEventHandler
 
@@ -85,7 +85,7 @@ class Debouncer:
     def due_in(self, now: float) -> float | None:
         """Seconds until the next batch is due (<= 0: now), None when nothing is pending."""
         waits = []
-        if self._last is not None:
+        if self._last is not None and self._first is not None:  # set together, by the first event of a batch
             waits.append(min(self._last + self.quiet, self._first + self.max_delay) - now)
         if self._retry is not None:
             waits.append(self._retry - now)
@@ -236,7 +236,7 @@ class Watcher:
             on_notice=lambda notice: self.log(f"warning: {notice}"),
         )
 
-    def _report(self, reason: str, s, seconds: float, paths: set[str] = frozenset()) -> None:
+    def _report(self, reason: str, s, seconds: float, paths: AbstractSet[str] = frozenset()) -> None:
         """One line per batch that changed something, naming the changed files; a failing file is reported
         once, not every batch."""
         current = {e["path"]: e["error"] for e in s.errors}
@@ -247,7 +247,8 @@ class Watcher:
         touched = s.notes_new + s.notes_changed + s.notes_deleted + s.notes_renamed
         if touched or s.chunks_embedded or s.chunks_archived or reason == "catch-up":
             self.log(
-                f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, {s.notes_deleted} deleted; "
+                f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, "
+                f"{s.notes_deleted} deleted; "
                 f"{s.chunks_embedded} passages embedded, {s.chunks_reused} passages reused ({seconds:.2f}s)"
             )
 
@@ -255,7 +256,7 @@ class Watcher:
 LOGGED_PATHS = 5
 
 
-def named(paths: set[str]) -> str:
+def named(paths: AbstractSet[str]) -> str:
     """`` (a.md, b.md and 3 more)``: the files a batch was about, for its log line."""
     if not paths:
         return ""
