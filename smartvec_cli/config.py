@@ -18,11 +18,15 @@ The file is optional; every key has a default. Example::
     relevance_floor = 0.25  # below this a passage is no answer at all
     weak_below = 0.30       # a hit below this is returned with a "weak match" warning
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
-    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads its note
+    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads
+    its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
-    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words") comes first
-    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
-    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as dense_share (0.05 won on real docs, lost on the benchmark)
+    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words")
+    comes first
+    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1
+    = cosine alone (0.8 won on docs, lost on the benchmark)
+    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as dense_share
+    (0.05 won on real docs, lost on the benchmark)
     title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
 
     [confidence]
@@ -304,9 +308,10 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
         unknown = sorted(set(calibration.data) - known)
         if RETIRED_CALIBRATION_KEY in unknown:
             raise ConfigValueError(
-                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's closeness and "
-                "the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with the old three features "
-                "would mis-state every confidence; remove the table to use the shipped fit, or fit new parameters with "
+                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's "
+                "closeness and the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with "
+                "the old three features would mis-state every confidence; remove the table to use the shipped fit, or "
+                "fit new parameters with "
                 "`smartvec bench calibrate`"
             )
         if unknown:
@@ -364,7 +369,8 @@ def _kind_rules(section: Table) -> KindRules:
     return rules
 
 
-CONFIG_HEADER = """# smartvec settings for this index; every key is optional (see docs/configuration.md in smartvec's repository).
+CONFIG_HEADER = """# smartvec settings for this index; every key is optional
+# (see docs/configuration.md in smartvec's repository).
 # The kind rules below are the defaults, written here so you can read and change them.
 
 """

@@ -164,7 +164,8 @@ def asks_for_person(question: str) -> bool:
 
 def names_someone(question: str, text: str) -> bool:
     """Whether ``text`` names someone the question does not: a [[link]] or a run of capitalised words
-    ("Marta Rossi") that shares no word with the question ("Harvest Project" is what it asks about); a sentence's "The" does not count."""
+    ("Marta Rossi") that shares no word with the question ("Harvest Project" is what it asks about); a sentence's
+    "The" does not count."""
     asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
     for match in NAMED.finditer(text):
         words = [w for w in re.findall(r"[\w'-]+", match.group(1) or match.group(2)) if w.lower() not in COMMON_WORDS]

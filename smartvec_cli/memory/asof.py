@@ -508,7 +508,8 @@ def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime, language
             period = period or (_resolve_in(words, language, now, languages) if words else None)
         if period is None:
             raise UsageError(
-                f"not a date: {value!r} (expected e.g. 2023-03-05, 2023-03-05T09:00, 'March 2023', 'mid-2022', 'last spring')"
+                f"not a date: {value!r} "
+                "(expected e.g. 2023-03-05, 2023-03-05T09:00, 'March 2023', 'mid-2022', 'last spring')"
             ) from None
         return _as_of(period, words, "")
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", words):

@@ -1,4 +1,5 @@
-"""The parameters of consolidation: how close is a near-duplicate, what a contradiction and a ripple cost, when to sleep."""
+"""The parameters of consolidation: how close is a near-duplicate, what a contradiction and a ripple cost, when to
+sleep."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class ConsolidationSettings:
     contradiction_penalty: float = 0.25
     ripple_penalties: tuple[float, ...] = (0.15, 0.075)
     dormant_after_days: float = 30.0
-    infer_versions: bool = True  # copies named "X v2", "X (2024)", or whose passages mostly match, supersede the earlier copy (memory.lineage)
+    # Copies named "X v2", "X (2024)", or whose passages mostly match, supersede the earlier copy (memory.lineage).
+    infer_versions: bool = True
     echo_neighbours: int = 40  # chats resemble one another more than the policy they quote: look further
     echo_cosine: float = (
         0.25  # a passage this close to an outdated one is checked for repeating its value (fitted like value_cosine)

@@ -119,8 +119,10 @@ class KindRules:
         """The rules as the ``[kinds]`` section of ``config.toml`` (written when an index is made)."""
         lines = [
             "[kinds]  # how a note that declares no source_type gets a kind; `show` says which rule gave it",
-            f"daily_note_names = {str(self.daily_note_names).lower()}  # a top-level note named by its date (2024-03-01.md)",
-            f"chat_line_share = {self.chat_line_share}  # this share of lines like 'Ana: ...' makes a chat export; 0 = off",
+            f"daily_note_names = {str(self.daily_note_names).lower()}"
+            "  # a top-level note named by its date (2024-03-01.md)",
+            f"chat_line_share = {self.chat_line_share}"
+            "  # this share of lines like 'Ana: ...' makes a chat export; 0 = off",
             "",
             "[kinds.folder_words]  # a word of a folder's name -> the kind of the notes in it",
         ]

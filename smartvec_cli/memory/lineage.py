@@ -140,7 +140,8 @@ def _version_of(candidate: VersionCandidate) -> NamedVersion:
 
 
 def _start(candidate: VersionCandidate, version: NamedVersion) -> tuple[str, str]:
-    """(when this version starts, where that date comes from): its date, a date in its name, else when it was indexed."""
+    """(when this version starts, where that date comes from): its date, a date in its name, else when it was
+    indexed."""
     if candidate.doc_date:
         return candidate.doc_date, "dated"
     if version.date:

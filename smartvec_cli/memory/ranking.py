@@ -631,7 +631,8 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     notes = []
     if passage.successor_chunk:
         notes.append(
-            f"superseded by {passage.successor_chunk} v{passage.successor_version} on {_day(passage.successor_from or passage.valid_until)}"
+            f"superseded by {passage.successor_chunk} v{passage.successor_version}"
+            f" on {_day(passage.successor_from or passage.valid_until)}"
         )
     elif passage.note_superseded_by and passage.successor_note_path:
         inferred = " (inferred)" if passage.supersession_inferred else ""
@@ -662,7 +663,8 @@ WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench
 
 
 def weak_warning(relevance: float, scoring: ScoringSettings) -> list[str]:
-    """A hit between ``relevance_floor`` and ``weak_below``: nothing in the vault matched better, and it may not answer."""
+    """A hit between ``relevance_floor`` and ``weak_below``: nothing in the vault matched better, and it may not
+    answer."""
     if relevance >= scoring.weak_below:
         return []
     return [f"{WEAK_MATCH} (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]

@@ -228,10 +228,12 @@ class ScoringSettings:
     at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first.
     ``dense_share``: the share of the cosine in a blend with BM25 (``memory.lexical.blend``) that stands for
     meaning when sources are compared; the rest is the passage's full-text score. ``answer_dense_share``: below
-    1, its own share when the passages of one note are compared (at 1 they are compared as sources are): within one note every passage is about its topic,
+    1, its own share when the passages of one note are compared (at 1 they are compared as sources are): within one
+    note every passage is about its topic,
     so the cosine mostly tells short passages from long ones, and the words a passage shares with the
     question tell which of them answers. ``title_weight``: what a question naming
-    the note's title or alias (``memory.lexical.named_share``) adds when sources are compared. ``relevance_margin``: the passages within this much of the most
+    the note's title or alias (``memory.lexical.named_share``) adds when sources are compared. ``relevance_margin``:
+    the passages within this much of the most
     relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
     alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
     returned, but warned about as a weak match (MiniLM puts paraphrased answers and passages about something

@@ -3,7 +3,8 @@
 Declared validity (``valid_from``/``effective``, ``valid_until``/``valid_to``/``expires``,
 a ``version`` or a ``supersedes``) is an assertion by the author: such a passage is
 fully valid inside its window and does not fade. ``date`` (or ``created``; ISO or any
-common writing of a day; else a day in the file name) is when a note was written: nothing it says was true before, and undated notes fade from it.
+common writing of a day; else a day in the file name) is when a note was written: nothing it says was true before, and
+undated notes fade from it.
 A passage's own window is the note's window narrowed by what was observed: a passage
 that appeared through an edit starts when the edit was seen (or at a newly declared
 effective date), and an archived version ends when its successor began.

@@ -58,29 +58,32 @@ MONTHS = {
 STOPWORDS_IN = {
     "de": frozenset(
         """der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war waren
-        wird werden mit von vom zu zum zur im in an am auf aus bei für nach über um vor bis durch ohne gegen ich du er sie
-        es wir ihr sich mein meine dein deine sein seine ihre man kann können soll sollen will muss müssen auch nur so dass
-        als noch schon dann wenn ob da hier dort jeder jede jedem jeden jedes alle alles bitte""".split()
+        wird werden mit von vom zu zum zur im in an am auf aus bei für nach über um vor bis durch ohne gegen ich du
+        er sie es wir ihr sich mein meine dein deine sein seine ihre man kann können soll sollen will muss müssen
+        auch nur so dass als noch schon dann wenn ob da hier dort jeder jede jedem jeden jedes alle alles
+        bitte""".split()
     ),
     "es": frozenset(
-        """el la los las lo un una unos unas de del al y e o u que en con por para su sus es son ser está están se le les
-        mi mis me te tu tus no sin sobre entre como cada este esta estos estas ese esa esos esas muy más ya hay todo toda
-        todos todas hasta desde otro otra puedo puede""".split()
+        """el la los las lo un una unos unas de del al y e o u que en con por para su sus es son ser está están se le
+        les mi mis me te tu tus no sin sobre entre como cada este esta estos estas ese esa esos esas muy más ya hay
+        todo toda todos todas hasta desde otro otra puedo puede""".split()
     ),
     "fr": frozenset(
-        """le la les un une des de du et ou que qu qui en dans avec pour par sur sous au aux ce cet cette ces son sa ses
-        mon ma mes ton ta tes leur leurs ne pas plus se est sont être il elle ils elles je tu nous vous on y tout tous toute
-        toutes très peut puis""".split()
+        """le la les un une des de du et ou que qu qui en dans avec pour par sur sous au aux ce cet cette ces son sa
+        ses mon ma mes ton ta tes leur leurs ne pas plus se est sont être il elle ils elles je tu nous vous on y
+        tout tous toute toutes très peut puis""".split()
     ),
     "zh": frozenset("一个 一些 这个 那个 我们 你们 他们 可以 能够 需要 然后 以及 或者 并且".split()),
     "ja": frozenset("この その あの これ それ する ます です".split()),
 }
 QUESTION_WORDS_IN = {
     "de": frozenset(
-        "wie was wer wem wen wessen wo wohin woher wann warum weshalb welche welcher welches welchen womit wofür".split()
+        "wie was wer wem wen wessen wo wohin woher wann warum weshalb welche welcher welches welchen womit "
+        "wofür".split()
     ),
     "es": frozenset(
-        "cómo como qué que quién quiénes dónde donde cuándo cuando cuál cuáles cuánto cuántos cuánta cuántas por qué".split()
+        "cómo como qué que quién quiénes dónde donde cuándo cuando cuál cuáles cuánto cuántos cuánta cuántas "
+        "por qué".split()
     ),
     "fr": frozenset("comment quoi quel quelle quels quelles où quand pourquoi combien qui".split()),
     "zh": frozenset("如何 怎么 怎样 什么 哪些 哪个 哪里 多少".split()),

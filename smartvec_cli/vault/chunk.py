@@ -356,7 +356,7 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
         before = result[i - 1] if i > 0 else None
         after = result[i + 1] if i + 1 < len(result) else None
 
-        def fits(other: _Paragraph | None, nested: bool, both_ids: bool) -> bool:
+        def fits(other: _Paragraph | None, nested: bool, both_ids: bool, para: _Paragraph = para) -> bool:
             if other is None or (other.block_ids and para.block_ids and not both_ids):
                 return False
             if nested:  # a lead-in of the subsections that follow keeps its own heading in their path

@@ -155,7 +155,9 @@ def _as_list(value: Any) -> list[str]:
 
 
 MARKDOWN_LINK = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\([ \t]*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"  # [text], one level of nested brackets
+    r"\([ \t]*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"  # (target: <...> or bare, balanced parentheses
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"  # an optional "title")
 )
 """``[text](target "title")`` and ``![alt](target)``: the target bare (balanced parentheses allowed) or in ``<...>``."""
 URL_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]+:|//)")
@@ -214,7 +216,7 @@ def relation_links(metadata: dict[str, Any]) -> list[Link]:
         for value in _as_list(metadata.get(key)):
             found = parse_links(value)
             if found:
-                links.extend(Link(l.target, key, l.heading, l.block, l.alias, l.markdown) for l in found)
+                links.extend(Link(f.target, key, f.heading, f.block, f.alias, f.markdown) for f in found)
             else:
                 links.append(Link(value.strip(), key))
     return links
@@ -244,7 +246,7 @@ def note_level_aclarai_id(body: str) -> tuple[str | None, int | None]:
     aclarai writes concept, subject and document ids at the end of the file (optionally
     followed by their ``^anchor``); utterance (``blk_``) and claim (``clm_``) ids belong to blocks.
     """
-    lines = [l for l in body.strip().split("\n") if l.strip()]
+    lines = [line for line in body.strip().split("\n") if line.strip()]
     while lines and ANCHOR_LINE.match(lines[-1]):
         lines.pop()
     if not lines:
