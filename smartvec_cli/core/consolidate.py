@@ -58,6 +58,7 @@ from ..memory.lexical import any_of, query_terms
 from ..memory.lineage import lineages
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
+from ..store.ann import search_list_size
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from .workspace import Workspace
@@ -122,6 +123,7 @@ class Consolidator:
         self._frames = NO_FRAMES
         self._wheres: dict[int, Where] = {}
         self._rows: dict[int, Passage] = {}
+        self._nearest_found: dict[int, dict[int, list[tuple[int, float]]]] = {}  # by the search list's size
 
     def run(self) -> ConsolidationSummary:
         started = time.perf_counter()
@@ -168,6 +170,29 @@ class Consolidator:
         self._move(reopened, "ARCHIVED", "ACTIVE")
         return closed + reopened
 
+    def _nearest(self, ids: list[int], k: int) -> list[list[tuple[int, float]]]:
+        """The ``k`` nearest stored vectors of each of ``ids`` (itself among them), best first, as ``search_many``
+        finds them. The relations and the echoes both ask for every queued passage's neighbours: where the graph's
+        search list is the same for both reaches (``store.ann.search_list_size``: a vault of a few thousand
+        passages or more), one batched search at the larger reach serves both, each taking its first ``k``, which
+        are the ones a search for ``k`` finds (consolidation adds no vector, so the index is the same for both)."""
+        ann = self.store.load_ann()
+        size = len(ann.live)
+        list_size = search_list_size(size, k)
+        reach = max(
+            [k]
+            + [
+                r
+                for r in (self.settings.neighbours + 1, self.settings.echo_neighbours + 1)
+                if search_list_size(size, r) == list_size
+            ]
+        )
+        found = self._nearest_found.setdefault(list_size, {})
+        missing = [chunk for chunk in ids if chunk not in found]
+        if missing:
+            found.update(zip(missing, ann.search_many(self.store.vectors_for_chunks(missing), reach), strict=True))
+        return [found[chunk][:k] for chunk in ids]
+
     # -- relations and contradictions ---------------------------------------------------------
 
     def _drop_stale_derived_edges(self) -> None:
@@ -193,10 +218,8 @@ class Consolidator:
         matches most of the vault and costs as much as a scan. A passage whose values and negations are all
         of templates among the queued passages does not ask: its words match its whole family, and the one
         statement of the same slot at the same time is found by ``same_statement_groups``."""
-        ann = self.store.load_ann()
-        vectors = self.store.vectors_for_chunks(queued)
-        neighbours = ann.search_many(vectors, self.settings.neighbours + 1) if len(queued) else []
-        found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours, strict=False)}
+        neighbours = self._nearest(queued, self.settings.neighbours + 1)
+        found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours, strict=True)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
         frames = Frames.of((p.id, p.text) for p in passages.values())
         language = self.store.lexical_language()
@@ -410,14 +433,13 @@ class Consolidator:
         since a new version makes what others repeat of the old one outdated.
         """
         settings = self.settings
-        ann = self.store.load_ann()
         reach = settings.echo_neighbours + 1
 
         def near(ids: list[int]) -> dict[int, list[tuple[int, float]]]:
             if not ids:
                 return {}
             found = {}
-            for chunk, nearest in zip(ids, ann.search_many(self.store.vectors_for_chunks(ids), reach), strict=False):
+            for chunk, nearest in zip(ids, self._nearest(ids, reach), strict=True):
                 found[chunk] = [
                     (other, cosine) for other, cosine in nearest if other != chunk and cosine >= settings.echo_cosine
                 ]
