@@ -353,7 +353,8 @@ def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, f
     )
     cli.json("--now", "2026-01-01", "index", "--json")
     assert cli.json("--now", "2026-01-01", "status", "--json")["embedder"]["languages"] == ["de"]
-    # "Urlaub" alone is a keyword lookup: the fake model's cosines find nothing, and a German noun's capital names nothing
+    # "Urlaub" alone is a keyword lookup: the fake model's cosines find nothing, and a German noun's capital names
+    # nothing
     hits = cli.json("--now", "2026-01-01", "query", "Urlaub im Sommer 2022?", "--json", "--explain", "--no-track")
     assert hits[0]["explain"]["as_of"] == {
         "moment": "2022-07-16T12:00:00Z",
