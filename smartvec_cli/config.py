@@ -18,15 +18,15 @@ The file is optional; every key has a default. Example::
     relevance_floor = 0.25  # below this a passage is no answer at all
     weak_below = 0.30       # a hit below this is returned with a "weak match" warning
     specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
-    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi") leads
-    its note
+    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi")
+                            # leads its note
     lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
-    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted words")
-    comes first
-    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per question); 1
-    = cosine alone (0.8 won on docs, lost on the benchmark)
-    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as dense_share
-    (0.05 won on real docs, lost on the benchmark)
+    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted
+                            # words") comes first
+    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per
+                            # question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
+    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as
+                            # dense_share (0.05 won on real docs, lost on the benchmark)
     title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
 
     [confidence]
