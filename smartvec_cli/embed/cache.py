@@ -127,14 +127,16 @@ def _drop_entry(folder: Path, manifest: dict, entry: str) -> None:
         pass
 
 
-def ensure_int8(folder: Path, notice: Notice) -> bool:
-    """Make the int8 graph where the export has none (``onnx.quantize_int8``, a few seconds, once per user);
-    whether there is one now. A failure only means fp32 vectors, said in one notice."""
+def ensure_int8(folder: Path, notice: Notice, attempt: bool = True) -> bool:
+    """Make the int8 graph where the export has none (``onnx.quantize_int8``, a few seconds, once per user;
+    not without ``attempt``); whether there is one now. A failure only means fp32 vectors, said in one notice."""
     manifest = read_manifest(folder)
     if manifest is None:
         return False
     if manifest.get("int8"):
         return True
+    if not attempt:
+        return False
     notice(f"preparing the int8 ONNX model in {folder} (once per user; takes a few seconds)")
     try:
         made = quantize_int8(folder)

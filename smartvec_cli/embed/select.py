@@ -81,7 +81,7 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precisi
     if folder is None:
         return None
     if precision == "int8":
-        if ensure_int8(folder, notice):
+        if ensure_int8(folder, notice, attempt=not prepare):  # a writer's prepare_export has tried already
             int8 = load_onnx_embedder(folder, notice=notice, precision="int8")
             if int8 is not None:
                 return int8
