@@ -127,3 +127,28 @@ def test_switching_precision_re_embeds_rather_than_mixing(onnx_export, tmp_path,
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
     again = cli(*args, "query", "dishwasher")
     assert again.exit_code == 1 and "index --full" in again.stderr and fp32 + INT8_SUFFIX in again.stderr
+
+
+def test_doctor_allows_int8_vectors_their_batch_to_batch_spread():
+    """Dynamic int8 scales a batch's activations by their range, so a stored int8 vector and the same text
+    embedded again in another batch agree to about 0.994, not to fp32's 0.999."""
+    from smartvec_cli.embed import SAMPLE_MIN_COSINE, disagreement
+    from smartvec_cli.embed.onnx import INT8_SAMPLE_MIN_COSINE, OnnxEmbedder
+
+    class Fixed:
+        def __init__(self, rows, floor=None):
+            self.rows = np.asarray(rows, dtype=np.float32)
+            if floor is not None:
+                self.sample_min_cosine = floor
+
+        def embed(self, texts):
+            return self.rows
+
+    stored = np.array([[1.0, 0.0], [1.0, 0.0]], dtype=np.float32)
+    now = [[0.995, 0.0998749], [1.0, 0.0]]  # cosine 0.995 for the first
+    assert disagreement(Fixed(now), ["a", "b"], stored)[0] == 1  # fp32's floor
+    assert disagreement(Fixed(now, INT8_SAMPLE_MIN_COSINE), ["a", "b"], stored)[0] == 0
+    assert disagreement(Fixed([[0.5, 0.8660254], [1.0, 0.0]], INT8_SAMPLE_MIN_COSINE), ["a", "b"], stored)[0] == 1
+    int8 = OnnxEmbedder(Path("g.onnx"), Path("t.json"), "x+int8", precision="int8")
+    assert int8.sample_min_cosine == INT8_SAMPLE_MIN_COSINE < SAMPLE_MIN_COSINE
+    assert not hasattr(OnnxEmbedder(Path("g.onnx"), Path("t.json"), "x"), "sample_min_cosine")
