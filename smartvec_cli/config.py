@@ -10,6 +10,7 @@ The file is optional; every key has a default. Example::
     [embedder]
     model = "auto"          # auto (chosen by the vault's languages at the first index) | minilm | multilingual-e5
     backend = "auto"        # auto | onnx | sentence-transformers | module:factory
+    precision = "fp32"      # fp32 | int8: the ONNX model's arithmetic (int8 is faster; a change re-embeds)
 
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
@@ -81,6 +82,7 @@ RETIRED_CALIBRATION_KEY = "cosine_weight"
 
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 EMBEDDER_MODELS = ("auto", "minilm", "multilingual-e5")
+EMBEDDER_PRECISIONS = ("fp32", "int8")
 LANGUAGE_CODES = re.compile(r"^[a-z]{2,3}$")
 
 
@@ -90,6 +92,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     max_note_mb: float = 10.0
     embedder_backend: str = "auto"
+    embedder_precision: str = "fp32"  # the ONNX model's: fp32 or int8 (embed.onnx.quantize_int8)
     embedder_model: str = (
         "auto"  # auto: the index's own (its fingerprint), or at the first index the vault's languages'
     )
@@ -261,6 +264,12 @@ def _load(config: Config, top: Table) -> None:
     if model not in EMBEDDER_MODELS:
         raise ConfigValueError(f"[embedder] model must be one of {', '.join(EMBEDDER_MODELS)}, not {model!r}")
     config.embedder_model = model
+    precision = embedder.string("precision", config.embedder_precision)
+    if precision not in EMBEDDER_PRECISIONS:
+        raise ConfigValueError(
+            f"[embedder] precision must be one of {', '.join(EMBEDDER_PRECISIONS)}, not {precision!r}"
+        )
+    config.embedder_precision = precision
     languages = top.data.get("languages")
     if languages is not None:
         if isinstance(languages, str):

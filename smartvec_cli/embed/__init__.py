@@ -84,7 +84,8 @@ EXPORTS_META = "model_exports"
 """Index meta key: what made the stored vectors (:func:`made_by` of each writer that stored some, space-separated)."""
 SAMPLE_MIN_COSINE = 0.999
 """How close a stored vector must stay to what the model gives for its text now. A verified export agrees with
-sentence-transformers to 0.9999; vectors from a damaged one are nowhere near."""
+sentence-transformers to 0.9999; vectors from a damaged one are nowhere near. An embedder may set its own
+``sample_min_cosine`` (the int8 graph: ``onnx.INT8_SAMPLE_MIN_COSINE``)."""
 
 
 def packaged(embedder: Embedder) -> bool:
@@ -104,9 +105,10 @@ def disagreement(embedder: Embedder, texts: Sequence[str], stored: np.ndarray) -
     ``doctor``'s sample of an index's vectors."""
     if not len(texts):
         return 0, 1.0
+    floor = getattr(embedder, "sample_min_cosine", SAMPLE_MIN_COSINE)
     cosines = (normalise_rows(stored) * embedder.embed(list(texts))).sum(axis=1)
     cosines = np.where(np.isfinite(cosines), cosines, -1.0)
-    return int((cosines < SAMPLE_MIN_COSINE).sum()), float(cosines.min())
+    return int((cosines < floor).sum()), float(cosines.min())
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:

@@ -28,7 +28,15 @@ from typing import Callable
 
 from . import weights_fingerprint
 from .integrity import check_export, warn_once
-from .onnx import export_onnx, import_onnxruntime, read_manifest, save_optimised, weights_stamp, write_manifest
+from .onnx import (
+    export_onnx,
+    import_onnxruntime,
+    quantize_int8,
+    read_manifest,
+    save_optimised,
+    weights_stamp,
+    write_manifest,
+)
 
 APP_NAME = "smartvec"
 Notice = Callable[[str], None]
@@ -64,7 +72,7 @@ def find_export(model_dir: Path, index_export_dir: Path) -> Path | None:
     return Path(index_export_dir) if legacy is not None and "weights" not in legacy else None
 
 
-def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> Path:
+def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice, precision: str = "fp32") -> Path:
     """The folder of a verified export of these weights, made once per user when there is none.
 
     Recognised by its record of the weights file, else by their fingerprint (hashed here; the
@@ -72,12 +80,15 @@ def prepare_export(model_dir: Path, index_export_dir: Path, notice: Notice) -> P
     copied into it. A new export goes to the user cache, or to the index folder when the cache
     cannot be written. Raises what :func:`export_onnx` raises. An export whose files are not what its
     manifest records is made again (:func:`_mend`). The folder is given its optimised graph
-    (``onnx.save_optimised``) when it has none for this onnxruntime, and its files are stamped as
+    (``onnx.save_optimised``) when it has none for this onnxruntime, its int8 graph
+    (``onnx.quantize_int8``) when ``precision`` is int8 and it has none, and its files are stamped as
     verified, so that the next query hashes nothing.
     """
     folder = _find_or_make_export(model_dir, index_export_dir, notice)
     folder = _mend(model_dir, folder, Path(index_export_dir), notice)
     _optimise(folder, notice)
+    if precision == "int8":
+        ensure_int8(folder, notice)
     manifest = read_manifest(folder)
     if manifest is not None:
         check_export(folder, manifest)  # stamps the files that hash right
@@ -101,15 +112,40 @@ def _mend(model_dir: Path, folder: Path, index_export_dir: Path, notice: Notice)
         return export_onnx(model_dir, target).parent
     if not check.optimised_sound:
         warn_once(notice, f"warning: {check.describe()}; saving the optimised graph again")
-        _drop_optimised(folder, manifest)
+        _drop_entry(folder, manifest, "optimised")
+        manifest = read_manifest(folder) or manifest
+    if not check.int8_sound:
+        warn_once(notice, f"warning: {check.describe()}; making the int8 graph again")
+        _drop_entry(folder, manifest, "int8")
     return folder
 
 
-def _drop_optimised(folder: Path, manifest: dict) -> None:
+def _drop_entry(folder: Path, manifest: dict, entry: str) -> None:
     try:
-        write_manifest(folder, {key: value for key, value in manifest.items() if key != "optimised"})
+        write_manifest(folder, {key: value for key, value in manifest.items() if key != entry})
     except OSError:
         pass
+
+
+def ensure_int8(folder: Path, notice: Notice, attempt: bool = True) -> bool:
+    """Make the int8 graph where the export has none (``onnx.quantize_int8``, a few seconds, once per user;
+    not without ``attempt``); whether there is one now. A failure only means fp32 vectors, said in one notice."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return False
+    if manifest.get("int8"):
+        return True
+    if not attempt:
+        return False
+    notice(f"preparing the int8 ONNX model in {folder} (once per user; takes a few seconds)")
+    try:
+        made = quantize_int8(folder)
+    except Exception as exc:  # an unwritable folder, an onnxruntime error: fp32 still works
+        notice(f"could not make the int8 ONNX model in {folder} ({exc}); embedding in fp32")
+        return False
+    if not made:
+        notice(f"the int8 ONNX model made in {folder} strays too far from fp32; embedding in fp32")
+    return made
 
 
 def _optimise(folder: Path, notice: Notice) -> None:
@@ -174,7 +210,8 @@ def _copy_export(source: Path, manifest: dict, target: Path, stamp: dict) -> boo
     try:
         for name in (manifest["onnx_file"], manifest["tokenizer_file"]):
             shutil.copyfile(source / name, staging / name)
-        copied = {key: value for key, value in manifest.items() if key != "optimised"}  # its files stay behind
+        derived = ("optimised", "int8")  # their files stay behind
+        copied = {key: value for key, value in manifest.items() if key not in derived}
         write_manifest(staging, {**copied, "weights": stamp})
         shutil.rmtree(target, ignore_errors=True)  # an empty or broken folder of the same name
         os.replace(staging, target)

@@ -44,23 +44,42 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+EXTRAS = ("optimised", "int8")
+"""The manifest's entries for files derived from the export (the optimised graph, the int8 graph): each
+optional, each used only while its own files are sound."""
+
+
+def extra_digests(manifest: dict, entry: str) -> dict[str, str | None]:
+    """The files of one derived entry of the manifest (``optimised`` or ``int8``) with their sha256."""
+    extra = manifest.get(entry) or {}
+    digests = extra.get("digests") or {}
+    return {extra[key]: digests.get(extra[key]) for key in ("onnx_file", "data_file") if key in extra}
+
+
 def expected_digests(manifest: dict) -> tuple[dict[str, str | None], dict[str, str | None]]:
-    """(the export's own files, the optimised graph's files), each name with its recorded sha256 (None
-    where the manifest, made by an older smartvec, has none)."""
+    """(the export's own files, the files derived from it: optimised and int8 graphs), each name with its
+    recorded sha256 (None where the manifest, made by an older smartvec, has none)."""
     digests = manifest.get("digests") or {}
     base = {name: digests.get(name) for name in (manifest["onnx_file"], manifest["tokenizer_file"])}
-    optimised = manifest.get("optimised") or {}
-    more = optimised.get("digests") or {}
-    extra = {optimised[key]: more.get(optimised[key]) for key in ("onnx_file", "data_file") if key in optimised}
+    extra: dict[str, str | None] = {}
+    for entry in EXTRAS:
+        extra.update(extra_digests(manifest, entry))
     return base, extra
 
 
-def export_id(manifest: dict) -> str | None:
+def export_id(manifest: dict, precision: str = "fp32") -> str | None:
     """What an index records as the export that made its vectors: its files' digests and when it was
-    made, so that an export rebuilt after damage is another one even where its bytes come out the same."""
+    made, so that an export rebuilt after damage is another one even where its bytes come out the same.
+    The int8 graph is named by its own digest too (``onnx-int8:``)."""
     base, _ = expected_digests(manifest)
     if None in base.values():
         return None
+    if precision == "int8":
+        int8 = extra_digests(manifest, "int8")
+        if not int8 or None in int8.values():
+            return None
+        text = json.dumps({"digests": {**base, **int8}, "created": manifest.get("created")}, sort_keys=True)
+        return "onnx-int8:" + hashlib.sha256(text.encode()).hexdigest()[:16]
     text = json.dumps({"digests": base, "created": manifest.get("created")}, sort_keys=True)
     return "onnx:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -73,15 +92,21 @@ class ExportCheck:
     damaged: list[str] = field(default_factory=list)  # files whose content is not what was recorded (or that are gone)
     unverified: list[str] = field(default_factory=list)  # files with no recorded digest
     optimised: set[str] = field(default_factory=set)  # which of the names belong to the optimised graph
+    int8: set[str] = field(default_factory=set)  # which of the names belong to the int8 graph
 
     @property
     def export_sound(self) -> bool:
         """The export itself (graph and tokenizer) is what was verified."""
-        return not any(name not in self.optimised for name in self.damaged + self.unverified)
+        derived = self.optimised | self.int8
+        return not any(name not in derived for name in self.damaged + self.unverified)
 
     @property
     def optimised_sound(self) -> bool:
         return not any(name in self.optimised for name in self.damaged + self.unverified)
+
+    @property
+    def int8_sound(self) -> bool:
+        return not any(name in self.int8 for name in self.damaged + self.unverified)
 
     @property
     def sound(self) -> bool:
@@ -102,7 +127,9 @@ def check_export(folder: Path, manifest: dict, full: bool = False) -> ExportChec
     hashes every file, trusting no stamp."""
     folder = Path(folder)
     base, extra = expected_digests(manifest)
-    result = ExportCheck(folder, optimised=set(extra))
+    result = ExportCheck(
+        folder, optimised=set(extra_digests(manifest, "optimised")), int8=set(extra_digests(manifest, "int8"))
+    )
     stamps = {} if full else _read_stamps(folder)
     fresh: dict[str, dict] = {}
     for name, digest in {**base, **extra}.items():

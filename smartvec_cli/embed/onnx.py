@@ -19,6 +19,12 @@ session from it skips the graph rewrites and the copy of 87 MB of weights out of
 about a third of what making one from the export costs. It is used only with the onnxruntime
 version that made it, and only after giving the same vectors as the export on the probe set.
 
+An int8 variant (``[embedder] precision = "int8"``) is made from the verified export at first use by
+:func:`quantize_int8`: onnxruntime's dynamic quantization, weights per output channel, of the encoder's
+weight products except the feed-forward output projections (1536 -> 384, whose input is the GELU's
+long-tailed output), which stay fp32 with the embeddings, LayerNorms and attention products. Its vectors
+carry their own fingerprint (:func:`precision_fingerprint`), so an index never mixes them with fp32 ones.
+
 onnxruntime is always imported through :func:`import_onnxruntime`, with its telemetry off: otherwise
 it writes a device id and an event database into ``~/.cache/Microsoft/DeveloperTools/.onnxruntime``,
 outside smartvec's own cache folder.
@@ -50,6 +56,17 @@ MIN_COSINE = 0.9999
 OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
+PRECISIONS = ("fp32", "int8")
+INT8_SUFFIX = "+int8"
+INT8_MIN_COSINE = 0.95
+"""How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used (measured
+on 2,000 vault passages: mean 0.996, min 0.99; ``docs/benchmarks.md``)."""
+INT8_SAMPLE_MIN_COSINE = 0.98
+"""``doctor``'s floor for stored int8 vectors against the int8 graph now (``embed.disagreement``). onnxruntime's
+dynamic quantization scales each batch's activations by their range, so a text's int8 vector depends a little
+on the texts batched with it: 32 passages of the tldr vault embedded again in other batches agreed with their
+stored vectors only to cosine 0.994."""
+INT8_SCHEME = "dynamic int8, per-channel weights; feed-forward output projections, embeddings, LayerNorm in fp32"
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "last_hidden_state"
 
@@ -73,6 +90,12 @@ PROBE_TEXTS: tuple[str, ...] = (
 )
 """Fixed verification inputs: empty, one-token, unicode/CJK/emoji, code, and two texts far
 beyond :data:`MAX_SEQ_LENGTH` tokens so truncation is compared too."""
+
+
+def precision_fingerprint(fingerprint: str, precision: str) -> str:
+    """The fingerprint of vectors made at ``precision``: the weights' own for fp32, with :data:`INT8_SUFFIX`
+    for int8, so a change of precision is a change of model to the index (``index --full`` re-embeds)."""
+    return fingerprint + INT8_SUFFIX if precision == "int8" else fingerprint
 
 
 class OnnxVerificationError(RuntimeError):
@@ -118,8 +141,12 @@ class OnnxEmbedder:
         threads: int | None = None,
         optimised: tuple[Path, str] | None = None,
         export_id: str | None = None,
+        precision: str = "fp32",
     ):
         self._fingerprint = fingerprint
+        self.precision = precision  # of the graph in ``onnx_path``: "int8" for :func:`quantize_int8`'s
+        if precision == "int8":
+            self.sample_min_cosine = INT8_SAMPLE_MIN_COSINE
         self.export_id = (
             export_id  # the verified export these files are (``integrity.export_id``), recorded by an index
         )
@@ -279,7 +306,16 @@ def read_manifest(cache_dir: Path) -> dict | None:
         return None
     if not _optimised_files_intact(cache_dir, manifest.get("optimised")):
         manifest.pop("optimised", None)
+    if not _int8_file_intact(cache_dir, manifest.get("int8")):
+        manifest.pop("int8", None)
     return manifest
+
+
+def _int8_file_intact(cache_dir: Path, int8) -> bool:
+    try:
+        return (cache_dir / int8["onnx_file"]).stat().st_size == int8["onnx_bytes"]
+    except (KeyError, TypeError, OSError):
+        return False
 
 
 def _optimised_files_intact(cache_dir: Path, optimised) -> bool:
@@ -292,7 +328,7 @@ def _optimised_files_intact(cache_dir: Path, optimised) -> bool:
 
 
 def load_onnx_embedder(
-    cache_dir: Path, expected_fingerprint: str | None = None, notice=None, **options
+    cache_dir: Path, expected_fingerprint: str | None = None, notice=None, precision: str = "fp32", **options
 ) -> OnnxEmbedder | None:
     """The verified ONNX embedder in ``cache_dir``, or ``None`` so the caller falls back.
 
@@ -300,7 +336,8 @@ def load_onnx_embedder(
     weights. Files that do not hash to what the manifest records (``integrity.check_export``) are
     never used: a damaged export gives ``None``, a damaged optimised graph leaves the export to be
     used without it; either way ``notice`` (stderr by default) hears one warning naming the folder.
-    ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
+    ``precision = "int8"`` gives the int8 graph (:func:`quantize_int8`), or ``None`` while the folder has
+    no sound one. ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
     """
     manifest = read_manifest(cache_dir)
     if manifest is None:
@@ -325,6 +362,22 @@ def load_onnx_embedder(
             "'smartvec index' saves the optimised graph again",
         )
         optimised = None
+    if precision == "int8":
+        int8 = manifest.get("int8")
+        if not int8:
+            return None
+        if not check.int8_sound:
+            warn_once(notice, f"warning: {check.describe()}; the int8 graph is made again at the next 'smartvec index'")
+            return None
+        return OnnxEmbedder(
+            cache_dir / int8["onnx_file"],
+            cache_dir / manifest["tokenizer_file"],
+            fingerprint=precision_fingerprint(manifest["fingerprint"], "int8"),
+            max_seq_length=manifest["max_seq_length"],
+            export_id=export_id(manifest, "int8"),
+            precision="int8",
+            **options,
+        )
     return OnnxEmbedder(
         cache_dir / manifest["onnx_file"],
         cache_dir / manifest["tokenizer_file"],
@@ -398,6 +451,100 @@ def save_optimised(cache_dir: Path) -> bool:
         },
     )
     return True
+
+
+def int8_excluded_nodes(model) -> list[str]:
+    """The MatMul nodes :func:`quantize_int8` leaves in fp32: those with no weight (the attention products of
+    two activations), and the down projections (a weight with more rows than columns: the feed-forward output,
+    1536 -> 384, whose input is the GELU's long tail). Quantizing those as well lowered the vectors' mean cosine
+    with fp32 from 0.996 to 0.993 and the lowest from 0.991 to 0.985 (300 vault passages)."""
+    shapes = {init.name: tuple(init.dims) for init in model.graph.initializer}
+    excluded = []
+    for node in model.graph.node:
+        if node.op_type != "MatMul":
+            continue
+        weight = shapes.get(node.input[1])
+        if weight is None or len(weight) != 2 or weight[0] > weight[1]:
+            excluded.append(node.name)
+    return excluded
+
+
+def quantize_int8(cache_dir: Path) -> bool:
+    """Make the int8 graph of the verified export in ``cache_dir`` beside it and record it in the manifest.
+
+    Written as ``<export>.int8.onnx`` in a staging folder and moved in after it embeds :data:`PROBE_TEXTS`
+    to cosine >= :data:`INT8_MIN_COSINE` of the export's vectors (the manifest, written last, makes it used).
+    False when there is no verified export, or the int8 graph strays further; raises OSError when the folder
+    cannot be written. Needs only onnxruntime and onnx (a few seconds)."""
+    import_onnxruntime()  # before onnxruntime.quantization imports it
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
+
+    cache_dir = Path(cache_dir)
+    manifest = read_manifest(cache_dir)
+    if manifest is None:
+        return False
+    name = f"{Path(manifest['onnx_file']).stem}.int8.onnx"
+    source = cache_dir / manifest["onnx_file"]
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
+    try:
+        excluded = int8_excluded_nodes(onnx.load(str(source), load_external_data=False))
+        with _quiet_quantizer():
+            quantize_dynamic(
+                str(source),
+                str(staging / name),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul"],
+                nodes_to_exclude=excluded,
+            )
+        tokenizer = cache_dir / manifest["tokenizer_file"]
+        reference = OnnxEmbedder(source, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
+        int8 = OnnxEmbedder(staging / name, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
+        expected = reference.embed(PROBE_TEXTS)
+        batched = (expected * int8.embed(PROBE_TEXTS)).sum(axis=1)
+        single = (expected * np.vstack([int8.embed([text]) for text in PROBE_TEXTS])).sum(axis=1)
+        cosines = np.concatenate([batched, single])
+        min_cosine = float(cosines.min()) if np.all(np.isfinite(cosines)) else float("nan")
+        if not min_cosine >= INT8_MIN_COSINE:
+            return False
+        onnx_bytes = (staging / name).stat().st_size
+        digest = file_sha256(staging / name)
+        os.replace(staging / name, cache_dir / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    ort = import_onnxruntime()
+    current = read_manifest(cache_dir) or manifest  # as it is now: the optimised graph may have been saved meanwhile
+    write_manifest(
+        cache_dir,
+        {
+            **current,
+            "int8": {
+                "onnx_file": name,
+                "onnx_bytes": onnx_bytes,
+                "scheme": INT8_SCHEME,
+                "fp32_nodes": len(excluded),
+                "min_cosine": min_cosine,
+                "onnxruntime": ort.__version__,
+                "digests": {name: digest},
+            },
+        },
+    )
+    return True
+
+
+@contextmanager
+def _quiet_quantizer() -> Iterator[None]:
+    """onnxruntime's quantizer logs advice ("consider to run pre-processing") through the root logger."""
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
 
 
 def export_onnx(model_dir: Path, cache_dir: Path) -> Path:

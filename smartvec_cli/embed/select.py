@@ -8,6 +8,11 @@ few seconds; if the export cannot be verified to agree with
 sentence-transformers (cosine >= 0.9999 on a probe set), the fast path is refused and
 sentence-transformers is used. Both produce the same fingerprint only when verified.
 
+``[embedder] precision = "int8"`` runs the export's int8 graph instead (made once per user, at first use,
+beside the export: ``onnx.quantize_int8``). Its vectors carry the fingerprint with ``+int8``, so an index
+made at one precision refuses the other until ``index --full`` re-embeds it. Where there is no int8 graph
+(no ONNX export, or it cannot be made), the fp32 vectors are used, said in a notice.
+
 Besides the built-in backends, ``[embedder] backend = "package.module:factory"`` names a
 callable that returns an :class:`Embedder`: a model of the user's own, or the tests' fake
 embedder in the daemon subprocesses they start.
@@ -46,7 +51,7 @@ def select_embedder(
             f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'"
         )
     if backend in ("auto", "onnx"):
-        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice)
+        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice, config.embedder_precision)
         if fast is not None:
             return fast
         if backend == "onnx":
@@ -58,20 +63,30 @@ def select_embedder(
     raise SmartvecError(f"embedder backend {backend!r} is not available")
 
 
-def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice) -> Embedder | None:
+def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precision: str = "fp32") -> Embedder | None:
     from . import packaged_model_dir
-    from .cache import find_export, prepare_export
+    from .cache import ensure_int8, find_export, prepare_export
     from .onnx import load_onnx_embedder
 
     model_dir = packaged_model_dir()
     try:
         folder = (
-            prepare_export(model_dir, index_export_dir, notice) if prepare else find_export(model_dir, index_export_dir)
+            prepare_export(model_dir, index_export_dir, notice, precision)
+            if prepare
+            else find_export(model_dir, index_export_dir)
         )
     except Exception as exc:  # any failure of the export only costs speed: fall back to sentence-transformers
         notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
         return None
-    return load_onnx_embedder(folder, notice=notice) if folder is not None else None
+    if folder is None:
+        return None
+    if precision == "int8":
+        if ensure_int8(folder, notice, attempt=not prepare):  # a writer's prepare_export has tried already
+            int8 = load_onnx_embedder(folder, notice=notice, precision="int8")
+            if int8 is not None:
+                return int8
+        notice("no usable int8 ONNX model; embedding in fp32")
+    return load_onnx_embedder(folder, notice=notice)
 
 
 def onnx_export_location(index_export_dir: Path) -> Path | None:

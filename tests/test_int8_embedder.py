@@ -1,0 +1,154 @@
+"""``[embedder] precision = "int8"``: an int8 graph quantized from the verified export, with a fingerprint of
+its own, so an index never mixes its vectors with fp32 ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import Cli, write
+
+from smartvec_cli.config import Config, load_config
+from smartvec_cli.embed.cache import ensure_int8
+from smartvec_cli.embed.integrity import check_export
+from smartvec_cli.embed.onnx import (
+    INT8_MIN_COSINE,
+    INT8_SUFFIX,
+    MANIFEST_NAME,
+    load_onnx_embedder,
+    precision_fingerprint,
+    quantize_int8,
+    read_manifest,
+)
+from smartvec_cli.errors import UsageError
+
+PASSAGES = [
+    "To install Rust, run the rustup script and follow the prompts; cargo comes with it.",
+    "Ownership rules: each value has an owner, there can only be one owner at a time.",
+    "tar -xzf archive.tar.gz extracts a gzipped archive into the current directory.",
+    "Meeting with Ana on 2026-05-03 at 14:30 re: budget, follow up by Friday.",
+    "The plugin adds a calendar view to the sidebar; daily notes open with a click.",
+    "Gradient descent updates parameters in the direction of the negative gradient of the loss. " * 8,
+]
+
+
+def test_the_fingerprint_differs_by_precision():
+    weights = "all-MiniLM-L6-v2@53aa51172d142c89"
+    assert precision_fingerprint(weights, "fp32") == weights
+    assert precision_fingerprint(weights, "int8") == weights + INT8_SUFFIX != weights
+
+
+def test_precision_is_read_from_the_config(tmp_path):
+    assert Config().embedder_precision == "fp32"
+    path = tmp_path / "config.toml"
+    path.write_text('[embedder]\nprecision = "int8"\n', encoding="utf-8")
+    assert load_config(path).embedder_precision == "int8"
+    path.write_text('[embedder]\nprecision = "int4"\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="precision must be one of fp32, int8"):
+        load_config(path)
+
+
+@pytest.fixture
+def export_copy(onnx_export, tmp_path) -> Path:
+    """A copy of the session's verified export, for a test that adds to it."""
+    folder = tmp_path / "export"
+    shutil.copytree(onnx_export, folder)
+    return folder
+
+
+@pytest.mark.slow
+def test_int8_vectors_stay_close_to_fp32(export_copy):
+    assert quantize_int8(export_copy)
+    assert not list(export_copy.glob(".tmp-*"))
+    manifest = read_manifest(export_copy)
+    assert manifest is not None and manifest["int8"]["min_cosine"] >= INT8_MIN_COSINE
+    fp32 = load_onnx_embedder(export_copy)
+    int8 = load_onnx_embedder(export_copy, precision="int8")
+    assert fp32 is not None and int8 is not None
+    assert int8.fingerprint == fp32.fingerprint + INT8_SUFFIX
+    assert int8.export_id != fp32.export_id and int8.export_id.startswith("onnx-int8:")
+    cosines = (fp32.embed(PASSAGES) * int8.embed(PASSAGES)).sum(axis=1)
+    assert cosines.min() > 0.9, cosines
+    assert np.array_equal(int8.embed(PASSAGES[:2]), int8.embed(PASSAGES[:2]))  # an index and a query agree
+
+
+@pytest.mark.slow
+def test_a_damaged_int8_graph_is_never_used_and_is_made_again(export_copy):
+    assert quantize_int8(export_copy)
+    manifest = read_manifest(export_copy)
+    path = export_copy / manifest["int8"]["onnx_file"]
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 4096] = bytes(4096)
+    path.write_bytes(bytes(data))
+    notices: list[str] = []
+    assert load_onnx_embedder(export_copy, notice=notices.append, precision="int8") is None
+    assert notices and "damaged" in notices[0]
+    assert load_onnx_embedder(export_copy, notice=notices.append) is not None  # fp32 is untouched
+    assert not check_export(export_copy, manifest).int8_sound
+
+    from smartvec_cli.embed import cache
+
+    cache._mend(Path("/nonexistent"), export_copy, export_copy, notices.append)  # drops the int8 entry
+    assert "int8" not in json.loads((export_copy / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert ensure_int8(export_copy, notices.append)
+    assert load_onnx_embedder(export_copy, precision="int8") is not None
+
+
+@pytest.mark.slow
+def test_switching_precision_re_embeds_rather_than_mixing(onnx_export, tmp_path, monkeypatch):
+    """Indexed for real: the index records the precision, refuses the other one, and ``index --full`` moves it."""
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
+    shutil.copytree(onnx_export, cache)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    write(vault, "a.md", "# Travel\n\nThe per diem is EUR 75 for trips abroad.\n")
+    write(vault, "b.md", "# Kitchen\n\nThe dishwasher runs at night on the eco programme.\n")
+    cli = Cli()
+    args = ("--vault", str(vault), "--index-dir", str(index_dir))
+    assert cli(*args, "index").exit_code == 0
+    fp32 = cli.json(*args, "status", "--json")["model"]
+    assert not fp32.endswith(INT8_SUFFIX)
+
+    (index_dir / "config.toml").write_text('[embedder]\nprecision = "int8"\n', encoding="utf-8")
+    refused = cli(*args, "index")
+    assert refused.exit_code == 1 and "index --full" in refused.stderr and fp32 in refused.stderr
+    summary = cli.json(*args, "index", "--full", "--json")
+    assert summary["chunks_embedded"] >= 2
+    assert cli.json(*args, "status", "--json")["model"] == fp32 + INT8_SUFFIX
+    assert "int8" in read_manifest(cache)  # made in the model cache folder, not in the vault or the index
+    assert not list(vault.rglob("*.onnx")) and not list(index_dir.rglob("*.onnx"))
+    hits = cli.json(*args, "query", "daily allowance abroad", "--json")
+    assert hits[0]["path"] == "a.md"
+
+    (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
+    again = cli(*args, "query", "dishwasher")
+    assert again.exit_code == 1 and "index --full" in again.stderr and fp32 + INT8_SUFFIX in again.stderr
+
+
+def test_doctor_allows_int8_vectors_their_batch_to_batch_spread():
+    """Dynamic int8 scales a batch's activations by their range, so a stored int8 vector and the same text
+    embedded again in another batch agree to about 0.994, not to fp32's 0.999."""
+    from smartvec_cli.embed import SAMPLE_MIN_COSINE, disagreement
+    from smartvec_cli.embed.onnx import INT8_SAMPLE_MIN_COSINE, OnnxEmbedder
+
+    class Fixed:
+        def __init__(self, rows, floor=None):
+            self.rows = np.asarray(rows, dtype=np.float32)
+            if floor is not None:
+                self.sample_min_cosine = floor
+
+        def embed(self, texts):
+            return self.rows
+
+    stored = np.array([[1.0, 0.0], [1.0, 0.0]], dtype=np.float32)
+    now = [[0.995, 0.0998749], [1.0, 0.0]]  # cosine 0.995 for the first
+    assert disagreement(Fixed(now), ["a", "b"], stored)[0] == 1  # fp32's floor
+    assert disagreement(Fixed(now, INT8_SAMPLE_MIN_COSINE), ["a", "b"], stored)[0] == 0
+    assert disagreement(Fixed([[0.5, 0.8660254], [1.0, 0.0]], INT8_SAMPLE_MIN_COSINE), ["a", "b"], stored)[0] == 1
+    int8 = OnnxEmbedder(Path("g.onnx"), Path("t.json"), "x+int8", precision="int8")
+    assert int8.sample_min_cosine == INT8_SAMPLE_MIN_COSINE < SAMPLE_MIN_COSINE
+    assert not hasattr(OnnxEmbedder(Path("g.onnx"), Path("t.json"), "x"), "sample_min_cosine")
