@@ -269,7 +269,8 @@ class CliProcess:
 
 
 def cli_process(*args: str, input: str | None = None, env: dict | None = None) -> CliProcess:
-    """The command line through its console-script entry point (``cli.main.run``), in a fresh Python process of this worktree."""
+    """The command line through its console-script entry point (``cli.main.run``), in a fresh Python process of
+    this worktree."""
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **(env or {}))
     done = subprocess.run(
         [sys.executable, "-c", _CLI_PROCESS, *args],

@@ -26,7 +26,8 @@ for i in range(N):
     p = v / f"folder{i % 50}" / f"note{i}.md"
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(
-        f"---\ntags: [t{i % 20}, area/a{i % 7}]\nstatus: s{i % 3}\ndate: 2023-{1 + i % 12:02}-01\n---\n# Note {i}\n\nText {i} about topic {i % 30}.\n"
+        f"---\ntags: [t{i % 20}, area/a{i % 7}]\nstatus: s{i % 3}\ndate: 2023-{1 + i % 12:02}-01\n---\n# Note {i}\n\n"
+        f"Text {i} about topic {i % 30}.\n"
     )
 with smartvec_cli.open_vault(v, tmp / "i", embedder=FakeEmbedder()) as api:
     t = time.perf_counter()
@@ -50,7 +51,8 @@ with smartvec_cli.open_vault(v, tmp / "i", embedder=FakeEmbedder()) as api:
                 rows = store.passage_rows_of_notes(sorted(kept))
                 spent.append(time.perf_counter() - t)
             print(
-                f"{label:40} {len(kept)} notes, {len(rows)} passages: median {statistics.median(spent) * 1000:.1f} ms to select"
+                f"{label:40} {len(kept)} notes, {len(rows)} passages: median {statistics.median(spent) * 1000:.1f} "
+                "ms to select"
             )
     for label, kw in (("no filter", {}), ("--tag t3", {"tag": "t3"})):
         spent = []

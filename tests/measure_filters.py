@@ -54,7 +54,7 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=Cached(SentenceTrans
     times = {label: [] for label, _ in cases}
     for q in questions:
         v.query(q, track=False)
-    for round_ in range(10):
+    for _round in range(10):
         for label, kwargs in cases:
             for q in questions:
                 start = time.perf_counter()

@@ -13,10 +13,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-tmp = Path(tempfile.mkdtemp())
-shutil.copytree("sample_vault", tmp / "v", ignore=shutil.ignore_patterns(".smartvec"))
 import smartvec_cli
 from smartvec_cli.embed.sentence_transformers import SentenceTransformerEmbedder
+
+tmp = Path(tempfile.mkdtemp())
+shutil.copytree("sample_vault", tmp / "v", ignore=shutil.ignore_patterns(".smartvec"))
 
 emb = SentenceTransformerEmbedder()
 with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
@@ -27,7 +28,8 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
     with v.ws.open_store() as store:
         notes = {r["id"]: r for r in store.live_notes()}
         links = store.db.execute(
-            "SELECT src_note, dst_note FROM edges WHERE src_chunk IS NULL AND dst_note IS NOT NULL AND src_note != dst_note AND type != 'supersedes'"
+            "SELECT src_note, dst_note FROM edges WHERE src_chunk IS NULL AND dst_note IS NOT NULL AND src_note != "
+            "dst_note AND type != 'supersedes'"
         ).fetchall()
         pairs = store.supersedes_note_pairs()
     linked = {n: set() for n in notes}
@@ -43,7 +45,8 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
         for n in notes
     }
     print(
-        f"{len(notes)} notes, {sum(1 for n in truth if truth[n])} with a related note ({mode}), {len(pairs)} supersedes edges"
+        f"{len(notes)} notes, {sum(1 for n in truth if truth[n])} with a related note ({mode}), {len(pairs)} "
+        "supersedes edges"
     )
     for method in ("best", "average", "mean"):
         p_at, hits1, returned = [], 0, 0
@@ -58,6 +61,7 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
             p_at.append(len(good) / 3)
             hits1 += bool(ranked and ranked[0] in truth[n])
         print(
-            f"{method:9} precision@3 {sum(p_at) / len(p_at):.3f}  first-hit right {hits1}/{len(p_at)}  notes returned {returned}"
+            f"{method:9} precision@3 {sum(p_at) / len(p_at):.3f}  first-hit right {hits1}/{len(p_at)}  notes "
+            f"returned {returned}"
         )
 shutil.rmtree(tmp)

@@ -3,7 +3,10 @@
 import pytest
 from conftest import write
 
-VPN = "---\ntitle: VPN Guide\nsource_type: wiki\nauthority: 0.4\ndate: 2025-03-05\n---\n# VPN Guide\n\n## Sign-In\n\nA VPN session lasts {hours} hours; after that you sign in again.\n"
+VPN = (
+    "---\ntitle: VPN Guide\nsource_type: wiki\nauthority: 0.4\ndate: 2025-03-05\n---\n# VPN Guide\n\n## Sign-In\n"
+    "\nA VPN session lasts {hours} hours; after that you sign in again.\n"
+)
 POLICY = (
     "---\ntitle: Policy {n}\nsource_type: policy\nvalid_from: 2024-01-01\nversion: 1\n---\n# Policy {n}\n\n"
     "## Rule\n\nOffice plants in building {n} are watered on Mondays by facilities.\n"

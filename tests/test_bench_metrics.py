@@ -164,7 +164,10 @@ def test_nearest_rank_percentile():
 
 
 def test_single_word_edit_changes_one_body_word_only():
-    text = "---\ntitle: Remote Work\nsource_type: policy\n---\n\n# Remote Work\n\nEmployees may work from home, see [[Remote Work Policy v1]]. ^remote\n"
+    text = (
+        "---\ntitle: Remote Work\nsource_type: policy\n---\n\n# Remote Work\n\n"
+        "Employees may work from home, see [[Remote Work Policy v1]]. ^remote\n"
+    )
     edited = single_word_edit(text, random.Random(1))
     before, after = text.split(), edited.split()
     assert len(before) == len(after)

@@ -11,8 +11,11 @@ from smartvec_cli.errors import EXIT_USAGE
 DOCS = {
     "commands/unpublish.md": "# unpublish\n\n## Description\n\nRemoves a package version from the registry.\n\n"
     "If you unpublish the entire package, you may not publish any new versions of it until 24 hours have passed.\n",
-    "commands/deprecate.md": "# deprecate\n\n## Description\n\nMarks a version as deprecated: everyone who installs it sees a warning.\n",
-    "config.md": '# Config\n\n## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\nThe base URL of the npm registry.\n\n'
+    "commands/deprecate.md": (
+        "# deprecate\n\n## Description\n\nMarks a version as deprecated: everyone who installs it sees a warning.\n"
+    ),
+    "config.md": '# Config\n\n## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\n'
+    "The base URL of the npm registry.\n\n"
     "## `fetch-retries`\n\n* Default: 2\n* Type: Number\n\nHow many times to retry a failed fetch from the registry.\n",
 }
 QUESTIONS = [

@@ -61,7 +61,10 @@ def test_comments_navigation_rows_and_a_lone_link_list_are_not_passages_but_thei
 def test_aclarai_comments_keep_their_ids_and_hash_beside_hidden_comments():
     """aclarai's comments are metadata, not hidden text: the id still names the passage, and the text hashed
     is the same as that of the note without the other comment."""
-    tagged = "# T\n\n<!-- a reviewer's remark -->\nThe refund window is thirty days from delivery. <!-- aclarai:id=clm_7 ver=2 -->\n"
+    tagged = (
+        "# T\n\n<!-- a reviewer's remark -->\nThe refund window is thirty days from delivery. <!-- "
+        "aclarai:id=clm_7 ver=2 -->\n"
+    )
     plain = "# T\n\nThe refund window is thirty days from delivery. <!-- aclarai:id=clm_7 ver=2 -->\n"
     (with_remark,), (without,) = chunk_note("T", tagged), chunk_note("T", plain)
     assert with_remark.key == without.key == "clm_7" and with_remark.block_ids == ["clm_7"]
@@ -111,7 +114,8 @@ def test_lines_that_say_something_are_not_navigation(line):
 
 def test_a_link_list_is_context_for_the_paragraph_before_it_and_left_out_alone():
     body = (
-        "## Tools\n\nThe plugins this workflow relies on every day are these ones:\n\n- [[Dataview]]\n- [[Templater]]\n\n"
+        "## Tools\n\nThe plugins this workflow relies on every day are these ones:\n\n- [[Dataview]]\n"
+        "- [[Templater]]\n\n"
         "## Related\n\n- [[Zettelkasten]]\n- [Linking your thinking](https://example.org/lyt)\n"
     )
     (tools,) = chunk_note("Workflow", body)
@@ -132,7 +136,8 @@ def test_a_link_list_is_context_for_the_paragraph_before_it_and_left_out_alone()
 
 def test_a_numbered_step_keeps_its_code_with_its_line_breaks():
     body = (
-        "## Install\n\n1. Open a terminal in the project folder.\n2. Check the version of node.\n3. Enter the following\n\n"
+        "## Install\n\n1. Open a terminal in the project folder.\n2. Check the version of node.\n"
+        "3. Enter the following\n\n"
         "```bash\nnpm install --save-dev smartvec\nnpm test\n```\n\nThen the tests run.\n"
     )
     step, after = chunk_note("Guide", body)
@@ -149,7 +154,8 @@ def test_a_numbered_step_keeps_its_code_with_its_line_breaks():
 def test_a_listing_keeps_its_caption_and_its_closing_tag_is_not_text():
     body = (
         "Here the function reads a file into a string and returns it to the caller.\n\n"
-        '<Listing number="9-6" file-name="src/main.rs" caption="A function that returns errors to the calling code">\n\n'
+        '<Listing number="9-6" file-name="src/main.rs" caption="A function that returns errors to the calling '
+        'code">\n\n'
         '```rust\nfn read_username() -> Result<String, io::Error> {\n    fs::read_to_string("hello.txt")\n}\n```\n\n'
         "</Listing>\n\nThis function can be written in a much shorter way.\n"
     )

@@ -142,7 +142,8 @@ def test_progress_lines_for_a_log_every_few_seconds_and_none_for_a_short_run():
         now[0] = at
         progress(ProgressReport(done, 320, embedded=done))
     assert lines == [
-        "embedding: 96/320 passages (30%), 16.0 passages/s",  # the pace since the first batch, too short for an estimate
+        # the pace since the first batch, too short for an estimate
+        "embedding: 96/320 passages (30%), 16.0 passages/s",
         "embedding: 160/320 passages (50%), 13.5 passages/s, about 12 s left",
     ]
     now[0] = 11.0

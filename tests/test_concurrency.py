@@ -163,7 +163,8 @@ class Readers:
                 texts = [
                     r[0]
                     for r in store.db.execute(
-                        "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note WHERE n.note_id = ? AND c.current = 1 AND c.state != 'DELETED'",
+                        "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note WHERE n.note_id = ? AND c.current "
+                        "= 1 AND c.state != 'DELETED'",
                         [note_id],
                     )
                 ]

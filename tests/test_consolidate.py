@@ -5,8 +5,14 @@ import json
 import pytest
 from conftest import both_stores, index_rows, write
 
-POLICY = "---\nsource_type: policy\nvalid_from: 2025-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n"
-CHAT = "---\nsource_type: chat\ndate: 2026-10-20\n---\n# sales chat\n\nThe per diem for business travel is EUR 60 per day, remember.\n"
+POLICY = (
+    "---\nsource_type: policy\nvalid_from: 2025-01-01\n---\n# Travel policy\n\n"
+    "The per diem for business travel is EUR 75 per day.\n"
+)
+CHAT = (
+    "---\nsource_type: chat\ndate: 2026-10-20\n---\n# sales chat\n\nThe per diem for business travel is EUR 60 "
+    "per day, remember.\n"
+)
 
 
 def consolidate(cli):
@@ -77,7 +83,8 @@ def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder
     write(
         vault,
         "p/v2.md",
-        "---\nversion: 2\nsupersedes: '[[v1]]'\nvalid_from: 2022-04-01\n---\n# Per diem\n\nThe per diem is EUR 60 per day.\n",
+        "---\nversion: 2\nsupersedes: '[[v1]]'\nvalid_from: 2022-04-01\n---\n# Per diem\n\n"
+        "The per diem is EUR 60 per day.\n",
     )
     cli.json("index", "--json")
     summary = consolidate(cli)
@@ -286,7 +293,10 @@ def test_an_echo_of_a_superseded_value_contradicts_the_current_version(
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     (tmp_path / "index").mkdir()
     (tmp_path / "index" / "config.toml").write_text("[consolidation]\nneighbours = 0\nbody_neighbours = 0\n")
-    policy = "---\nsource_type: policy\nversion: {v}\nvalid_from: {start}\n{extra}---\n# Log Retention\n\nApplication logs are kept for {days} days.\n"
+    policy = (
+        "---\nsource_type: policy\nversion: {v}\nvalid_from: {start}\n{extra}---\n# Log Retention\n\n"
+        "Application logs are kept for {days} days.\n"
+    )
     write(vault, "policies/logs v1.md", policy.format(v=1, start="2019-03-01", extra="", days=14))
     write(
         vault,

@@ -226,7 +226,8 @@ def test_a_negation_in_a_condition_or_a_qualifier_is_no_denial():
     assert (
         disagreement(
             "You can manually install any plugin by copying main.js and manifest.json into the plugins folder.",
-            "You can manually install plugins that aren't in the community list by copying main.js and manifest.json into the plugins folder.",
+            "You can manually install plugins that aren't in the community list by copying main.js and manifest.json "
+            "into the plugins folder.",
         )
         is None
     )

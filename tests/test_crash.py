@@ -141,7 +141,11 @@ def test_sigkill_during_index_loses_nothing_and_converges(tmp_path):
         # a share of what is left: a run interrupted "midway" still has work to do when the signal comes
         done = written_at(index_dir, NOW_CRASH)
         target = done + int((total - done) * fraction)
-        outcomes.append(kill_index_when(vault, index_dir, lambda: written_at(index_dir, NOW_CRASH) >= target, rng, sig))
+        outcomes.append(
+            kill_index_when(
+                vault, index_dir, lambda target=target: written_at(index_dir, NOW_CRASH) >= target, rng, sig
+            )
+        )
         events, archived = preserved(index_dir)
         assert events_before <= events and archived_before <= archived
     assert outcomes.count("killed") >= 3 and "interrupted" in outcomes, outcomes

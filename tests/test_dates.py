@@ -273,12 +273,16 @@ def _imports(code: str) -> str:
 
 
 def test_dateparser_is_imported_only_for_a_written_day():
-    ask = "import datetime as dt; from smartvec_cli.memory.asof import parse_as_of; print(parse_as_of({!r}, dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)))"
+    ask = (
+        "import datetime as dt; from smartvec_cli.memory.asof import parse_as_of; print(parse_as_of({!r}, "
+        "dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)))"
+    )
     assert "dateparser" not in _imports(ask.format("How many days of leave?"))
     assert "dateparser" not in _imports(ask.format("How many days of leave in mid-2022?"))
     assert "dateparser" in _imports(ask.format("How many days of leave on 03/05/2023?"))
     assert "dateparser" not in _imports(
-        "import sys; sys.argv = ['smartvec', '--help']\nfrom smartvec_cli.cli.main import run\ntry:\n    run()\nexcept SystemExit:\n    pass"
+        "import sys; sys.argv = ['smartvec', '--help']\nfrom smartvec_cli.cli.main import run\ntry:\n    run()\n"
+        "except SystemExit:\n    pass"
     )
 
 
@@ -288,12 +292,14 @@ def dated_policy(vault, cli, fake_embedder):
     write(
         vault,
         "policies/travel-v1.md",
-        "---\ntitle: Travel v1\nsource_type: policy\nvalid_from: 2020-01-01\nvalid_until: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 45.\n",
+        "---\ntitle: Travel v1\nsource_type: policy\nvalid_from: 2020-01-01\nvalid_until: 2022-07-01\n---\n# Travel\n"
+        "\nThe per diem is EUR 45.\n",
     )
     write(
         vault,
         "policies/travel-v2.md",
-        "---\ntitle: Travel v2\nsource_type: policy\nvalid_from: 2022-07-01\n---\n# Travel\n\nThe per diem is EUR 60.\n",
+        "---\ntitle: Travel v2\nsource_type: policy\nvalid_from: 2022-07-01\n---\n# Travel\n\n"
+        "The per diem is EUR 60.\n",
     )
     cli.json("--now", "2026-01-01", "index", "--json")
     return vault

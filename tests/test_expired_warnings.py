@@ -19,7 +19,8 @@ from smartvec_cli.memory.scoring import Calibration
 
 QUESTION = "What is the staff parking fee per month?"
 VERSION = (
-    "---\ntitle: Parking Rules v{n}\nsource_type: policy\nversion: {n}\nvalid_from: {start}\nvalid_to: {end}\n{supersedes}---\n"
+    "---\ntitle: Parking Rules v{n}\nsource_type: policy\nversion: {n}\nvalid_from: {start}\nvalid_to: {end}\n"
+    "{supersedes}---\n"
     "# Parking Rules v{n}\n\n## Fee\n\nThe staff parking fee is EUR {fee} per month in the garage.\n"
 )
 LUNCH = "# Lunch\n\nThe canteen opens at noon on weekdays.\n"
@@ -133,7 +134,8 @@ def archive_as_deleted(path: str, deleted_at: str) -> None:
         note = store.db.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()[0]
         store.db.execute("UPDATE notes SET deleted_at = ? WHERE id = ?", [deleted_at, note])
         store.db.execute(
-            "UPDATE chunks SET state = 'ARCHIVED', current = 0, valid_until = ?, until_source = 'observed' WHERE note = ?",
+            "UPDATE chunks SET state = 'ARCHIVED', current = 0, valid_until = ?, until_source = 'observed' WHERE "
+            "note = ?",
             [deleted_at, note],
         )
 
@@ -190,7 +192,10 @@ def test_time_warnings_name_how_an_archived_passage_left():
 
 
 GYM = "# Gym\n\nThe office gym opens at 7 am for all staff.\n"
-BIKE_SCHEME = "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\nStaff may lease one bicycle through the company scheme.\n"
+BIKE_SCHEME = (
+    "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\n"
+    "Staff may lease one bicycle through the company scheme.\n"
+)
 EDGE = "nothing is known before 2026-11-01; this is the text first seen then"
 
 

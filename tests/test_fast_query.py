@@ -137,7 +137,8 @@ def test_help_imports_nothing_heavy():
         "from smartvec_cli.cli.app import app, register_commands\n"
         "register_commands()\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('torch', 'numpy', 'hnswlib', 'sentence_transformers', 'onnxruntime') if m in sys.modules), file=sys.stderr)\n"
+        "print(sorted(m for m in ('torch', 'numpy', 'hnswlib', 'sentence_transformers', 'onnxruntime') if m in "
+        "sys.modules), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr.strip().splitlines()[-1] == "[]"

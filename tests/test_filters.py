@@ -1,4 +1,5 @@
-"""Query filters (``--path``, ``--tag``, ``--where``, ``--since``, ``--until``) and the url of every hit, on the real model.
+"""Query filters (``--path``, ``--tag``, ``--where``, ``--since``, ``--until``) and the url of every hit, on the real
+model.
 
 Each filter is tried on a vault where it changes the answer: four notes say how often one may work remotely,
 and the unfiltered question is answered by the current policy; each filter keeps another note.
@@ -27,7 +28,9 @@ NOTES = {
         "---\ntags: [policy/hr, old]\nstatus: retired\ndate: 2019-02-01\n---\n# Old remote work rule\n\n"
         "Staff could work from home one day per week, with the approval of their manager.\n"
     ),
-    "meetings/2023-03-10 Remote work.md": "# Team meeting\n\nWe discussed letting people work remotely on Fridays. #meeting\n",
+    "meetings/2023-03-10 Remote work.md": (
+        "# Team meeting\n\nWe discussed letting people work remotely on Fridays. #meeting\n"
+    ),
     "journal/thoughts.md": "# Thoughts\n\nWorking remotely from the mountains two days a week suits me.\n",
 }
 

@@ -1,4 +1,5 @@
-"""A vault's past: notes that appear later were not always there, and where each validity bound came from (real model)."""
+"""A vault's past: notes that appear later were not always there, and where each validity bound came from (real
+model)."""
 
 import json
 
@@ -87,8 +88,8 @@ REMOTE_V2 = (
     + EQUIPMENT
 )
 REMOTE_V3 = (
-    "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per quarter.\n"
-    + EQUIPMENT
+    "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per "
+    "quarter.\n" + EQUIPMENT
 )
 REMOTE_QUESTION = "How many days per week can I work from home?"
 
@@ -229,7 +230,7 @@ def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_an
     assert lines[0] == "git history: reading the history"
     assert "git history: 0/3 commits (0%), embedding the passages of commits 1-3: 32/42 passages" in lines
     assert lines.index("git history: 0/3 commits (0%), loading the model") < lines.index(
-        next(l for l in lines if l.startswith("git history: 1/3 commits"))
+        next(line for line in lines if line.startswith("git history: 1/3 commits"))
     )
     assert lines[-1].startswith("git history: 3/3 commits (100%), 42 passages embedded, ")
     assert lines[-1].endswith(" passages/s")
@@ -247,7 +248,10 @@ A1_2022 = "Nordic Heat services the boiler each October."  # split in two
 A2_2022 = "A service visit now costs 240 euros, paid by the landlord."
 B = "The water meter is read in the cellar on the first Monday of each month."
 C = "The main water valve is behind the cellar door, painted red."
-BC_2023 = "The water meter in the cellar is read on the first Monday of each month; the main water valve is behind the cellar door, painted red."
+BC_2023 = (
+    "The water meter in the cellar is read on the first Monday of each month; the main water valve is behind "
+    "the cellar door, painted red."
+)
 A2_2024 = "A service visit costs 240 euros, which the landlord pays."  # moved to the water section and reworded
 COST = "How much does a boiler service visit cost?"
 VALVE = "Where is the main water valve?"

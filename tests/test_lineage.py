@@ -64,7 +64,8 @@ def test_dates_decide_over_markers_and_on_the_same_day_the_marker_decides():
     )
     assert [(e.newer, e.older) for e in undated] == [(2, 3), (1, 2)]
     assert undated[1].reason == (
-        "title 'Refund Policy v2' is a later version of 'Refund Policy' (v2 marker; both indexed 2026-01-01: the marker decides, not a date)"
+        "title 'Refund Policy v2' is a later version of 'Refund Policy' (v2 marker; both indexed 2026-01-01: the "
+        "marker decides, not a date)"
     )
     assert undated[1].start == "2026-01-01T00:00:00Z"
     same_day = infer_supersessions(
@@ -250,12 +251,14 @@ def test_a_recent_chat_repeating_an_archived_value_is_marked_as_outdated(vault, 
     write(
         vault,
         "Slack/ops/2026-04-30.md",
-        "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, nothing has changed there.\n",
+        "# #ops, 30 April 2026\n\n**Kim** 10:14\nQuick reminder for everyone: log output is removed after 14 days, "
+        "nothing has changed there.\n",
     )
     write(
         vault,
         "Slack/ops/2026-04-29.md",
-        "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was wondering.\n",
+        "# #ops, 29 April 2026\n\n**Kim** 10:14\nFYI log output is removed after 365 days, in case anyone was "
+        "wondering.\n",
     )
     cli.json("index", "--json")
     cli.json("consolidate", "--json")
@@ -348,7 +351,8 @@ def test_a_copy_under_another_name_supersedes_the_note_its_passages_match(vault,
     assert history["superseded_by"] == "shop/Customer Returns.md"
     assert history["superseded_at"].startswith("2025-04-01")
     assert history["superseded_inferred"] == (
-        "passages mostly match (2 of 3): 'Customer Returns' is a later copy of 'Refund Policy' (dated 2025-04-01 > 2023-02-01)"
+        "passages mostly match (2 of 3): 'Customer Returns' is a later copy of 'Refund Policy' (dated 2025-04-01 > "
+        "2023-02-01)"
     )
     assert cli.json("history", "shop/Shipping.md", "--json")["superseded_by"] is None  # it quotes one passage
     assert cli.json("history", "shop/Customer Returns.md", "--json")["superseded_by"] is None
@@ -410,7 +414,10 @@ def test_templates_series_quotes_and_same_day_copies_infer_nothing(vault, cli, r
         write(
             vault, f"projects/Project {i}.md", PROJECT.format(date=f"202{i + 1}-03-01", name=f"Project {i}", goal=goal)
         )
-    sync = "# Sync\n\n## Notes\n\nThe release moves to Friday.\n\n## Actions\n\nAna writes the changelog.\n\n## Next\n\nWe meet again next week.\n"
+    sync = (
+        "# Sync\n\n## Notes\n\nThe release moves to Friday.\n\n## Actions\n\nAna writes the changelog.\n\n"
+        "## Next\n\nWe meet again next week.\n"
+    )
     write(vault, "Meetings/Sync 1.md", "---\ndate: 2025-01-01\n---\n" + sync)
     write(vault, "Meetings/Weekly.md", "---\ndate: 2025-01-08\n---\n" + sync.replace("Friday", "Monday"))
     write(vault, "notes/Garden.md", REFUNDS.format(date="2024-01-01", title="Garden", days=14))

@@ -12,7 +12,7 @@ def index(cli):
 
 
 def links_of(cli, note):
-    return {(l["type"], l["target"]): l["resolved"] for l in cli.json("show", note, "--json")["links"]}
+    return {(link["type"], link["target"]): link["resolved"] for link in cli.json("show", note, "--json")["links"]}
 
 
 @both_stores
@@ -28,7 +28,8 @@ def test_every_markdown_link_shape_resolves_and_urls_are_not_links(vault, cli, f
             "[three](sub/Target%20Name.md#Heading), in angle brackets [four](<sub/Target Name.md>), "
             "to a block [five](Target.md#^intro), and in this note [six](#Heading).\n\n"
             "Not notes: [site](https://example.org/Target.md), [mail](mailto:someone@example.org), "
-            "[proto](obsidian://open?vault=x&file=Target), [host](//example.org/Target), [wrapped]((https://example.org/x)) "
+            "[proto](obsidian://open?vault=x&file=Target), [host](//example.org/Target), "
+            "[wrapped]((https://example.org/x)) "
             "and `[code](Target.md)`.\n\n"
             'An embedded note ![shown](Target.md "a title").\n'
         ),
@@ -46,7 +47,8 @@ def test_every_markdown_link_shape_resolves_and_urls_are_not_links(vault, cli, f
     ]
     assert details == [{"heading": "Heading", "alias": "three", "markdown": True}, {"alias": "four", "markdown": True}]
     assert index_rows(
-        "SELECT COUNT(*) FROM edges WHERE target LIKE '%example.org%' OR target LIKE '%mailto%' OR target LIKE '%obsidian:%'"
+        "SELECT COUNT(*) FROM edges WHERE target LIKE '%example.org%' OR target LIKE '%mailto%' OR target LIKE "
+        "'%obsidian:%'"
     ) == [(0,)]
 
 
@@ -133,7 +135,7 @@ def test_attachments_resolve_to_the_file_and_show_says_so(vault, cli, fake_embed
         ("embed", "gone.png"): None,
     }
     shown = cli.json("show", "note.md", "--json")["links"]
-    assert {l["target"] for l in shown if l["attachment"]} == {
+    assert {link["target"] for link in shown if link["attachment"]} == {
         "diagram.png",
         "assets/diagram.png",
         "papers/Spec.pdf",
@@ -195,7 +197,9 @@ def test_an_index_made_before_markdown_links_were_read_learns_them_without_embed
     write(vault, "source.md", "# Source\n\nRead [the target](Target.md) first.\n")
     wikilinks_only = parse.parse_links
     with pytest.MonkeyPatch.context() as older_release:
-        older_release.setattr(parse, "parse_links", lambda text: [l for l in wikilinks_only(text) if not l.markdown])
+        older_release.setattr(
+            parse, "parse_links", lambda text: [link for link in wikilinks_only(text) if not link.markdown]
+        )
         older_release.setattr("smartvec_cli.core.indexer.LINK_RULES", "1: wikilinks only")
         index(cli)
         assert links_of(cli, "source.md") == {}

@@ -38,7 +38,8 @@ POLICY_V1 = (
     "# Travel Policy v1\n\nThe travel per diem is 30 euros per day.\n"
 )
 POLICY_V2 = (
-    '---\ntitle: Travel Policy v2\nsource_type: policy\nvalid_from: 2022-01-01\nsupersedes: "[[Travel Policy v1]]"\n---\n'
+    '---\ntitle: Travel Policy v2\nsource_type: policy\nvalid_from: 2022-01-01\nsupersedes: "[[Travel Policy v1]]"\n'
+    "---\n"
     "# Travel Policy v2\n\nThe travel per diem is 45 euros per day.\n"
 )
 KIWI_MAY = "# Orchard\n\nThe kiwi harvest starts in May on the north slope.\n"

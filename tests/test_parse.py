@@ -33,7 +33,7 @@ def test_frontmatter_title_tags_and_dates():
 
 def test_every_wikilink_form_and_frontmatter_relations():
     note = parse_note(NOTE, "policies/remote.md")
-    links = {(l.kind, l.target, l.heading, l.block, l.alias) for l in note.links}
+    links = {(link.kind, link.target, link.heading, link.block, link.alias) for link in note.links}
     assert ("link", "Office Rules", None, None, None) in links
     assert ("link", "Office Rules", None, None, "the rules") in links
     assert ("link", "Handbook", "Leave", None, None) in links
@@ -41,7 +41,7 @@ def test_every_wikilink_form_and_frontmatter_relations():
     assert ("embed", "diagram.png", None, None, None) in links
     assert ("depends_on", "Company Handbook", None, None, None) in links
     assert ("supersedes", "Remote Work Policy v1", None, None, None) in links
-    assert not any(l.target == "not a link" for l in note.links)
+    assert not any(link.target == "not a link" for link in note.links)
 
 
 def test_block_ids_key_passages_and_are_not_embedded():
@@ -96,7 +96,10 @@ def test_crlf_bom_and_nul_are_normalised():
 
 
 def test_keys_stay_stable_when_another_section_changes():
-    body = "# A\n\nFirst paragraph about apples and more apples.\n\n## B\n\nSecond about bananas and more bananas.\n\nThird about cherries and more cherries.\n"
+    body = (
+        "# A\n\nFirst paragraph about apples and more apples.\n\n## B\n\nSecond about bananas and more bananas.\n"
+        "\nThird about cherries and more cherries.\n"
+    )
     before = chunk_note("T", body)
     after = chunk_note("T", body.replace("apples and more", "apples, pears and more"))
     assert [c.key for c in before] == [c.key for c in after]
@@ -123,7 +126,8 @@ def test_a_short_list_of_labels_joins_the_paragraph_it_describes():
     """A reference page's setting: its "Default"/"Type" list says nothing without the sentence after it. A
     list that states things (its items are sentences, or many words) stays a passage of its own."""
     body = (
-        '## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\nThe base URL of the npm registry.\n\n'
+        '## `registry`\n\n* Default: "https://registry.npmjs.org/"\n* Type: URL\n\n'
+        "The base URL of the npm registry.\n\n"
         "## Steps\n\n- Open the portal and sign in with your badge.\n- Choose the room you want to book.\n\n"
         "Bookings are confirmed by email within one hour.\n"
     )
@@ -146,7 +150,10 @@ def test_a_closing_hash_needs_a_space_before_it():
 
 
 def test_aclarai_comments_never_reach_a_passage_even_in_code_or_headings():
-    body = "# Title <!-- aclarai:id=concept_t -->\n\n```\ncode line\n<!-- aclarai:id=blk_1 ver=2 -->\n```\n\nText <!-<!-- aclarai:x -->- aclarai:y --> end.\n"
+    body = (
+        "# Title <!-- aclarai:id=concept_t -->\n\n```\ncode line\n<!-- aclarai:id=blk_1 ver=2 -->\n```\n\n"
+        "Text <!-<!-- aclarai:x -->- aclarai:y --> end.\n"
+    )
     note = parse_note(body, "x.md")
     assert note.title == "Title"
     for chunk in note.chunks:

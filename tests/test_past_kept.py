@@ -14,7 +14,8 @@ PUBLISH_V1 = (
 )
 PUBLISH_V2 = PUBLISH_V1.replace("costs nothing extra", "costs five dollars a month")
 PLUGINS = (
-    "# Plugins\n\n## Community\n\nCommunity plugins are written by volunteers and installed from the plugin browser.\n\n"
+    "# Plugins\n\n## Community\n\nCommunity plugins are written by volunteers and installed from the plugin "
+    "browser.\n\n"
     "## Safe mode\n\nSafe mode turns every community plugin off until you switch it back on.\n\n"
     "## Core\n\nCore plugins ship with the app, such as the daily notes and the file recovery plugin.\n\n"
     "## Recovery\n\nThe file recovery plugin keeps snapshots of every note for seven days by default.\n"

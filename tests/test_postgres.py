@@ -61,12 +61,14 @@ def state(ws: Workspace) -> dict:
         return {
             "notes": rows("SELECT path, note_id, title, deleted_at, valid_from, from_source FROM notes"),
             "passages": rows(
-                "SELECT n.path, c.chunk_id, c.version, c.state, c.hash, c.text, c.valid_from, c.from_source, c.observed_from "
+                "SELECT n.path, c.chunk_id, c.version, c.state, c.hash, c.text, c.valid_from, c.from_source, "
+                "c.observed_from "
                 "FROM chunks c JOIN notes n ON n.id = c.note"
             ),
             "vectors": rows("SELECT hash, text FROM embeddings"),
             "edges": rows(
-                "SELECT s.path, e.type, e.target, d.path FROM edges e JOIN notes s ON s.id = e.src_note LEFT JOIN notes d ON d.id = e.dst_note"
+                "SELECT s.path, e.type, e.target, d.path FROM edges e JOIN notes s ON s.id = e.src_note LEFT JOIN "
+                "notes d ON d.id = e.dst_note"
             ),
         }
 
@@ -241,7 +243,8 @@ def test_hnsw_search_in_the_database_finds_what_exact_search_finds(
         plan = "\n".join(
             r[0]
             for r in store.db.conn.execute(
-                "EXPLAIN SELECT hash FROM embeddings WHERE vector_dims(vector) = 384 ORDER BY vector::vector(384) <=> %s LIMIT 20",
+                "EXPLAIN SELECT hash FROM embeddings WHERE vector_dims(vector) = 384 ORDER BY vector::vector(384) "
+                "<=> %s LIMIT 20",
                 [query],
             )
         )

@@ -114,7 +114,10 @@ def lines(draw):
     if kind == "fence":
         return draw(st.sampled_from(["```", "~~~", "```python", "  ```"]))
     if kind == "comment":
-        return f"<!-- aclarai:id={draw(st.sampled_from(['blk_a', 'clm_b', 'concept_c']))} ver={draw(st.integers(0, 9))} -->"
+        return (
+            f"<!-- aclarai:id={draw(st.sampled_from(['blk_a', 'clm_b', 'concept_c']))} "
+            f"ver={draw(st.integers(0, 9))} -->"
+        )
     if kind == "anchor":
         return f"^{draw(st.from_regex(r'[A-Za-z0-9][A-Za-z0-9_-]{0,8}', fullmatch=True))}"
     if kind == "blank":

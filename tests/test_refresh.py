@@ -219,8 +219,8 @@ def test_cron_prints_a_ready_crontab_line(vault, tmp_path, cli, monkeypatch):
     executable = rest.split(" ")[0]
     assert os.path.isabs(executable) and os.access(executable, os.X_OK)
     assert (
-        f" --vault {vault} --index-dir {vault / '.smartvec'} refresh --nightly >> {vault / '.smartvec' / 'cron.log'} 2>&1"
-        in rest
+        f" --vault {vault} --index-dir {vault / '.smartvec'} refresh --nightly >> {vault / '.smartvec' / 'cron.log'} "
+        "2>&1" in rest
     )
     assert cli("--vault", ".", "cron", "--at", "02:30").stdout.startswith("30 2 * * * ")
     assert cli("--vault", ".", "cron", "--at", "25:00").exit_code == EXIT_USAGE

@@ -7,11 +7,19 @@ import json
 from conftest import index_rows, write
 
 NOTES = {
-    "pets/Cat care.md": "# Cat care\n\nFeed an adult cat twice a day and brush its fur every week.\n\nCats need fresh water and a clean litter box.\n",
-    "pets/Cat care v2.md": "# Cat care\n\nFeed an adult cat twice a day and brush its fur twice a week.\n\nCats need fresh water and a clean litter box.\n",
+    "pets/Cat care.md": (
+        "# Cat care\n\nFeed an adult cat twice a day and brush its fur every week.\n\n"
+        "Cats need fresh water and a clean litter box.\n"
+    ),
+    "pets/Cat care v2.md": (
+        "# Cat care\n\nFeed an adult cat twice a day and brush its fur twice a week.\n\n"
+        "Cats need fresh water and a clean litter box.\n"
+    ),
     "pets/Kittens.md": "# Kittens\n\nKittens eat four small meals a day until they are six months old.\n",
     "pets/Dog walks.md": "# Dogs\n\nA dog needs two walks a day and a bowl of fresh water.\n",
-    "garage/Oil change.md": "# Car maintenance\n\nChange the engine oil every 15,000 kilometres and check the tyre pressure.\n",
+    "garage/Oil change.md": (
+        "# Car maintenance\n\nChange the engine oil every 15,000 kilometres and check the tyre pressure.\n"
+    ),
 }
 
 

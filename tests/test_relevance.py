@@ -65,7 +65,8 @@ def test_an_unlabelled_stable_fact_beats_an_unrelated_authoritative_policy(vault
     write(
         vault,
         "policies/travel.md",
-        "---\nsource_type: policy\nvalid_from: 2024-01-01\n---\n# Travel policy\n\nThe per diem for business travel is EUR 75 per day.\n",
+        "---\nsource_type: policy\nvalid_from: 2024-01-01\n---\n# Travel policy\n\n"
+        "The per diem for business travel is EUR 75 per day.\n",
     )
     monkeypatch.setenv("SMARTVEC_NOW", "2019-06-01")
     cli.json("index", "--json")
@@ -87,7 +88,8 @@ def test_a_dormant_passage_answers_with_a_warning_when_nothing_awake_is_relevant
     write(
         vault,
         "wiki/team.md",
-        "---\nsource_type: wiki\n---\n# Team pages\n\nThe Growth team is led by Hugo Quiroga, who owns its hiring plan.\n",
+        "---\nsource_type: wiki\n---\n# Team pages\n\nThe Growth team is led by Hugo Quiroga, who owns its hiring "
+        "plan.\n",
     )
     write(
         vault,
@@ -170,10 +172,13 @@ def test_a_name_the_vault_never_mentions_is_not_matched_by_its_common_half(vault
         "# Service Desk\n\nThe Service Desk answers on extension 4400 from 8 am to 6 pm.\n",
     )
     cli.json("index", "--json")
-    explain = lambda question: {
-        h["path"]: h["explain"]["specific_coverage"]
-        for h in cli.json("query", question, "--json", "--no-track", "--explain")
-    }  # noqa: E731
+
+    def explain(question: str) -> dict:
+        return {
+            h["path"]: h["explain"]["specific_coverage"]
+            for h in cli.json("query", question, "--json", "--no-track", "--explain")
+        }
+
     absent = explain("How do I call the Facilities Desk?")
     assert absent.get("finance/PO-629677.md", 0.0) < 0.75
     present = explain("How do I call the Service Desk?")
@@ -208,7 +213,8 @@ def test_a_paraphrased_answer_under_the_weak_line_is_returned_and_said_to_be_wea
     write(
         vault,
         "policies/Bike Leasing Policy.md",
-        "# Bike Leasing Policy\n\n## Bike Value\n\nEmployees may lease one bicycle worth up to EUR 4,000 through the payroll scheme.\n",
+        "# Bike Leasing Policy\n\n## Bike Value\n\nEmployees may lease one bicycle worth up to EUR 4,000 through the "
+        "payroll scheme.\n",
     )
     write(
         vault, "policies/Travel Policy.md", "# Travel Policy\n\n## Per Diem\n\nThe travel per diem is EUR 75 per day.\n"

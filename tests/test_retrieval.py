@@ -7,7 +7,10 @@ pytestmark = pytest.mark.slow
 
 V1 = "# Remote work\n\nEmployees may work from home on up to 2 days per week.\n"
 V2 = "# Remote work\n\nEmployees may work from home on up to 3 days per week; Tuesday and Thursday are office days.\n"
-V3 = "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days per quarter.\n"
+V3 = (
+    "# Remote work\n\nThe company is fully remote: every working day may be worked from home, with 4 office days "
+    "per quarter.\n"
+)
 QUESTION = "How many days per week can I work from home?"
 
 

@@ -293,7 +293,10 @@ def served(vault, fake_embedder):
 
 
 NOTES = {
-    "remote.md": "# Remote work\n\nEmployees may work remotely three days per week.\n\n## Office\n\nThe office is open on weekdays.\n",
+    "remote.md": (
+        "# Remote work\n\nEmployees may work remotely three days per week.\n\n## Office\n\n"
+        "The office is open on weekdays.\n"
+    ),
     "travel.md": "# Travel\n\nThe per diem for travel is 40 euros per day.\n",
     "oncall.md": "# On-call\n\nOn-call engineers are paid a weekly stipend.\n",
 }

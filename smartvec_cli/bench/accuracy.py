@@ -221,7 +221,8 @@ def run_style(
 def ask_current_text(
     bench: BenchVault, paths: BenchPaths, folder: Path, config_text: str | None, top_k: int
 ) -> dict[str, list[dict]]:
-    """Plain RAG over the current text: a fresh index of the vault's files as they are now, in one run, asked by cosine."""
+    """Plain RAG over the current text: a fresh index of the vault's files as they are now, in one run, asked by
+    cosine."""
     snapshot = BenchPaths.fresh(folder, config_text)
     shutil.rmtree(snapshot.vault)
     shutil.copytree(paths.vault, snapshot.vault)
@@ -512,7 +513,8 @@ def run_accuracy(
     )
     realistic = realistic_reembedding(workdir, eval_config, bench.seed, bench.now)
     log(
-        f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the benchmark's short notes"
+        f"single-word edits: {realistic['saved']:.1%} saved on realistic notes, {short['saved']:.1%} on the "
+        "benchmark's short notes"
     )
     shipped = config_params(config_text, workdir)
     report = build_report(bench, calibration_bench, runs, fit, shipped, short, realistic, rate, rates, top_k)
@@ -548,7 +550,7 @@ def build_report(
     report["lexical"] = _by_type(report, "lexical")
     report["contradictions"] = {**labelled.contradictions, "plain": plain.contradictions}
     report["off_topic"] = {style: run.off_topic for style, run in runs.items()}
-    for style, run in runs.items():
+    for _style, run in runs.items():
         if run.off_topic:
             run.off_topic["smart"]["ece_with_answerable"] = round(ece_with_off_topic(run), 4)
     report["sweep"] = [
@@ -606,7 +608,8 @@ def build_report(
 
 
 def question_records(bench: BenchVault, runs: dict[str, StyleRun]) -> list[dict]:
-    """Per question: what was asked, what answers it, and each baseline's first hit in each style (for reading the misses)."""
+    """Per question: what was asked, what answers it, and each baseline's first hit in each style (for reading the
+    misses)."""
     records = []
     for number, q in enumerate(bench.questions):
         record = q.to_dict()

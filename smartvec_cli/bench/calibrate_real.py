@@ -179,7 +179,8 @@ def open_corpus(work: Path, corpus: str):
     vault, index = work / corpus / "vault", work / corpus / "index"
     if not vault.is_dir() or not any(index.glob("*.db")):
         raise RunError(
-            f"no index of {corpus} under {work / corpus}: run python -m smartvec_cli.bench.real --work {work} --index-only {corpus} first"
+            f"no index of {corpus} under {work / corpus}: run python -m smartvec_cli.bench.real --work {work} "
+            f"--index-only {corpus} first"
         )
     return open_vault(vault, index)
 

@@ -150,7 +150,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Claim:
-    """A note states ``value`` for ``topic`` over [start, end): two claims that overlap in time and differ contradict."""
+    """A note states ``value`` for ``topic`` over [start, end): two claims that overlap in time and differ
+    contradict."""
 
     doc: str
     topic: str
@@ -545,7 +546,8 @@ def generate(
             if ident not in idents:
                 idents.append(ident)
         identified += [
-            IdentifiedNote(family, i, v, _random_day(rng, now)) for i, v in zip(idents, rng.sample(family.values, n), strict=False)
+            IdentifiedNote(family, i, v, _random_day(rng, now))
+            for i, v in zip(idents, rng.sample(family.values, n), strict=False)
         ]
     longs = [
         _long_note(rng, spec, now) for spec in catalogue.long_notes[: long_notes if long_notes is not None else None]
@@ -761,7 +763,8 @@ class Renderer:
     # policies
 
     def policy_title(self, history: PolicyHistory, k: int) -> str:
-        """Version notes: 'X v2' when labelled; in plain style the first copy is 'X', later ones as people name copies."""
+        """Version notes: 'X v2' when labelled; in plain style the first copy is 'X', later ones as people name
+        copies."""
         name = history.spec.name
         if not history.versioned:
             return name
@@ -776,7 +779,10 @@ class Renderer:
 
     def policy_body(self, history: PolicyHistory, k: int) -> str:
         spec, owner = history.spec, self.world.catalogue.owners[history.spec.owner]
-        purpose = f"This policy describes {spec.topic} at {self.company}. It applies to all employees, working students and interns in every office."
+        purpose = (
+            f"This policy describes {spec.topic} at {self.company}. It applies to all employees, working "
+            "students and interns in every office."
+        )
         heading = spec.name
         if history.versioned:
             purpose += f" Effective {long_date(history.starts[k])}."
@@ -840,7 +846,10 @@ class Renderer:
             }
         else:
             fields = {"date": dated}
-        body = f"# {title}\n\n{family.fact.format(e=e, v=fact.value)}{' ^fact' if self.labelled else ''}\n\n{family.context.format(e=e)}\n"
+        body = (
+            f"# {title}\n\n{family.fact.format(e=e, v=fact.value)}{' ^fact' if self.labelled else ''}\n\n"
+            f"{family.context.format(e=e)}\n"
+        )
         return self.file(fact.doc, f"{family.folder}/{title}.md", frontmatter(fields) + body)
 
     def person_note(self, index: int) -> NoteFile:
@@ -848,7 +857,10 @@ class Renderer:
         doc = f"person-{slug(person.name)}"
         city = self.rng(doc).choice(self.world.catalogue.facts[0].entities)
         fields = {"title": person.name, "id": doc, "source_type": "wiki", "tags": ["people"]} if self.labelled else {}
-        body = f"# {person.name}\n\n{person.name} is the {person.role} at {self.company} and works from the {city} office.\n"
+        body = (
+            f"# {person.name}\n\n{person.name} is the {person.role} at {self.company} and works from the {city} "
+            "office.\n"
+        )
         return self.file(doc, f"people/{person.name}.md", frontmatter(fields) + body)
 
     def identified_note(self, item: IdentifiedNote) -> NoteFile:
@@ -897,7 +909,10 @@ class Renderer:
             }
         else:
             fields = {"date": rule.created}
-        body = f"# {title}\n\n{rule.spec.fact.format(e=rule.entity)}\n\nThe workplace team can answer questions about this rule.\n"
+        body = (
+            f"# {title}\n\n{rule.spec.fact.format(e=rule.entity)}\n\nThe workplace team can answer questions "
+            "about this rule.\n"
+        )
         return self.file(rule.doc, f"offices/rules/{title}.md", frontmatter(fields) + body)
 
     def remark_note(self, remark: Remark, number: int) -> NoteFile:
@@ -915,7 +930,10 @@ class Renderer:
             source = "chat"
         else:
             title = f"{remark.place} sync {day.isoformat()}"
-            body = f"# {remark.place} sync, {long_date(day)}\n\nAttendees: {remark.speaker}, {remark.replier}.\n\n{remark.sentence}\n"
+            body = (
+                f"# {remark.place} sync, {long_date(day)}\n\nAttendees: {remark.speaker}, {remark.replier}.\n\n"
+                f"{remark.sentence}\n"
+            )
             folder = "meetings" if self.labelled else rng.choice(PLAIN_MEETING_FOLDERS)
             path = f"{folder}/{day.isoformat()} {remark.place} sync {number:02d}.md"
             source = "meeting_notes"

@@ -597,7 +597,8 @@ def history_markdown(report: dict) -> str:
         + ", ".join(f"{n} {k}" for k, n in report["found"].items())
         + ".",
         "",
-        "| questions about | asked | smart right | stale | not yet valid | other | cosine right | stale | not yet valid | other |",
+        "| questions about | asked | smart right | stale | not yet valid | other | cosine right | stale | not yet "
+        "valid | other |",
         "| --- | --- |" + " --- |" * 8,
     ]
     smart, cosine = report["results"]["smart"], report["results"]["cosine"]

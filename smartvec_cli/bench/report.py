@@ -46,10 +46,13 @@ def accuracy_markdown(report: dict) -> str:
     data, cal = report["dataset"], report["calibration"]
     styles = data["styles"]
     lines = [
-        f"Generated vault (seed {data['seed']}): {data['questions']} questions; labelled style {styles['labelled']['notes']} notes and "
+        f"Generated vault (seed {data['seed']}): {data['questions']} questions; labelled style "
+        f"{styles['labelled']['notes']} notes and "
         f"{styles['labelled']['passages_stored']} stored passages, plain style {styles['plain']['notes']} notes and "
-        f"{styles['plain']['passages_stored']} stored passages; rumour rate {data['contradiction_rate']:.0%}; history replayed as "
-        f"{styles['labelled']['index_runs']} days of `index` + `consolidate`. Confidence fitted first on seed {cal['fit_seed']} of the "
+        f"{styles['plain']['passages_stored']} stored passages; rumour rate {data['contradiction_rate']:.0%}; "
+        "history replayed as "
+        f"{styles['labelled']['index_runs']} days of `index` + `consolidate`. Confidence fitted first on seed "
+        f"{cal['fit_seed']} of the "
         f"calibration catalogue (shared topics {cal['shared_topics']}, shared templates {cal['shared_templates']}, "
         f"shared question texts {cal['shared_question_texts']}).",
         "",
@@ -96,21 +99,24 @@ def accuracy_markdown(report: dict) -> str:
         f"| flagged / known pairs | {lab['found']} / {lab['expected']} | {pla['found']} / {pla['expected']} |",
     ]
     for kind in sorted(set(lab["recall_by_kind"]) | set(pla["recall_by_kind"])):
-        cell = lambda c: (
-            f"{c['recall_by_kind'][kind]['found']} of {c['recall_by_kind'][kind]['expected']}"
-            if kind in c["recall_by_kind"]
-            else "-"
-        )  # noqa: E731
+
+        def cell(c: dict, kind: str = kind) -> str:
+            if kind not in c["recall_by_kind"]:
+                return "-"
+            return f"{c['recall_by_kind'][kind]['found']} of {c['recall_by_kind'][kind]['expected']}"
+
         lines.append(f"| found: {kind.replace('_', ' ')} | {cell(lab)} | {cell(pla)} |")
     for kind in sorted(set(lab["false_positives_by_kind"]) | set(pla["false_positives_by_kind"])):
         lines.append(
-            f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | {pla['false_positives_by_kind'].get(kind, 0)} |"
+            f"| wrongly flagged: {kind.replace('_', ' ')} | {lab['false_positives_by_kind'].get(kind, 0)} | "
+            f"{pla['false_positives_by_kind'].get(kind, 0)} |"
         )
     lines.append("")
     if "judge" in lab and "judge" in pla:
         judges = (lab["judge"], pla["judge"])
         lines += [
-            "| the same-thing judge with every pair of conflicting values compared (no candidate search) | labelled | plain |",
+            "| the same-thing judge with every pair of conflicting values compared (no candidate search) | labelled "
+            "| plain |",
             "|---|---:|---:|",
             "| known value contradictions / note pairs compared | "
             + " | ".join(f"{j['value_pairs_known']} / {j['compared_pairs']}" for j in judges)
@@ -168,7 +174,8 @@ def accuracy_markdown(report: dict) -> str:
     ]
     fitted, shipped = cal["fitted"], cal["shipped"]
     lines.append(
-        f"Confidence: fitted ({', '.join(fitted)}) = ({', '.join(str(v) for v in fitted.values())}) on {cal['fit_samples']} hits of the "
+        f"Confidence: fitted ({', '.join(fitted)}) = ({', '.join(str(v) for v in fitted.values())}) on "
+        f"{cal['fit_samples']} hits of the "
         f"calibration vault; ECE with the shipped parameters ({', '.join(str(v) for v in shipped.values())}) instead: "
         f"{cal['ece_shipped']['labelled']:.3f} labelled, "
         f"{cal['ece_shipped']['plain']:.3f} plain."
@@ -176,10 +183,14 @@ def accuracy_markdown(report: dict) -> str:
     lines.append("")
     realistic, short = report["reembed"]["realistic"], report["reembed"]["short_notes"]
     lines.append(
-        f"Re-embedding after single-word edits of {realistic['notes_edited']} notes of realistic length ({realistic['distribution']}, "
-        f"{realistic['passages_per_note']} per edited note): {realistic['chunks_embedded']} passages embedded instead of "
-        f"{realistic['whole_note_chunks']} for whole-note re-embedding: **{realistic['saved']:.1%} saved**. On {short['notes_edited']} of the "
-        f"benchmark's short notes ({short['passages_per_note']} passages per note): {short['chunks_embedded']} instead of "
+        f"Re-embedding after single-word edits of {realistic['notes_edited']} notes of realistic length "
+        f"({realistic['distribution']}, "
+        f"{realistic['passages_per_note']} per edited note): {realistic['chunks_embedded']} passages embedded "
+        "instead of "
+        f"{realistic['whole_note_chunks']} for whole-note re-embedding: **{realistic['saved']:.1%} saved**. On "
+        f"{short['notes_edited']} of the "
+        f"benchmark's short notes ({short['passages_per_note']} passages per note): {short['chunks_embedded']} "
+        "instead of "
         f"{short['whole_note_chunks']}, {short['saved']:.1%} saved."
     )
     return "\n".join(lines) + "\n"
@@ -204,7 +215,8 @@ def targets_markdown(rows: list[dict]) -> str:
 
 
 def at_load(load: float | None) -> str:
-    """`` (load 1.9)``: the 1-minute load average when a batch of timed calls began (results before it was recorded have none)."""
+    """`` (load 1.9)``: the 1-minute load average when a batch of timed calls began (results before it was
+    recorded have none)."""
     return "" if load is None else f" (load {load:.1f})"
 
 
@@ -226,7 +238,8 @@ def perf_markdown(perf: dict) -> str:
     load = m.get("load_average")
     shared = f" Load average before the run: {load[0]:.1f} (1 min) on {m['cpus']} cores." if load else ""
     lines = [
-        f"{perf['notes']:,} notes, {r['passages']:,} passages ({r['passages_per_note']} per note); {m['cpu']} ({m['cpus']} cores), "
+        f"{perf['notes']:,} notes, {r['passages']:,} passages ({r['passages_per_note']} per note); {m['cpu']} "
+        f"({m['cpus']} cores), "
         f"{m['memory_gb']} GB RAM, {m['platform']}, Python {m['python']}, {m['embedder']}.{shared}",
         "",
         "| measure | value |",
@@ -239,13 +252,17 @@ def perf_markdown(perf: dict) -> str:
         f"| re-embedding saved by those single-word edits | {r['edit_reembed_saved']:.1%} |",
         f"| query latency in process, p50 / p95 | {r['query_p50_ms']:.1f} / {r['query_p95_ms']:.1f} ms |",
         f"| of which search without embedding, p50 / p95 | {r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms |",
-        f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / {num(r['query_cli_p95_s'], '.2f')} s"
+        f"| query as a cold CLI call, p50 / p95 | {num(r['query_cli_p50_s'], '.2f')} / "
+        f"{num(r['query_cli_p95_s'], '.2f')} s"
         f"{at_load(r.get('query_cli_load'))} |",
-        f"| query answered by the watch daemon, whole CLI process, p50 / p95 | {num(r.get('query_warm_p50_s'), '.3f')} / "
+        "| query answered by the watch daemon, whole CLI process, p50 / p95 | "
+        f"{num(r.get('query_warm_p50_s'), '.3f')} / "
         f"{num(r.get('query_warm_p95_s'), '.3f')} s{at_load(r.get('query_warm_load'))} |",
-        f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / {num(r.get('help_cli_p95_s'), '.2f')} s"
+        f"| `smartvec --help`, p50 / p95 | {num(r.get('help_cli_p50_s'), '.2f')} / "
+        f"{num(r.get('help_cli_p95_s'), '.2f')} s"
         f"{at_load(r.get('help_cli_load'))} |",
-        f"| `smartvec mcp`: `initialize` answered / first search answered | {num(r.get('mcp_initialize_p50_s'), '.2f')} / "
+        "| `smartvec mcp`: `initialize` answered / first search answered | "
+        f"{num(r.get('mcp_initialize_p50_s'), '.2f')} / "
         f"{num(r.get('mcp_first_search_p50_s'), '.2f')} s{at_load(r.get('mcp_load'))} |",
         f"| model import and load | {r['model_load_s']:.1f} s |",
         *(
@@ -261,13 +278,16 @@ def perf_markdown(perf: dict) -> str:
     if recall:
         lines += [
             "",
-            "| passages (real vectors + perturbed copies) | ANN recall@50 (min) | ef | ANN query p50 / p95 | exact query p50 / p95 "
+            "| passages (real vectors + perturbed copies) | ANN recall@50 (min) | ef | ANN query p50 / p95 | exact "
+            "query p50 / p95 "
             "| graph build | smart mode's candidates |",
             "|---:|---:|---:|---:|---:|---:|---|",
         ]
         lines += [
-            f"| {row['passages']:,} | {row['ann_recall_at_50']:.4f} ({row['ann_recall_at_50_min']:.2f}) | {row['ef']} | "
-            f"{row['ann_ms_p50']:.1f} / {row['ann_ms_p95']:.1f} ms | {row['exact_ms_p50']:.1f} / {row['exact_ms_p95']:.1f} ms | "
+            f"| {row['passages']:,} | {row['ann_recall_at_50']:.4f} ({row['ann_recall_at_50_min']:.2f}) | "
+            f"{row['ef']} | "
+            f"{row['ann_ms_p50']:.1f} / {row['ann_ms_p95']:.1f} ms | {row['exact_ms_p50']:.1f} / "
+            f"{row['exact_ms_p95']:.1f} ms | "
             f"{row['build_s']:.0f} s | {row['smart_candidates']} |"
             for row in recall
         ]

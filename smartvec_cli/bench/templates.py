@@ -47,7 +47,8 @@ RISKS = ("the database migration", "the vendor contract", "the security review",
 
 @dataclass(frozen=True)
 class Planted:
-    """A conflict a reader would flag: ``planted`` states another value (or the negation) of what ``original`` states."""
+    """A conflict a reader would flag: ``planted`` states another value (or the negation) of what ``original``
+    states."""
 
     original: str
     planted: str
@@ -112,13 +113,12 @@ Read for {rng.randrange(1, 12)} hours, mostly in the evening.
 def reference_page(key: str, rng: random.Random) -> tuple[str, int]:
     """A generated reference page: the subject is the title and a code span, the frame the same on every page."""
     seconds = rng.choice((1, 2, 5, 10, 15, 30, 45, 60, 90, 120, 300, 600))
-    body = f"""
-* Default: {seconds} seconds
-* Type: Number
-* Maximum payload: {rng.choice((1, 5, 10, 25, 50, 100))} MB
-
-The `{key}` setting waits at most {seconds} seconds before giving up. Changes take effect after {rng.randrange(1, 10)} minutes.
-"""
+    body = (
+        f"\n* Default: {seconds} seconds\n* Type: Number\n"
+        f"* Maximum payload: {rng.choice((1, 5, 10, 25, 50, 100))} MB\n\n"
+        f"The `{key}` setting waits at most {seconds} seconds before giving up. Changes take effect after "
+        f"{rng.randrange(1, 10)} minutes.\n"
+    )
     return _note(key, dt.date(2024, 1, 2), body), seconds
 
 

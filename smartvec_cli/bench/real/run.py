@@ -146,14 +146,16 @@ def by_kind(report: dict, kinds: dict[str, str]) -> dict:
 def summary_markdown(results: dict) -> str:
     """Every corpus and mode in one table: the baseline the ranking is measured against."""
     lines = [
-        "| corpus | mode | n | first hit answers | right note first | answer in first 3 | MRR | unanswerable: said nothing |",
+        "| corpus | mode | n | first hit answers | right note first | answer in first 3 | MRR | unanswerable: said "
+        "nothing |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     pct = lambda v: "-" if v is None else f"{v:.1%}"  # noqa: E731
     for corpus, result in results.items():
         for mode, m in result["report"]["modes"].items():
             lines.append(
-                f"| {corpus} | {mode} | {m['answerable']}+{m['unanswerable']} | {pct(m['top1'])} | {pct(m['note_top1'])} | "
+                f"| {corpus} | {mode} | {m['answerable']}+{m['unanswerable']} | {pct(m['top1'])} | "
+                f"{pct(m['note_top1'])} | "
                 f"{pct(m['top3'])} | {m['mrr']:.3f} | {pct(m['said_nothing'])} |"
             )
     lines += [
@@ -187,7 +189,8 @@ def run(
         indexed = smartvec(vault, index_dir, "index")
         smartvec(vault, index_dir, "consolidate")
         log(
-            f"{corpus}: {indexed.get('passages_embedded', 0)} passages embedded, {indexed.get('passages_reused', 0)} reused"
+            f"{corpus}: {indexed.get('passages_embedded', 0)} passages embedded, {indexed.get('passages_reused', 0)} "
+            "reused"
         )
         if index_only:
             continue
