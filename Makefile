@@ -1,4 +1,4 @@
-# make install | make demo | make test | make test-fast | make bench | make bench-10k | make bench-real
+# make install | make demo | make test | make test-fast | make lint | make typecheck | make bench | make bench-10k | make bench-real
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -14,7 +14,7 @@ REAL_WORK ?= /tmp/smartvec-corpora
 # (that one notice only: other build warnings still show).
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation:UserWarning"
 
-.PHONY: install demo test test-fast bench bench-10k bench-real clean
+.PHONY: install demo test test-fast lint typecheck bench bench-10k bench-real clean
 
 install: $(STAMP)
 
@@ -34,15 +34,24 @@ demo: install
 	$(SMARTVEC) --vault sample_vault query "How many weeks of parental leave back in 2023?" --top-k 1
 	$(SMARTVEC) --vault sample_vault query "Which language is the ingestion service written in?" --top-k 2 --explain
 
-test: install
+test: install lint
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 # The inner loop: stops at the first failure and leaves out the tests marked slow (the real model, large
 # vaults); `make test` runs everything and is what CI runs.
-test-fast: install
+test-fast: install lint
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -x -q -m "not slow"
+
+# ruff's checks and its formatter, on the package and the tests; run by `make test` (and so by CI).
+lint: install
+	$(VENV)/bin/ruff check smartvec_cli tests
+	$(VENV)/bin/ruff format --check smartvec_cli tests
+
+# mypy over the package; not yet clean, so not yet inside `make test`.
+typecheck: install
+	$(VENV)/bin/mypy smartvec_cli
 
 $(BENCH_STAMP): $(STAMP)
 	$(EDITABLE) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'

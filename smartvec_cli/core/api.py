@@ -206,7 +206,8 @@ class Vault:
     def feedback(
         self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None
     ) -> dict:
-        """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is right."""
+        """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is
+        right."""
         from .feedback import give_feedback, resolve_target
 
         if verdict not in FEEDBACK_VERDICTS:
@@ -218,7 +219,8 @@ class Vault:
         return result.to_dict()
 
     def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict:
-        """``{"notes": [{"path", "note_id", "deleted_at"}]}``: the deleted notes ``forget`` would erase, erasing nothing."""
+        """``{"notes": [{"path", "note_id", "deleted_at"}]}``: the deleted notes ``forget`` would erase, erasing
+        nothing."""
         from .forget import notes_to_forget
 
         def read(store: Store) -> dict:
@@ -439,7 +441,8 @@ class Vault:
 
 def after_indexing(store: Store) -> dict:
     """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
-    and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add up to."""
+    and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add
+    up to."""
     return {
         "notes_to_consolidate": len(store.pending_notes()),
         "passages_stored": sum(store.passage_counts_by_state().values()),

@@ -145,7 +145,8 @@ class Git:
         return commits
 
     def changes(self, commit: Commit) -> list[Change]:
-        """The ``.md`` files under the vault that ``commit`` added, changed, renamed or deleted (against its first parent)."""
+        """The ``.md`` files under the vault that ``commit`` added, changed, renamed or deleted (against its first
+        parent)."""
         base = [commit.parent, commit.sha] if commit.parent else ["--root", commit.sha]
         out = self._run("diff-tree", "-r", "-M", "--no-commit-id", "--raw", "-z", *base, "--", self.prefix or ".")
         fields = out.split("\x00")
@@ -227,7 +228,8 @@ def import_git_history(
         raise UsageError(f"the git repository of {ws.vault} has no commits yet")
     if last and not git.is_ancestor(last, head):
         raise UsageError(
-            f"the last imported commit {last[:12]} is not in the history of HEAD any more (rewritten or another branch); "
+            f"the last imported commit {last[:12]} is not in the history of HEAD any more "
+            "(rewritten or another branch); "
             "import into a new index (--index-dir DIR) to replay this history"
         )
     commits = git.commits(last, head)

@@ -181,7 +181,8 @@ def _find_or_make_export(model_dir: Path, index_export_dir: Path, notice: Notice
         notice(f"preparing the fast ONNX model in {shared} (once per user; takes a few seconds)")
         return export_onnx(model_dir, shared).parent
     notice(
-        f"preparing the fast ONNX model in {index_export_dir} (the user cache {shared} cannot be written; takes a few seconds)"
+        f"preparing the fast ONNX model in {index_export_dir} "
+        f"(the user cache {shared} cannot be written; takes a few seconds)"
     )
     return export_onnx(model_dir, Path(index_export_dir)).parent
 

@@ -180,7 +180,8 @@ class OnnxEmbedder:
             self._loading_failed = exc
 
     def _load(self) -> None:
-        """Tokenizer and session on first use (or as ``start_loading`` left them): knowing the fingerprint must cost nothing."""
+        """Tokenizer and session on first use (or as ``start_loading`` left them): knowing the fingerprint must cost
+        nothing."""
         if self._loading is not None:
             self._loading.join()
             self._loading = None
