@@ -8,7 +8,7 @@ import copy
 import inspect
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import typer
 import typer.main
@@ -19,10 +19,10 @@ from ..store.lock import DEFAULT_WAIT
 from .session import open_session, report_failure
 
 
-class FlagsWithoutType:
+class FlagsWithoutType(click.Command):
     """Help lists a flag without a value type (``--json``, not ``--json <bool>``): it takes no value."""
 
-    def get_params(self, ctx: typer.Context):
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = super().get_params(ctx)
         for param in params:
             if getattr(param, "is_bool_flag", False) and param.metavar is None:
@@ -50,10 +50,10 @@ class SmartvecGroup(FlagsWithoutType, TyperGroup):
     pending: dict[str, tuple[Callable[[], click.Command], click.Command]] = {}
     _listing = False
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    def list_commands(self, ctx: click.Context) -> list[str]:
         return [*super().list_commands(ctx), *self.pending]
 
-    def get_command(self, ctx: typer.Context, cmd_name: str):
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.pending:
             convert, outline = self.pending[cmd_name]
             if self._listing:
@@ -65,14 +65,14 @@ class SmartvecGroup(FlagsWithoutType, TyperGroup):
                 self.get_command(ctx, name)
         return super().get_command(ctx, cmd_name)
 
-    def format_commands(self, ctx: typer.Context, formatter) -> None:
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self._listing = True
         try:
             super().format_commands(ctx, formatter)
         finally:
             self._listing = False
 
-    def invoke(self, ctx: typer.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):
@@ -184,6 +184,7 @@ def _use_smartvec_classes(typer_app: typer.Typer) -> None:
     for group in typer_app.registered_groups:
         if not isinstance(group.cls, type) or group.cls is TyperGroup:
             group.cls = SmartvecGroup
+        assert group.typer_instance is not None, "``add_typer`` always records the sub-app"
         _use_smartvec_classes(group.typer_instance)
 
 
@@ -196,8 +197,10 @@ def command_line() -> SmartvecGroup:
     shell = copy.copy(app)
     shell.registered_commands, shell.registered_groups = [], []
     group = typer.main.get_command(shell)
+    assert isinstance(group, SmartvecGroup), "the app has a callback, so Typer makes it a group of ``cls``"
     group.pending = {}
     for info in app.registered_commands:
+        assert info.callback is not None, "``app.command`` registers the decorated function"
         convert = partial(
             typer.main.get_command_from_info,
             info,
@@ -207,16 +210,17 @@ def command_line() -> SmartvecGroup:
         name = info.name or typer.main.get_command_name(info.callback.__name__)
         help_text = inspect.cleandoc(info.help) if info.help is not None else inspect.getdoc(info.callback)
         group.pending[name] = (convert, _outline(name, help_text, info))
-    for info in app.registered_groups:
-        convert = partial(
+    for group_info in app.registered_groups:
+        convert_group = partial(
             typer.main.get_group_from_info,
-            info,
+            group_info,
             pretty_exceptions_short=app.pretty_exceptions_short,
             rich_markup_mode=app.rich_markup_mode,
             suggest_commands=app.suggest_commands,
         )
-        solved = typer.main.solve_typer_info_defaults(info)
-        group.pending[solved.name] = (convert, _outline(solved.name, solved.help, solved))
+        solved = typer.main.solve_typer_info_defaults(group_info)
+        assert solved.name is not None, "every sub-app is added with a name"
+        group.pending[solved.name] = (convert_group, _outline(solved.name, solved.help, solved))
     return group
 
 

@@ -28,6 +28,7 @@ def forget_command(
         raise UsageError("name the deleted notes to forget, or give --all-deleted")
     with open_vault(ctx, wait) as vault:
         found = vault.deleted_notes(names, all_deleted)["notes"]
+        data: dict
         if not found:
             data = {"forgotten": [], "passages": 0}
         else:

@@ -52,7 +52,7 @@ class Pace:
     """Passages per second and the time left of one run, measured from its first counted work: loading the
     model, reading notes or history and a first batch are not a slowness the rest of the run repeats."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.embedding_since: tuple[float, int] | None = None  # (when, passages embedded) at the first passage
         self.counting_since: tuple[float, int] | None = None  # (when, units done) at the first unit
 

@@ -263,6 +263,7 @@ class Answerer:
 
     def _ask_directly(self, text: str, question_id, as_of: str | None, options: dict) -> dict:
         if self._vault is None:
+            assert self.open_direct is not None, "no daemon answered and there is no direct vault to ask"
             embeds = self.options["mode"] in ("smart", "cosine")  # lexical answers without the model
             self._vault = self._stack.enter_context(self.open_direct(embeds_questions=embeds))
             from ..core.api import search_options_from_json  # after the model has started loading

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Annotated, Any, AsyncIterator, BinaryIO, Callable, Iterator, Literal
+from typing import Annotated, Any, AsyncIterator, BinaryIO, Callable, Iterator, Literal, Protocol
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -151,7 +151,8 @@ class MemoryServer(MCPServer):
     async def run_stdio_async(self) -> None:
         """``MCPServer.run_stdio_async`` with stdin read through ``ScreenedInput``."""
         stdin = ScreenedInput(sys.stdin.buffer, self.log)
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        # The SDK asks for an ``AsyncFile[str]`` but only iterates it asynchronously, as ``ScreenedInput`` does.
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
             stdin.reply_on(write_stream)
             await self._lowlevel_server.run(
                 read_stream, write_stream, self._lowlevel_server.create_initialization_options()
@@ -164,6 +165,12 @@ class MemoryServer(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(f"Error executing tool {name}: {argument_errors(exc.__cause__)}") from exc.__cause__
             raise
+
+
+class _Replies(Protocol):
+    """The transport's write stream, as far as error replies use it."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
 
 
 class ScreenedInput:
@@ -180,10 +187,10 @@ class ScreenedInput:
     def __init__(self, raw: BinaryIO, log: Log):
         self._lines = anyio.wrap_file(raw)
         self._log = log
-        self._replies = None
+        self._replies: _Replies | None = None
         self._attached = anyio.Event()
 
-    def reply_on(self, write_stream) -> None:
+    def reply_on(self, write_stream: _Replies) -> None:
         """Send error replies on the transport's write stream (it exists only once the transport runs)."""
         self._replies = write_stream
         self._attached.set()
@@ -194,6 +201,7 @@ class ScreenedInput:
             if error is not None:
                 self._log(f"warning: MCP: answered a malformed message with {error.error.code}: {error.error.message}")
                 await self._attached.wait()
+                assert self._replies is not None, "set by reply_on before the wait ends"
                 try:
                     await self._replies.send(SessionMessage(error))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):

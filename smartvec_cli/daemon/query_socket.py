@@ -299,17 +299,18 @@ class QueryServer:
     def close(self) -> None:
         """Stop accepting, let the answers in progress finish (a reply waits at most ``REPLY_TIMEOUT``),
         drop the queued ones and remove the socket file if it is still ours."""
-        if self._listener is None:
-            return
-        self._wake[1].send(b"x")
-        self._thread.join()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        listener, wake, thread, pool = self._listener, self._wake, self._thread, self._pool
+        if listener is None or wake is None or thread is None or pool is None:
+            return  # never started, or closed already: ``start`` sets all four together
+        wake[1].send(b"x")
+        thread.join()
+        pool.shutdown(wait=True, cancel_futures=True)
         with self._open_lock:
             left, self._open = self._open, set()
         for conn in left:
             conn.close()
-        self._listener.close()
-        for end in self._wake:
+        listener.close()
+        for end in wake:
             end.close()
         self._listener = None
         try:
@@ -319,31 +320,35 @@ class QueryServer:
             pass
 
     def _serve(self) -> None:
+        listener, wake = self._listener, self._wake
+        assert listener is not None and wake is not None, "served only after start"
         selector = selectors.DefaultSelector()
-        selector.register(self._listener, selectors.EVENT_READ)
-        selector.register(self._wake[0], selectors.EVENT_READ)
+        selector.register(listener, selectors.EVENT_READ)
+        selector.register(wake[0], selectors.EVENT_READ)
         reading: dict[socket.socket, _Pending] = {}
         try:
             while True:
                 deadline = min((pending.deadline for pending in reading.values()), default=None)
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 for key, _ in selector.select(timeout):
-                    if key.fileobj is self._wake[0]:
+                    if key.fileobj is wake[0]:
                         return
-                    if key.fileobj is self._listener:
-                        self._accept(selector, reading)
+                    if key.fileobj is listener:
+                        self._accept(selector, reading, listener)
                     else:
-                        self._read(selector, reading, key.fileobj)
+                        conn = key.fileobj
+                        assert isinstance(conn, socket.socket), "only sockets are registered"
+                        self._read(selector, reading, conn)
                 now = time.monotonic()
                 for conn in [conn for conn, pending in reading.items() if pending.deadline <= now]:
                     self._refuse(selector, reading, conn, f"no complete request within {REQUEST_TIMEOUT:g}s")
         finally:
             selector.close()
 
-    def _accept(self, selector, reading: dict) -> None:
+    def _accept(self, selector, reading: dict, listener: socket.socket) -> None:
         while True:
             try:
-                conn, _ = self._listener.accept()
+                conn, _ = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:  # out of file descriptors: the clients still queued answer by themselves
@@ -380,7 +385,7 @@ class QueryServer:
             self._refuse(selector, reading, conn, f"larger than {MAX_REQUEST >> 20} MiB")
         elif end >= 0 or (not chunk and pending.data):  # a line, or the last one without its newline
             self._hand_over(selector, reading, conn)
-            self._pool.submit(self._respond, conn, bytes(pending.data[:end] if end >= 0 else pending.data))
+            self._submit(self._respond, conn, bytes(pending.data[:end] if end >= 0 else pending.data))
         elif not chunk:
             self._hand_over(selector, reading, conn)
             self._finish(conn)
@@ -395,7 +400,12 @@ class QueryServer:
     def _refuse(self, selector, reading: dict, conn: socket.socket, reason: str) -> None:
         self.log(f"warning: query socket: refused a request: {reason}")
         self._hand_over(selector, reading, conn)
-        self._pool.submit(self._reply, conn, {"error": f"bad request: {reason}", "exit_code": None})
+        self._submit(self._reply, conn, {"error": f"bad request: {reason}", "exit_code": None})
+
+    def _submit(self, work: Callable[..., None], *args: object) -> None:
+        """Queue ``work`` for the pool, which exists from ``start`` to ``close``."""
+        assert self._pool is not None, "requests are read only while the pool exists"
+        self._pool.submit(work, *args)
 
     def _respond(self, conn: socket.socket, line: bytes) -> None:
         try:
