@@ -71,6 +71,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, overload
 
 from .errors import UsageError
 from .memory.confidence import ConfidenceSettings
@@ -115,7 +116,7 @@ class Config:
     def for_model(self, model: str | None) -> "Config":
         """This configuration with the scoring defaults of the index's model (``MODEL_SCORING``) where
         ``config.toml`` sets none."""
-        defaults = {
+        defaults: dict[str, Any] = {
             key: value for key, value in MODEL_SCORING.get(model or "", {}).items() if key not in self.scoring_set
         }
         return replace(self, scoring=replace(self.scoring, **defaults)) if defaults else self
@@ -205,6 +206,12 @@ class Table:
         if not isinstance(self.data[key], bool):
             self._fail(key, "true or false")
         return self.data[key]
+
+    @overload
+    def string(self, key: str, default: str) -> str: ...
+
+    @overload
+    def string(self, key: str, default: None) -> str | None: ...
 
     def string(self, key: str, default: str | None) -> str | None:
         if key not in self.data:

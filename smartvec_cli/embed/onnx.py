@@ -40,13 +40,16 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import SmartvecError
 from . import DIMENSIONS, MODEL_NAME, normalise_rows, weights_fingerprint
 from .integrity import check_export, export_id, file_sha256, stderr_notice, warn_once
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MANIFEST_NAME = "manifest.json"
 TOKENIZER_NAME = "tokenizer.json"
@@ -158,8 +161,8 @@ class OnnxEmbedder:
         self.optimised = (
             optimised  # (the optimised graph, the onnxruntime version that made it): see ``save_optimised``
         )
-        self._tokenizer = None
-        self._session = None
+        self._tokenizer: Tokenizer | None = None
+        self._session: Any = None  # an onnxruntime.InferenceSession, made on first use
         self._loading: threading.Thread | None = None
         self._loading_failed: BaseException | None = None
 
@@ -224,7 +227,7 @@ class OnnxEmbedder:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
-        path = self.optimised[0] if optimised else self.onnx_path
+        path = self.optimised[0] if optimised and self.optimised is not None else self.onnx_path
         self._session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._tokenizer = tokenizer
 
@@ -237,6 +240,7 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self._load()
+        assert self._tokenizer is not None  # _load made it or raised
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = np.argsort([len(row) for row in ids], kind="stable")
@@ -479,7 +483,7 @@ def quantize_int8(cache_dir: Path) -> bool:
     cannot be written. Needs only onnxruntime and onnx (a few seconds)."""
     import_onnxruntime()  # before onnxruntime.quantization imports it
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
+    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     cache_dir = Path(cache_dir)
     manifest = read_manifest(cache_dir)

@@ -21,7 +21,7 @@ embedder in the daemon subprocesses they start.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..config import Config, is_import_spec
 from ..errors import SmartvecError
@@ -107,7 +107,9 @@ def model_cache_check(config: Config, index_export_dir: Path):
     from .onnx import read_manifest
 
     folder = onnx_export_location(Path(index_export_dir))
-    manifest = read_manifest(folder) if folder is not None else None
+    if folder is None:
+        return None
+    manifest = read_manifest(folder)
     return check_export(folder, manifest, full=True) if manifest is not None else None
 
 
@@ -116,7 +118,7 @@ def load_embedder(spec: str) -> Embedder:
 
     module_name, _, attr = spec.partition(":")
     try:
-        factory = importlib.import_module(module_name)
+        factory: Any = importlib.import_module(module_name)
         for name in attr.split("."):
             factory = getattr(factory, name)
     except (ImportError, AttributeError) as exc:

@@ -159,7 +159,7 @@ def asks_for_person(question: str) -> bool:
     if _ASKS_WHO.search(lowered.strip()) or any(word in question for word in ASKS_WHO_ANYWHERE):
         return True
     match = re.search(r"\b(?:which|what)\s+([a-z-]+)(?:\s+([a-z-]+))?", lowered)  # "which executive", "which team lead"
-    return bool(match) and any((w or "").removesuffix("s") in PERSON_ROLES for w in match.groups())
+    return match is not None and any((w or "").removesuffix("s") in PERSON_ROLES for w in match.groups())
 
 
 def names_someone(question: str, text: str) -> bool:

@@ -35,6 +35,7 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..clock import UTC, parse_when
 from ..errors import UsageError
@@ -316,10 +317,10 @@ def _search() -> re.Pattern:
 def _resolve(words: str, now: dt.datetime, languages: tuple[str, ...] = (ENGLISH,)) -> _Period | None:
     """The period the English words (the whole of them, without a lead) name, or None; days written out are
     read in ``languages``."""
-    fixed = [
+    fixed: list[tuple[str, Callable[..., Any], Any]] = [
         (pattern, resolve, languages) for pattern, resolve in (*_FORMS, _BARE_YEAR)
     ]  # a form names the same period at any time
-    relative = [(pattern, resolve, now) for pattern, resolve in _RELATIVE]
+    relative: list[tuple[str, Callable[..., Any], Any]] = [(pattern, resolve, now) for pattern, resolve in _RELATIVE]
     for pattern, resolve, argument in (*fixed, *relative):
         match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
         if not match:
@@ -334,15 +335,21 @@ def _resolve(words: str, now: dt.datetime, languages: tuple[str, ...] = (ENGLISH
     range_ = re.fullmatch(_RANGE, words, flags=re.IGNORECASE)
     if range_:
         a, b = _resolve(range_["a"], now, languages), _resolve(range_["b"], now, languages)
-        return _period(a.first, b.last) if a and b and a.first <= b.last else None
+        if a is None or b is None or a.first is None or b.last is None:
+            return None  # an open end ("from before 2020 to ...") bounds no period
+        return _period(a.first, b.last) if a.first <= b.last else None
     side = re.fullmatch(_BEFORE_AFTER, words, flags=re.IGNORECASE)
     if side:
         inner = _resolve(side["c"], now, languages)
         if inner is None:
             return None
         if side["side"].lower() == "after":
+            if inner.last is None:
+                return None
             day = inner.last + dt.timedelta(days=1)
             return _Period(day, None, _noon(day), AFTER)
+        if inner.first is None:
+            return None
         day = inner.first - dt.timedelta(days=1)
         return _Period(None, day, _noon(day), BEFORE)
     return None
@@ -403,8 +410,8 @@ def _in_english(words: str, language: DateLanguage, languages: tuple[str, ...]) 
         match = re.fullmatch(pattern, words, flags=re.IGNORECASE)
         if match:
             return _fill(template, match, language, languages)
-    for pattern, template in _compounds(language.code):
-        match = pattern.fullmatch(words)
+    for compound, template in _compounds(language.code):
+        match = compound.fullmatch(words)
         if match:
             return _fill(template, match, language, languages)
     return None
@@ -428,8 +435,9 @@ def _fill(template: str, match: re.Match, language: DateLanguage, languages: tup
             if values[name] is None:
                 return None
         elif name == "month":
-            values["month_number"] = _month_number(written, language)
-            values["month"] = ENGLISH_MONTHS[values["month_number"] - 1]
+            month_number = _month_number(written, language)
+            values["month_number"] = month_number
+            values["month"] = ENGLISH_MONTHS[month_number - 1]
         elif name == "day":
             values["day_number"] = int(written)
         else:
@@ -463,7 +471,7 @@ def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf |
         re.search(DATE_LANGUAGES[code].relative, question, flags=re.IGNORECASE) for code in languages if code != ENGLISH
     ):
         return None
-    found = [(match, None) for match in _search().finditer(question)]
+    found: list[tuple[re.Match[str], DateLanguage | None]] = [(match, None) for match in _search().finditer(question)]
     found += [
         (match, DATE_LANGUAGES[code])
         for code in languages

@@ -24,6 +24,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from .kinds import KindRules, infer_kind
 
@@ -106,7 +107,7 @@ class SourceAuthority:
 
 
 def base_authority(
-    metadata: dict, rel_path: str, settings: ConfidenceSettings, tags: list[str] = (), body: str = ""
+    metadata: dict, rel_path: str, settings: ConfidenceSettings, tags: Sequence[str] = (), body: str = ""
 ) -> SourceAuthority:
     """C0 and the note's kind: frontmatter ``authority`` wins, then ``source_type``, then the folder globs of
     ``config.toml``, then the kind rules (folder words, tags, a daily note's name, a chat export's shape)."""

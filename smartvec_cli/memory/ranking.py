@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 from ..clock import parse_optional, to_iso
 from .confidence import ConfidenceSettings, retention, trust
@@ -295,7 +296,7 @@ def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring:
 
 
 def corrections_in_place(
-    candidates: list[Candidate], topical: dict[int, float], relations: list[Relation]
+    candidates: list[Candidate], topical: dict[int, float], relations: Sequence[Relation]
 ) -> tuple[list[Candidate], dict[int, float]]:
     """A user's correction (``corrects``) stands where the passage it corrects stands: as relevant as it, and as
     central in the graph, whenever both are candidates. The correction is what the user said that passage
@@ -320,7 +321,7 @@ def corrections_in_place(
 
 
 def about_the_question(
-    candidates: list[Candidate], ask: Ask, scoring: ScoringSettings, relations: list[Relation] = ()
+    candidates: list[Candidate], ask: Ask, scoring: ScoringSettings, relations: Sequence[Relation] = ()
 ) -> tuple[list[Candidate], dict[int, float]]:
     """The candidates above the relevance floor with their topical relevance (a correction standing where the
     passage it corrects stands); for a question about a named time, only those valid then when one of the
@@ -416,7 +417,7 @@ def rank(
     scoring: ScoringSettings,
     confidence: ConfidenceSettings,
     importance_range: tuple[float, float],
-    relations: list[Relation] = (),
+    relations: Sequence[Relation] = (),
 ) -> list[Ranked]:
     """Every relevant, eligible candidate scored, warned about and calibrated, in the order of its confidence
     (see the module and ``in_confidence_order``)."""
@@ -654,7 +655,7 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
 
 def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
     """The edge of what the index knows, said with a hit that answers for a time before it (``first_seen_later``)."""
-    if not unknown_then:
+    if not unknown_then or ask.known_since is None:
         return []
     return [f"nothing is known before {_day(to_iso(ask.known_since))}; this is the text first seen then"]
 
@@ -670,7 +671,7 @@ def weak_warning(relevance: float, scoring: ScoringSettings) -> list[str]:
     return [f"{WEAK_MATCH} (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]
 
 
-def relation_warnings(relations: list[Relation], wanted: set[int]) -> dict[int, list[str]]:
+def relation_warnings(relations: Sequence[Relation], wanted: set[int]) -> dict[int, list[str]]:
     """Corrected by, contradicted by (the loser), disputed by (the winner), repeats outdated information (an
     echo of a superseded value, naming the current passage), for the passages in ``wanted``."""
     found: dict[int, list[str]] = {}

@@ -133,10 +133,10 @@ def align_chunks(old: list[StoredChunk], new: list[Chunk]) -> ChunkPlan:
         continued[i] = unmatched_old.pop(stored_id)
     taken = {c.key for c, _ in plan.keep} | {c.key for c in continued.values()}
     for i, chunk in enumerate(still):
-        stored = continued.get(i)
-        if stored is not None:
-            chunk.key = stored.key
-            plan.revise.append((stored, chunk))
+        continuing = continued.get(i)
+        if continuing is not None:
+            chunk.key = continuing.key
+            plan.revise.append((continuing, chunk))
             continue
         base, n = chunk.key, 2
         while chunk.key in taken or any(c.key == chunk.key for c in unmatched_old.values()):

@@ -364,10 +364,10 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
             return other.headings == para.headings
 
         for nested, both_ids in ((False, False), (True, False), (False, True), (True, True)):
-            if fits(after, nested, both_ids):
+            if after is not None and fits(after, nested, both_ids):
                 result[i : i + 2] = [_joined(para, after, slight_first=True)]
                 break
-            if not nested and fits(before, nested, both_ids):
+            if not nested and before is not None and fits(before, nested, both_ids):
                 result[i - 1 : i + 1] = [_joined(para, before, slight_first=False)]
                 i -= 1
                 break

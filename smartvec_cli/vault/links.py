@@ -117,9 +117,9 @@ class LinkResolver:
         name = target[2:] if target.startswith("./") else target.lstrip("/")
         stem = _stem(name)
         for tier, key in ((0, stem), (1, stem), (2, link_key(stem)), (3, link_key(stem))):
-            found = self._tiers[tier].get(key)
-            if found:
-                return Resolved(note=min(found, key=lambda n: (n.path.count("/"), len(n.path), n.path)).pk)
+            namesakes = self._tiers[tier].get(key)
+            if namesakes:
+                return Resolved(note=min(namesakes, key=lambda n: (n.path.count("/"), len(n.path), n.path)).pk)
         return self._attachment_named(name)
 
     def _at_path(self, path: str) -> Resolved:

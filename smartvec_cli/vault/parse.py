@@ -184,15 +184,15 @@ def markdown_link_target(raw: str) -> tuple[str, str | None, str | None] | None:
 
 def parse_links(text: str) -> list[Link]:
     """Wikilinks and embeds first, then Markdown links and embeds, each in the order written."""
-    links = []
+    links: list[Link] = []
     for match in MARKDOWN_LINK.finditer(text):
         embed, label, raw = match.groups()
         for inner in parse_links(label) if embed == "" and "](" in label else []:
             links.append(inner)  # a linked image, ``[![alt](img.png)](Note.md)``: both the image and the link
-        target = markdown_link_target(raw)
-        if target is None:
+        link_target = markdown_link_target(raw)
+        if link_target is None:
             continue
-        path, heading, block = target
+        path, heading, block = link_target
         links.append(Link(path, "embed" if embed else "link", heading, block, label.strip() or None, markdown=True))
     wiki = []
     for match in WIKILINK.finditer(text):
@@ -211,7 +211,7 @@ def parse_links(text: str) -> list[Link]:
 
 def relation_links(metadata: dict[str, Any]) -> list[Link]:
     """``depends_on``/``supersedes``/``related``/``contradicts`` in frontmatter, as ``[[X]]`` or plain names."""
-    links = []
+    links: list[Link] = []
     for key in RELATION_KEYS:
         for value in _as_list(metadata.get(key)):
             found = parse_links(value)
@@ -230,8 +230,9 @@ def parse_tags(metadata: dict[str, Any], body_without_code: str) -> list[str]:
     for tag in _as_list(raw):
         tags.append(tag.lstrip("#").strip())
     for line in body_without_code.split("\n"):
-        if HEADING.match(line) and line.startswith("#"):
-            line = HEADING.match(line).group(2)
+        heading = HEADING.match(line)
+        if heading and line.startswith("#"):
+            line = heading.group(2)
         tags.extend(INLINE_TAG.findall(line))
     seen: dict[str, None] = {}
     for tag in tags:

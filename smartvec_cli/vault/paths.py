@@ -109,9 +109,9 @@ def vault_relative(name: str, vault: str | Path | None) -> str | None:
     id is None. Raises :class:`OutsideFolder` for a path that leaves the vault (``/etc/passwd``, ``../x``),
     which must never be matched to a note by its file name alone (with no ``vault``, every absolute path does).
     Reads nothing but the links on the way."""
-    if os.path.isabs(name) and vault is None:
-        raise OutsideFolder(f"{name} is an absolute path")
     if os.path.isabs(name):
+        if vault is None:
+            raise OutsideFolder(f"{name} is an absolute path")
         real_vault = os.path.realpath(vault)
         for candidate, root in (
             (os.path.normpath(name), os.path.normpath(os.path.abspath(vault))),
