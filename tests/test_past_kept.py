@@ -166,3 +166,18 @@ def test_forget_erases_a_deleted_note_only_when_asked(vault, cli, fake_embedder,
     assert status["notes_deleted"] == 0 and status["ann"]["live"] == 1
     assert all("4711" not in hit["text"] for hit in query(cli, "door code of the shed", "--include-archived"))
     assert cli("history", "secret.md").exit_code == 1
+
+
+def test_forget_all_deleted_with_nothing_deleted_says_so(vault, cli, fake_embedder):
+    write(vault, "keep.md", "# Keep\n\nBananas are yellow and grow in bunches on tall plants.\n")
+    cli.json("index", "--json")
+
+    plain = cli("forget", "--all-deleted", "--yes")
+    assert plain.exit_code == 0, plain.output
+    assert "forgot 0 deleted notes (0 passage versions)" in plain.output
+    assert cli.json("forget", "--all-deleted", "--yes", "--json") == {
+        "forgotten": [],
+        "passage_versions": 0,
+        "passages": 0,
+    }
+    assert cli.json("status", "--json")["notes"] == 1

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from ..core.forget import forgotten
 from ..errors import UsageError
 from .app import app, open_vault
 from .lock import wait_option
@@ -30,7 +31,7 @@ def forget_command(
         found = vault.deleted_notes(names, all_deleted)["notes"]
         data: dict
         if not found:
-            data = {"forgotten": [], "passages": 0}
+            data = forgotten([], 0)
         else:
             if not yes:
                 _confirm(found)

@@ -42,4 +42,9 @@ def forget(store: Store, notes: list[dict]) -> dict:
     if notes:
         store.load_ann()
         store.save_ann()
-    return renamed({"forgotten": [note["path"] for note in notes], "passage_versions": passages}, FORGOTTEN_VERSIONS)
+    return forgotten([note["path"] for note in notes], passages)
+
+
+def forgotten(paths: list[str], passage_versions: int) -> dict:
+    """What ``forget --json`` prints: the notes' paths and the passage versions erased."""
+    return renamed({"forgotten": paths, "passage_versions": passage_versions}, FORGOTTEN_VERSIONS)
