@@ -149,10 +149,10 @@ class StyleRun:
     levels: list[Level]
     main: Level
     status: dict
+    paths: BenchPaths
     contradictions: dict | None = None
     off_topic: dict | None = None  # per mode: ``answered_off_topic``
     off_topic_answers: dict[str, list[dict]] | None = None  # smart mode's hits for each off-topic question
-    paths: BenchPaths | None = None
     index_runs: int = 0
     notes: int = 0
 
@@ -548,6 +548,7 @@ def build_report(
     report = {**_blocks(labelled), "plain": _blocks(plain)}
     report["no_conflict"] = _by_type(report, "stable")
     report["lexical"] = _by_type(report, "lexical")
+    assert labelled.contradictions is not None, "the report's styles are run with their probes"
     report["contradictions"] = {**labelled.contradictions, "plain": plain.contradictions}
     report["off_topic"] = {style: run.off_topic for style, run in runs.items()}
     for _style, run in runs.items():

@@ -36,7 +36,8 @@ from .questions import LabelledQuestion, answers, read_questions
 from .real.run import CORPORA, HERE, PARALLEL, RunError
 
 TOP_K = 5
-FEATURES = tuple(f.name.removesuffix("_weight") for f in fields(Calibration) if f.name != "bias")
+WEIGHTS = tuple(f.name for f in fields(Calibration) if f.name != "bias")
+FEATURES = tuple(name.removesuffix("_weight") for name in WEIGHTS)
 
 
 def question_sets(corpus: str) -> list[tuple[LabelledQuestion, bool]]:
@@ -101,7 +102,9 @@ the held-out ECE was 0.040 (Rust book), 0.039 (tldr), 0.052 (hub)."""
 def fit(rows: Sequence[dict]) -> Calibration:
     """``Calibration`` fitted by logistic regression (ridge ``RIDGE``) on every hit of ``rows``' questions."""
     *weights, bias = fit_platt(samples(rows), l2=RIDGE)
-    return Calibration(*(round(w, 2) for w in weights), bias=round(bias, 2))
+    # By name, in field order: a fit on fewer features than the fields leaves the later weights at their defaults.
+    fitted = dict(zip(WEIGHTS, (round(w, 2) for w in weights), strict=False))
+    return Calibration(**fitted, bias=round(bias, 2))
 
 
 NOISE_DRAWS = 300

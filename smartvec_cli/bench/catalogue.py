@@ -167,8 +167,10 @@ class Catalogue:
         for p in self.policies:
             found.update(p.asks)
             found.update(p.asked)
-        for family in (*self.facts, *self.identifiers):
-            found.update(family.asks)
+        for fact in self.facts:
+            found.update(fact.asks)
+        for ident in self.identifiers:
+            found.update(ident.asks)
         for note in self.long_notes:
             for pair in note.pairs:
                 found.update(pair.asks)

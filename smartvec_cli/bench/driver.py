@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from ..core.api import Vault
 from ..core.consolidate import Consolidator
 from ..errors import SmartvecError
-from .generator import BenchQuestion
+
+
+class AskedQuestion(Protocol):
+    """What a batch query needs of a question, so benchmark and off-topic questions are asked alike."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def as_of(self) -> str | None: ...
 
 
 class Driver:
@@ -37,7 +49,7 @@ class Driver:
     def status(self, now: dt.date) -> dict:
         return self.api.at(now).status()
 
-    def ask(self, questions: Sequence[BenchQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:
+    def ask(self, questions: Sequence[AskedQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:
         """Every question in one batch (one model load), untracked so nothing is reinforced; hits by id."""
         batch = ({"id": q.id, "query": q.text, "as_of": q.as_of} for q in questions)
         answers = {

@@ -538,24 +538,26 @@ def generate(
         for entity in rng.sample(family.entities, min(entities_per_family, len(family.entities))):
             facts.append(StableFact(family, entity, fact_value(rng, family), _random_day(rng, now)))
     identified = []
-    for family in catalogue.identifiers:
-        n = min(identifiers_per_family, len(family.values))
+    for ident_family in catalogue.identifiers:
+        n = min(identifiers_per_family, len(ident_family.values))
         idents: list[str] = []
         while len(idents) < n:
-            ident = make_identifier(rng, family)
+            ident = make_identifier(rng, ident_family)
             if ident not in idents:
                 idents.append(ident)
         identified += [
-            IdentifiedNote(family, i, v, _random_day(rng, now))
-            for i, v in zip(idents, rng.sample(family.values, n), strict=False)
+            IdentifiedNote(ident_family, i, v, _random_day(rng, now))
+            for i, v in zip(idents, rng.sample(ident_family.values, n), strict=False)
         ]
     longs = [
         _long_note(rng, spec, now) for spec in catalogue.long_notes[: long_notes if long_notes is not None else None]
     ]
     rule_notes: list[RuleNote] = []
     rule_specs = catalogue.rules[: rules if rules is not None else None]
-    for spec in rule_specs:
-        rule_notes += [RuleNote(spec, entity, _random_day(rng, now)) for entity in rng.sample(spec.entities, 3)]
+    for rule_spec in rule_specs:
+        rule_notes += [
+            RuleNote(rule_spec, entity, _random_day(rng, now)) for entity in rng.sample(rule_spec.entities, 3)
+        ]
     owners = sorted({h.spec.owner for h in histories})
 
     order = rng.sample(histories, len(histories))

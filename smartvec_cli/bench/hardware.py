@@ -102,7 +102,7 @@ def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: f
     each timed for ``seconds``."""
     h, f = shape.hidden, shape.feed_forward
     products = ((h, h, 4), (h, f, 1), (f, h, 1))  # (inner, cols, how many per layer)
-    limit = {"threads": threads, "tokens": tokens}
+    limit: dict[str, float] = {"threads": threads, "tokens": tokens}
     for precision, int8 in (("fp32", False), ("int8", True)):
         work = sum(inner * cols * count for inner, cols, count in products)
         time_per_op = sum(

@@ -169,9 +169,11 @@ def snapshots(repo: Path, most: int | None) -> tuple[Git, list[Snapshot]]:
     if head is None:
         raise UsageError(f"{repo} has no commits")
     commits = git.commits(None, head)
-    dates, floor = [], None
+    dates: list[str] = []
+    floor: str | None = None
     for commit in commits:
         floor = later_of(commit.date, floor)
+        assert floor is not None, "every commit has a date"
         dates.append(floor)
     chosen = []
     for i in evenly_spaced(len(commits), most):
@@ -202,7 +204,7 @@ def snapshot_repository(git: Git, chosen: list[Snapshot], folder: Path) -> Path:
             check=True,
             capture_output=True,
         )
-    parent = None
+    parent: str | None = None
     for snap in chosen:
         tree = _git(git.root, "rev-parse", f"{snap.sha}^{{tree}}").strip()
         who = {
@@ -216,6 +218,7 @@ def snapshot_repository(git: Git, chosen: list[Snapshot], folder: Path) -> Path:
         parent = _git(
             target, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", f"snapshot of {snap.sha}", env=who
         ).strip()
+    assert parent is not None, "a history with commits has at least one snapshot"
     _git(target, "update-ref", "refs/heads/snapshots", parent)
     _git(target, "symbolic-ref", "HEAD", "refs/heads/snapshots")
     vault = target / git.prefix
@@ -300,9 +303,9 @@ class GitAccount:
         notes = snap.notes
         arrived_in: dict[str, set[str]] = defaultdict(set)  # paragraph -> the changed files it arrived in
         for path in changed:
-            old = set(self._paragraphs[previous[path]]) if path in previous else set()
+            had_before = set(self._paragraphs[previous[path]]) if path in previous else set()
             for p in self._paragraphs[notes[path]]:
-                if p not in old:
+                if p not in had_before:
                     arrived_in[p].add(path)
         renamed = self._renames(snap) if gone else {}
         fresh: dict[str, list[tuple[Counter, str]]] = defaultdict(
@@ -433,6 +436,7 @@ def chain_followed(history: dict, edit: PastParagraph) -> bool | None:
     for passage in history["passages"]:
         for version in passage["versions"]:
             if edit.old in squeeze(version["text"]) and version["valid_until"] == edit.until:
+                assert edit.new is not None, "an edited paragraph has its newer text"
                 return bool(version["replaced_by"]) and edit.new in texts.get(version["replaced_by"], "")
     return None
 
@@ -476,12 +480,14 @@ def run_history(
     started = time.perf_counter()
     repo = repo.absolute()
     git, chosen = snapshots(repo, max_commits)
-    sampled = max_commits is not None and max_commits < len(git.commits(None, git.head()))
+    head = git.head()
+    assert head is not None, "snapshots refuses a repository without commits"
+    sampled = max_commits is not None and max_commits < len(git.commits(None, head))
     vault_path = snapshot_repository(git, chosen, folder) if sampled else repo
     log(f"importing {len(chosen)} {'snapshots' if sampled else 'commits'} of the git history of {repo}")
     account = GitAccount(git, chosen)
     rng = random.Random(seed)
-    asked: dict[str, list[tuple[PastParagraph | None, str, str]]] = {}
+    asked: dict[str, list[tuple[PastParagraph, str, str]]] = {}
     for kind in PAST_KINDS:
         found = [(p, shared_words(p.old, p.new or p.old)) for p in account.past if p.kind == kind]
         usable = [(p, q, midpoint(p.since, p.until)) for p, q in found if len(q.split()) >= MIN_QUESTION_WORDS]
@@ -495,7 +501,9 @@ def run_history(
     asked["now"] = choose(now_usable, per_kind, rng)
     found_counts = {kind: sum(p.kind == kind for p in account.past) for kind in PAST_KINDS} | {"now": len(now_found)}
     records: list[dict] = []
-    tally = {mode: {kind: Counter() for kind in (*PAST_KINDS, "now")} for mode in MODES}
+    tally: dict[str, dict[str, Counter[str]]] = {
+        mode: {kind: Counter() for kind in (*PAST_KINDS, "now")} for mode in MODES
+    }
     followed = checked = 0
     with Vault.open(vault_path, folder / "index") as vault:
         imported = vault.index(from_git=True)
@@ -507,7 +515,7 @@ def run_history(
         last = len(chosen) - 1
         for kind, questions in asked.items():
             for paragraph, question, moment in questions:
-                record = {
+                record: dict[str, object] = {
                     "kind": kind,
                     "path": paragraph.path,
                     "to": paragraph.to,
@@ -537,7 +545,8 @@ def run_history(
                             histories[paragraph.path] = vault.history(paragraph.path)
                         except SmartvecError:
                             histories[paragraph.path] = None  # deleted since: no lineage to look at
-                    result = chain_followed(histories[paragraph.path], paragraph) if histories[paragraph.path] else None
+                    lineage = histories[paragraph.path]
+                    result = chain_followed(lineage, paragraph) if lineage else None
                     if result is not None:
                         checked += 1
                         followed += result

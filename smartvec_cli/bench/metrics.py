@@ -199,7 +199,9 @@ def judge_ceiling(
             }
         )
     meeting = [
-        point["recall"] for point in curve if point["precision"] is not None and point["precision"] >= precision_bar
+        point["recall"]
+        for point in curve
+        if point["recall"] is not None and point["precision"] is not None and point["precision"] >= precision_bar
     ]
     return {
         "value_pairs_known": len(known),

@@ -636,7 +636,10 @@ def run_perf(
 
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if store_url:
+        from ..store.postgres.store import PgStore  # its client libraries only when a server is measured
+
         with ws.open_store() as store:
+            assert isinstance(store, PgStore), "a store URL opens the PostgreSQL store"
             results["index_mb"] = round(store.database_size() / 1048576, 1)
     else:
         results["index_mb"] = round(_folder_mb(index_dir), 1)

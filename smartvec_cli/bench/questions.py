@@ -39,7 +39,7 @@ def read_questions(path: Path) -> list[LabelledQuestion]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read questions file {path}: {exc.strerror or exc}") from None
-    questions = []
+    questions: list[LabelledQuestion] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
