@@ -321,11 +321,11 @@ def write_jsonl(path: Path, records: list[dict]) -> None:
 
 def _pyplot():
     try:
-        import matplotlib  # type: ignore[import-not-found]  # the optional bench extra, absent where mypy runs
+        import matplotlib
     except ImportError:
         return None
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # type: ignore[import-not-found]  # as above
+    import matplotlib.pyplot as plt
 
     return plt
 
