@@ -9,7 +9,7 @@ import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import ClassVar, Iterator
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from .dialect import SQLITE
 from .fts5 import Fts5Queries
 from .inlist import in_lists
 from .layout import SQLITE_SIDE_FILES, IndexLayout
-from .store import VECTORS_OF_CHUNKS, Store
+from .store import VECTORS_OF_CHUNKS, Migrations, Store
 
 ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
 
@@ -67,6 +67,7 @@ class SqliteStore(Fts5Queries, Store):
     included) and the hnswlib file beside it, which can always be rebuilt from it."""
 
     dialect = SQLITE
+    migrations: ClassVar[Migrations] = schema
     DATABASE_ERRORS = (sqlite3.DatabaseError,)
     db: SqliteDatabase
 
@@ -288,15 +289,3 @@ class SqliteStore(Fts5Queries, Store):
         """SQLite's own check of the file, ``["ok"]`` when whole; raises ``sqlite3.DatabaseError``
         when the file cannot even be read that far."""
         return [r[0] for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
-
-    def newer_migrations(self) -> list[str]:
-        return schema.unknown_migrations(self.db)
-
-    def known_migration_count(self) -> int:
-        return len(schema.MIGRATIONS)
-
-    def pending_migrations(self) -> list[str]:
-        return schema.pending_migrations(self.db)
-
-    def apply_migrations(self) -> None:
-        schema.migrate(self.db)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -45,11 +45,23 @@ DANGLING_EDGES = """FROM edges WHERE src_note NOT IN (SELECT id FROM notes)
             OR (dst_chunk IS NOT NULL AND dst_chunk NOT IN (SELECT id FROM chunks))"""
 
 
+class Migrations(Protocol):
+    """A database's schema module: its migrations in order, and what applies and reads them."""
+
+    @property
+    def MIGRATIONS(self) -> Sequence[Callable[[Any], None]]: ...
+    def migrate(self, db: Any) -> None: ...
+    def pending_migrations(self, db: Any) -> list[str]: ...
+    def unknown_migrations(self, db: Any) -> list[str]: ...
+
+
 class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQueries):
     """Owns every SQL statement and every file of the index; ``open`` of an implementation gives one."""
 
     DATABASE_ERRORS: ClassVar[tuple[type[Exception], ...]]
     """What a damaged database raises."""
+    migrations: ClassVar[Migrations]
+    """The database's schema module (``db``, ``postgres.database``)."""
 
     def __init__(self, index_dir: Path, db: Database):
         self.index_dir = Path(index_dir)
@@ -297,21 +309,21 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def integrity_problems(self) -> list[str]:
         """The database's own check, ``["ok"]`` when whole."""
 
-    @abstractmethod
     def newer_migrations(self) -> list[str]:
         """Migrations recorded by a newer smartvec than this one."""
+        return self.migrations.unknown_migrations(self.db)
 
-    @abstractmethod
     def known_migration_count(self) -> int:
         """How many migrations this smartvec knows: all of them are applied once none is pending."""
+        return len(self.migrations.MIGRATIONS)
 
-    @abstractmethod
     def pending_migrations(self) -> list[str]:
         """The migrations this smartvec knows that the database has not had yet."""
+        return self.migrations.pending_migrations(self.db)
 
-    @abstractmethod
     def apply_migrations(self) -> None:
         """Apply the pending migrations."""
+        self.migrations.migrate(self.db)
 
     def passages_without_note(self) -> list[int]:
         """Live passage rows whose note row is gone (damage from outside)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, ClassVar, Iterable, Iterator
 
 import numpy as np
 import psycopg
@@ -23,7 +23,7 @@ from ...memory.analysis import analysed, split_cjk
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..dialect import POSTGRES
 from ..inlist import first_of_each
-from ..store import VECTORS_OF_CHUNKS, Store
+from ..store import VECTORS_OF_CHUNKS, Migrations, Store
 from . import database as schema
 from .database import (
     FTS_FILL,
@@ -139,6 +139,7 @@ class PgStore(Store):
     export, logs); ``url`` names the database every machine of the team shares."""
 
     dialect = POSTGRES
+    migrations: ClassVar[Migrations] = schema
     DATABASE_ERRORS = (psycopg.DatabaseError,)
     db: PgDatabase
 
@@ -194,18 +195,9 @@ class PgStore(Store):
 
     # -- metadata and schema ------------------------------------------------------------------
 
-    def newer_migrations(self) -> list[str]:
-        return schema.unknown_migrations(self.db)
-
-    def known_migration_count(self) -> int:
-        return len(schema.MIGRATIONS)
-
-    def pending_migrations(self) -> list[str]:
-        return schema.pending_migrations(self.db)
-
     def apply_migrations(self) -> None:
-        schema.migrate(self.db)
-        register_vector(self.db.conn)
+        super().apply_migrations()
+        register_vector(self.db.conn)  # the vector type exists once the first migration made the extension
 
     def integrity_problems(self) -> list[str]:
         """``["ok"]`` when the server answers and has pgvector; the server keeps its own files whole."""
