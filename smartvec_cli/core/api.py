@@ -1,4 +1,5 @@
-"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints.
+"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints:
+questions as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
 
     import smartvec_cli
 
@@ -6,7 +7,7 @@
         vault.index()
         vault.consolidate()
         for hit in vault.query("How many days can I work remotely?", as_of="2023-03-01", top_k=3):
-            print(hit["path"], hit["confidence"], hit["warnings"])
+            print(hit.path, hit.confidence, hit.warnings)
 
 The model is loaded once per ``Vault`` (on the first call that embeds) and shared by
 ``vault.at(now)``, a view of the same vault with its clock set to another moment (for
