@@ -1,20 +1,63 @@
 """smartvec: a self-aware vector memory over a markdown vault (SmartVector, arXiv 2604.20598).
 
-The Python API is ``smartvec_cli.open_vault(vault, index_dir=None, now=None)`` (see
-``smartvec_cli.core.api``); it is imported on first use so that ``smartvec --help`` stays fast.
+The Python API is ``smartvec_cli.open_vault(vault, index_dir=None, now=None)`` (see ``smartvec_cli.core.api``),
+whose questions return ``QueryHit``, ``QueryAnswer`` and ``BatchAnswer`` values (``core.results``). Each name is
+imported on first use, so that ``smartvec --help`` stays fast.
 """
 
-__all__ = ["open_vault", "Vault", "__version__"]
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core.api import QueryOptions, Vault, open_vault
+    from .core.query import Answer, Question
+    from .core.results import BatchAnswer, QueryAnswer, QueryHit, Signals
+    from .core.search import SearchOptions
+    from .errors import SmartvecError, UsageError
+
+_HOMES = {
+    "open_vault": "core.api",
+    "Vault": "core.api",
+    "QueryOptions": "core.api",
+    "QueryHit": "core.results",
+    "QueryAnswer": "core.results",
+    "BatchAnswer": "core.results",
+    "Signals": "core.results",
+    "Question": "core.query",
+    "Answer": "core.query",
+    "SearchOptions": "core.search",
+    "SmartvecError": "errors",
+    "UsageError": "errors",
+}
+"""Where each public name is defined."""
+
+__all__ = [
+    "open_vault",
+    "Vault",
+    "QueryOptions",
+    "QueryHit",
+    "QueryAnswer",
+    "BatchAnswer",
+    "Signals",
+    "Question",
+    "Answer",
+    "SearchOptions",
+    "SmartvecError",
+    "UsageError",
+    "__version__",
+]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "__version__":
         return _installed_version()
-    if name in ("open_vault", "Vault"):
-        from .core import api
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'smartvec_cli' has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(api, name)
-    raise AttributeError(f"module 'smartvec_cli' has no attribute {name!r}")
+    return getattr(import_module(f".{home}", __name__), name)
 
 
 def _installed_version() -> str:

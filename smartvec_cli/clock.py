@@ -56,7 +56,7 @@ def parse_optional(value: str | dt.date | dt.datetime | None) -> dt.datetime | N
 class Clock:
     """The current time: fixed when ``--now`` was given, the wall clock otherwise."""
 
-    def __init__(self, fixed: str | dt.datetime | None = None):
+    def __init__(self, fixed: str | dt.date | dt.datetime | None = None):
         self._fixed = parse_when(fixed) if fixed else None
 
     @property

@@ -41,8 +41,8 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
 
     now = vault.at("2026-01-01")
     hits = now.query(QUESTION, top_k=2, track=False)
-    assert "3 days per week" in hits[0]["text"] and hits[0]["version"] == 2
-    assert set(hits[0]) >= {
+    assert "3 days per week" in hits[0].text and hits[0].version == 2
+    assert set(hits[0].to_dict()) >= {
         "rank",
         "chunk_id",
         "note_id",
@@ -55,11 +55,11 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     }
 
     past = now.query(QUESTION, as_of="2022-01-01", top_k=1, track=False)[0]
-    assert "2 days per week" in past["text"] and past["state"] == "ARCHIVED"
-    assert any("superseded by" in w for w in past["warnings"])
+    assert "2 days per week" in past.text and past.state == "ARCHIVED"
+    assert any("superseded by" in w for w in past.warnings)
     assert (
         "2 days per week"
-        in now.query("How many days per week could I work from home back in 2021?", top_k=1, track=False)[0]["text"]
+        in now.query("How many days per week could I work from home back in 2021?", top_k=1, track=False)[0].text
     )
 
     answers = list(
@@ -69,14 +69,16 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
             track=False,
         )
     )
-    assert [a["id"] for a in answers] == ["a", "b"]
-    assert "3 days" in answers[0]["hits"][0]["text"] and "2 days" in answers[1]["hits"][0]["text"]
+    assert [a.id for a in answers] == ["a", "b"]
+    assert "3 days" in answers[0].hits[0].text and "2 days" in answers[1].hits[0].text
 
-    chunk_id = hits[0]["chunk_id"]
+    chunk_id = hits[0].chunk_id
     result = now.feedback(chunk_id, "up")
     assert result["chunk_id"] == chunk_id and result["confidence_after"] > result["confidence_before"]
     after = now.query(QUESTION, top_k=1, explain=True, track=False)[0]
-    assert after["explain"]["feedback"] > 0 and after["signals"]["confidence"] > hits[0]["signals"]["confidence"]
+    assert after.explain is not None and after.explain["feedback"] > 0
+    assert after.signals.confidence is not None and hits[0].signals.confidence is not None
+    assert after.signals.confidence > hits[0].signals.confidence
 
     status = now.status()
     assert status["notes"] == 2 and status["last_run"] is not None

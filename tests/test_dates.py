@@ -333,14 +333,14 @@ def test_the_api_answer_carries_the_period_and_rule(dated_policy, fake_embedder)
 
     with open_vault(dated_policy, now="2026-01-01") as vault:
         answer = vault.answer("per diem", as_of="mid-2022", track=False)
-    assert (answer["as_of"], answer["as_of_phrase"], answer["as_of_period"], answer["as_of_rule"]) == (
+    assert (answer.as_of, answer.as_of_phrase, answer.as_of_period, answer.as_of_rule) == (
         "2022-07-01T12:00:00Z",
         "mid-2022",
-        ["2022-06-01", "2022-07-31"],
+        ("2022-06-01", "2022-07-31"),
         MIDDLE,
     )
-    assert "EUR 60" in answer["hits"][0]["text"]
-    assert json.dumps(answer)
+    assert "EUR 60" in answer.hits[0].text
+    assert json.loads(json.dumps(answer.to_dict()))["as_of_period"] == ["2022-06-01", "2022-07-31"]
 
 
 def test_a_german_vault_answers_a_german_question_as_of_its_summer(vault, cli, fake_embedder):

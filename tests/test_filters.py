@@ -158,12 +158,12 @@ def test_the_python_api_filters_query_answer_and_batch(remote_vault, real_embedd
     import smartvec_cli
 
     with smartvec_cli.open_vault(embedder=real_embedder) as api:
-        assert api.query(QUESTION, track=False)[0]["path"] == "policies/remote.md"
-        assert {h["path"] for h in api.query(QUESTION, track=False, tag="old")} == {"archive/remote-2019.md"}
+        assert api.query(QUESTION, track=False)[0].path == "policies/remote.md"
+        assert {h.path for h in api.query(QUESTION, track=False, tag="old")} == {"archive/remote-2019.md"}
         answer = api.answer(QUESTION, track=False, where={"status": "retired"}, path=["archive/**"])
-        assert answer["notes_matched"] == 1 and {h["path"] for h in answer["hits"]} == {"archive/remote-2019.md"}
+        assert answer.notes_matched == 1 and {h.path for h in answer.hits} == {"archive/remote-2019.md"}
         later = api.answer(QUESTION, track=False, since="2030-01-01")
-        assert later["hits"] == [] and later["notes_matched"] == 0
+        assert later.hits == () and later.notes_matched == 0
         batch = list(
             api.query_batch(
                 [{"id": "a", "query": QUESTION}, {"id": "b", "query": QUESTION, "path": "journal"}],
@@ -171,8 +171,8 @@ def test_the_python_api_filters_query_answer_and_batch(remote_vault, real_embedd
                 until="2022-01-01",
             )
         )
-        assert {h["path"] for h in batch[0]["hits"]} == {"archive/remote-2019.md", "journal/thoughts.md"}
-        assert {h["path"] for h in batch[1]["hits"]} == {"journal/thoughts.md"}
+        assert {h.path for h in batch[0].hits} == {"archive/remote-2019.md", "journal/thoughts.md"}
+        assert {h.path for h in batch[1].hits} == {"journal/thoughts.md"}
         with pytest.raises(UsageError, match="key=value"):
             api.query(QUESTION, where=["status"])
 

@@ -60,7 +60,8 @@ def ask(vault, corpus: str, calibration: Calibration | None = None) -> list[dict
     try:
         rows = []
         for question, nonsense in question_sets(corpus):
-            found = vault.answer(question.query, as_of=question.as_of, top_k=TOP_K, track=False, explain=True)["hits"]
+            answer = vault.answer(question.query, as_of=question.as_of, top_k=TOP_K, track=False, explain=True)
+            found = [hit.to_dict() for hit in answer.hits]
             rows.append(
                 {
                     "corpus": corpus,

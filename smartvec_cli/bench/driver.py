@@ -53,7 +53,7 @@ class Driver:
         """Every question in one batch (one model load), untracked so nothing is reinforced; hits by id."""
         batch = ({"id": q.id, "query": q.text, "as_of": q.as_of} for q in questions)
         answers = {
-            item["id"]: item["hits"]
+            str(item.id): [hit.to_dict() for hit in item.hits]
             for item in self.api.at(now).query_batch(batch, top_k=top_k, mode=mode, track=False, explain=True)
         }
         missing = [q.id for q in questions if q.id not in answers]

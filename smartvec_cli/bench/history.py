@@ -529,7 +529,7 @@ def run_history(
                 index = account.at(moment) if moment else last
                 for mode in MODES:
                     hits = vault.query(question, as_of=moment or None, top_k=1, mode=mode, track=False)
-                    hit = hits[0] if hits else None
+                    hit = hits[0].to_dict() if hits else None
                     outcome = judge(hit, paragraph, account, index, now=not moment)
                     tally[mode][kind][outcome] += 1
                     record[mode] = {

@@ -120,7 +120,10 @@ def run_questions(vault, questions: Sequence[LabelledQuestion], modes: Sequence[
     """Ask every question in every mode (``vault``: the Python API's ``Vault``), untracked; the report."""
     batch = [{"id": q.id, "query": q.query, "as_of": q.as_of} for q in questions]
     hits = {
-        mode: {item["id"]: item["hits"] for item in vault.query_batch(batch, top_k=top_k, mode=mode, track=False)}
+        mode: {
+            item.id: [hit.to_dict() for hit in item.hits]
+            for item in vault.query_batch(batch, top_k=top_k, mode=mode, track=False)
+        }
         for mode in modes
     }
     per_question = []

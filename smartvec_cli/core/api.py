@@ -1,4 +1,5 @@
-"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints.
+"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints:
+questions as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
 
     import smartvec_cli
 
@@ -6,7 +7,7 @@
         vault.index()
         vault.consolidate()
         for hit in vault.query("How many days can I work remotely?", as_of="2023-03-01", top_k=3):
-            print(hit["path"], hit["confidence"], hit["warnings"])
+            print(hit.path, hit.confidence, hit.warnings)
 
 The model is loaded once per ``Vault`` (on the first call that embeds) and shared by
 ``vault.at(now)``, a view of the same vault with its clock set to another moment (for
@@ -19,25 +20,101 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from dataclasses import fields, replace
+import functools
+import inspect
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
 from ..clock import Clock
 from ..embed import Embedder
 from ..errors import UsageError
 from ..memory.scoring import Weights
+from ..store.lock import DEFAULT_WAIT
 from ..store.store import Store
 from .filters import NoteFilter, note_filter, note_filter_from_json
 from .progress import ProgressCallback
 from .query import Answer, QueryEngine, Question
+from .results import BatchAnswer, QueryAnswer, QueryHit
 from .search import MODES, SearchOptions
 from .workspace import Workspace
-from .writing import DEFAULT_WAIT, OnWait, recorded_if_unfinished, writing_store
+from .writing import OnWait, recorded_if_unfinished, writing_store
 
 FEEDBACK_VERDICTS = ("up", "down", "correct")
 FILTER_FIELDS = ("path", "tag", "where", "since", "until")
 TOP_K_MIN, TOP_K_MAX = 1, 1000
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryOptions:
+    """How ``Vault.query``, ``Vault.answer`` and ``Vault.query_batch`` search, given to them as keywords (the
+    command's flags of the same names):
+
+    - ``as_of``: the moment to answer at: a date or time, or words such as "March 2023" or "mid-2022";
+      None: a date the question names, else now.
+    - ``top_k``: how many hits, 1 to 1000. ``mode``: ``smart``, ``cosine`` (the plain-cosine baseline) or
+      ``lexical`` (BM25).
+    - ``include_archived``, ``include_dormant``: also return superseded or dormant passages.
+    - ``weights``: the signals' weights, a mapping of signal to number or the ``--weights`` text.
+    - ``track``: count the retrieval as an access (False for scripts and benchmarks, ``--no-track``).
+    - ``explain``: keep each hit's ``explain`` (where each signal came from).
+    - ``path``, ``tag``, ``where``, ``since``, ``until``: only the notes they match (``core.filters``)."""
+
+    as_of: str | dt.date | dt.datetime | None = None
+    top_k: int = 5
+    mode: str = "smart"
+    include_archived: bool = False
+    include_dormant: bool = False
+    weights: Mapping[str, float] | str | None = None
+    track: bool = True
+    explain: bool = False
+    path: str | Sequence[str] | None = None
+    tag: str | Sequence[str] | None = None
+    where: Mapping[str, object] | Sequence[str] | None = None
+    since: str | dt.date | None = None
+    until: str | dt.date | None = None
+
+
+Self_ = TypeVar("Self_")
+First = TypeVar("First")
+Result = TypeVar("Result")
+Options = TypeVar("Options")
+Keywords = ParamSpec("Keywords")
+
+
+def taking_keywords(
+    options: Callable[Keywords, Options],
+) -> Callable[[Callable[[Self_, First, Options], Result]], Callable[Concatenate[Self_, First, Keywords], Result]]:
+    """A method written as ``(self, first, options)`` called as ``(self, first, /, **keywords)``, the keywords
+    those of ``options`` (a keyword-only dataclass): the options are listed once, and a type checker still sees
+    each keyword of each method with its type and default."""
+
+    def decorate(
+        method: Callable[[Self_, First, Options], Result],
+    ) -> Callable[Concatenate[Self_, First, Keywords], Result]:
+        @functools.wraps(method)
+        def call(self: Self_, first: First, /, *args: Keywords.args, **kwargs: Keywords.kwargs) -> Result:
+            if args:  # the dataclass would refuse them too, naming itself instead of the method
+                name = getattr(method, "__name__", "this method")
+                raise TypeError(f"{name}() takes 1 positional argument; give the options as keywords")
+            return method(self, first, options(*args, **kwargs))
+
+        call.__signature__ = _signature(method, options)  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+def _signature(method: Callable[..., object], options: Callable[..., object]) -> inspect.Signature:
+    """What ``help()`` and editors show: the method's own first two parameters, then the options' keywords."""
+    own = inspect.signature(method)
+    first_two = [p.replace(kind=inspect.Parameter.POSITIONAL_ONLY) for p in list(own.parameters.values())[:2]]
+    keywords = list(inspect.signature(options).parameters.values())
+    return own.replace(parameters=[*first_two, *keywords])
+
+
+keyword_options = taking_keywords(QueryOptions)
 
 
 class _Models:
@@ -116,7 +193,7 @@ class Vault:
 
     # -- writers ------------------------------------------------------------------------------
 
-    def _writing(self, command: str, create: bool = False, fresh_start: bool = False):
+    def _writing(self, command: str, create: bool = False, fresh_start: bool = False) -> AbstractContextManager[Store]:
         self._close_reader()  # a writer changes what a reader has cached
         return writing_store(
             self.ws,
@@ -137,7 +214,7 @@ class Vault:
         exclude: Sequence[str] = (),
         progress: ProgressCallback | None = None,
         from_git: bool = False,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
         notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
         instead, each at its commit date (``progress`` then counts commits; see ``core.progress``)."""
@@ -164,7 +241,7 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def _import_git(self, ws: Workspace, progress: ProgressCallback | None) -> dict:
+    def _import_git(self, ws: Workspace, progress: ProgressCallback | None) -> dict[str, Any]:
         from .git_import import ImportSummary, import_git_history
 
         summary = ImportSummary()
@@ -175,7 +252,7 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def consolidate(self) -> dict:
+    def consolidate(self) -> dict[str, Any]:
         """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
         from .consolidate import Consolidator
 
@@ -188,7 +265,7 @@ class Vault:
 
     def refresh(
         self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
@@ -205,7 +282,7 @@ class Vault:
 
     def feedback(
         self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is
         right."""
         from .feedback import give_feedback, resolve_target
@@ -218,12 +295,12 @@ class Vault:
         self._keep_notices(store)
         return result.to_dict()
 
-    def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict:
+    def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict[str, Any]:
         """``{"notes": [{"path", "note_id", "deleted_at"}]}``: the deleted notes ``forget`` would erase, erasing
         nothing."""
         from .forget import notes_to_forget
 
-        def read(store: Store) -> dict:
+        def read(store: Store) -> dict[str, Any]:
             found = notes_to_forget(store, list(names), every_deleted, self.ws.vault)
             return {
                 "notes": [{"path": n["path"], "note_id": n["note_id"], "deleted_at": n["deleted_at"]} for n in found]
@@ -231,7 +308,7 @@ class Vault:
 
         return self._report(read)
 
-    def forget(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict:
+    def forget(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict[str, Any]:
         """Erase everything the index keeps of these deleted notes (by path, old path, id or title), or of every
         deleted note; a note still in the vault is refused. What ``forget --json`` prints."""
         from .forget import forget, notes_to_forget
@@ -261,132 +338,81 @@ class Vault:
         self._store, self._store_generation, self._engine = None, None, None
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
-        """The answer as objects (hits, and the moment it is about): ``query``'s own path."""
+        """The answer as the engine's own objects (hits with their row ids, the resolved moment): ``query``'s own
+        path, for a caller that builds ``SearchOptions`` itself."""
         self._reader_store()
+        assert self._engine is not None  # opened with the store
         return self._engine.ask(question, options)
 
-    def query(
-        self,
-        text: str,
-        as_of: str | dt.date | dt.datetime | None = None,
-        top_k: int = 5,
-        mode: str = "smart",
-        include_archived: bool = False,
-        include_dormant: bool = False,
-        weights: dict | None = None,
-        track: bool = True,
-        explain: bool = False,
-        path: str | Sequence[str] | None = None,
-        tag: str | Sequence[str] | None = None,
-        where: dict | Sequence[str] | None = None,
-        since: str | dt.date | None = None,
-        until: str | dt.date | None = None,
-    ) -> list[dict]:
-        """The hits ``query --json`` prints (``explain`` adds each hit's signal details); ``path``, ``tag``,
-        ``where``, ``since`` and ``until`` keep the notes they match (``core.filters``)."""
-        return self.answer(
-            text,
-            as_of,
-            top_k,
-            mode,
-            include_archived,
-            include_dormant,
-            weights,
-            track,
-            explain,
-            path,
-            tag,
-            where,
-            since,
-            until,
-        )["hits"]
+    @keyword_options
+    def query(self, question: str, options: QueryOptions) -> tuple[QueryHit, ...]:
+        """The hits of ``query --json`` (``hit.to_dict()`` is what it prints of each); the options are
+        ``QueryOptions``, given as keywords."""
+        return self._answer(question, options).hits
 
-    def note_filter(self, path=None, tag=None, where=None, since=None, until=None) -> NoteFilter | None:
-        """The checked filter of these conditions (dates read in the vault's languages), None for none."""
-        return note_filter(path, tag, where, since, until, self.ws.languages(), self.ws.clock.now()) or None
+    @keyword_options
+    def answer(self, question: str, options: QueryOptions) -> QueryAnswer:
+        """``query``'s hits with the moment they are about (``QueryAnswer``): that of the ``as_of`` given (a
+        moment, or words such as "mid-2022"), or of the date the question names, else None (now)."""
+        return self._answer(question, options)
 
-    def answer(
-        self,
-        text: str,
-        as_of: str | dt.date | dt.datetime | None = None,
-        top_k: int = 5,
-        mode: str = "smart",
-        include_archived: bool = False,
-        include_dormant: bool = False,
-        weights: dict | None = None,
-        track: bool = True,
-        explain: bool = False,
-        path: str | Sequence[str] | None = None,
-        tag: str | Sequence[str] | None = None,
-        where: dict | Sequence[str] | None = None,
-        since: str | dt.date | None = None,
-        until: str | dt.date | None = None,
-    ) -> dict:
-        """``query``'s hits with the moment they are about: ``{"hits", "as_of", "as_of_phrase", "as_of_period",
-        "as_of_rule", "relevant", "notes_matched"}``, where ``as_of`` is the moment of the ``as_of`` given (a moment,
-        or words such as "mid-2022") or of the date the question names (``as_of_phrase``: its words; ``as_of_period``:
-        the first and last day they name; ``as_of_rule``: how the moment was chosen), else None (now);
-        ``notes_matched`` is how many notes the filter kept (None without one; 0: no hits, whatever the question)."""
-        options = search_options(
-            top_k,
-            mode,
-            None,
-            include_archived,
-            include_dormant,
-            weights,
-            track,
-            self.note_filter(path, tag, where, since, until),
-        )
-        if not isinstance(text, str) or not text.strip():
-            raise UsageError("the question is empty: say what to look for")
-        question = Question(text, as_of=as_of)
-        return self.ask(question, options).to_json(explain)
-
-    def query_batch(
-        self,
-        questions: Iterable[dict],
-        top_k: int = 5,
-        mode: str = "smart",
-        include_archived: bool = False,
-        include_dormant: bool = False,
-        weights: dict | None = None,
-        track: bool = True,
-        explain: bool = False,
-        path: str | Sequence[str] | None = None,
-        tag: str | Sequence[str] | None = None,
-        where: dict | Sequence[str] | None = None,
-        since: str | dt.date | None = None,
-        until: str | dt.date | None = None,
-    ) -> Iterator[dict]:
-        """``query --batch``: ``{"id", "query", "as_of"?, "path"?, "tag"?, "where"?, "since"?, "until"?}`` in,
-        ``{"id", "hits", "relevant", "notes_matched"}`` out, one model load (``relevant``: how many passages passed
-        the relevance floor; null in the baseline modes). A question's own filter fields replace the same
-        arguments given here (``path``, ``tag``, ... as for ``query``)."""
-        shared = self.note_filter(path, tag, where, since, until)
-        options = search_options(top_k, mode, None, include_archived, include_dormant, weights, track, shared)
+    @keyword_options
+    def query_batch(self, questions: Iterable[Mapping[str, Any]], options: QueryOptions) -> Iterator[BatchAnswer]:
+        """``query --batch``, one model load: ``{"id", "query", "as_of"?, "path"?, "tag"?, "where"?, "since"?,
+        "until"?}`` in, a ``BatchAnswer`` out for each. A question's own ``as_of`` and filter fields replace the
+        options of the same name for that question."""
+        shared = self._note_filter(options)
+        searched = self._search_options(options, shared)
         for item in questions:
-            as_of = item.get("as_of")
-            question = Question(item["query"], item.get("id"), as_of or None)
+            question = Question(item["query"], item.get("id"), item.get("as_of") or options.as_of or None)
             own = self.note_filter(*(item.get(name) for name in FILTER_FIELDS))
             chosen = (shared or NoteFilter()).replaced_by(own) if own else shared
-            answer = self.ask(question, replace(options, filters=chosen or None))
-            yield {
-                "id": question.id,
-                "hits": [hit.to_dict(explain) for hit in answer.hits],
-                "relevant": answer.relevant,
-                "notes_matched": answer.notes_matched,
-            }
+            answer = self.ask(question, replace(searched, filters=chosen or None))
+            yield BatchAnswer.of(item.get("id"), answer.result(options.explain))
 
-    def _report(self, read: Callable[[Store], dict]) -> dict:
+    def _answer(self, text: str, options: QueryOptions) -> QueryAnswer:
+        searched = self._search_options(options, self._note_filter(options))
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("the question is empty: say what to look for")
+        return self.ask(Question(text, as_of=options.as_of), searched).result(options.explain)
+
+    def _search_options(self, options: QueryOptions, filters: NoteFilter | None) -> SearchOptions:
+        return search_options(
+            options.top_k,
+            options.mode,
+            None,
+            options.include_archived,
+            options.include_dormant,
+            options.weights,
+            options.track,
+            filters,
+        )
+
+    def _note_filter(self, options: QueryOptions) -> NoteFilter | None:
+        return self.note_filter(options.path, options.tag, options.where, options.since, options.until)
+
+    def note_filter(
+        self,
+        path: str | Sequence[str] | None = None,
+        tag: str | Sequence[str] | None = None,
+        where: Mapping[str, object] | Sequence[str] | None = None,
+        since: str | dt.date | None = None,
+        until: str | dt.date | None = None,
+    ) -> NoteFilter | None:
+        """The checked filter of these conditions (dates read in the vault's languages), None for none."""
+        fields = dict(where) if isinstance(where, Mapping) else where
+        return note_filter(path, tag, fields, since, until, self.ws.languages(), self.ws.clock.now()) or None
+
+    def _report(self, read: Callable[[Store], dict[str, Any]]) -> dict[str, Any]:
         with self.ws.open_store() as store:
             data = read(store)
         self._keep_notices(store)
         return data
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         from .report import status
 
-        def read(store: Store) -> dict:
+        def read(store: Store) -> dict[str, Any]:
             data = status(store, str(self.ws.vault))
             data["notes_with_problems"] = store.count_note_problems()
             return data
@@ -400,12 +426,12 @@ class Vault:
         }
         return data
 
-    def show(self, note: str) -> dict:
+    def show(self, note: str) -> dict[str, Any]:
         from .report import show_note
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
 
-    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict:
+    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict[str, Any]:
         """The notes most like ``note`` (a path, note id, title or former name), its versions left out: what
         ``related --json`` prints (``core.related``)."""
         from .related import related_report
@@ -419,12 +445,12 @@ class Vault:
             )
         )
 
-    def history(self, note: str) -> dict:
+    def history(self, note: str) -> dict[str, Any]:
         from .report import history
 
         return self._report(lambda store: history(store, note, self.ws.vault))
 
-    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict:
+    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
         from .report import graph
 
         return self._report(lambda store: graph(store, note, depth, limit, self.ws.vault))
@@ -435,11 +461,11 @@ class Vault:
     def __enter__(self) -> "Vault":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def after_indexing(store: Store) -> dict:
+def after_indexing(store: Store) -> dict[str, Any]:
     """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
     and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add
     up to."""
@@ -455,7 +481,7 @@ def search_options(
     as_of: dt.datetime | str | None = None,
     include_archived: bool = False,
     include_dormant: bool = False,
-    weights: dict | str | None = None,
+    weights: Mapping[str, float] | str | None = None,
     track: bool = True,
     filters: NoteFilter | None = None,
 ) -> SearchOptions:
@@ -464,16 +490,17 @@ def search_options(
         raise UsageError(f"mode must be one of {', '.join(MODES)}")
     if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
         raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
+    checked = None
     if isinstance(weights, str):
-        weights = Weights.parse(weights)
+        checked = Weights.parse(weights)
     elif weights is not None:
-        weights = Weights.from_mapping(weights)
+        checked = Weights.from_mapping(weights)
     return SearchOptions(
-        top_k, mode, as_of, include_archived, include_dormant, weights, record_access=track, filters=filters or None
+        top_k, mode, as_of, include_archived, include_dormant, checked, record_access=track, filters=filters or None
     )
 
 
-def search_options_from_json(data: dict) -> SearchOptions:
+def search_options_from_json(data: Mapping[str, Any]) -> SearchOptions:
     """Options as a ``query`` process sends them to a daemon (``SearchOptions.to_json()``, with ``weights``
     as a mapping or as the ``--weights`` text), checked like the command line's.
 
@@ -495,7 +522,7 @@ def search_options_from_json(data: dict) -> SearchOptions:
     )
 
 
-def filters_from_json(data) -> NoteFilter | None:
+def filters_from_json(data: object) -> NoteFilter | None:
     """A filter as a ``query`` process sends it (``NoteFilter.to_json()``), its dates checked in every language
     a question may use (the vault's own are what matching reads)."""
     if data is None:

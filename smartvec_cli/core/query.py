@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Callable
 
 from ..clock import to_iso
@@ -13,6 +15,7 @@ from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
 from .filters import matching_notes
 from .note_links import is_obsidian_vault, note_url
+from .results import QueryAnswer, QueryHit, Signals
 from .search import Hit, SearchOptions, prepare_search, record_retrieval, search
 from .workspace import Workspace
 
@@ -32,25 +35,47 @@ class Answer:
     relevant: int | None = None  # how many passages passed the relevance floor (None: a baseline mode)
     notes_matched: int | None = None  # how many notes the question's note filter kept (None: no filter)
 
-    def to_json(self, explain: bool = True) -> dict:
-        """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it.
-
-        Each hit's explanation carries the resolved moment too, so that ``query --json --explain`` shows it."""
+    def result(self, explain: bool = False) -> QueryAnswer:
+        """The answer as the Python API returns it; ``explain`` keeps each hit's explanation, which then carries
+        the resolved moment too, so that ``query --json --explain`` shows it."""
         when = self.as_of.to_json() if self.as_of else None
-        hits = [hit.to_dict(explain) for hit in self.hits]
-        if explain:
-            for hit in hits:
-                if hit.get("explain") is not None:
-                    hit["explain"]["as_of"] = when
-        return {
-            "hits": hits,
-            "as_of": when["moment"] if when else None,
-            "as_of_phrase": when["words"] if when else None,
-            "as_of_period": [when["first_day"], when["last_day"]] if when else None,
-            "as_of_rule": when["rule"] if when else None,
-            "relevant": self.relevant,
-            "notes_matched": self.notes_matched,
-        }
+        return QueryAnswer(
+            hits=tuple(
+                query_hit(hit, {**hit.explain, "as_of": when} if explain and hit.explain is not None else None)
+                for hit in self.hits
+            ),
+            as_of=when["moment"] if when else None,
+            as_of_phrase=when["words"] if when else None,
+            as_of_period=(when["first_day"], when["last_day"]) if when else None,
+            as_of_rule=when["rule"] if when else None,
+            relevant=self.relevant,
+            notes_matched=self.notes_matched,
+        )
+
+    def to_json(self, explain: bool = True) -> dict:
+        """The answer as the daemon's socket carries it (hits with their explanation) and ``query`` prints it."""
+        return self.result(explain).to_dict()
+
+
+def query_hit(hit: Hit, explain: dict | None) -> QueryHit:
+    return QueryHit(
+        rank=hit.rank,
+        chunk_id=hit.chunk_id,
+        note_id=hit.note_id,
+        path=hit.path,
+        heading=hit.heading,
+        text=hit.text,
+        score=hit.score,
+        confidence=hit.confidence,
+        signals=Signals.from_dict(hit.signals),
+        state=hit.state,
+        valid_from=hit.valid_from,
+        valid_until=hit.valid_until,
+        version=hit.version,
+        warnings=tuple(hit.warnings),
+        explain=None if explain is None else MappingProxyType(copy.deepcopy(explain)),
+        url=hit.url,
+    )
 
 
 class QueryEngine:

@@ -86,13 +86,6 @@ class Hit:
     row_id: int = 0
     url: str | None = None  # opens the note (``core.note_links``); set by whoever knows the vault's folder
 
-    def to_dict(self, explain: bool = False) -> dict:
-        data = asdict(self)
-        data.pop("row_id")
-        if not explain:
-            data.pop("explain")
-        return data
-
 
 @dataclass
 class SearchOptions:

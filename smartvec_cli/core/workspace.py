@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..clock import Clock
 from ..config import Config, is_import_spec, is_store_url, load_config
@@ -13,6 +14,7 @@ from ..errors import UsageError
 from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
 
 if TYPE_CHECKING:
+    from ..embed import Embedder
     from ..store.store import Store
 
 
@@ -34,7 +36,7 @@ class Workspace:
         cls,
         vault: str | Path | None = None,
         index_dir: str | Path | None = None,
-        now: str | None = None,
+        now: str | dt.datetime | None = None,
         store: str | None = None,
     ) -> "Workspace":
         """Options win over environment variables (SMARTVEC_VAULT, SMARTVEC_INDEX, SMARTVEC_NOW, SMARTVEC_STORE),
@@ -160,7 +162,7 @@ class Workspace:
         """Take from the index folder and its files the permission bits the vault withholds; how many changed."""
         return narrow_modes(self.index_dir, self.private_bits)
 
-    def embedder(self, prepare: bool = False, on_notice=None):
+    def embedder(self, prepare: bool = False, on_notice: Callable[[str], None] | None = None) -> Embedder:
         """The configured embedder; writers pass ``prepare`` so the fast ONNX export is made once."""
         from ..embed import MINILM
         from ..embed.select import select_embedder
@@ -181,7 +183,7 @@ class Workspace:
             start_loading()
         return embedder
 
-    def writer_embedder(self, on_notice=None):
+    def writer_embedder(self, on_notice: Callable[[str], None] | None = None) -> Embedder:
         return self.embedder(prepare=True, on_notice=on_notice)
 
     def onnx_export(self) -> str | None:

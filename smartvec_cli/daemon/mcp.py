@@ -368,7 +368,7 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
                 where=where,
                 since=since,
                 until=until,
-            )
+            ).to_dict()
         )
 
     @tool(WRITE)
