@@ -506,8 +506,10 @@ def disagreement(
     names_a, names_b = names(text_a), names(text_b)
     if names_a - names_b and names_b - names_a:
         return None  # "not at the Lisbon office" does not negate "at the Nairobi office"
-    for sentence_a in sentences(text_a):
-        for sentence_b in sentences(text_b):
+    for sentence_a, negated_a, readable_a in _sentence_readings(text_a):
+        for sentence_b, negated_b, readable_b in _sentence_readings(text_b):
+            if negated_a == negated_b and not (readable_a or readable_b):
+                continue
             if negates(sentence_a, sentence_b) and not frames.apart(
                 sentence_a, where_a, sentence_b, where_b, negation=True
             ):
@@ -536,8 +538,22 @@ NEGATION_MIN_WORDS = 4
 NEGATION_SIZE_RATIO = 0.6
 
 
-def sentences(text: str) -> list[str]:
-    return [m.group(0).strip() for m in SENTENCE.finditer(text) if m.group(0).strip()]
+@functools.lru_cache(maxsize=65536)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a passage, each stripped; read once per passage, since consolidation compares a passage
+    with each of its neighbours."""
+    return tuple(stripped for m in SENTENCE.finditer(text) if (stripped := m.group(0).strip()))
+
+
+@functools.lru_cache(maxsize=65536)
+def _sentence_readings(text: str) -> tuple[tuple[str, bool, bool], ...]:
+    """Each sentence of a passage with whether it is negated (``_negated_words``) and whether a word of it could be
+    read as an antonym or synonym (``_words_with_bases``). Two sentences alike in both respects, neither with such a
+    word, can neither negate each other nor be spelled out to do so: ``disagreement`` passes over the pair."""
+    return tuple(
+        (sentence, _negated_words(sentence) is not None, bool(_words_with_bases(_words(sentence))))
+        for sentence in sentences(text)
+    )
 
 
 NEGATION_JACCARD = 0.6
