@@ -70,6 +70,7 @@ class Change:
 class ImportSummary:
     commits_replayed: int = 0
     commits_without_notes: int = 0
+    commits_left: int = 0  # not imported by this run (``max_commits``): the next import replays them
     from_commit: str | None = None
     to_commit: str | None = None
     first_date: str | None = None
@@ -206,8 +207,12 @@ def import_git_history(
     embedder_factory,
     progress: ProgressCallback | None = None,
     summary: ImportSummary | None = None,
+    max_commits: int | None = None,
 ) -> ImportSummary:
     """Replay the vault's git history after the last imported commit (see the module) into ``summary``.
+
+    ``max_commits`` stops after the oldest that many commits not yet imported, so a long history can be
+    imported in steps (each import resumes where the last one stopped); ``commits_left`` says how many remain.
 
     ``progress`` counts commits replayed, and hears what comes before the first one finishes (reading the
     history, loading the model, embedding the passages of the commits ahead, often a whole first snapshot),
@@ -233,6 +238,9 @@ def import_git_history(
             "import into a new index (--index-dir DIR) to replay this history"
         )
     commits = git.commits(last, head)
+    if max_commits is not None:
+        summary.commits_left = max(0, len(commits) - max_commits)
+        commits = commits[:max_commits]
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
