@@ -256,13 +256,16 @@ def import_git_history(
                 summary.errors.extend({**problem, "commit": commit.sha[:12]} for problem in refused)
                 window.append((commit, [c for c in changes if not _ignored(c, ws)]))
             contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
+            embedding.parsed_ahead.clear()  # the notes of the window before, all replayed
             embedding.embed_ahead([(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob])
             for done, (commit, changes) in enumerate(window, window_start + 1):
                 when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
                 floor = when
                 if changes:
                     report.step(f"replaying commit {done} ({when[:10]})")
-                    run = _replay(ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done))
+                    run = _replay(
+                        ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done), embedding
+                    )
                     summary.add(run, commit)
                     summary.commits_replayed += 1
                     summary.first_date = summary.first_date or when
@@ -355,6 +358,7 @@ def _replay(
     contents: dict[str, bytes],
     when: str,
     scratch: Path,
+    ahead: Indexer,
 ) -> IndexSummary:
     """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
     scratch.mkdir(parents=True)
@@ -374,7 +378,7 @@ def _replay(
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
     at_commit = replace(ws, vault=scratch, clock=Clock(when))
-    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved)
+    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead)
     try:
         run = indexer.run(only=touched.__contains__, save_ann=False)
         run.errors.extend(problems)
