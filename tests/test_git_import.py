@@ -302,3 +302,27 @@ def test_the_vector_index_is_saved_once_per_import_and_not_for_a_commit_without_
         for n in steps:
             opened.index(from_git=True, max_commits=n)
     assert len(saves) == saved  # one by commit: none for the commit without notes nor the deletion (no vector goes)
+
+
+def test_links_resolved_commit_by_commit_lead_where_resolving_them_all_at_once_does(vault, fake_embedder):
+    from smartvec_cli.core import relations
+    from smartvec_cli.core.workspace import Workspace
+
+    repo = Repo(vault)
+    hub = "# Hub\n\nSee [[Later]], [[Alias of one]], [[b/Two]], [two](a/two.md) and [[Gone]].\n"
+    repo.commit("2022-01-01", "hub", {"hub.md": hub, "gone.md": "# Gone\n\nSoon gone.\n", "b/two.md": "# Two b\n"})
+    repo.commit("2022-02-01", "later", {"later.md": "# Later\n\nCame later.\n"})
+    repo.commit("2022-03-01", "alias", {"one.md": "---\naliases: [Alias of one]\n---\n# One\n\nOne.\n"})
+    repo.commit("2022-04-01", "two", {"a/two.md": "# Two a\n\nTwo.\n"})
+    repo.commit("2022-05-01", "gone", remove=("gone.md",))
+    repo.commit("2022-06-01", "moved", {"c/two.md": "# Two b\n\nMoved.\n"}, move=("b/two.md", "c/two.md"))
+    with smartvec_cli.open_vault(vault) as opened:
+        opened.index(from_git=True)
+    stored = stored_rows()["links"]
+    with Workspace.resolve().open_store() as store:
+        with store.write():
+            store.db.execute("UPDATE edges SET dst_note = NULL")
+        relations.resolve_links(store, [])
+    assert stored == stored_rows()["links"]
+    assert ("hub", "link", "Later", "later") in stored and ("hub", "link", "Alias of one", "one") in stored
+    assert ("hub", "link", "b/Two", None) in stored  # b/two.md moved away

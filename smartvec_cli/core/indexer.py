@@ -32,12 +32,13 @@ from ..vault.align import STORED_CHUNK_COLUMNS, ChunkPlan, StoredChunk, align_ch
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
+from ..vault.links import NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from . import relations
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
-from .relations import aliases_of
+from .relations import aliases_of, note_name
 from .workspace import Workspace
 
 GROUP_CHUNKS = 256
@@ -166,6 +167,8 @@ class Indexer:
         self._departed = DepartedText()
         self._full = False
         self._names_changed = False
+        self._renamed_notes: set[int] = set()  # notes that came, went or changed a name in this run
+        self._names_before: list[NoteName] = []  # the names those of them had before it
         self._attachments: list[str] = []  # the vault's other files, which links may name (set by ``run``)
         self._to_embed_total = self._embedded_so_far = 0
         self._embedded_in_run = 0  # across every phase of the run, for a rate in passages per second
@@ -259,11 +262,15 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        self._names_changed = self._names_changed or bool(missing) or relations_left_stale or attachments_changed
-        relinked = bool(to_write or missing or relations_left_stale or attachments_changed)
+        everything = relations_left_stale or attachments_changed  # what names changed is not known then
+        self._names_changed = self._names_changed or bool(missing) or everything
+        relinked = bool(to_write or missing or everything)
         if relinked:
             relations.resolve_links(
-                self.store, self._attachments, None if self._names_changed else sorted(self._written_notes)
+                self.store,
+                self._attachments,
+                None if everything else sorted(self._written_notes),
+                (self._names_before, self._renamed_notes) if self._names_changed and not everything else None,
             )
             with self.store.write():
                 self.store.set_meta(ATTACHMENTS, attachments_key)
@@ -665,6 +672,11 @@ class Indexer:
             or aliases_of(row["metadata"]) != aliases_of(values["metadata"])
         ):
             self._names_changed = True
+            self._renamed_notes.add(note_pk)
+            if existing:
+                self._names_before.append(
+                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
+                )
         text_changed = existing and plan.changes
         if text_changed or row is None or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
@@ -835,6 +847,10 @@ class Indexer:
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 self.store.delete_note(row["id"], self.now, self.source)
+                self._renamed_notes.add(row["id"])
+                self._names_before.append(
+                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
+                )
         self.summary.notes_deleted += len(rows)
 
     # -- --full -------------------------------------------------------------------------------

@@ -27,24 +27,37 @@ from ..store.store import Store
 from ..vault.links import LinkResolver, NoteName
 
 
-def resolve_links(store: Store, attachments: list[str], only_notes: list[int] | None = None) -> None:
+def resolve_links(
+    store: Store,
+    attachments: list[str],
+    only_notes: list[int] | None = None,
+    renamed: tuple[list[NoteName], set[int]] | None = None,
+) -> None:
     """Point links at the notes or attachments they name (``vault.links``: the path, relative to the
     linking note for a Markdown link, then file name or alias as written, title, then case-folded, the
     shortest path on ties).
 
     Only the written notes' links are resolved, unless the set of names changed (a note or attachment
-    appeared, went, moved, or a note changed its title or aliases): then every link is.
+    appeared, went, moved, or a note changed its title or aliases): then every link is, or, given
+    ``renamed`` (the names the changed notes had, and those notes), every link that looks up one of the
+    names they had or have now, or leads to one of them, besides ``only_notes``' own: no other link can lead
+    elsewhere than it did (a git import changes a few names in each of hundreds of commits).
     """
     names = []
     for note_pk, path, title, note_id, metadata in store.live_note_names():
-        aliases = aliases_of(metadata) or []
-        aliases = aliases if isinstance(aliases, list) else [aliases]
-        names.append(
-            NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip()))
-        )
+        names.append(note_name(note_pk, path, title, note_id, metadata))
     resolver = LinkResolver(names, attachments)
+    rows = store.link_rows(only_notes if renamed is None else None)
+    if renamed is not None:
+        before, changed = renamed
+        keys: set[str] = set()
+        for name in [*before, *(n for n in names if n.pk in changed)]:
+            keys |= resolver.keys_of(name)
+        own = set(only_notes or ())
+        mine = {r[0] for r in store.link_rows(sorted(own))} if own else set()
+        rows = [row for row in rows if row[0] in mine or row[4] in changed or _may_lead_elsewhere(resolver, row, keys)]
     with store.write():
-        for edge_id, source_path, target, detail_json, current in store.link_rows(only_notes):
+        for edge_id, source_path, target, detail_json, current in rows:
             detail = json.loads(detail_json) if detail_json else {}
             found = resolver.resolve(target, source_path, markdown=bool(detail.get("markdown")))
             updated = {k: v for k, v in detail.items() if k != "attachment"}
@@ -52,6 +65,19 @@ def resolve_links(store: Store, attachments: list[str], only_notes: list[int] | 
                 updated["attachment"] = found.attachment
             if found.note != current or updated != detail:
                 store.set_link_destination(edge_id, found.note, json.dumps(updated))
+
+
+def note_name(note_pk: int, path: str, title: str | None, note_id: str, metadata: str | None) -> NoteName:
+    """What links can call a stored note by (its ``aliases`` from the front matter JSON)."""
+    aliases = aliases_of(metadata) or []
+    aliases = aliases if isinstance(aliases, list) else [aliases]
+    return NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip()))
+
+
+def _may_lead_elsewhere(resolver: LinkResolver, row: tuple, keys: set[str]) -> bool:
+    _, source_path, target, _, _ = row
+    looked_up = resolver.keys_looked_up(target, source_path)
+    return looked_up is None or not looked_up.isdisjoint(keys)
 
 
 def infer_versions(store: Store, config: Config, now: str) -> bool:

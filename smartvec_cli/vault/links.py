@@ -96,6 +96,36 @@ class LinkResolver:
             self._attachment_names.setdefault(name, []).append(path)
             self._folded_attachments.setdefault(name.lower(), []).append(path)
 
+    def keys_of(self, note: NoteName) -> set[str]:
+        """Every key the resolver files ``note`` under, in any table: a link that looks up none of them cannot
+        lead to it, whatever else the note is called."""
+        stem = _stem(note.path)
+        parts = stem.split("/")
+        keys = {note.path, stem}
+        for i in range(len(parts)):
+            suffix = "/".join(parts[i:])
+            keys.update((suffix, link_key(suffix)))
+        for name in (*note.aliases, note.title, note.note_id):
+            if name and name.strip():
+                keys.update((name.strip(), link_key(name)))
+        return keys
+
+    def keys_looked_up(self, target: str | None, source_path: str) -> set[str] | None:
+        """The keys ``resolve`` may read for this link, Markdown or not (None: it names its own note); with
+        ``keys_of``, which links a change of names can redirect."""
+        target = (target or "").strip()
+        if not target:
+            return None
+        keys = set()
+        for path in (posixpath.join(posixpath.dirname(source_path), target), target):
+            inside = inside_vault(path)
+            if inside:
+                keys.update((inside, inside + NOTE_SUFFIX))
+        name = target[2:] if target.startswith("./") else target.lstrip("/")
+        stem = _stem(name)
+        keys.update((stem, link_key(stem)))
+        return keys
+
     def resolve(self, target: str | None, source_path: str, markdown: bool = False) -> Resolved:
         """Where a link written in the note at ``source_path`` leads (``markdown``: a ``[text](path)`` link)."""
         target = (target or "").strip()
