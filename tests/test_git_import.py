@@ -326,3 +326,17 @@ def test_links_resolved_commit_by_commit_lead_where_resolving_them_all_at_once_d
     assert stored == stored_rows()["links"]
     assert ("hub", "link", "Later", "later") in stored and ("hub", "link", "Alias of one", "one") in stored
     assert ("hub", "link", "b/Two", None) in stored  # b/two.md moved away
+
+
+def test_a_git_import_prints_its_first_progress_line_at_once_then_every_few_seconds():
+    from smartvec_cli.cli.output import ProgressLines
+    from smartvec_cli.core.progress import COMMITS, ProgressReport
+
+    now, lines = [0.0], []
+    progress = ProgressLines("git history", every=5.0, clock=lambda: now[0], write=lines.append, first_at_once=True)
+    progress(ProgressReport(0, 0, COMMITS, step="reading the history"))
+    now[0] = 1.0
+    progress(ProgressReport(0, 7, COMMITS, step="reading commits 1-7"))
+    now[0] = 5.0
+    progress(ProgressReport(1, 7, COMMITS))
+    assert lines == ["git history: reading the history", "git history: 1/7 commits (14%)"]

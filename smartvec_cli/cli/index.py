@@ -38,7 +38,10 @@ def index_command(
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    with open_vault(ctx, wait) as vault, progress_bar("git history" if from_git else "embedding", quiet) as progress:
+    with (
+        open_vault(ctx, wait) as vault,
+        progress_bar("git history" if from_git else "embedding", quiet, first_at_once=from_git) as progress,
+    ):
         data = vault.index(
             full=full, exclude=exclude or (), progress=progress, from_git=from_git, max_commits=max_commits
         )
