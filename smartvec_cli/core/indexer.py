@@ -673,7 +673,7 @@ class Indexer:
         ):
             self._names_changed = True
             self._renamed_notes.add(note_pk)
-            if existing:
+            if row is not None and existing:
                 self._names_before.append(
                     note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
                 )

@@ -97,7 +97,7 @@ def lookup_keys(target: str | None, source_path: str) -> frozenset[str]:
 
 @lru_cache(maxsize=KEYS_KEPT)
 def _lookup_keys(target: str, folder: str) -> frozenset[str]:
-    keys = set()
+    keys: set[str] = set()
     for path in (posixpath.join(folder, target), target):
         inside = inside_vault(path)
         if inside:
