@@ -27,13 +27,24 @@ def index_command(
         help="Replay the vault's git commits since the last import, each at its commit date (the working tree is not "
         "read).",
     ),
+    max_commits: Optional[int] = typer.Option(
+        None,
+        "--max-commits",
+        min=1,
+        help="With --from-git: replay only the oldest N commits not yet imported (the next import goes on from there).",
+    ),
     as_json: JsonOutput = False,
     quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Scan the vault and embed new or changed passages; unchanged notes are not even read."""
-    with open_vault(ctx, wait) as vault, progress_bar("git history" if from_git else "embedding", quiet) as progress:
-        data = vault.index(full=full, exclude=exclude or (), progress=progress, from_git=from_git)
+    with (
+        open_vault(ctx, wait) as vault,
+        progress_bar("git history" if from_git else "embedding", quiet, first_at_once=from_git) as progress,
+    ):
+        data = vault.index(
+            full=full, exclude=exclude or (), progress=progress, from_git=from_git, max_commits=max_commits
+        )
     if as_json:
         print_json(data)
     elif not quiet and from_git:
@@ -42,6 +53,7 @@ def index_command(
             + (f", {data['first_date'][:10]} to {data['last_date'][:10]}" if data["first_date"] else "")
             + f": {data['notes_new']} notes new, {data['notes_changed']} changed, {data['notes_deleted']} deleted, "
             f"{data['notes_renamed']} renamed; {passage_counts(data)}; {data['seconds']:.2f}s"
+            + (f"; {data['commits_left']} commits left (run it again to go on)" if data["commits_left"] else "")
         )
     elif not quiet:
         result(

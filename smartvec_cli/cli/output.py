@@ -103,7 +103,8 @@ def describe(report: ProgressReport, rate: float | None, seconds_left: float | N
 class ProgressLines:
     """Progress for a log, a pipe or an agent (stderr is not a terminal): a plain line every few seconds.
 
-    A run shorter than that prints nothing; one that printed gets a last line when it is done. ``tick``
+    A run shorter than that prints nothing (unless ``first_at_once``: a run that is long from its start, a git
+    import, says at once what it is doing); one that printed gets a last line when it is done. ``tick``
     prints the latest report again when the run has said nothing new for that long, so a step that
     reports nothing while it lasts (loading the model) still shows in the log every few seconds.
     """
@@ -114,13 +115,14 @@ class ProgressLines:
         every: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         write: Callable[[str], None] = message,
+        first_at_once: bool = False,
     ):
         self.description = description
         self.every = PROGRESS_EVERY_SECONDS if every is None else every
         self.clock = clock
         self.write = write
         self.pace = Pace()
-        self.last = clock()
+        self.last = clock() - (self.every if first_at_once else 0.0)
         self.printed = False
         self.latest: ProgressReport | None = None
         self._lock = threading.Lock()
@@ -162,14 +164,15 @@ def ticking(lines: ProgressLines) -> Iterator[ProgressLines]:
 
 
 @contextmanager
-def progress_bar(description: str, quiet: bool = False) -> Iterator[ProgressCallback]:
+def progress_bar(description: str, quiet: bool = False, first_at_once: bool = False) -> Iterator[ProgressCallback]:
     """A progress callback: a rich progress bar when stderr is a terminal, else a plain line every few
-    seconds (``ProgressLines``); nothing at all when ``quiet``. Both say the same (``describe``)."""
+    seconds (``ProgressLines``, the first one at once with ``first_at_once``); nothing at all when ``quiet``.
+    Both say the same (``describe``)."""
     if quiet:
         yield ignore_progress
         return
     if not stderr_is_terminal():
-        with ticking(ProgressLines(description)) as lines:
+        with ticking(ProgressLines(description, first_at_once=first_at_once)) as lines:
             yield lines
         return
     from rich.console import Console

@@ -214,10 +214,12 @@ class Vault:
         exclude: Sequence[str] = (),
         progress: ProgressCallback | None = None,
         from_git: bool = False,
+        max_commits: int | None = None,
     ) -> dict[str, Any]:
         """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
         notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
-        instead, each at its commit date (``progress`` then counts commits; see ``core.progress``)."""
+        instead, each at its commit date (``progress`` then counts commits; see ``core.progress``), at most the
+        oldest ``max_commits`` of them."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -229,7 +231,9 @@ class Vault:
                 raise UsageError(
                     "--from-git and --full cannot be combined: re-embed with 'index --full' after the import"
                 )
-            return self._import_git(ws, progress)
+            return self._import_git(ws, progress, max_commits)
+        if max_commits is not None:
+            raise UsageError("--max-commits only applies to --from-git")
         with self._writing(
             "smartvec index --full" if full else "smartvec index", create=True, fresh_start=full
         ) as store:
@@ -241,13 +245,13 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def _import_git(self, ws: Workspace, progress: ProgressCallback | None) -> dict[str, Any]:
+    def _import_git(self, ws: Workspace, progress: ProgressCallback | None, max_commits: int | None) -> dict[str, Any]:
         from .git_import import ImportSummary, import_git_history
 
         summary = ImportSummary()
         with self._writing("smartvec index --from-git", create=True) as store:
             with recorded_if_unfinished(store, ws.clock, "index --from-git", summary.to_dict):
-                data = import_git_history(ws, store, self._models.writer, progress, summary).to_dict()
+                data = import_git_history(ws, store, self._models.writer, progress, summary, max_commits).to_dict()
             data.update(after_indexing(store))
         self._keep_notices(store)
         return data

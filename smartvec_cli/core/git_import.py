@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import overload
 
 from ..clock import Clock, parse_when, to_iso
 from ..errors import SmartvecError, UsageError
@@ -70,6 +71,7 @@ class Change:
 class ImportSummary:
     commits_replayed: int = 0
     commits_without_notes: int = 0
+    commits_left: int = 0  # not imported by this run (``max_commits``): the next import replays them
     from_commit: str | None = None
     to_commit: str | None = None
     first_date: str | None = None
@@ -206,8 +208,12 @@ def import_git_history(
     embedder_factory,
     progress: ProgressCallback | None = None,
     summary: ImportSummary | None = None,
+    max_commits: int | None = None,
 ) -> ImportSummary:
     """Replay the vault's git history after the last imported commit (see the module) into ``summary``.
+
+    ``max_commits`` stops after the oldest that many commits not yet imported, so a long history can be
+    imported in steps (each import resumes where the last one stopped); ``commits_left`` says how many remain.
 
     ``progress`` counts commits replayed, and hears what comes before the first one finishes (reading the
     history, loading the model, embedding the passages of the commits ahead, often a whole first snapshot),
@@ -233,6 +239,9 @@ def import_git_history(
             "import into a new index (--index-dir DIR) to replay this history"
         )
     commits = git.commits(last, head)
+    if max_commits is not None:
+        summary.commits_left = max(0, len(commits) - max_commits)
+        commits = commits[:max_commits]
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
@@ -248,13 +257,18 @@ def import_git_history(
                 summary.errors.extend({**problem, "commit": commit.sha[:12]} for problem in refused)
                 window.append((commit, [c for c in changes if not _ignored(c, ws)]))
             contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
-            embedding.embed_ahead([(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob])
+            embedding.parsed_ahead.clear()  # the notes of the window before, all replayed
+            embedding.embed_ahead(
+                [(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob and c.new]
+            )
             for done, (commit, changes) in enumerate(window, window_start + 1):
                 when = later_of(commit.date, floor)  # commit dates can go backwards; history cannot
                 floor = when
                 if changes:
                     report.step(f"replaying commit {done} ({when[:10]})")
-                    run = _replay(ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done))
+                    run = _replay(
+                        ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done), embedding
+                    )
                     summary.add(run, commit)
                     summary.commits_replayed += 1
                     summary.first_date = summary.first_date or when
@@ -308,6 +322,14 @@ class ImportProgress:
             self.progress(ProgressReport(self.done, self.total, COMMITS, embedded, step, passages.done, passages.total))
 
 
+@overload
+def later_of(a: str, b: str | None) -> str: ...
+
+
+@overload
+def later_of(a: str | None, b: str | None) -> str | None: ...
+
+
 def later_of(a: str | None, b: str | None) -> str | None:
     return max(filter(None, (a, b)), default=None)
 
@@ -318,7 +340,8 @@ def confine(changes: list[Change]) -> tuple[list[Change], list[dict]]:
 
     A refused new path is not written (a note renamed to it counts as deleted from where it was); a refused
     old path is no note the index can hold, so its change is an addition."""
-    kept, refused = [], []
+    kept: list[Change] = []
+    refused: list[dict] = []
     for change in changes:
         for side in ("old", "new"):
             path = getattr(change, side)
@@ -347,6 +370,7 @@ def _replay(
     contents: dict[str, bytes],
     when: str,
     scratch: Path,
+    ahead: Indexer,
 ) -> IndexSummary:
     """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
     scratch.mkdir(parents=True)
@@ -366,7 +390,7 @@ def _replay(
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
     at_commit = replace(ws, vault=scratch, clock=Clock(when))
-    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved)
+    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead)
     try:
         run = indexer.run(only=touched.__contains__, save_ann=False)
         run.errors.extend(problems)

@@ -11,6 +11,8 @@ group by note group, so an interrupted run keeps what it finished.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import json
 import os
@@ -30,12 +32,13 @@ from ..vault.align import STORED_CHUNK_COLUMNS, ChunkPlan, StoredChunk, align_ch
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
+from ..vault.links import NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.scan import NoteFile, scan_vault
 from . import relations
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
-from .relations import aliases_of
+from .relations import aliases_of, note_name
 from .workspace import Workspace
 
 GROUP_CHUNKS = 256
@@ -142,9 +145,12 @@ class Indexer:
         progress: ProgressCallback | None = None,
         source: str = OBSERVED,
         moved: dict[str, str] | None = None,
+        parsed_ahead: dict[tuple[str, str], ParsedNote] | None = None,
     ):
         """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
-        ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does)."""
+        ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does);
+        ``parsed_ahead`` holds notes already parsed by ``embed_ahead``, by (vault path, sha256 of the bytes), so
+        that a git import parses each version of a note once."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -154,12 +160,15 @@ class Indexer:
         self.summary = IndexSummary()
         self.source = source
         self.moved = moved or {}
+        self.parsed_ahead: dict[tuple[str, str], ParsedNote] = {} if parsed_ahead is None else parsed_ahead
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
         self._departed = DepartedText()
         self._full = False
         self._names_changed = False
+        self._renamed_notes: set[int] = set()  # notes that came, went or changed a name in this run
+        self._names_before: list[NoteName] = []  # the names those of them had before it
         self._attachments: list[str] = []  # the vault's other files, which links may name (set by ``run``)
         self._to_embed_total = self._embedded_so_far = 0
         self._embedded_in_run = 0  # across every phase of the run, for a rate in passages per second
@@ -226,7 +235,7 @@ class Indexer:
                 self.summary.error(file.rel_path, str(exc))
                 continue
             try:
-                parsed = parse_note(text, file.rel_path, max_chars=config.chunk_max_chars)
+                parsed = self._parsed(text, file.rel_path, file_sha)
             except Exception as exc:  # one note the parser cannot handle must not stop an unattended run
                 if os.environ.get("SMARTVEC_DEBUG"):
                     raise
@@ -253,11 +262,15 @@ class Indexer:
 
         self._write_notes(to_write, force_embed=full)
         self._delete_notes(list(missing.values()))
-        self._names_changed = self._names_changed or bool(missing) or relations_left_stale or attachments_changed
-        relinked = bool(to_write or missing or relations_left_stale or attachments_changed)
+        everything = relations_left_stale or attachments_changed  # what names changed is not known then
+        self._names_changed = self._names_changed or bool(missing) or everything
+        relinked = bool(to_write or missing or everything)
         if relinked:
             relations.resolve_links(
-                self.store, self._attachments, None if self._names_changed else sorted(self._written_notes)
+                self.store,
+                self._attachments,
+                None if everything else sorted(self._written_notes),
+                (self._names_before, self._renamed_notes) if self._names_changed and not everything else None,
             )
             with self.store.write():
                 self.store.set_meta(ATTACHMENTS, attachments_key)
@@ -291,6 +304,14 @@ class Indexer:
         command = "index --from-git" if self.source == GIT else "index --full" if full else "index"
         self.store.record_run(command, self.now, self.ws.clock.now_iso(), status, self.summary.to_dict())
         return self.summary
+
+    def _parsed(self, text: str, rel_path: str, file_sha: str) -> ParsedNote:
+        """The note parsed, or a copy of what ``embed_ahead`` parsed (its passages copied too: aligning them
+        to the stored ones rewrites their keys, and the same text may come back in a later commit)."""
+        ahead = self.parsed_ahead.get((rel_path, file_sha))
+        if ahead is None:
+            return parse_note(text, rel_path, max_chars=self.ws.config.chunk_max_chars)
+        return dataclasses.replace(ahead, chunks=[copy.copy(c) for c in ahead.chunks])
 
     # -- languages ----------------------------------------------------------------------------
 
@@ -433,13 +454,18 @@ class Indexer:
         reads many commits ahead: one commit's one or two edited passages would make a batch each)."""
         chunks: list[Chunk] = []
         for rel_path, data in notes:
+            key = (rel_path, hashlib.sha256(data).hexdigest())
+            if key in self.parsed_ahead:
+                continue
             decoded = decode_note(data)
             if decoded is None:
                 continue
             try:
-                chunks.extend(parse_note(decoded[0], rel_path, max_chars=self.ws.config.chunk_max_chars).chunks)
+                parsed = parse_note(decoded[0], rel_path, max_chars=self.ws.config.chunk_max_chars)
             except Exception:  # the run that writes this note reports it
                 continue
+            self.parsed_ahead[key] = parsed
+            chunks.extend(parsed.chunks)
         self._read_languages([c.text for c in chunks], full=False)  # a git import embeds its first commits here
         hashes = {c.hash for c in chunks}
         stored = self.store.known_hashes(hashes)
@@ -607,20 +633,23 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
-        stored = [
-            StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in self.store.current_chunks(note_pk)
-        ]
+        rows = self.store.current_chunks(note_pk)
+        stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in rows]
+        placed = {r["id"]: (r["ordinal"], r["heading"], r["text_hash"], r["block_ids"], r["hash"]) for r in rows}
         plan = align_chunks(stored, item.parsed.chunks)
         rehashed: list[int] = []  # kept passages now embedded with another title or heading: their vectors change
         for old, chunk in plan.keep:
+            block_ids, text_hash = json.dumps(chunk.block_ids), sha256_text(chunk.text)
+            if placed[old.id] == (chunk.ordinal, chunk.heading, text_hash, block_ids, chunk.hash):
+                continue  # unchanged: not written again
             self.store.update_chunk(
                 old.id,
                 {
                     "ordinal": chunk.ordinal,
                     "heading": chunk.heading,
                     "text": chunk.text,
-                    "text_hash": sha256_text(chunk.text),
-                    "block_ids": json.dumps(chunk.block_ids),
+                    "text_hash": text_hash,
+                    "block_ids": block_ids,
                     "hash": chunk.hash,
                 },
             )
@@ -643,6 +672,11 @@ class Indexer:
             or aliases_of(row["metadata"]) != aliases_of(values["metadata"])
         ):
             self._names_changed = True
+            self._renamed_notes.add(note_pk)
+            if row is not None and existing:
+                self._names_before.append(
+                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
+                )
         text_changed = existing and plan.changes
         if text_changed or row is None or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
@@ -813,6 +847,10 @@ class Indexer:
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 self.store.delete_note(row["id"], self.now, self.source)
+                self._renamed_notes.add(row["id"])
+                self._names_before.append(
+                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
+                )
         self.summary.notes_deleted += len(rows)
 
     # -- --full -------------------------------------------------------------------------------

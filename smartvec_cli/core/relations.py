@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,27 +25,44 @@ from ..memory.lineage import (
     infer_supersessions,
 )
 from ..store.store import Store
-from ..vault.links import LinkResolver, NoteName
+from ..vault.links import KEYS_KEPT, LinkResolver, NoteName, lookup_keys, note_keys
 
 
-def resolve_links(store: Store, attachments: list[str], only_notes: list[int] | None = None) -> None:
+def resolve_links(
+    store: Store,
+    attachments: list[str],
+    only_notes: list[int] | None = None,
+    renamed: tuple[list[NoteName], set[int]] | None = None,
+) -> None:
     """Point links at the notes or attachments they name (``vault.links``: the path, relative to the
     linking note for a Markdown link, then file name or alias as written, title, then case-folded, the
     shortest path on ties).
 
     Only the written notes' links are resolved, unless the set of names changed (a note or attachment
-    appeared, went, moved, or a note changed its title or aliases): then every link is.
+    appeared, went, moved, or a note changed its title or aliases): then every link is, or, given
+    ``renamed`` (the names the changed notes had, and those notes), every link that looks up one of the
+    names they had or have now, or leads to one of them, besides ``only_notes``' own: no other link can lead
+    elsewhere than it did (a git import changes a few names in each of hundreds of commits).
     """
-    names = []
-    for note_pk, path, title, note_id, metadata in store.live_note_names():
-        aliases = aliases_of(metadata) or []
-        aliases = aliases if isinstance(aliases, list) else [aliases]
-        names.append(
-            NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip()))
-        )
-    resolver = LinkResolver(names, attachments)
+    names = [note_name(*row) for row in store.live_note_names()]
+    rows = store.link_rows(only_notes if renamed is None else None)
+    if renamed is not None:
+        before, changed = renamed
+        keys: set[str] = set()
+        for name in [*before, *(n for n in names if n.pk in changed)]:
+            keys |= note_keys(name)
+        own = set(only_notes or ())
+        mine = {r[0] for r in store.link_rows(sorted(own))} if own else set()
+        rows = [
+            row
+            for row in rows
+            if row[0] in mine or row[4] in changed or not lookup_keys(row[2], row[1]).isdisjoint(keys)
+        ]
+    wanted = set().union(*(lookup_keys(row[2], row[1]) for row in rows))
+    # A link resolves among the notes filed under the keys it looks up: the others need not be filed at all.
+    resolver = LinkResolver([n for n in names if not note_keys(n).isdisjoint(wanted)], attachments)
     with store.write():
-        for edge_id, source_path, target, detail_json, current in store.link_rows(only_notes):
+        for edge_id, source_path, target, detail_json, current in rows:
             detail = json.loads(detail_json) if detail_json else {}
             found = resolver.resolve(target, source_path, markdown=bool(detail.get("markdown")))
             updated = {k: v for k, v in detail.items() if k != "attachment"}
@@ -52,6 +70,14 @@ def resolve_links(store: Store, attachments: list[str], only_notes: list[int] | 
                 updated["attachment"] = found.attachment
             if found.note != current or updated != detail:
                 store.set_link_destination(edge_id, found.note, json.dumps(updated))
+
+
+@lru_cache(maxsize=KEYS_KEPT)
+def note_name(note_pk: int, path: str, title: str | None, note_id: str, metadata: str | None) -> NoteName:
+    """What links can call a stored note by (its ``aliases`` from the front matter JSON)."""
+    aliases = aliases_of(metadata) or []
+    aliases = aliases if isinstance(aliases, list) else [aliases]
+    return NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip()))
 
 
 def infer_versions(store: Store, config: Config, now: str) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 SERIES_KINDS = frozenset({"chat", "meeting_notes", "email", "daily_note"})
@@ -74,6 +75,11 @@ class NamedVersion:
         return self.marker is not None and self.rank == 1.0 and self.date is not None
 
 
+NAMES_KEPT = 1 << 16
+"""Names whose split is remembered: every run splits every note's name (a git import, once per commit)."""
+
+
+@lru_cache(maxsize=NAMES_KEPT)
 def named_version(name: str) -> NamedVersion:
     """Split a note name into its base and a version marker ("Policy v2" -> "policy", v2)."""
     text = " ".join(name.split())
@@ -119,7 +125,12 @@ class VersionCandidate:
 
     @property
     def name(self) -> str:
-        return PurePosixPath(self.path).stem
+        return _file_stem(self.path)
+
+
+@lru_cache(maxsize=NAMES_KEPT)
+def _file_stem(path: str) -> str:
+    return PurePosixPath(path).stem
 
 
 @dataclass(frozen=True)
@@ -255,6 +266,8 @@ def infer_copies(
     """Notes whose passages mostly match, with different days: the later supersedes the earlier, as if
     declared, unless their names already made them versions of one another (``named``). Each note is
     superseded by the earliest later copy only, so a chain of three copies gives two edges, not three."""
+    if not overlaps:
+        return []
     by_note = {c.note: c for c in copy_candidates(candidates)}
     related = {frozenset((e.newer, e.older)) for e in named}
     names = {c.note: _version_of(c) for c in by_note.values()}

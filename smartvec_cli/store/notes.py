@@ -188,11 +188,12 @@ class NoteQueries(StoreBase):
     # -- passages -----------------------------------------------------------------------------
 
     def current_chunks(self, note_pk: int) -> list[dict]:
-        """The note's current passage versions in reading order, with what ``vault.align.StoredChunk`` holds."""
+        """The note's current passage versions in reading order, with what ``vault.align.StoredChunk`` holds and
+        the placement (ordinal, heading, block ids, text hash) a run compares before rewriting a kept passage."""
         return list(
             self.db.query(
                 "SELECT id, key, hash, version, text, observed_from, observed_by, feedback, access_count, "
-                "last_accessed, created_at FROM chunks"
+                "last_accessed, created_at, ordinal, heading, block_ids, text_hash FROM chunks"
                 " WHERE note = ? AND current = 1 AND state != 'DELETED' ORDER BY ordinal",
                 [note_pk],
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from .paths import normalised_inside
@@ -20,6 +21,12 @@ from .paths import normalised_inside
 NOTE_SUFFIX = ".md"
 
 
+KEYS_KEPT = 1 << 16
+"""Link targets and note names whose keys are remembered: a run that changed names reads every note's names and
+every link's target again (a git import, once per commit)."""
+
+
+@lru_cache(maxsize=KEYS_KEPT)
 def link_key(name: str) -> str:
     """Case-, extension- and separator-insensitive form of a link target or note name."""
     name = name.strip().lower()
@@ -63,6 +70,42 @@ def inside_vault(path: str) -> str | None:
         return None
     normal = normalised_inside(path.lstrip("/"))
     return None if normal == "." else normal
+
+
+@lru_cache(maxsize=KEYS_KEPT)
+def note_keys(note: NoteName) -> frozenset[str]:
+    """Every key ``LinkResolver`` files ``note`` under, in any of its tables: a link that looks up none of them
+    (``lookup_keys``) cannot lead to it, whatever else the note is called."""
+    stem = _stem(note.path)
+    parts = stem.split("/")
+    keys = {note.path, stem}
+    for i in range(len(parts)):
+        suffix = "/".join(parts[i:])
+        keys.update((suffix, link_key(suffix)))
+    for name in (*note.aliases, note.title, note.note_id):
+        if name and name.strip():
+            keys.update((name.strip(), link_key(name)))
+    return frozenset(keys)
+
+
+def lookup_keys(target: str | None, source_path: str) -> frozenset[str]:
+    """The keys ``LinkResolver.resolve`` may read for this link, Markdown or not (an empty target names the
+    linking note, by its path)."""
+    target = (target or "").strip()
+    return _lookup_keys(target, posixpath.dirname(source_path)) if target else frozenset((source_path,))
+
+
+@lru_cache(maxsize=KEYS_KEPT)
+def _lookup_keys(target: str, folder: str) -> frozenset[str]:
+    keys: set[str] = set()
+    for path in (posixpath.join(folder, target), target):
+        inside = inside_vault(path)
+        if inside:
+            keys.update((inside, inside + NOTE_SUFFIX))
+    name = target[2:] if target.startswith("./") else target.lstrip("/")
+    stem = _stem(name)
+    keys.update((stem, link_key(stem)))
+    return frozenset(keys)
 
 
 class LinkResolver:
