@@ -44,14 +44,16 @@ test-fast: install lint
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -x -q -m "not slow"
 
-# ruff's checks and its formatter, on the package and the tests; run by `make test` (and so by CI).
-lint: install
+# ruff's checks and its formatter on the package and the tests, and the type check; run by `make test` (and
+# so by CI).
+lint: install typecheck
 	$(VENV)/bin/ruff check smartvec_cli tests
 	$(VENV)/bin/ruff format --check smartvec_cli tests
 
-# mypy over the package; not yet clean, so not yet inside `make test`.
+# mypy over the package ([tool.mypy] in pyproject.toml), and strict on the public API.
 typecheck: install
 	$(VENV)/bin/mypy smartvec_cli
+	$(VENV)/bin/mypy --strict --follow-imports=silent smartvec_cli/core/api.py smartvec_cli/core/results.py
 
 $(BENCH_STAMP): $(STAMP)
 	$(EDITABLE) $(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
