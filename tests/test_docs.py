@@ -1,5 +1,5 @@
 """The documentation says what the program does: every command and option appears in ``docs/``, and the
-README's tour runs as shown.
+README's tour and the Python API's example run as shown.
 
 A command is documented by a section whose heading names it (``## `query ...``, ``### ... `bench
 questions` ``); each of its options must appear in one of its sections. A new command or option without
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from conftest import write
 
+from smartvec_cli import open_vault
 from smartvec_cli.cli.app import app, register_commands
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,3 +141,29 @@ def test_the_readme_tour_runs_as_shown(tmp_path, monkeypatch, real_embedder, cli
         assert len(printed) == len(headers), (command, result.stdout)
         for header, line in zip(headers, printed, strict=False):
             assert line.split(" › ")[0] == header.split(" › ")[0], (command, line)
+
+
+def python_api_example() -> str:
+    """The first Python block of docs/python-api.md's API section."""
+    page = (DOCS / "python-api.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page.split("## Python API", 1)[1], flags=re.S)
+    assert blocks, "docs/python-api.md has no Python example"
+    return blocks[0]
+
+
+def test_the_python_api_example_runs_as_shown(vault, fake_embedder, monkeypatch, capsys):
+    """The example, run against a vault that holds the notes it names (``old/secret.md`` deleted after an index),
+    makes every call it shows without an error and prints the hits it loops over."""
+    monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
+    write(vault, "policies/remote.md", "# Remote work\n\nEmployees may work remotely up to three days per week.\n")
+    write(vault, "travel.md", "# Travel\n\nThe travel per diem is EUR 45 per day for domestic trips in 2023.\n")
+    secret = write(vault, "old/secret.md", "# Secret\n\nThe door code of the shed is 4711.\n")
+    with open_vault(vault) as setup:
+        setup.index()
+    secret.unlink()
+
+    code = python_api_example().replace('"~/notes"', repr(str(vault)))
+    exec(compile(code, "docs/python-api.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "policies/remote.md" in printed
+    assert "travel.md" in printed
