@@ -7,7 +7,6 @@ from typing import List, Optional
 
 import typer
 
-from ..core.forget import forgotten
 from ..errors import UsageError
 from .app import app, open_vault
 from .lock import wait_option
@@ -31,6 +30,8 @@ def forget_command(
         found = vault.deleted_notes(names, all_deleted)["notes"]
         data: dict
         if not found:
+            from ..core.forget import forgotten  # the store's modules: not for --help
+
             data = forgotten([], 0)
         else:
             if not yes:
