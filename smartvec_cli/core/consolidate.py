@@ -35,6 +35,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
+import numpy as np
+
 from ..clock import parse_optional
 from ..memory.consolidation import ConsolidationSettings
 from ..memory.contradiction import (
@@ -90,6 +92,24 @@ def cosine_similarity(a, b) -> float:
     """The cosine of two stored vectors (numpy arrays)."""
     norms = math.sqrt(float(a @ a) * float(b @ b))
     return float(a @ b) / norms if norms else 0.0
+
+
+PAIR_BLOCK = 4096
+"""Pairs whose cosines ``pair_cosines`` reads in one product (4096 x 2 x 384 floats: 12 MB)."""
+
+
+def pair_cosines(vectors: dict[int, np.ndarray], pairs: list[tuple[int, int]]) -> list[float]:
+    """``cosine_similarity`` of each pair of stored vectors, a block of pairs at a time: the first consolidation of
+    10,000 notes compares 358,000 pairs, whose cosines one at a time took 4 s."""
+    found: list[float] = []
+    for start in range(0, len(pairs), PAIR_BLOCK):
+        block = pairs[start : start + PAIR_BLOCK]
+        a = np.stack([vectors[x] for x, _ in block]).astype(np.float64)
+        b = np.stack([vectors[y] for _, y in block]).astype(np.float64)
+        norms = np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+        dots = np.einsum("ij,ij->i", a, b)
+        found.extend(np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0).tolist())
+    return found
 
 
 def _where(passage: Passage) -> Where:
@@ -269,8 +289,8 @@ class Consolidator:
         }
         self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in pairs.items())
         new_edges: list[dict] = []
-        for pair, (mine, other) in pairs.items():
-            cosine = cosine_similarity(vectors[mine.id], vectors[other.id])
+        cosines = pair_cosines(vectors, [(mine.id, other.id) for mine, other in pairs.values()])
+        for (pair, (mine, other)), cosine in zip(pairs.items(), cosines, strict=True):
             found_disagreement = self._disagreement(mine, other, conflicts[pair])
             winner, loser = self._resolve(mine, other)
             if found_disagreement:

@@ -118,6 +118,10 @@ GROUPED = re.compile(rf"^\d{{1,3}}{THOUSANDS}\d{{3}}(?:\1\d{{3}})*(?:([.,])(\d+)
 CONTEXT_WINDOW = 4
 RATE_WORDS = frozenset({"per", "a", "an", "each", "every", "/"})
 BARE = ""  # the unit of a number given without one ("199 spaces")
+TEXT_CACHE = 1 << 18
+"""Entries of each cache of this module (texts, sentences and words read once per run): consolidation compares each
+passage with two dozen others, and the first consolidation of a 10,000-note vault reads 43,000 passages and their
+sentences, more than 65,536 entries, which an LRU cache then drops before they are asked for again."""
 APPROXIMATE = 0.1  # how far apart two values may be and still be one when either is in calendar months or years
 SENTENCE = re.compile(r"[^\n]+?(?:[.!?;](?=\s|$)|$)", re.MULTILINE)
 
@@ -150,7 +154,7 @@ def _stemmer():
     return EnglishStemmer()
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def stem(word: str) -> str:
     """The Snowball (Porter2) English stem: 'hotels' meets 'hotel', 'capped' meets 'cap', 'changed' meets 'change'."""
     return _stemmer().stemWord(word.lower())
@@ -174,13 +178,13 @@ def number_value(token: str) -> float | None:
     return float(token.replace(",", "."))
 
 
-def quantities(text: str, bare: bool = False) -> list[Quantity]:
+def quantities(text: str, bare: bool = False) -> tuple[Quantity, ...]:
     """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
-    without a unit too (their unit is ``BARE``)."""
-    return list(_quantities(text, bare))
+    without a unit too (their unit is ``BARE``). The cached tuple itself: consolidation asks a million times."""
+    return _quantities(text, bare)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
     """Consolidation compares each passage with two dozen others: it is read once. The caches of this module hold
     the passages of a 10,000-note vault: at 4,096 entries its first consolidation read each text about 7 times."""
@@ -262,7 +266,7 @@ def same_unit(a: str, b: str) -> bool:
     return base_a == base_b and (per_a == per_b or not per_a or not per_b)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def content_words(text: str) -> frozenset[str]:
     """The stems of a text's words that say something (no stopwords, numbers or units)."""
     return frozenset(
@@ -281,7 +285,7 @@ IDENTIFIER = re.compile(
 CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `fetch-retries`, `npm ci`
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def names(text: str) -> frozenset[str]:
     """Capitalised words inside a sentence, identifiers and code spans anywhere: the places, teams, people,
     alerts, hosts, settings and commands a statement is about."""
@@ -295,7 +299,7 @@ def _about_other_names(text_a: str, text_b: str) -> bool:
     return bool(a) and bool(b) and a.isdisjoint(b)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def negated(text: str) -> bool:
     """Whether a negation word occurs: one side of a contradiction by negation. Typographic apostrophes count:
     "Don\u2019t add a top-level heading" is as negated as "Do not add a top-level heading"."""
@@ -361,7 +365,7 @@ def _is_value(token: str) -> bool:
     return number_value(token) is not None or token in UNITS
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def frame_difference(text_a: str, text_b: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] | None:
     """The runs of words in which two texts of one frame differ, as (how, words of a, words of b) with how
     'replace', 'insert' or 'delete'; None when they are not of one frame (``FRAME_SHARE``)."""
@@ -380,7 +384,7 @@ def _only_values(words: Iterable[str]) -> bool:
     return all(_is_value(w) for w in words)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def frame_key(sentence: str) -> str:
     """A sentence with its values, names and negations taken out: what the notes written from one template share
     ("the @ team spent eur # this week"), whichever project, amount or polarity each one fills in."""
@@ -538,14 +542,14 @@ NEGATION_MIN_WORDS = 4
 NEGATION_SIZE_RATIO = 0.6
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def sentences(text: str) -> tuple[str, ...]:
     """The sentences of a passage, each stripped; read once per passage, since consolidation compares a passage
     with each of its neighbours."""
     return tuple(stripped for m in SENTENCE.finditer(text) if (stripped := m.group(0).strip()))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _sentence_readings(text: str) -> tuple[tuple[str, bool, bool], ...]:
     """Each sentence of a passage with whether it is negated (``_negated_words``) and whether a word of it could be
     read as an antonym or synonym (``_words_with_bases``). Two sentences alike in both respects, neither with such a
@@ -571,7 +575,7 @@ def _main_clause(sentence: str) -> str:
     return CONDITION.sub(" ", URL.sub(" ", sentence.translate(APOSTROPHES)))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _claim_words(sentence: str) -> frozenset[str]:
     """The stems of what a sentence says, without its negation and link targets: "doesn't install" says "install"."""
     plain = " ".join(
@@ -582,7 +586,7 @@ def _claim_words(sentence: str) -> frozenset[str]:
     return content_words(plain)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _negated_words(sentence: str) -> frozenset[str] | None:
     """The stems of the words each negation of the main clause bears on (the next word that says something:
     "not welcome", "cannot be booked", "no longer shown"); None when the main clause is not negated."""
@@ -651,12 +655,12 @@ def _reading(word: str, other: frozenset[str]) -> str | None:
     return f"not {base}" if base else None
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _words(text: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in WORD.finditer(text.translate(APOSTROPHES)))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _reading_bases(word: str) -> frozenset[str]:
     """The words of another sentence beside which ``_reading`` reads ``word`` otherwise than as it is: its synonym,
     its antonym partner and itself without a negating prefix, and the same of its synonym. ``_reading(word, other)``
@@ -680,7 +684,7 @@ def _reading_bases(word: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _words_with_bases(words: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
     """The words of a sentence that ``_reading`` could read otherwise, each with its ``_reading_bases``: most
     words have none, and a pair of sentences is tested word by word for every pair consolidation compares."""
@@ -731,7 +735,7 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     return said is not None and said <= (plain_b if negated_a else plain_a)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def repeats_a_value(text: str, outdated: str) -> bool:
     """Whether ``text`` states a value that ``outdated`` states (same unit, same value): without one,
     ``repeated_outdated_value`` finds nothing whatever replaced ``outdated``, and its successors need no reading."""
