@@ -5,7 +5,7 @@ commands that never touch the repository's state (``GIT_OPTIONAL_LOCKS=0``); it 
 repository to import, and a library binding would add a compiled dependency for the same three calls. Each
 commit on the first-parent line (a merge counts once, as the change it brought to the main line, so the
 side branch's back-and-forth is not replayed) becomes one index run restricted to the notes it changed:
-their new text is written to a scratch folder outside the vault, the clock is set to the commit date,
+their new text is written to a temporary folder outside the vault, the clock is set to the commit date,
 and the ordinary indexer decides what is new, edited, renamed or deleted. The last imported commit is kept
 in the index, so the next import replays only what came after it.
 """
@@ -244,7 +244,7 @@ def import_git_history(
         commits = commits[:max_commits]
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
-    scratch_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
+    checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
     embedding = Indexer(ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead)
     report.ahead = embedding.summary
     try:
@@ -267,7 +267,7 @@ def import_git_history(
                 if changes:
                     report.step(f"replaying commit {done} ({when[:10]})")
                     run = _replay(
-                        ws, store, embedder_factory, changes, contents, when, scratch_parent / str(done), embedding
+                        ws, store, embedder_factory, changes, contents, when, checkout_parent / str(done), embedding
                     )
                     summary.add(run, commit)
                     summary.commits_replayed += 1
@@ -282,7 +282,7 @@ def import_git_history(
                 summary.to_commit = commit.sha
                 report.commit_done(done)
     finally:
-        shutil.rmtree(scratch_parent, ignore_errors=True)
+        shutil.rmtree(checkout_parent, ignore_errors=True)
         if store.ann_loaded and store.ann.generation != store.generation:
             store.save_ann()
     summary.chunks_embedded += embedding.summary.chunks_embedded  # each run then found these stored: not reused
@@ -369,16 +369,16 @@ def _replay(
     changes: list[Change],
     contents: dict[str, bytes],
     when: str,
-    scratch: Path,
+    checkout: Path,
     ahead: Indexer,
 ) -> IndexSummary:
-    """One commit as one index run over the notes it touched, their new text in ``scratch`` (outside the vault)."""
-    scratch.mkdir(parents=True)
+    """One commit as one index run over the notes it touched, their new text in ``checkout`` (outside the vault)."""
+    checkout.mkdir(parents=True)
     problems = []
     for change in list(changes):
         if change.new and change.blob:
             try:
-                write_within(scratch, change.new, contents[change.blob])
+                write_within(checkout, change.new, contents[change.blob])
             except OutsideFolder as exc:  # confine() let it through: a link or a file is where a folder should be
                 problems.append({"path": change.new, "error": f"{exc}: refused, nothing written for it"})
                 changes.remove(change)
@@ -389,11 +389,11 @@ def _replay(
                 changes.remove(change)
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
-    at_commit = replace(ws, vault=scratch, clock=Clock(when))
+    at_commit = replace(ws, vault=checkout, clock=Clock(when))
     indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead)
     try:
         run = indexer.run(only=touched.__contains__, save_ann=False)
         run.errors.extend(problems)
         return run
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(checkout, ignore_errors=True)

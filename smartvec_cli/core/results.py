@@ -9,7 +9,7 @@ name the types without loading the core.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
@@ -86,49 +86,27 @@ class QueryHit:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QueryHit:
-        """A hit of ``query --json`` (or of the daemon's answer) back as a value."""
+        """A hit of ``query --json`` (or of the daemon's answer, or any mapping with these keys) back as a value."""
         explain = data.get("explain")
-        return cls(
-            rank=data["rank"],
-            chunk_id=data["chunk_id"],
-            note_id=data["note_id"],
-            path=data["path"],
-            heading=data["heading"],
-            text=data["text"],
-            score=data["score"],
-            confidence=data["confidence"],
-            signals=Signals.from_dict(data["signals"]),
-            state=data["state"],
-            valid_from=data["valid_from"],
-            valid_until=data["valid_until"],
-            version=data["version"],
-            warnings=tuple(data["warnings"]),
-            explain=None if explain is None else MappingProxyType(copy.deepcopy(dict(explain))),
-            url=data["url"],
-        )
+        values = {name: data[name] for name in _HIT_FIELDS if name != "explain"}
+        values["signals"] = Signals.from_dict(data["signals"])
+        values["warnings"] = tuple(data["warnings"])
+        return cls(**values, explain=None if explain is None else MappingProxyType(copy.deepcopy(dict(explain))))
 
     def to_dict(self) -> JsonObject:
-        """The hit as ``query --json`` prints it: the same keys in the same order, ``explain`` only when present."""
-        data: JsonObject = {
-            "rank": self.rank,
-            "chunk_id": self.chunk_id,
-            "note_id": self.note_id,
-            "path": self.path,
-            "heading": self.heading,
-            "text": self.text,
-            "score": self.score,
-            "confidence": self.confidence,
-            "signals": self.signals.to_dict(),
-            "state": self.state,
-            "valid_from": self.valid_from,
-            "valid_until": self.valid_until,
-            "version": self.version,
-            "warnings": list(self.warnings),
-        }
-        if self.explain is not None:
+        """The hit as ``query --json`` prints it: the keys in field order, ``explain`` only when present."""
+        data: JsonObject = {name: getattr(self, name) for name in _HIT_FIELDS}
+        data["signals"] = self.signals.to_dict()
+        data["warnings"] = list(self.warnings)
+        if self.explain is None:
+            del data["explain"]
+        else:
             data["explain"] = copy.deepcopy(dict(self.explain))
-        data["url"] = self.url
         return data
+
+
+_HIT_FIELDS = tuple(field.name for field in fields(QueryHit))
+"""A hit's fields in order, which is the order of its keys in ``query --json``."""
 
 
 def _hits(items: Sequence[Mapping[str, Any]]) -> tuple[QueryHit, ...]:
