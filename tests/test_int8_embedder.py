@@ -1,5 +1,6 @@
 """``[embedder] precision = "int8"``: an int8 graph quantized from the verified export, with a fingerprint of
-its own, so an index never mixes its vectors with fp32 ones."""
+its own, so an index never mixes its vectors with fp32 ones; ``auto`` (the default) takes the index's precision,
+and for a new index int8 when its first run embeds many passages."""
 
 from __future__ import annotations
 
@@ -42,13 +43,83 @@ def test_the_fingerprint_differs_by_precision():
 
 
 def test_precision_is_read_from_the_config(tmp_path):
-    assert Config().embedder_precision == "fp32"
+    assert Config().embedder_precision == "auto"
     path = tmp_path / "config.toml"
     path.write_text('[embedder]\nprecision = "int8"\n', encoding="utf-8")
     assert load_config(path).embedder_precision == "int8"
     path.write_text('[embedder]\nprecision = "int4"\n', encoding="utf-8")
-    with pytest.raises(UsageError, match="precision must be one of fp32, int8"):
+    with pytest.raises(UsageError, match="precision must be one of auto, fp32, int8"):
         load_config(path)
+
+
+def test_an_index_precision_is_read_from_its_fingerprint():
+    from smartvec_cli.embed import precision_of_fingerprint
+
+    weights = "all-MiniLM-L6-v2@53aa51172d142c89"
+    assert precision_of_fingerprint(weights) == "fp32"
+    assert precision_of_fingerprint(weights + INT8_SUFFIX) == "int8"
+    assert precision_of_fingerprint("multilingual-e5-small-q4@abc") is None
+    assert precision_of_fingerprint(None) is None
+
+
+class PrecisionSpy:
+    """Stands for ``select_embedder``: records the precision each call asked for and answers with a fake whose
+    fingerprint says it, as the ONNX embedder's does."""
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def __call__(self, config, index_dir, precision="fp32", **_):
+        from conftest import FakeEmbedder
+
+        self.asked.append(precision)
+        return FakeEmbedder(precision_fingerprint("all-MiniLM-L6-v2@fake", precision))
+
+
+def many_passages(vault: Path, notes: int, sections: int = 3) -> None:
+    for n in range(notes):
+        body = "\n\n".join(
+            f"## Part {s}\n\nNote {n} part {s} says the value is {n * sections + s}." for s in range(sections)
+        )
+        write(vault, f"n{n:03}.md", f"# Note {n}\n\n{body}\n")
+
+
+@pytest.mark.parametrize(("notes", "expected"), [(4, "fp32"), (10, "int8")])
+def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, monkeypatch, notes, expected):
+    """12 passages stay fp32, 30 go int8 (the threshold lowered to 20 here); the choice is the index's from then
+    on: every later run, query and the vault growing past the threshold or shrinking under it keep it."""
+    spy = PrecisionSpy()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    many_passages(vault, notes)
+    cli = Cli()
+    args = ("--vault", str(vault), "--index-dir", str(index_dir))
+    assert cli.json(*args, "index", "--json")["chunks_embedded"] == notes * 3
+    assert spy.asked == [expected]
+    assert cli.json(*args, "status", "--json")["model"].endswith(INT8_SUFFIX) == (expected == "int8")
+
+    if expected == "int8":  # under the threshold now
+        for extra in range(4, 10):
+            (vault / f"n{extra:03}.md").unlink()
+    else:  # over it
+        many_passages(vault, 10)
+    summary = cli.json(*args, "index", "--json")
+    assert (summary["notes_deleted"], summary["chunks_embedded"]) == ((6, 0) if expected == "int8" else (0, 18))
+    assert cli(*args, "query", "what value does note 2 part 1 say").exit_code == 0
+    assert set(spy.asked) == {expected}
+
+
+def test_a_set_precision_wins_over_auto(tmp_path, monkeypatch):
+    spy = PrecisionSpy()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    many_passages(vault, 10)
+    index_dir.mkdir()
+    (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
+    assert Cli()("--vault", str(vault), "--index-dir", str(index_dir), "index").exit_code == 0
+    assert spy.asked == ["fp32"]
 
 
 @pytest.fixture
@@ -127,6 +198,35 @@ def test_switching_precision_re_embeds_rather_than_mixing(onnx_export, tmp_path,
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
     again = cli(*args, "query", "dishwasher")
     assert again.exit_code == 1 and "index --full" in again.stderr and fp32 + INT8_SUFFIX in again.stderr
+
+
+@pytest.mark.slow
+def test_a_large_first_index_is_embedded_in_int8_by_default(onnx_export, tmp_path, monkeypatch):
+    """Indexed for real with no configuration: over the threshold (lowered to 5 passages here) the index is int8,
+    answers its questions, and later runs and a rebuilt ``--full`` keep int8 without being told."""
+    monkeypatch.delenv("SMARTVEC_NOW", raising=False)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 5)
+    cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
+    shutil.copytree(onnx_export, cache)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    for n, passage in enumerate(PASSAGES):
+        write(vault, f"p{n}.md", f"# Note {n}\n\n{passage}\n")
+    cli = Cli()
+    args = ("--vault", str(vault), "--index-dir", str(index_dir))
+    assert cli.json(*args, "index", "--json")["chunks_embedded"] == len(PASSAGES)
+    model = cli.json(*args, "status", "--json")["model"]
+    assert model.endswith(INT8_SUFFIX)
+    assert cli.json(*args, "query", "how do I unpack a gzipped tarball", "--json")[0]["path"] == "p2.md"
+    write(vault, "p9.md", "# Late\n\nThe sidebar calendar shows daily notes.\n")
+    assert cli(*args, "index").exit_code == 0
+    assert cli.json(*args, "index", "--full", "--json")["chunks_embedded"] == len(PASSAGES) + 1
+    assert cli.json(*args, "status", "--json")["model"] == model
+    assert cli.json(*args, "query", "can a value have two owners at once", "--json")[0]["path"] == "p1.md"
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-cache"))  # the int8 model cannot be had here
+    refused = cli(*args, "query", "can a value have two owners at once")
+    assert refused.exit_code == 1 and model in refused.stderr and "'smartvec index' makes it again" in refused.stderr
 
 
 def test_doctor_allows_int8_vectors_their_batch_to_batch_spread():

@@ -255,6 +255,7 @@ class Indexer:
             to_write.append(_ReadNote(file, parsed, file_sha, row, encoding))
 
         self._read_languages(["\n".join(c.text for c in item.parsed.chunks) for item in to_write], full)
+        self._choose_precision(len({c.hash for item in to_write for c in item.parsed.chunks}))
         missing = {p: r for p, r in live_rows.items() if p not in seen_paths}
         self._match_renames(to_write, missing)
         self._departed = self._departed_text(to_write, missing)
@@ -363,6 +364,24 @@ class Indexer:
                 model = MINILM
         ws.facts["model"] = model
 
+    def _choose_precision(self, passages: int) -> None:
+        """``[embedder] precision = "auto"``: before a new index embeds anything, int8 when its first run embeds
+        ``embed.INT8_FROM_PASSAGES`` passages or more (a large vault, or the first commits of a git history), else
+        fp32. Only MiniLM's ONNX model has an int8 graph; once vectors are stored their fingerprint decides."""
+        from ..embed import MINILM, auto_precision
+
+        ws = self.ws
+        if (
+            ws.config.embedder_precision != "auto"
+            or ws.config.embedder_backend not in ("auto", "onnx")
+            or (ws.embedder_model() or MINILM) != MINILM
+            or self.store.fingerprint
+            or self._embedder is not None
+            or not passages
+        ):
+            return
+        ws.facts["precision"] = auto_precision(passages)
+
     # -- renames ------------------------------------------------------------------------------
 
     def _match_renames(self, to_write: list[_ReadNote], missing: dict[str, dict]) -> None:
@@ -468,6 +487,7 @@ class Indexer:
             chunks.extend(parsed.chunks)
         self._read_languages([c.text for c in chunks], full=False)  # a git import embeds its first commits here
         hashes = {c.hash for c in chunks}
+        self._choose_precision(len(hashes))
         stored = self.store.known_hashes(hashes)
         self._to_embed_total, self._embedded_so_far = len(hashes - stored), 0
         vectors = self._embed_missing(chunks, stored)

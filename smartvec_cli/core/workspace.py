@@ -28,7 +28,8 @@ class Workspace:
     private_bits: int = 0  # the group/other permission bits the vault withholds, and so its index too
     facts: dict = field(default_factory=dict)
     """What the index says of itself that choosing a model needs (``model``: the one its vectors are from;
-    ``languages``), learnt when a store is opened or the first index decides. Shared by the copies
+    ``precision``: MiniLM's arithmetic for them; ``languages``), learnt when a store is opened or the first index
+    decides. Shared by the copies
     ``dataclasses.replace`` makes of a workspace (``index --exclude``), so a decision reaches them all."""
 
     @classmethod
@@ -78,13 +79,10 @@ class Workspace:
         return store
 
     def learn_from(self, store: Store) -> None:
-        """Take the index's model (from the fingerprint its vectors were stored with) and languages."""
-        from ..embed import model_of_fingerprint
+        """Take the index's model and precision (from the fingerprint its vectors were stored with) and languages."""
         from ..store.store import LANGUAGES
 
-        model = model_of_fingerprint(store.fingerprint)
-        if model:
-            self.facts["model"] = model
+        self._learn_fingerprint(store.fingerprint, overwrite=True)
         languages = store.get_meta(LANGUAGES)
         if languages:
             self.facts["languages"] = languages.split()
@@ -112,13 +110,19 @@ class Workspace:
                 connection.close()
         except sqlite3.Error:
             return
-        from ..embed import model_of_fingerprint
-
-        model = model_of_fingerprint(rows.get("fingerprint"))
-        if model:
-            self.facts.setdefault("model", model)
+        self._learn_fingerprint(rows.get("fingerprint"), overwrite=False)
         if rows.get("languages"):
             self.facts.setdefault("languages", rows["languages"].split())
+
+    def _learn_fingerprint(self, fingerprint: str | None, overwrite: bool) -> None:
+        from ..embed import model_of_fingerprint, precision_of_fingerprint
+
+        for key, value in (
+            ("model", model_of_fingerprint(fingerprint)),
+            ("precision", precision_of_fingerprint(fingerprint)),
+        ):
+            if value and (overwrite or key not in self.facts):
+                self.facts[key] = value
 
     def embedder_model(self) -> str | None:
         """The model this index is embedded with: ``[embedder] model`` when set, else the index's own (the
@@ -128,6 +132,14 @@ class Workspace:
             return self.config.embedder_model
         self._peek()
         return self.facts.get("model")
+
+    def embedder_precision(self) -> str:
+        """MiniLM's arithmetic for this index: ``[embedder] precision`` when set, else the index's own (its vectors'
+        fingerprint), else what its first run chose by the passages it embeds (``core.indexer``), else fp32."""
+        if self.config.embedder_precision != "auto":
+            return self.config.embedder_precision
+        self._peek()
+        return self.facts.get("precision") or "fp32"
 
     def languages(self) -> list[str]:
         """The vault's languages, the main one first: ``languages`` in ``config.toml``, else what the first index
@@ -168,7 +180,14 @@ class Workspace:
         from ..embed.select import select_embedder
 
         model = self.embedder_model() or MINILM
-        return select_embedder(self.config, self.layout.onnx_dir, prepare=prepare, on_notice=on_notice, model=model)
+        return select_embedder(
+            self.config,
+            self.layout.onnx_dir,
+            prepare=prepare,
+            on_notice=on_notice,
+            model=model,
+            precision=self.embedder_precision(),
+        )
 
     def question_embedder(self):
         """The configured embedder with its model already loading in the background, where the backend can

@@ -51,6 +51,18 @@ MODELS = (MINILM, MULTILINGUAL)
 """The built-in models an index can be built with (``[embedder] model``): MiniLM reads English best, E5 every
 language (``embed.e5``)."""
 
+INT8_SUFFIX = "+int8"
+"""What the fingerprint of vectors made by MiniLM's int8 graph ends with (``embed.onnx.precision_fingerprint``)."""
+INT8_FROM_PASSAGES = 1000
+"""``[embedder] precision = "auto"``: a new index whose first run embeds at least this many passages is embedded
+in int8 (1.5-1.7x the passages per second, retrieval within a point of fp32: ``docs/benchmarks.md``); a smaller
+one, which fp32 embeds in half a minute, keeps fp32's exact vectors."""
+
+
+def auto_precision(passages: int) -> str:
+    """``[embedder] precision = "auto"`` for a new MiniLM index whose first run embeds ``passages``."""
+    return "int8" if passages >= INT8_FROM_PASSAGES else "fp32"
+
 
 def model_of_fingerprint(fingerprint: str | None) -> str | None:
     """Which built-in model made an index's vectors, from the fingerprint it stored; None for none or another."""
@@ -61,6 +73,15 @@ def model_of_fingerprint(fingerprint: str | None) -> str | None:
     if fingerprint.startswith(MODEL_NAME):
         return MINILM
     return None
+
+
+def precision_of_fingerprint(fingerprint: str | None) -> str | None:
+    """The precision MiniLM's vectors of an index were made at (``int8`` or ``fp32``), from its fingerprint; None
+    for no vectors yet or another model's."""
+    if model_of_fingerprint(fingerprint) != MINILM:
+        return None
+    assert fingerprint is not None
+    return "int8" if fingerprint.endswith(INT8_SUFFIX) else "fp32"
 
 
 def packaged_model_dir() -> Path:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import SmartvecError
-from . import DIMENSIONS, MODEL_NAME, normalise_rows, weights_fingerprint
+from . import DIMENSIONS, INT8_SUFFIX, MODEL_NAME, normalise_rows, weights_fingerprint
 from .integrity import check_export, export_id, file_sha256, stderr_notice, warn_once
 
 if TYPE_CHECKING:
@@ -60,7 +60,6 @@ OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
 PRECISIONS = ("fp32", "int8")
-INT8_SUFFIX = "+int8"
 INT8_MIN_COSINE = 0.95
 """How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used (measured
 on 2,000 vault passages: mean 0.996, min 0.99; ``docs/benchmarks.md``)."""

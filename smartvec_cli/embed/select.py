@@ -9,9 +9,11 @@ sentence-transformers (cosine >= 0.9999 on a probe set), the fast path is refuse
 sentence-transformers is used. Both produce the same fingerprint only when verified.
 
 ``[embedder] precision = "int8"`` runs the export's int8 graph instead (made once per user, at first use,
-beside the export: ``onnx.quantize_int8``). Its vectors carry the fingerprint with ``+int8``, so an index
-made at one precision refuses the other until ``index --full`` re-embeds it. Where there is no int8 graph
-(no ONNX export, or it cannot be made), the fp32 vectors are used, said in a notice.
+beside the export: ``onnx.quantize_int8``); ``auto``, the default, does for an index whose vectors are int8 and
+for a new one whose first run embeds many passages (``Workspace.embedder_precision``). Its vectors carry the
+fingerprint with ``+int8``, so an index made at one precision refuses the other until ``index --full``
+re-embeds it. Where there is no int8 graph (no ONNX export, or it cannot be made), the fp32 vectors are used,
+said in a notice.
 
 Besides the built-in backends, ``[embedder] backend = "package.module:factory"`` names a
 callable that returns an :class:`Embedder`: a model of the user's own, or the tests' fake
@@ -32,9 +34,15 @@ Notice = Callable[[str], None]
 
 
 def select_embedder(
-    config: Config, onnx_dir: Path, prepare: bool = False, on_notice: Notice | None = None, model: str = MINILM
+    config: Config,
+    onnx_dir: Path,
+    prepare: bool = False,
+    on_notice: Notice | None = None,
+    model: str = MINILM,
+    precision: str = "fp32",
 ) -> Embedder:
-    """The configured embedder for ``model`` (the index's: ``Workspace.embedder_model``); ``prepare`` lets a
+    """The configured embedder for ``model`` at ``precision`` (the index's: ``Workspace.embedder_model`` and
+    ``Workspace.embedder_precision``); ``prepare`` lets a
     writer create the ONNX export when there is none (in the user cache, or in ``onnx_dir``, the index
     folder's, when the cache cannot be written). A backend of the user's own (``module:factory``) is the
     model, whatever ``model`` says; the named backends (``onnx``, ``sentence-transformers``) are MiniLM's."""
@@ -51,7 +59,7 @@ def select_embedder(
             f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'"
         )
     if backend in ("auto", "onnx"):
-        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice, config.embedder_precision)
+        fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice, precision)
         if fast is not None:
             return fast
         if backend == "onnx":

@@ -109,6 +109,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
                 f"an 'index --full' that re-embeds the index with {self.reembedding} did not finish, so it holds "
                 "vectors of two models; run 'smartvec index --full' again"
             )
+        if stored and stored.startswith(fingerprint + "+"):  # a variant of these weights (``+int8``) that cannot load
+            raise ModelMismatchError(
+                f"this index's vectors were made by {stored}, which is not available now (no verified ONNX export "
+                "of it here, or [embedder] precision asks for another): 'smartvec index' makes it again, "
+                "'smartvec index --full' re-embeds everything with the configured model"
+            )
         if stored and stored != fingerprint:
             raise ModelMismatchError(
                 f"index was built with {stored} but the current model is {fingerprint}; "
