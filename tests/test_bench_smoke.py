@@ -313,6 +313,41 @@ def test_perf_benchmark_runs_and_reports(tmp_path, fake_embedder):
     assert perf["machine"]["model_package_mb"] == model_package_mb("multilingual-e5") > model_package_mb("minilm") > 10
 
 
+def test_perf_measures_an_int8_first_index_against_fp32_in_the_same_run(tmp_path, monkeypatch):
+    """A vault over the int8 threshold (lowered here) is indexed as ``precision = "auto"`` chooses, then in fp32
+    into a folder of its own that is removed after; the report gives both rates, the speed-up and the share of
+    the int8 graph's limit."""
+    from conftest import FakeEmbedder
+
+    from smartvec_cli.bench.perf import run_perf
+    from smartvec_cli.bench.report import perf_markdown, targets_markdown
+
+    asked = []
+
+    def select(config, index_dir, precision="fp32", **_):
+        asked.append(precision)
+        embedder = FakeEmbedder("all-MiniLM-L6-v2@fake" + ("+int8" if precision == "int8" else ""))
+        embedder.precision = precision
+        return embedder
+
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", select)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=1, recall_sizes=(), hardware_seconds=0.05)
+    results = perf["results"]
+    assert asked[:2] == ["int8", "fp32"] and results["precision"] == "int8"
+    assert results["first_index_fp32_passages_per_s"] > 0
+    assert results["first_index_speedup"] == pytest.approx(
+        results["first_index_passages_per_s"] / results["first_index_fp32_passages_per_s"], rel=0.01
+    )
+    assert not (tmp_path / "index-fp32").exists()
+    rates = sorted([results["hardware_fp32_gflops"], results["hardware_int8_gops"]])
+    assert rates[0] <= results["hardware_limit_gflops"] <= rates[1]  # a mix of the two
+    table = perf_markdown(perf) + targets_markdown(perf["targets"])
+    assert "| first index: throughput (int8) |" in table and "| first index, share of the int8 limit |" in table
+    assert "| first index in fp32, same run: throughput, speed-up |" in table
+    assert "| first index, passages/s against fp32 in the same run >= 1.5 x |" in table
+
+
 def test_warm_queries_are_timed_against_a_watch_daemon_started_for_them(vault, tmp_path, cli, monkeypatch):
     from conftest import REPO, write
     from fake_backend import use_fake_backend

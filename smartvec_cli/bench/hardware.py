@@ -8,7 +8,8 @@ feed-forward and back), in fp32 and in int8 (``MatMulInteger``, what a dynamical
 timed until the estimate is steady. ``embedding_share`` then embeds real passages through the embedder,
 counts the useful work of each (its own tokens, not the padding of its batch: the projections and
 feed-forward layers per token, and attention over the passage's length) and divides the rate achieved by
-the fp32 limit. Everything an encoder does besides these products (layer norms, softmax, GELU, the
+the limit of the embedder's precision (``graph_limit``: fp32's, or for the int8 graph the mix of int8 and
+fp32 products it runs). Everything an encoder does besides these products (layer norms, softmax, GELU, the
 tokenizer, pooling) counts against the share, so 100% is out of reach; what is left below it is padding,
 small batches, threads waiting, and that other work.
 """
@@ -112,11 +113,24 @@ def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: f
     return limit
 
 
+def graph_limit(shape: EncoderShape, limit: dict, precision: str, tokens: float) -> float:
+    """The rate (GFLOP/s) the machine allows the graph of ``precision`` on passages of ``tokens`` tokens: fp32
+    runs every product at the fp32 rate; the int8 graph (``embed.onnx.int8_excluded_nodes``) runs the attention
+    projections and the feed-forward up projection at the int8 rate and the feed-forward down projection and the
+    attention products at the fp32 rate, so its limit is the work-weighted harmonic mean of the two."""
+    if precision != "int8" or not limit.get("int8_gflops"):
+        return limit["fp32_gflops"]
+    h, f = shape.hidden, shape.feed_forward
+    in_int8, in_fp32 = 4 * h * h + h * f, f * h + 2 * tokens * h
+    return (in_int8 + in_fp32) / (in_int8 / limit["int8_gflops"] + in_fp32 / limit["fp32_gflops"])
+
+
 def embedding_share(
     embedder, texts: Sequence[str], limit: dict, shape: EncoderShape | None = None, rounds: int = 2
 ) -> dict:
-    """Embed ``texts`` (best of ``rounds``) and say what share of ``limit``'s fp32 rate that reached, counting
-    each passage's own tokens (as the embedder's tokenizer cuts them) and not its batch's padding."""
+    """Embed ``texts`` (best of ``rounds``) and say what share of ``limit``'s rate that reached, for fp32 and for
+    the embedder's own precision (``graph_limit``), counting each passage's own tokens (as the embedder's
+    tokenizer cuts them) and not its batch's padding."""
     shape = shape or encoder_shape(embedder)
     texts = list(texts)
     embedder.embed(texts[:8])
@@ -128,13 +142,19 @@ def embedding_share(
         best = min(best, time.perf_counter() - started)
     useful = sum(shape.flops(n) for n in lengths)
     achieved = useful / best / 1e9
+    tokens_mean = float(np.mean(lengths)) if lengths else 0.0
+    precision = getattr(embedder, "precision", "fp32")
+    own = graph_limit(shape, limit, precision, tokens_mean) if limit.get("fp32_gflops") else None
     return {
         "passages": len(texts),
-        "tokens_mean": round(float(np.mean(lengths)), 1) if lengths else 0.0,
+        "tokens_mean": round(tokens_mean, 1),
         "tokens_p90": int(np.percentile(lengths, 90)) if lengths else 0,
         "passages_per_s": round(len(texts) / best, 1),
         "achieved_gflops": round(achieved, 1),
         "share_of_fp32_limit": round(achieved / limit["fp32_gflops"], 3) if limit.get("fp32_gflops") else None,
+        "precision": precision,
+        "limit_gflops": None if own is None else round(own, 1),
+        "share_of_limit": None if not own else round(achieved / own, 3),
     }
 
 

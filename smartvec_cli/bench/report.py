@@ -200,15 +200,17 @@ def targets_markdown(rows: list[dict]) -> str:
     lines = ["| target | measured | met |", "|---|---:|:---:|"]
     for row in rows:
         value, target = row["value"], row["target"]
-        shown = (
-            f"{value:.2f}x" if "/" in row["name"] else (f"{value:.3f}" if row["name"].startswith("ECE") else pct(value))
-        )
-        goal = f"{target}x" if "/" in row["name"] else (f"{target}" if row["name"].startswith("ECE") else pct(target))
         if "unit" in row:
             shown, goal = (
                 ("-" if value is None else f"{value:g} {row['unit']}".strip()),
                 f"{target:g} {row['unit']}".strip(),
             )
+        elif "/" in row["name"]:
+            shown, goal = f"{value:.2f}x", f"{target}x"
+        elif row["name"].startswith("ECE"):
+            shown, goal = f"{value:.3f}", f"{target}"
+        else:
+            shown, goal = pct(value), pct(target)
         met = "-" if row["met"] is None else ("yes" if row["met"] else "**no**")
         lines.append(f"| {row['name']} {row['op']} {goal} | {shown} | {met} |")
     return "\n".join(lines) + "\n"
@@ -224,12 +226,19 @@ def hardware_rows(r: dict) -> list[str]:
     """The machine's limit for the encoder and the shares of it reached (absent from reports made before)."""
     if r.get("hardware_fp32_gflops") is None:
         return []
+    precision = r.get("precision", "fp32")
+    own = r.get("hardware_limit_gflops")
     return [
         f"| the machine's limit for the encoder's products ({r['hardware_threads']} threads): fp32 / int8 | "
         f"{r['hardware_fp32_gflops']:.1f} GFLOP/s / {r['hardware_int8_gops']:.1f} GOP/s |",
-        f"| embedding alone ({r['embedding_tokens_mean']:.0f} tokens a passage): throughput, share of the fp32 limit | "
-        f"{r['embedding_passages_per_s']:.1f} passages/s, {r['embedding_share_of_limit']:.0%} |",
-        f"| first index, share of the fp32 limit | {r['first_index_share_of_limit']:.0%} |",
+        *(
+            [f"| the limit for the int8 graph's mix of products | {own:.1f} GOP/s |"]
+            if precision == "int8" and own
+            else []
+        ),
+        f"| embedding alone ({r['embedding_tokens_mean']:.0f} tokens a passage): throughput, share of the "
+        f"{precision} limit | {r['embedding_passages_per_s']:.1f} passages/s, {r['embedding_share_of_limit']:.0%} |",
+        f"| first index, share of the {precision} limit | {r['first_index_share_of_limit']:.0%} |",
     ]
 
 
@@ -244,7 +253,16 @@ def perf_markdown(perf: dict) -> str:
         "",
         "| measure | value |",
         "|---|---:|",
-        f"| first index: throughput | {r['first_index_passages_per_s']:.1f} passages/s ({r['first_index_s']:.1f} s) |",
+        f"| first index: throughput ({r.get('precision', 'fp32')}) | {r['first_index_passages_per_s']:.1f} passages/s "
+        f"({r['first_index_s']:.1f} s) |",
+        *(
+            [
+                f"| first index in fp32, same run: throughput, speed-up | {r['first_index_fp32_passages_per_s']:.1f} "
+                f"passages/s, {r['first_index_speedup']:.2f}x |"
+            ]
+            if r.get("first_index_speedup")
+            else []
+        ),
         *hardware_rows(r),
         f"| no-change refresh, in process | {r['nochange_refresh_s']:.3f} s |",
         f"| no-change refresh, cold CLI call | {num(r['nochange_refresh_cli_s'], '.2f')} s |",

@@ -159,6 +159,11 @@ def perf_command(
         metavar="MODEL",
         help="The index's model: minilm (the default for this English vault) or multilingual-e5.",
     ),
+    compare_fp32: bool = typer.Option(
+        True,
+        "--compare-fp32/--no-compare-fp32",
+        help="When the index is embedded in int8, also time a first index in fp32 for the speed-up.",
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Index throughput, refresh times, query latency (in process and cold) and peak memory on N synthetic notes."""
@@ -185,6 +190,7 @@ def perf_command(
             store_url=store,
             log=message,
             model=model,
+            compare_fp32=compare_fp32,
         )
     out_dir = Path(out)
     markdown = perf_markdown(perf) + "\n" + targets_markdown(perf["targets"])
