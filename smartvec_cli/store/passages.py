@@ -94,11 +94,16 @@ class PassageQueries(StoreBase):
         return found
 
     def importance_range(self) -> tuple[float, float]:
-        """The least and the greatest graph importance of a live note (0, 0 before consolidation)."""
-        low, high = self.db.execute(
-            "SELECT min(importance), max(importance) FROM notes WHERE deleted_at IS NULL AND importance > 0"
-        ).fetchone()
-        return (low or 0.0, high or 0.0)
+        """The least and the greatest graph importance of a live note (0, 0 before consolidation). Read once while
+        the database stays unchanged (``kept``): the statement reads every note (10 ms for 10,000)."""
+
+        def read() -> tuple[float, float]:
+            low, high = self.db.execute(
+                "SELECT min(importance), max(importance) FROM notes WHERE deleted_at IS NULL AND importance > 0"
+            ).fetchone()
+            return (low or 0.0, high or 0.0)
+
+        return self.kept("importance_range", read)
 
     def relations_of(self, ids: Sequence[int]) -> list[Relation]:
         """Corrections, contradictions and echoes of outdated values that touch these passages, with both ends named."""
