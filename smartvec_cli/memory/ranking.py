@@ -231,7 +231,12 @@ def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
             and not expired_last_word(passage, ask.moment)
         ):
             continue
-        kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
+        # A cosine inside (0, 1) is its own clamp: the candidate is kept as it is, not copied.
+        kept.append(
+            candidate
+            if 0.0 < candidate.cosine < 1.0
+            else replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine)))
+        )
     return kept
 
 
@@ -283,16 +288,14 @@ def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring:
     them), and which *paragraph* of that source answers is decided by the words and values it states.
     """
 
-    def siblings(c: Candidate) -> tuple[int, bool]:
-        return c.passage.note, valid_at(c.passage, moment)
-
+    # Each candidate's siblings (its note's passages valid, or not, at ``moment``) and its answer, read once.
+    read = [(c, (c.passage.note, valid_at(c.passage, moment)), c.answer(scoring)) for c in candidates]
     best_match: dict[tuple[int, bool], float] = {}
     best_answer: dict[tuple[int, bool], float] = {}
-    for c in candidates:
-        group = siblings(c)
+    for c, group, answer in read:
         best_match[group] = max(best_match.get(group, 0.0), c.match(scoring))
-        best_answer[group] = max(best_answer.get(group, 0.0), c.answer(scoring))
-    return {c.passage.id: best_match[siblings(c)] - (best_answer[siblings(c)] - c.answer(scoring)) for c in candidates}
+        best_answer[group] = max(best_answer.get(group, 0.0), answer)
+    return {c.passage.id: best_match[group] - (best_answer[group] - answer) for c, group, answer in read}
 
 
 def corrections_in_place(
