@@ -160,12 +160,15 @@ def authority(passage: Passage, settings: ConfidenceSettings) -> float:
     return passage.authority if passage.authority is not None else settings.default_authority
 
 
-def passage_trust(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
-    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo)."""
+def passage_trust(
+    passage: Passage, moment: dt.datetime, settings: ConfidenceSettings, kept: float | None = None
+) -> float:
+    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo);
+    ``kept``: its ``retained`` at ``moment`` when the caller has it."""
     adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty - passage.echo_penalty
-    return trust(
-        authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings
-    )
+    if kept is None:
+        kept = retained(passage, moment, settings)
+    return trust(authority(passage, settings), kept, adjustment, passage.access_count, settings)
 
 
 def valid_at(passage: Passage, moment: dt.datetime) -> bool:
@@ -372,9 +375,9 @@ def score(
     version the user asked to see from the one in force, the one in force comes first."""
     passage = candidate.passage
     valid = valid_at(passage, moment)
-    keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
-    trust_now = passage_trust(passage, moment, confidence)
+    keeps = 1.0 if passage.declared else retention(age, confidence.half_life_for(passage.source_type))  # ``retained``
+    trust_now = passage_trust(passage, moment, confidence, keeps)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
         "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps)
