@@ -44,7 +44,9 @@ def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
     return moment.astimezone(UTC)
 
 
+@functools.lru_cache(maxsize=1024)
 def to_iso(moment: dt.datetime) -> str:
+    """Cached: ranking writes the question's moment into every candidate's explanation."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -160,12 +160,15 @@ def authority(passage: Passage, settings: ConfidenceSettings) -> float:
     return passage.authority if passage.authority is not None else settings.default_authority
 
 
-def passage_trust(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
-    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo)."""
+def passage_trust(
+    passage: Passage, moment: dt.datetime, settings: ConfidenceSettings, kept: float | None = None
+) -> float:
+    """Trust with the user's feedback and the penalties of consolidation (contradiction, ripple, stale echo);
+    ``kept``: its ``retained`` at ``moment`` when the caller has it."""
     adjustment = passage.feedback - passage.contradiction_penalty - passage.ripple_penalty - passage.echo_penalty
-    return trust(
-        authority(passage, settings), retained(passage, moment, settings), adjustment, passage.access_count, settings
-    )
+    if kept is None:
+        kept = retained(passage, moment, settings)
+    return trust(authority(passage, settings), kept, adjustment, passage.access_count, settings)
 
 
 def valid_at(passage: Passage, moment: dt.datetime) -> bool:
@@ -231,7 +234,12 @@ def eligible(candidates: list[Candidate], ask: Ask) -> list[Candidate]:
             and not expired_last_word(passage, ask.moment)
         ):
             continue
-        kept.append(replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine))))
+        # A cosine inside (0, 1) is its own clamp: the candidate is kept as it is, not copied.
+        kept.append(
+            candidate
+            if 0.0 < candidate.cosine < 1.0
+            else replace(candidate, cosine=max(0.0, min(1.0, candidate.cosine)))
+        )
     return kept
 
 
@@ -283,16 +291,14 @@ def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring:
     them), and which *paragraph* of that source answers is decided by the words and values it states.
     """
 
-    def siblings(c: Candidate) -> tuple[int, bool]:
-        return c.passage.note, valid_at(c.passage, moment)
-
+    # Each candidate's siblings (its note's passages valid, or not, at ``moment``) and its answer, read once.
+    read = [(c, (c.passage.note, valid_at(c.passage, moment)), c.answer(scoring)) for c in candidates]
     best_match: dict[tuple[int, bool], float] = {}
     best_answer: dict[tuple[int, bool], float] = {}
-    for c in candidates:
-        group = siblings(c)
+    for c, group, answer in read:
         best_match[group] = max(best_match.get(group, 0.0), c.match(scoring))
-        best_answer[group] = max(best_answer.get(group, 0.0), c.answer(scoring))
-    return {c.passage.id: best_match[siblings(c)] - (best_answer[siblings(c)] - c.answer(scoring)) for c in candidates}
+        best_answer[group] = max(best_answer.get(group, 0.0), answer)
+    return {c.passage.id: best_match[group] - (best_answer[group] - answer) for c, group, answer in read}
 
 
 def corrections_in_place(
@@ -369,9 +375,9 @@ def score(
     version the user asked to see from the one in force, the one in force comes first."""
     passage = candidate.passage
     valid = valid_at(passage, moment)
-    keeps = retained(passage, moment, confidence)
     age = age_days(passage, moment)
-    trust_now = passage_trust(passage, moment, confidence)
+    keeps = 1.0 if passage.declared else retention(age, confidence.half_life_for(passage.source_type))  # ``retained``
+    trust_now = passage_trust(passage, moment, confidence, keeps)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
         "temporal": temporal_signal(valid or time_as_valid, passage.declared, keeps)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
 
 from ..memory.analysis import main_language
 from .dialect import Dialect
+
+T = TypeVar("T")
 
 
 class Cursor(Protocol):
@@ -60,6 +62,7 @@ class StoreBase(ABC):
 
     dialect: ClassVar[Dialect]
     db: Database
+    _kept: dict[str, Any]  # what ``kept`` holds, under "" the ``data_version`` it was read at
 
     @abstractmethod
     def write(self) -> AbstractContextManager[None]:
@@ -68,6 +71,25 @@ class StoreBase(ABC):
     @abstractmethod
     def upsert_vector(self, hash_: str, text: str, vector: np.ndarray, created_at: str) -> None:
         """Store the vector of one passage text (by its hash), replacing the one it had."""
+
+    def data_version(self) -> Any:
+        """A value that changes whenever what the database holds may have changed (a commit by any connection, a
+        write of this one), or None where the database cannot tell: then nothing is kept (``kept``)."""
+        return None
+
+    def kept(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()``, read once and kept while ``data_version`` stays the same: for what every question reads
+        and only a writer changes (a changed index is never answered from what was kept before)."""
+        version = self.data_version()
+        if version is None:
+            return compute()
+        cache = self._kept
+        if cache.get("") != version:
+            cache.clear()
+            cache[""] = version
+        if name not in cache:
+            cache[name] = compute()
+        return cache[name]
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

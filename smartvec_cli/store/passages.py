@@ -21,15 +21,14 @@ PASSAGE_SQL = """
            n.deleted_at AS note_deleted_at,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
            sn.path AS successor_note_path,
-           (SELECT max({inferred_reason}) FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
-              AND e.dst_note = n.id) AS supersession_inferred,
-           sizes.passages AS note_passages
+           CASE WHEN n.superseded_by IS NOT NULL THEN
+             (SELECT max({inferred_reason}) FROM edges e WHERE e.type = 'supersedes' AND e.src_note = n.superseded_by
+                AND e.dst_note = n.id)
+           END AS supersession_inferred,
+           (SELECT count(*) FROM chunks m WHERE m.note = c.note AND m.current = 1
+              AND m.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')) AS note_passages
     FROM chunks c
     JOIN notes n ON n.id = c.note
-    LEFT JOIN (SELECT m.note, count(*) AS passages FROM chunks m
-               WHERE m.note IN (SELECT note FROM chunks WHERE id IN ({marks})) AND m.current = 1
-                 AND m.state IN ('UNCONSOLIDATED', 'ACTIVE', 'DORMANT')
-               GROUP BY m.note) sizes ON sizes.note = c.note
     LEFT JOIN chunks s ON s.id = c.superseded_by
     LEFT JOIN notes sn ON sn.id = n.superseded_by
     WHERE c.id IN ({marks}) AND c.state != 'DELETED'
@@ -81,24 +80,31 @@ class PassageQueries(StoreBase):
     """Mixed into ``Store``: candidates for ranking, their relation warnings, and access counting."""
 
     def passages(self, ids: Sequence[int]) -> dict[int, Passage]:
-        """The stored versions with these row ids (deleted ones left out), keyed by id. Each carries its note's
-        live passages, counted once per note (``ids`` are bound twice: the count's notes, then the rows)."""
+        """The stored versions with these row ids (deleted ones left out), keyed by id, each with the count of its
+        note's live passages. (The count per row, from the index on the note, took half the time of counting
+        the notes of the rows once in a joined subquery, which SQLite materialised and indexed each time; the
+        supersession's edges are read only for a superseded note, not every edge that points to a note.)"""
         found: dict[int, Passage] = {}
         for part, marks in in_lists(ids, BATCH):
             found.update(
                 (row["id"], _passage(row))
                 for row in self.db.query(
-                    PASSAGE_SQL.format(marks=marks, inferred_reason=self.dialect.inferred_reason), [*part, *part]
+                    PASSAGE_SQL.format(marks=marks, inferred_reason=self.dialect.inferred_reason), part
                 )
             )
         return found
 
     def importance_range(self) -> tuple[float, float]:
-        """The least and the greatest graph importance of a live note (0, 0 before consolidation)."""
-        low, high = self.db.execute(
-            "SELECT min(importance), max(importance) FROM notes WHERE deleted_at IS NULL AND importance > 0"
-        ).fetchone()
-        return (low or 0.0, high or 0.0)
+        """The least and the greatest graph importance of a live note (0, 0 before consolidation). Read once while
+        the database stays unchanged (``kept``): the statement reads every note (10 ms for 10,000)."""
+
+        def read() -> tuple[float, float]:
+            low, high = self.db.execute(
+                "SELECT min(importance), max(importance) FROM notes WHERE deleted_at IS NULL AND importance > 0"
+            ).fetchone()
+            return (low or 0.0, high or 0.0)
+
+        return self.kept("importance_range", read)
 
     def relations_of(self, ids: Sequence[int]) -> list[Relation]:
         """Corrections, contradictions and echoes of outdated values that touch these passages, with both ends named."""

@@ -162,6 +162,14 @@ class SqliteStore(Fts5Queries, Store):
             raise
         self.db.conn.execute("COMMIT")
 
+    def data_version(self) -> tuple[int, int] | None:
+        """SQLite's count of other connections' commits and this connection's changed rows; None inside a
+        transaction, whose reads may be of rows it then rolls back."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            return None
+        return self.db.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
+
     # -- vectors ------------------------------------------------------------------------------
 
     def vector_value(self, vector: np.ndarray) -> bytes:

@@ -70,6 +70,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         self.notices: list[str] = []  # things the user should hear about, e.g. a rebuilt cache
         self.read_only = False  # opened from a folder this user cannot write: nothing is recorded
         self.ann_damage: str | None = None  # what was wrong with the saved vector index this run found damaged
+        self._kept = {}
 
     def close(self) -> None:
         self.db.close()
