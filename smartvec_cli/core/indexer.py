@@ -626,7 +626,7 @@ class Indexer:
             note_id, note_pk = row["note_id"], row["id"]
             if not row.get("deleted_at") and row["path"] != item.file.rel_path:
                 note_id = self._follow_move(row, item)
-            self.store.update_note(note_pk, values)
+            self.store.update_note(note_pk, values, before=row)
             if row.get("deleted_at"):
                 self.summary.notes_new += 1
             elif row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path:
