@@ -340,3 +340,36 @@ def test_a_git_import_prints_its_first_progress_line_at_once_then_every_few_seco
     now[0] = 5.0
     progress(ProgressReport(1, 7, COMMITS))
     assert lines == ["git history: reading the history", "git history: 1/7 commits (14%)"]
+
+
+def test_a_commit_read_from_memory_writes_what_its_checkout_folder_would(vault, fake_embedder, monkeypatch):
+    from smartvec_cli.core import git_import
+
+    small_history(vault)
+    monkeypatch.setattr(git_import, "in_memory", lambda paths, ws: False)
+    with smartvec_cli.open_vault(vault) as opened:
+        data = opened.index(from_git=True)
+    assert data["commits_replayed"] == 6
+    assert as_lists(stored_rows()) == EXPECTED_ROWS
+
+
+@pytest.mark.parametrize(
+    "paths, from_memory",
+    [
+        (["a.md", "sub/b.md", "sub/deeper/c.md"], True),
+        (["a.md", "a.md/b.md"], False),  # a note where another one's folder is
+        (["Sub/a.md", "sub/b.md"], False),  # one folder on a file system that ignores case
+        (["A.md", "a.md"], False),
+        (["x" * 300 + ".md"], False),  # a name too long for a file system
+        ([".hidden/a.md"], False),  # the scan would skip it
+        (["drafts/a.md"], False),  # excluded in config.toml
+    ],
+)
+def test_a_commit_is_read_from_memory_only_when_a_folder_holds_its_notes_as_named(paths, from_memory):
+    from smartvec_cli.config import Config
+    from smartvec_cli.core.git_import import in_memory
+
+    class Settings:
+        config = Config(exclude=["drafts/**"])
+
+    assert in_memory(paths, Settings()) is from_memory  # type: ignore[arg-type]

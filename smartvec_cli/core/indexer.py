@@ -102,16 +102,16 @@ class DepartedText:
         return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
 
 
-def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str, str]:
-    """(text, sha256 of the bytes, the encoding they were read in); raises NoteReadError with a message fit for
-    the user."""
+def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) -> tuple[str, str, str]:
+    """(text, sha256 of the bytes, the encoding they were read in), from the file or from ``data`` when given (its
+    bytes, held in memory); raises NoteReadError with a message fit for the user."""
     if note.size > max_bytes:
         raise NoteReadError(
             f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb);"
             " skipped"
         )
     try:
-        data = note.abs_path.read_bytes()
+        data = note.abs_path.read_bytes() if data is None else data
     except FileNotFoundError:
         raise NoteReadError("file disappeared while the vault was being read; skipped") from None
     except PermissionError:
@@ -146,11 +146,14 @@ class Indexer:
         source: str = OBSERVED,
         moved: dict[str, str] | None = None,
         parsed_ahead: dict[tuple[str, str], ParsedNote] | None = None,
+        given: dict[str, bytes] | None = None,
     ):
         """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
         ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does);
         ``parsed_ahead`` holds notes already parsed by ``embed_ahead``, by (vault path, sha256 of the bytes), so
-        that a git import parses each version of a note once."""
+        that a git import parses each version of a note once; ``given`` holds the notes of the vault, by vault path,
+        as bytes in memory: the run reads them instead of the vault folder (a git commit's notes), each as a file of
+        that size modified now."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -161,6 +164,7 @@ class Indexer:
         self.source = source
         self.moved = moved or {}
         self.parsed_ahead: dict[tuple[str, str], ParsedNote] = {} if parsed_ahead is None else parsed_ahead
+        self.given = given
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
@@ -200,7 +204,11 @@ class Indexer:
         self._report(step="reading the notes")
         config = self.ws.config
         attachments: list[str] = []
-        files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+        if self.given is None:
+            files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+        else:
+            files = [NoteFile(path, path, len(data), time.time_ns()) for path, data in sorted(self.given.items())]
+            problems = []
         self._attachments = attachments
         attachments_key = hashlib.sha256("\n".join(attachments).encode("utf-8", "surrogateescape")).hexdigest()[:16]
         attachments_changed = self.store.get_meta(ATTACHMENTS) != attachments_key
@@ -230,7 +238,8 @@ class Indexer:
                 continue
             read_paths.add(file.rel_path)
             try:
-                text, file_sha, encoding = read_note_text(file, config.max_note_bytes)
+                data = None if self.given is None else self.given[file.rel_path]
+                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data)
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
