@@ -438,4 +438,4 @@ def _run_commit(
     indexer = Indexer(
         at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead, given=given
     )
-    return indexer.run(only=touched.__contains__, save_ann=False)
+    return indexer.run(only=touched, save_ann=False)

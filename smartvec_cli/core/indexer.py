@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
-from typing import Callable
+from typing import Callable, Collection
 
 import numpy as np
 
@@ -195,12 +195,21 @@ class Indexer:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def run(self, full: bool = False, only: Callable[[str], bool] | None = None, save_ann: bool = True) -> IndexSummary:
-        """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
-        notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
+    def run(
+        self, full: bool = False, only: Callable[[str], bool] | Collection[str] | None = None, save_ann: bool = True
+    ) -> IndexSummary:
+        """``only`` narrows the run to the vault paths it accepts, or holds (``refresh --concepts-only``, a git
+        commit): notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
         file to the caller (a git import saves it once, not after each commit; a reader catches up anyway)."""
         started = time.perf_counter()
         self._full = full
+        only_paths: Collection[str] | None = None
+        accepts: Callable[[str], bool] | None = None
+        if callable(only):
+            accepts = only
+        elif only is not None:
+            only_paths = only
+            accepts = only.__contains__
         self._report(step="reading the notes")
         config = self.ws.config
         attachments: list[str] = []
@@ -214,9 +223,9 @@ class Indexer:
         attachments_changed = self.store.get_meta(ATTACHMENTS) != attachments_key
         if self.store.fingerprint and not full:
             self._load_embedder()  # a model change fails at once, even when there is nothing to embed
-        if only is not None:
-            files = [f for f in files if only(f.rel_path)]
-            problems = [p for p in problems if only(p.path)]
+        if accepts is not None:
+            files = [f for f in files if accepts(f.rel_path)]
+            problems = [p for p in problems if accepts(p.path)]
         for problem in problems:
             self.summary.error(problem.path, problem.error)
         self.summary.notes_scanned = len(files)
@@ -225,7 +234,9 @@ class Indexer:
                 self.store.set_meta(REEMBEDDING, self.embedder.fingerprint)
         relations_left_stale = bool(self.store.get_meta(RELATIONS_STALE))  # by a run killed before it finished
 
-        live_rows = {r["path"]: r for r in self.store.live_vault_notes() if only is None or only(r["path"])}
+        live_rows = {
+            r["path"]: r for r in self.store.live_vault_notes(only_paths) if accepts is None or accepts(r["path"])
+        }
         rules = note_rules_key(config)
         rules_changed = self.store.get_meta(NOTE_RULES) != rules
         seen_paths = {f.rel_path for f in files}
@@ -475,7 +486,10 @@ class Indexer:
                 continue
             self.parsed_ahead[key] = parsed
             chunks.extend(parsed.chunks)
-        self._read_languages([c.text for c in chunks], full=False)  # a git import embeds its first commits here
+        # A git import embeds its first commits here: at the first index, the vault's languages are read from them
+        # (from the first window only; the run of its first commit ends the first index).
+        self._first_index = self.store.get_meta(FIRST_INDEX_AT) is None
+        self._read_languages([c.text for c in chunks], full=False)
         hashes = {c.hash for c in chunks}
         stored = self.store.known_hashes(hashes)
         self._to_embed_total, self._embedded_so_far = len(hashes - stored), 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Collection, Sequence
 
 from ..memory.temporal import DECLARED, INFERRED
 from .base import StoreBase
@@ -46,9 +46,18 @@ class NoteQueries(StoreBase):
 
     # -- notes --------------------------------------------------------------------------------
 
-    def live_vault_notes(self) -> list[dict]:
-        """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
-        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
+    def live_vault_notes(self, paths: Collection[str] | None = None) -> list[dict]:
+        """Every live note that comes from a vault file (or those at ``paths``), as a full row, by path: what a run
+        compares the vault against."""
+        sql = "SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"
+        if paths is None:
+            return list(self.db.query(f"{sql} ORDER BY path"))
+        rows = [
+            row
+            for part, marks in in_lists(sorted(paths))
+            for row in self.db.query(f"{sql} AND path IN ({marks})", part)
+        ]
+        return sorted(rows, key=lambda row: row["path"])
 
     def note_filter_fields(
         self, containing: Sequence[str] = (), fields: bool = True
