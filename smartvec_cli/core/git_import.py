@@ -30,6 +30,7 @@ from ..vault.scan import is_ignored
 from .indexer import FIRST_INDEX_AT, Indexer, IndexSummary
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
+from .relations import VersionsMemo
 from .workspace import Workspace
 
 GIT_COMMIT = "git_commit"
@@ -245,7 +246,9 @@ def import_git_history(
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
-    embedding = Indexer(ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead)
+    embedding = Indexer(
+        ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead, versions_memo=VersionsMemo()
+    )
     report.ahead = embedding.summary
     try:
         for window_start in range(0, len(commits), AHEAD):
@@ -436,6 +439,13 @@ def _run_commit(
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
     at_commit = replace(ws, vault=checkout, clock=Clock(when))
     indexer = Indexer(
-        at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead, given=given
+        at_commit,
+        store,
+        embedder_factory,
+        source=GIT,
+        moved=moved,
+        parsed_ahead=ahead.parsed_ahead,
+        given=given,
+        versions_memo=ahead.versions_memo,
     )
     return indexer.run(only=touched, save_ann=False)

@@ -147,13 +147,15 @@ class Indexer:
         moved: dict[str, str] | None = None,
         parsed_ahead: dict[tuple[str, str], ParsedNote] | None = None,
         given: dict[str, bytes] | None = None,
+        versions_memo: relations.VersionsMemo | None = None,
     ):
         """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
         ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does);
         ``parsed_ahead`` holds notes already parsed by ``embed_ahead``, by (vault path, sha256 of the bytes), so
         that a git import parses each version of a note once; ``given`` holds the notes of the vault, by vault path,
         as bytes in memory: the run reads them instead of the vault folder (a git commit's notes), each as a file of
-        that size modified now."""
+        that size modified now; ``versions_memo`` keeps what inferring versions worked out for the next run, when the
+        caller runs many while no stored vector changes (``relations.VersionsMemo``)."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -165,6 +167,7 @@ class Indexer:
         self.moved = moved or {}
         self.parsed_ahead: dict[tuple[str, str], ParsedNote] = {} if parsed_ahead is None else parsed_ahead
         self.given = given
+        self.versions_memo = versions_memo
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
@@ -294,7 +297,7 @@ class Indexer:
             )
             with self.store.write():
                 self.store.set_meta(ATTACHMENTS, attachments_key)
-        if relations.infer_versions(self.store, self.ws.config, self.now) or relinked:
+        if relations.infer_versions(self.store, self.ws.config, self.now, self.versions_memo) or relinked:
             relations.apply_supersession(self.store)
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)

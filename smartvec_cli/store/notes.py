@@ -390,9 +390,10 @@ class NoteQueries(StoreBase):
                 found.setdefault(text_hash, set()).add(note)
         return found
 
-    def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
-        """(note, passage row, text hash) of the current text of these notes."""
-        sql = "SELECT note, id, text_hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})"
+    def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str, str]]:
+        """(note, passage row, text hash, hash of the embedded text) of the current text of these notes."""
+        sql = "SELECT note, id, text_hash, hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN "
+        sql += "({marks})"
         return [
             row
             for part, marks in in_lists(note_pks)
