@@ -83,15 +83,20 @@ def note_name(note_pk: int, path: str, title: str | None, note_id: str, metadata
 class VersionsMemo:
     """What ``infer_versions`` worked out at the last run, for a caller that runs it again and again while no
     stored vector changes (a git import, once a commit): each part is reused while what it is made from is the
-    same, the supersessions inferred from names while every candidate is, a near-identical pair count while both
-    notes hold the same passage rows with the same vectors."""
+    same, the supersessions inferred from names while every candidate is, what two notes' passages share while
+    both hold the same passage rows with the same vectors."""
 
     def __init__(self) -> None:
         self.candidates: list[VersionCandidate] | None = None
         self.by_name: list[InferredSupersession] = []
-        self.near: dict[tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]], int] = {}
+        self.held: dict[tuple[tuple[int, str, str], ...], int] = {}  # the passages a note holds -> their number
+        self.pairs: dict[tuple[int, int], tuple[Counter, int]] = {}  # two such numbers -> (texts in both, near)
         self.copies_from: tuple | None = None
         self.copies: list[InferredSupersession] = []
+
+    def holding(self, passages: tuple[tuple[int, str, str], ...]) -> int:
+        """The number that stands for a note holding these passages (row, text hash, vector's hash), in order."""
+        return self.held.setdefault(passages, len(self.held))
 
 
 def infer_versions(store: Store, config: Config, now: str, memo: VersionsMemo | None = None) -> bool:
@@ -175,8 +180,8 @@ def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = 
     identical texts first, then the closest near-identical pairs by stored vector). Texts are compared by their
     own hash, without the note title that the stored ``hash`` covers, so a copy under another name shares them.
     Only notes sharing at least one identical text are compared, so the cost follows the copies, not the size of
-    the vault. ``memo`` holds near-identical counts worked out before (``VersionsMemo``)."""
-    near_known = memo.near if memo is not None else {}
+    the vault. ``memo`` holds the pairs worked out before (``VersionsMemo``)."""
+    memo = memo or VersionsMemo()
     shared = store.shared_passages()
     boilerplate = {text_hash for text_hash, holders in shared if len(holders) > COMMON_PASSAGE_NOTES}
     pairs: set[tuple[int, int]] = set()
@@ -186,25 +191,28 @@ def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = 
             pairs.update((a, b) for i, a in enumerate(held) for b in held[i + 1 :])
     if not pairs:
         return []
-    passages: dict[int, list[tuple[int, str]]] = {}
-    vector_of: dict[int, str] = {}  # passage row -> the hash its stored vector is found by
+    passages: dict[int, list[tuple[int, str, str]]] = {}  # note -> (row, text hash, hash its vector is found by)
     for note, row, text_hash, vector_hash in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
-        passages.setdefault(note, []).append((row, text_hash))
-        vector_of[row] = vector_hash
+        passages.setdefault(note, []).append((row, text_hash, vector_hash))
+    holds = {note: memo.holding(tuple(held)) for note, held in passages.items()}
     vectors: dict[int, np.ndarray] | None = None
     found = []
     for a, b in sorted(pairs):
         left, right = passages.get(a, []), passages.get(b, [])
-        exact = Counter(t for _, t in left) & Counter(t for _, t in right)
-        unmatched = _without(left, exact), _without(right, exact)
-        key = (tuple((r, vector_of[r]) for r in unmatched[0]), tuple((r, vector_of[r]) for r in unmatched[1]))
-        near = near_known.get(key)
-        if near is None:
-            if vectors is None:
-                vectors = _vectors(store, [row for held in passages.values() for row, _ in held])
-            near = _near_identical(*unmatched, vectors)
-            if vectors:  # none lost: the count stands while these rows hold these vectors
-                near_known[key] = near
+        key = (holds.get(a, -1), holds.get(b, -1))
+        known = memo.pairs.get(key)
+        if known is None:
+            exact = Counter(t for _, t, _ in left) & Counter(t for _, t, _ in right)
+            unmatched = _without(left, exact), _without(right, exact)
+            near, lasting = 0, True
+            if unmatched[0] and unmatched[1]:
+                if vectors is None:
+                    vectors = _vectors(store, [row for held in passages.values() for row, _, _ in held])
+                near, lasting = _near_identical(*unmatched, vectors), bool(vectors)
+            known = (exact, near)
+            if lasting:  # no vector lost: the counts stand while both notes hold these rows with these vectors
+                memo.pairs[key] = known
+        exact, near = known
         rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
         found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
     return found
@@ -235,10 +243,10 @@ def _near_identical(left: list[int], right: list[int], vectors: dict[int, np.nda
     return len(used_left)
 
 
-def _without(passages: list[tuple[int, str]], matched: Counter) -> list[int]:
+def _without(passages: list[tuple[int, str, str]], matched: Counter) -> list[int]:
     """The rows of ``passages`` left once the ``matched`` texts (as many of each as matched) are taken out."""
     left, rows = Counter(matched), []
-    for row, text_hash in passages:
+    for row, text_hash, _ in passages:
         if left[text_hash]:
             left[text_hash] -= 1
         else:
