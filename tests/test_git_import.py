@@ -4,6 +4,7 @@ first progress report (fake embedder)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from conftest import Repo, index_rows
@@ -340,3 +341,76 @@ def test_a_git_import_prints_its_first_progress_line_at_once_then_every_few_seco
     now[0] = 5.0
     progress(ProgressReport(1, 7, COMMITS))
     assert lines == ["git history: reading the history", "git history: 1/7 commits (14%)"]
+
+
+def test_a_commit_read_from_memory_writes_what_its_checkout_folder_would(vault, fake_embedder, monkeypatch):
+    from smartvec_cli.core import git_import
+
+    small_history(vault)
+    monkeypatch.setattr(git_import, "in_memory", lambda paths, ws: False)
+    with smartvec_cli.open_vault(vault) as opened:
+        data = opened.index(from_git=True)
+    assert data["commits_replayed"] == 6
+    assert as_lists(stored_rows()) == EXPECTED_ROWS
+
+
+@pytest.mark.parametrize(
+    "paths, from_memory",
+    [
+        (["a.md", "sub/b.md", "sub/deeper/c.md"], True),
+        (["a.md", "a.md/b.md"], False),  # a note where another one's folder is
+        (["Sub/a.md", "sub/b.md"], False),  # one folder on a file system that ignores case
+        (["A.md", "a.md"], False),
+        (["x" * 300 + ".md"], False),  # a name too long for a file system
+        ([".hidden/a.md"], False),  # the scan would skip it
+        (["drafts/a.md"], False),  # excluded in config.toml
+    ],
+)
+def test_a_commit_is_read_from_memory_only_when_a_folder_holds_its_notes_as_named(paths, from_memory):
+    from smartvec_cli.config import Config
+    from smartvec_cli.core.git_import import in_memory
+
+    class Settings:
+        config = Config(exclude=["drafts/**"])
+
+    assert in_memory(paths, Settings()) is from_memory  # type: ignore[arg-type]
+
+
+REFUNDS = (
+    "---\ndate: {date}\n---\n# {title}\n\n## Scope\n\nThis policy covers every order placed in the web shop.\n\n"
+    "## Deadline\n\nCustomers can ask for a refund within {days} days of delivery, with the receipt.\n\n"
+    "## Contact\n\nRefund requests go to the service desk, which answers within two working days.\n"
+)
+
+
+def copies_history(vault) -> Repo:
+    """A note, a later copy of it under another name (its passages mostly match), edits of both and of another."""
+    repo = Repo(vault)
+    repo.commit(
+        "2023-02-01", "refunds", {"Refund Policy.md": REFUNDS.format(date="2023-02-01", title="Refunds", days=14)}
+    )
+    returns = REFUNDS.format(date="2025-04-01", title="Returns", days=30)
+    repo.commit("2025-04-01", "copy", {"Customer Returns.md": returns, "plan.md": PLAN})
+    repo.commit("2025-05-01", "edit", {"Customer Returns.md": returns.replace("two working", "three working")})
+    repo.commit("2025-06-01", "other", {"plan.md": PLAN.replace("400 euros", "450 euros")})
+    repo.commit("2025-07-01", "again", {"Customer Returns.md": returns})
+    return repo
+
+
+def test_versions_inferred_commit_by_commit_are_those_inferred_afresh_at_each(vault, fake_embedder, monkeypatch):
+    from smartvec_cli.core import relations
+
+    copies_history(vault)
+    with smartvec_cli.open_vault(vault) as opened:
+        opened.index(from_git=True)
+    supersessions = "SELECT src_note, dst_note, detail, created_at FROM edges WHERE type = 'supersedes' ORDER BY id"
+    windows = "SELECT id, superseded_at, superseded_by, valid_until FROM notes ORDER BY id"
+    remembered = (index_rows(supersessions), index_rows(windows))
+    assert remembered[0] and "passages mostly match" in remembered[0][0][2]
+
+    afresh = relations.infer_versions
+    monkeypatch.setattr(relations, "infer_versions", lambda store, config, now, memo=None: afresh(store, config, now))
+    shutil.rmtree(vault.parent / "index")  # the same history imported again, with nothing remembered
+    with smartvec_cli.open_vault(vault) as opened:
+        opened.index(from_git=True)
+    assert (index_rows(supersessions), index_rows(windows)) == remembered

@@ -144,12 +144,14 @@ def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(
     real_run = Indexer.run
 
     def run_and_look(self, *args, **kwargs):
-        """While a commit is replayed, every file under the scratch home must be inside that commit's folder."""
+        """While a commit is replayed, every file under the scratch home must be inside that commit's folder (a
+        commit whose notes a folder could hold as named is read from memory: nothing written at all)."""
         scratch = Path(self.ws.vault)
         for path in scratch_home.rglob("*"):
             if not path.is_dir():
                 assert scratch in path.parents, f"{path} is outside the scratch folder {scratch}"
                 seen_while_replaying.append(str(path.relative_to(scratch)))
+        seen_while_replaying.extend(self.given or ())
         return real_run(self, *args, **kwargs)
 
     monkeypatch.setattr(Indexer, "run", run_and_look)

@@ -30,6 +30,7 @@ from ..vault.scan import is_ignored
 from .indexer import FIRST_INDEX_AT, Indexer, IndexSummary
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
+from .relations import VersionsMemo
 from .workspace import Workspace
 
 GIT_COMMIT = "git_commit"
@@ -245,7 +246,9 @@ def import_git_history(
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
-    embedding = Indexer(ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead)
+    embedding = Indexer(
+        ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead, versions_memo=VersionsMemo()
+    )
     report.ahead = embedding.summary
     try:
         for window_start in range(0, len(commits), AHEAD):
@@ -362,6 +365,28 @@ def _ignored(change: Change, ws: Workspace) -> bool:
     return all(is_ignored(p, ws.config.exclude) for p in paths)
 
 
+NAME_MAX = 255
+"""The longest file or folder name, in bytes, that a checkout's file system is trusted to take."""
+PATH_MAX = 1024
+"""The longest vault path, in bytes, that a checkout folder is trusted to take below its own path."""
+
+
+def in_memory(paths: list[str], ws: Workspace) -> bool:
+    """Whether a checkout folder holding these notes (vault paths) would hold each one under its path, and the
+    vault's scan would find each there: no name too long, no note where another's folder is, no two paths one
+    on a file system that ignores case, none that the scan skips. Then a run can read them from memory, as it
+    would have read them from that folder; otherwise they are written to one, which says what went wrong."""
+    files = set(paths)
+    folders = {path.rsplit("/", n)[0] for path in paths for n in range(1, path.count("/") + 1)}
+    return (
+        not files & folders
+        and len({p.casefold() for p in files | folders}) == len(files | folders)
+        and all(len(os.fsencode(path)) <= PATH_MAX for path in paths)
+        and all(len(os.fsencode(part)) <= NAME_MAX for path in paths for part in path.split("/"))
+        and not any(is_ignored(path, ws.config.exclude) for path in paths)
+    )
+
+
 def _replay(
     ws: Workspace,
     store: Store,
@@ -372,7 +397,11 @@ def _replay(
     checkout: Path,
     ahead: Indexer,
 ) -> IndexSummary:
-    """One commit as one index run over the notes it touched, their new text in ``checkout`` (outside the vault)."""
+    """One commit as one index run over the notes it touched: their new text held in memory, or, when a folder
+    could not hold them all as they are named (``in_memory``), written to ``checkout`` (outside the vault)."""
+    new = {c.new: contents[c.blob] for c in changes if c.new and c.blob}
+    if in_memory(list(new), ws):
+        return _run_commit(ws, store, embedder_factory, changes, when, checkout, ahead, given=new)
     checkout.mkdir(parents=True)
     problems = []
     for change in list(changes):
@@ -387,13 +416,36 @@ def _replay(
                     {"path": change.new, "error": f"cannot be written here ({exc.strerror or exc}); skipped"}
                 )
                 changes.remove(change)
-    touched = {p for c in changes for p in (c.old, c.new) if p}
-    moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
-    at_commit = replace(ws, vault=checkout, clock=Clock(when))
-    indexer = Indexer(at_commit, store, embedder_factory, source=GIT, moved=moved, parsed_ahead=ahead.parsed_ahead)
     try:
-        run = indexer.run(only=touched.__contains__, save_ann=False)
+        run = _run_commit(ws, store, embedder_factory, changes, when, checkout, ahead)
         run.errors.extend(problems)
         return run
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
+
+
+def _run_commit(
+    ws: Workspace,
+    store: Store,
+    embedder_factory,
+    changes: list[Change],
+    when: str,
+    checkout: Path,
+    ahead: Indexer,
+    given: dict[str, bytes] | None = None,
+) -> IndexSummary:
+    """The index run of one commit over the notes it touched, read from ``checkout`` or ``given``."""
+    touched = {p for c in changes for p in (c.old, c.new) if p}
+    moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
+    at_commit = replace(ws, vault=checkout, clock=Clock(when))
+    indexer = Indexer(
+        at_commit,
+        store,
+        embedder_factory,
+        source=GIT,
+        moved=moved,
+        parsed_ahead=ahead.parsed_ahead,
+        given=given,
+        versions_memo=ahead.versions_memo,
+    )
+    return indexer.run(only=touched, save_ann=False)

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
-from typing import Callable
+from typing import Callable, Collection
 
 import numpy as np
 
@@ -102,16 +102,16 @@ class DepartedText:
         return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
 
 
-def read_note_text(note: NoteFile, max_bytes: int) -> tuple[str, str, str]:
-    """(text, sha256 of the bytes, the encoding they were read in); raises NoteReadError with a message fit for
-    the user."""
+def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) -> tuple[str, str, str]:
+    """(text, sha256 of the bytes, the encoding they were read in), from the file or from ``data`` when given (its
+    bytes, held in memory); raises NoteReadError with a message fit for the user."""
     if note.size > max_bytes:
         raise NoteReadError(
             f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb);"
             " skipped"
         )
     try:
-        data = note.abs_path.read_bytes()
+        data = note.abs_path.read_bytes() if data is None else data
     except FileNotFoundError:
         raise NoteReadError("file disappeared while the vault was being read; skipped") from None
     except PermissionError:
@@ -146,11 +146,16 @@ class Indexer:
         source: str = OBSERVED,
         moved: dict[str, str] | None = None,
         parsed_ahead: dict[tuple[str, str], ParsedNote] | None = None,
+        given: dict[str, bytes] | None = None,
+        versions_memo: relations.VersionsMemo | None = None,
     ):
         """``source`` names where this run's clock comes from (``observed``, or ``git`` for a commit date);
         ``moved`` maps new vault paths to the paths they were renamed from, when the caller knows (git does);
         ``parsed_ahead`` holds notes already parsed by ``embed_ahead``, by (vault path, sha256 of the bytes), so
-        that a git import parses each version of a note once."""
+        that a git import parses each version of a note once; ``given`` holds the notes of the vault, by vault path,
+        as bytes in memory: the run reads them instead of the vault folder (a git commit's notes), each as a file of
+        that size modified now; ``versions_memo`` keeps what inferring versions worked out for the next run, when the
+        caller runs many while no stored vector changes (``relations.VersionsMemo``)."""
         self.ws = workspace
         self.store = store
         self._embedder_factory = embedder_factory
@@ -161,6 +166,8 @@ class Indexer:
         self.source = source
         self.moved = moved or {}
         self.parsed_ahead: dict[tuple[str, str], ParsedNote] = {} if parsed_ahead is None else parsed_ahead
+        self.given = given
+        self.versions_memo = versions_memo
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
@@ -191,24 +198,37 @@ class Indexer:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def run(self, full: bool = False, only: Callable[[str], bool] | None = None, save_ann: bool = True) -> IndexSummary:
-        """``only`` narrows the run to the vault paths it accepts (``refresh --concepts-only``):
-        notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
+    def run(
+        self, full: bool = False, only: Callable[[str], bool] | Collection[str] | None = None, save_ann: bool = True
+    ) -> IndexSummary:
+        """``only`` narrows the run to the vault paths it accepts, or holds (``refresh --concepts-only``, a git
+        commit): notes outside it are neither read nor marked deleted. ``save_ann=False`` leaves the vector index
         file to the caller (a git import saves it once, not after each commit; a reader catches up anyway)."""
         started = time.perf_counter()
         self._full = full
+        only_paths: Collection[str] | None = None
+        accepts: Callable[[str], bool] | None = None
+        if callable(only):
+            accepts = only
+        elif only is not None:
+            only_paths = only
+            accepts = only.__contains__
         self._report(step="reading the notes")
         config = self.ws.config
         attachments: list[str] = []
-        files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+        if self.given is None:
+            files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+        else:
+            files = [NoteFile(path, path, len(data), time.time_ns()) for path, data in sorted(self.given.items())]
+            problems = []
         self._attachments = attachments
         attachments_key = hashlib.sha256("\n".join(attachments).encode("utf-8", "surrogateescape")).hexdigest()[:16]
         attachments_changed = self.store.get_meta(ATTACHMENTS) != attachments_key
         if self.store.fingerprint and not full:
             self._load_embedder()  # a model change fails at once, even when there is nothing to embed
-        if only is not None:
-            files = [f for f in files if only(f.rel_path)]
-            problems = [p for p in problems if only(p.path)]
+        if accepts is not None:
+            files = [f for f in files if accepts(f.rel_path)]
+            problems = [p for p in problems if accepts(p.path)]
         for problem in problems:
             self.summary.error(problem.path, problem.error)
         self.summary.notes_scanned = len(files)
@@ -217,7 +237,9 @@ class Indexer:
                 self.store.set_meta(REEMBEDDING, self.embedder.fingerprint)
         relations_left_stale = bool(self.store.get_meta(RELATIONS_STALE))  # by a run killed before it finished
 
-        live_rows = {r["path"]: r for r in self.store.live_vault_notes() if only is None or only(r["path"])}
+        live_rows = {
+            r["path"]: r for r in self.store.live_vault_notes(only_paths) if accepts is None or accepts(r["path"])
+        }
         rules = note_rules_key(config)
         rules_changed = self.store.get_meta(NOTE_RULES) != rules
         seen_paths = {f.rel_path for f in files}
@@ -230,7 +252,8 @@ class Indexer:
                 continue
             read_paths.add(file.rel_path)
             try:
-                text, file_sha, encoding = read_note_text(file, config.max_note_bytes)
+                data = None if self.given is None else self.given[file.rel_path]
+                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data)
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
@@ -275,7 +298,7 @@ class Indexer:
             )
             with self.store.write():
                 self.store.set_meta(ATTACHMENTS, attachments_key)
-        if relations.infer_versions(self.store, self.ws.config, self.now) or relinked:
+        if relations.infer_versions(self.store, self.ws.config, self.now, self.versions_memo) or relinked:
             relations.apply_supersession(self.store)
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)
@@ -485,7 +508,10 @@ class Indexer:
                 continue
             self.parsed_ahead[key] = parsed
             chunks.extend(parsed.chunks)
-        self._read_languages([c.text for c in chunks], full=False)  # a git import embeds its first commits here
+        # A git import embeds its first commits here: at the first index, the vault's languages are read from them
+        # (from the first window only; the run of its first commit ends the first index).
+        self._first_index = self.store.get_meta(FIRST_INDEX_AT) is None
+        self._read_languages([c.text for c in chunks], full=False)
         hashes = {c.hash for c in chunks}
         self._choose_precision(len(hashes))
         stored = self.store.known_hashes(hashes)
@@ -646,7 +672,7 @@ class Indexer:
             note_id, note_pk = row["note_id"], row["id"]
             if not row.get("deleted_at") and row["path"] != item.file.rel_path:
                 note_id = self._follow_move(row, item)
-            self.store.update_note(note_pk, values)
+            self.store.update_note(note_pk, values, before=row)
             if row.get("deleted_at"):
                 self.summary.notes_new += 1
             elif row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path:

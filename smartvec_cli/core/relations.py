@@ -80,22 +80,49 @@ def note_name(note_pk: int, path: str, title: str | None, note_id: str, metadata
     return NoteName(note_pk, path, title, note_id, tuple(str(a) for a in aliases if a is not None and str(a).strip()))
 
 
-def infer_versions(store: Store, config: Config, now: str) -> bool:
+class VersionsMemo:
+    """What ``infer_versions`` worked out at the last run, for a caller that runs it again and again while no
+    stored vector changes (a git import, once a commit): each part is reused while what it is made from is the
+    same, the supersessions inferred from names while every candidate is, what two notes' passages share while
+    both hold the same passage rows with the same vectors."""
+
+    def __init__(self) -> None:
+        self.candidates: list[VersionCandidate] | None = None
+        self.by_name: list[InferredSupersession] = []
+        self.held: dict[tuple[tuple[int, str, str], ...], int] = {}  # the passages a note holds -> their number
+        self.pairs: dict[tuple[int, int], tuple[Counter, int]] = {}  # two such numbers -> (texts in both, near)
+        self.copies_from: tuple | None = None
+        self.copies: list[InferredSupersession] = []
+
+    def holding(self, passages: tuple[tuple[int, str, str], ...]) -> int:
+        """The number that stands for a note holding these passages (row, text hash, vector's hash), in order."""
+        return self.held.setdefault(passages, len(self.held))
+
+
+def infer_versions(store: Store, config: Config, now: str, memo: VersionsMemo | None = None) -> bool:
     """Copies of a note named as versions ("X v2", "X (2024)"), or whose passages mostly match, supersede
     one another as if declared (``memory.lineage``), as edges marked ``inferred`` with their reason;
     whether those edges changed.
     Runs over every note's name on each run (a cheap scan), so turning it off in ``config.toml`` takes
-    effect at the next ``index``."""
+    effect at the next ``index``. ``memo`` keeps what the next run may reuse (``VersionsMemo``)."""
     inferred: list[InferredSupersession] = []
     paths: dict[int, str] = {}
     if config.consolidation.infer_versions:
+        memo = memo or VersionsMemo()
         candidates = [
             VersionCandidate(note, path, title or "", doc_date, created_at, source_type, bool(declared))
             for note, path, title, doc_date, created_at, source_type, declared in store.lineage_candidates()
         ]
-        inferred = infer_supersessions(candidates)
-        overlaps = passage_overlaps(store, {c.note for c in copy_candidates(candidates)})
-        inferred += infer_copies(candidates, overlaps, inferred)
+        if candidates != memo.candidates:
+            memo.candidates, memo.by_name = candidates, infer_supersessions(candidates)
+        inferred = list(memo.by_name)
+        overlaps = passage_overlaps(store, {c.note for c in copy_candidates(candidates)}, memo)
+        if memo.copies_from != (candidates, overlaps, inferred):
+            memo.copies_from, memo.copies = (
+                (candidates, overlaps, list(inferred)),
+                infer_copies(candidates, overlaps, inferred),
+            )
+        inferred += memo.copies
         paths = {c.note: c.path for c in candidates}
     rows = [
         {
@@ -148,12 +175,13 @@ has a partner 0.95 or closer in the other copy in 17 of 18 pairs of copies (2 of
 passages of different notes are closer than 0.875 (docs/ranking.md, *Copies under another name*)."""
 
 
-def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
+def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = None) -> list[PassageOverlap]:
     """How far the current passages of each two of ``notes`` that share a passage text match (one to one:
     identical texts first, then the closest near-identical pairs by stored vector). Texts are compared by their
     own hash, without the note title that the stored ``hash`` covers, so a copy under another name shares them.
     Only notes sharing at least one identical text are compared, so the cost follows the copies, not the size of
-    the vault."""
+    the vault. ``memo`` holds the pairs worked out before (``VersionsMemo``)."""
+    memo = memo or VersionsMemo()
     shared = store.shared_passages()
     boilerplate = {text_hash for text_hash, holders in shared if len(holders) > COMMON_PASSAGE_NOTES}
     pairs: set[tuple[int, int]] = set()
@@ -163,22 +191,40 @@ def passage_overlaps(store: Store, notes: set[int]) -> list[PassageOverlap]:
             pairs.update((a, b) for i, a in enumerate(held) for b in held[i + 1 :])
     if not pairs:
         return []
-    passages: dict[int, list[tuple[int, str]]] = {}
-    for note, row, text_hash in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
-        passages.setdefault(note, []).append((row, text_hash))
-    rows = [row for held in passages.values() for row, _ in held]
-    try:
-        vectors = dict(zip(rows, store.vectors_for_chunks(rows), strict=True))
-    except SmartvecError:  # vectors lost (``doctor`` says so; ``index --full`` embeds them again): identical texts only
-        vectors = {}
+    passages: dict[int, list[tuple[int, str, str]]] = {}  # note -> (row, text hash, hash its vector is found by)
+    for note, row, text_hash, vector_hash in store.current_passages_of(sorted({n for pair in pairs for n in pair})):
+        passages.setdefault(note, []).append((row, text_hash, vector_hash))
+    holds = {note: memo.holding(tuple(held)) for note, held in passages.items()}
+    vectors: dict[int, np.ndarray] | None = None
     found = []
     for a, b in sorted(pairs):
         left, right = passages.get(a, []), passages.get(b, [])
-        exact = Counter(t for _, t in left) & Counter(t for _, t in right)
-        near = _near_identical(_without(left, exact), _without(right, exact), vectors)
+        key = (holds.get(a, -1), holds.get(b, -1))
+        known = memo.pairs.get(key)
+        if known is None:
+            exact = Counter(t for _, t, _ in left) & Counter(t for _, t, _ in right)
+            unmatched = _without(left, exact), _without(right, exact)
+            near, lasting = 0, True
+            if unmatched[0] and unmatched[1]:
+                if vectors is None:
+                    vectors = _vectors(store, [row for held in passages.values() for row, _, _ in held])
+                near, lasting = _near_identical(*unmatched, vectors), bool(vectors)
+            known = (exact, near)
+            if lasting:  # no vector lost: the counts stand while both notes hold these rows with these vectors
+                memo.pairs[key] = known
+        exact, near = known
         rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
         found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
     return found
+
+
+def _vectors(store: Store, rows: list[int]) -> dict[int, np.ndarray]:
+    """The stored vectors of these passage rows, none when some are lost (``doctor`` says so; ``index --full``
+    embeds them again): identical texts only then."""
+    try:
+        return dict(zip(rows, store.vectors_for_chunks(rows), strict=True))
+    except SmartvecError:
+        return {}
 
 
 def _near_identical(left: list[int], right: list[int], vectors: dict[int, np.ndarray]) -> int:
@@ -197,10 +243,10 @@ def _near_identical(left: list[int], right: list[int], vectors: dict[int, np.nda
     return len(used_left)
 
 
-def _without(passages: list[tuple[int, str]], matched: Counter) -> list[int]:
+def _without(passages: list[tuple[int, str, str]], matched: Counter) -> list[int]:
     """The rows of ``passages`` left once the ``matched`` texts (as many of each as matched) are taken out."""
     left, rows = Counter(matched), []
-    for row, text_hash in passages:
+    for row, text_hash, _ in passages:
         if left[text_hash]:
             left[text_hash] -= 1
         else:

@@ -91,6 +91,21 @@ class StoreBase(ABC):
             cache[name] = compute()
         return cache[name]
 
+    def insert_row(self, table: str, values: dict[str, Any]) -> int:
+        """One new row of ``table`` (whose key is ``id``); returns its id."""
+        return self.db.table(table).insert(values).last_pk
+
+    def insert_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """New rows of ``table``, each with the same columns."""
+        if rows:
+            self.db.table(table).insert_all(rows)
+
+    def update_row(self, table: str, pk: int, values: dict[str, Any]) -> None:
+        """Set these columns of the row of ``table`` whose ``id`` is ``pk``."""
+        if values:
+            assignments = ", ".join(f'"{column}" = ?' for column in values)
+            self.db.execute(f'UPDATE "{table}" SET {assignments} WHERE id = ?', [*values.values(), pk])
+
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else default

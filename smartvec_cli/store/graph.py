@@ -345,4 +345,4 @@ class GraphQueries(StoreBase):
         if note is not None:
             event["note"] = note
         event["data"] = json.dumps(data)
-        self.db.table("events").insert(event)
+        self.insert_row("events", event)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Collection, Sequence
 
 from ..memory.temporal import DECLARED, INFERRED
 from .base import StoreBase
@@ -46,9 +46,18 @@ class NoteQueries(StoreBase):
 
     # -- notes --------------------------------------------------------------------------------
 
-    def live_vault_notes(self) -> list[dict]:
-        """Every live note that comes from a vault file, as a full row: what a run compares the vault against."""
-        return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"))
+    def live_vault_notes(self, paths: Collection[str] | None = None) -> list[dict]:
+        """Every live note that comes from a vault file (or those at ``paths``), as a full row, by path: what a run
+        compares the vault against."""
+        sql = "SELECT * FROM notes WHERE deleted_at IS NULL AND kind = 'vault'"
+        if paths is None:
+            return list(self.db.query(f"{sql} ORDER BY path"))
+        rows = [
+            row
+            for part, marks in in_lists(sorted(paths))
+            for row in self.db.query(f"{sql} AND path IN ({marks})", part)
+        ]
+        return sorted(rows, key=lambda row: row["path"])
 
     def note_filter_fields(
         self, containing: Sequence[str] = (), fields: bool = True
@@ -98,10 +107,14 @@ class NoteQueries(StoreBase):
 
     def insert_note(self, values: dict) -> int:
         """A new note row; returns its primary key."""
-        return self.db.table("notes").insert(values).last_pk
+        return self.insert_row("notes", values)
 
-    def update_note(self, note_pk: int, values: dict) -> None:
-        self.db.table("notes").update(note_pk, values)
+    def update_note(self, note_pk: int, values: dict, before: dict | None = None) -> None:
+        """Set the note's columns to ``values``; given the row as stored (``before``), only those that differ
+        (setting the title, even to what it was, rewrites the full-text rows of every passage of the note)."""
+        if before is not None:
+            values = {k: v for k, v in values.items() if k not in before or before[k] != v}
+        self.update_row("notes", note_pk, values)
 
     def mark_note_pending(self, note_pk: int, level: int) -> None:
         """Queue the note for consolidation: 1 new or re-described, 2 text changed (never lowered)."""
@@ -129,7 +142,7 @@ class NoteQueries(StoreBase):
     def rename_note(self, note_pk: int, old_path: str, old_note_id: str, new_note_id: str, now: str) -> None:
         """Remember the name a moved note had until ``now``; when its id follows the path, its passages'
         ids follow too (``note_id#key``), and the old id stays an alias (``notes_once_named``)."""
-        self.db.table("note_names").insert({"note": note_pk, "path": old_path, "note_id": old_note_id, "until": now})
+        self.insert_row("note_names", {"note": note_pk, "path": old_path, "note_id": old_note_id, "until": now})
         if new_note_id == old_note_id:
             return
         self.db.execute("UPDATE notes SET note_id = ? WHERE id = ?", [new_note_id, note_pk])
@@ -201,10 +214,10 @@ class NoteQueries(StoreBase):
 
     def insert_chunk(self, values: dict) -> int:
         """A new passage version; returns its primary key (its ANN label)."""
-        return self.db.table("chunks").insert(values).last_pk
+        return self.insert_row("chunks", values)
 
     def update_chunk(self, chunk_pk: int, values: dict) -> None:
-        self.db.table("chunks").update(chunk_pk, values)
+        self.update_row("chunks", chunk_pk, values)
 
     def repoint_chunks(self, successor: dict[int, int]) -> None:
         """Archived versions and events that name an old passage name its successor instead (``successor``: old
@@ -232,14 +245,17 @@ class NoteQueries(StoreBase):
 
     def chunk_valid_until(self, chunk_pk: int) -> tuple[str | None, str | None]:
         """(valid_until, where that bound came from) of one passage version."""
-        row = self.db.table("chunks").get(chunk_pk)
-        return row["valid_until"], row["until_source"]
+        row = self.db.execute("SELECT valid_until, until_source FROM chunks WHERE id = ?", [chunk_pk]).fetchone()
+        if row is None:
+            raise KeyError(f"no passage row {chunk_pk}")
+        return row[0], row[1]
 
     def archive_chunk(
         self, chunk_pk: int, valid_until: str | None, until_source: str | None, superseded_by: int | None, now: str
     ) -> None:
         """Keep a passage version as history: no longer current, its window closed at ``valid_until``."""
-        self.db.table("chunks").update(
+        self.update_row(
+            "chunks",
             chunk_pk,
             {
                 "state": "ARCHIVED",
@@ -304,8 +320,7 @@ class NoteQueries(StoreBase):
             f"DELETE FROM edges WHERE src_note = ? AND src_chunk IS NULL AND NOT ({self.dialect.inferred_edge})",
             [note_pk],
         )
-        if links:
-            self.db.table("edges").insert_all(links)
+        self.insert_rows("edges", links)
 
     def live_note_names(self) -> list[tuple[int, str, str | None, str, str | None]]:
         """(id, path, title, note_id, metadata JSON) of every live note, oldest first: what links can name."""
@@ -344,7 +359,7 @@ class NoteQueries(StoreBase):
         }
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
-        self.db.table("notes").update(note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
+        self.update_row("notes", note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
 
     def lineage_candidates(self) -> list[tuple]:
         """(id, path, title, doc_date, created_at, source_type, declared) of every live vault note, where
@@ -375,9 +390,10 @@ class NoteQueries(StoreBase):
                 found.setdefault(text_hash, set()).add(note)
         return found
 
-    def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str]]:
-        """(note, passage row, text hash) of the current text of these notes."""
-        sql = "SELECT note, id, text_hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN ({marks})"
+    def current_passages_of(self, note_pks: Sequence[int]) -> list[tuple[int, int, str, str]]:
+        """(note, passage row, text hash, hash of the embedded text) of the current text of these notes."""
+        sql = "SELECT note, id, text_hash, hash FROM chunks WHERE current = 1 AND state != 'DELETED' AND note IN "
+        sql += "({marks})"
         return [
             row
             for part, marks in in_lists(note_pks)
@@ -397,8 +413,7 @@ class NoteQueries(StoreBase):
     def replace_inferred_supersessions(self, rows: list[dict]) -> None:
         """The inferred ``supersedes`` edges become exactly ``rows`` (each with its detail JSON)."""
         self.db.execute(f"DELETE FROM edges WHERE type = 'supersedes' AND {self.dialect.inferred_edge}")
-        if rows:
-            self.db.table("edges").insert_all(rows)
+        self.insert_rows("edges", rows)
 
     def mark_notes_pending(self, note_pks: Sequence[int]) -> None:
         """Queue these notes for consolidation as re-described (pending at least 1)."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .hashing import sha256_text
 from .markdown import (
@@ -137,6 +138,12 @@ def is_navigation_line(line: str) -> bool:
     return len(parts) - len(crumbs) >= 2 or (len(crumbs) == 1 and len(crumbs[0].split()) <= 3)
 
 
+LINES_KEPT = 1 << 16
+"""Lines whose verdict is remembered (``is_page_chrome``, ``_is_slight``): the versions of a note a git import reads
+repeat most of their lines."""
+
+
+@lru_cache(maxsize=LINES_KEPT)
 def is_page_chrome(line: str) -> bool:
     """A line that is the page's furniture, not its text: a navigation row, only closing HTML tags
     (``</Listing>``, ``</figure>``) whose opening line carries what they wrap, only empty anchors kept for
@@ -324,6 +331,7 @@ def _is_label_list(text: str) -> bool:
     )
 
 
+@lru_cache(maxsize=LINES_KEPT)
 def _is_slight(text: str) -> bool:
     """Too little to stand alone: a lead-in ("The rules:"), a tag line, a lone link or label, a short list
     of labels (``_is_label_list``), a rule (``***``), an image."""

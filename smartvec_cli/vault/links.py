@@ -88,6 +88,7 @@ def note_keys(note: NoteName) -> frozenset[str]:
     return frozenset(keys)
 
 
+@lru_cache(maxsize=KEYS_KEPT)
 def lookup_keys(target: str | None, source_path: str) -> frozenset[str]:
     """The keys ``LinkResolver.resolve`` may read for this link, Markdown or not (an empty target names the
     linking note, by its path)."""
