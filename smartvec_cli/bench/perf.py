@@ -38,12 +38,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..embed import MINILM, auto_precision, embed_queries
 from ..errors import SmartvecError, UsageError
 from .generator import NoteFile, single_word_edit
 from .metrics import recall_at
+
+if TYPE_CHECKING:
+    from ..core.indexer import IndexSummary
 
 Log = Callable[[str], None]
 
@@ -479,7 +482,6 @@ def run_perf(
     The index's precision is chosen as a first index chooses it (``[embedder] precision = "auto"``); when that is
     not fp32, ``compare_fp32`` also times a first index in fp32 (SQLite, removed after) for the speed-up.
     ``store_url`` measures a PostgreSQL store, which must hold no index yet (the benchmark never erases one)."""
-    from ..core.indexer import Indexer, IndexSummary
     from ..core.query import QueryEngine, Question
     from ..core.search import SearchOptions, search
     from ..core.workspace import Workspace
@@ -518,14 +520,7 @@ def run_perf(
     results["precision"] = getattr(embedder, "precision", "fp32")
 
     def refresh() -> tuple[float, IndexSummary]:
-        fresh = Workspace.resolve(vault, index_dir, store=store_url)
-        t = time.perf_counter()
-        store = fresh.open_store(create=True)
-        try:
-            summary = Indexer(fresh, store, lambda: embedder).run()
-        finally:
-            store.close()
-        return time.perf_counter() - t, summary
+        return timed_index(Workspace.resolve(vault, index_dir, store=store_url), embedder)
 
     seconds, summary = refresh()
     results["passages"] = summary.chunks_embedded
@@ -717,7 +712,6 @@ def fp32_first_index_rate(vault: Path, index_dir: Path, model: str | None) -> fl
     run, on the same passages."""
     import shutil
 
-    from ..core.indexer import Indexer
     from ..core.workspace import Workspace
 
     index_dir.mkdir(parents=True, exist_ok=True)
@@ -727,15 +721,23 @@ def fp32_first_index_rate(vault: Path, index_dir: Path, model: str | None) -> fl
         ws = Workspace.resolve(vault, index_dir)
         embedder = ws.embedder(prepare=True)
         embedder.embed(["warm up"])
-        started = time.perf_counter()
-        store = ws.open_store(create=True)
-        try:
-            summary = Indexer(ws, store, lambda: embedder).run()
-        finally:
-            store.close()
-        return summary.chunks_embedded / (time.perf_counter() - started)
+        seconds, summary = timed_index(ws, embedder)
+        return summary.chunks_embedded / seconds
     finally:
         shutil.rmtree(index_dir, ignore_errors=True)
+
+
+def timed_index(ws, embedder) -> tuple[float, IndexSummary]:
+    """One ``index`` run of ``ws`` with ``embedder`` already loaded, timed from opening the store."""
+    from ..core.indexer import Indexer
+
+    started = time.perf_counter()
+    store = ws.open_store(create=True)
+    try:
+        summary = Indexer(ws, store, lambda: embedder).run()
+    finally:
+        store.close()
+    return time.perf_counter() - started, summary
 
 
 def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: int, seconds: float = 1.0) -> dict:
