@@ -110,6 +110,23 @@ def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, monkey
     assert set(spy.asked) == {expected}
 
 
+def test_a_postgresql_index_is_asked_at_the_precision_its_vectors_have(tmp_path, monkeypatch, pg_store_url):
+    """A PostgreSQL store is learnt only when opened: a query's embedder is made after that, even when the
+    model is named in the config, so an int8 index is never asked with fp32 vectors."""
+    spy = PrecisionSpy()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    many_passages(vault, 10)
+    index_dir.mkdir()
+    (index_dir / "config.toml").write_text('[embedder]\nmodel = "minilm"\n', encoding="utf-8")
+    cli = Cli()
+    args = ("--vault", str(vault), "--index-dir", str(index_dir), "--store", pg_store_url)
+    assert cli(*args, "index").exit_code == 0
+    assert cli(*args, "query", "what value does note 2 part 1 say").exit_code == 0
+    assert spy.asked and set(spy.asked) == {"int8"}
+
+
 def test_a_set_precision_wins_over_auto(tmp_path, monkeypatch):
     spy = PrecisionSpy()
     monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)

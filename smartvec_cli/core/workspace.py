@@ -192,9 +192,12 @@ class Workspace:
     def question_embedder(self):
         """The configured embedder with its model already loading in the background, where the backend can
         (``OnnxEmbedder.start_loading``): for a caller about to embed a question with other work to do first,
-        such as importing the rest of the core (a cold ``query``). None while the index's model is not known
-        without opening its store (a PostgreSQL one): the question's embedder is then made after."""
-        if self.embedder_model() is None and self.store_url and not is_import_spec(self.config.embedder_backend):
+        such as importing the rest of the core (a cold ``query``). None while the index's model or precision is not
+        known without opening its store (a PostgreSQL one): the question's embedder is then made after."""
+        unknown = self.embedder_model() is None or (
+            self.config.embedder_precision == "auto" and "precision" not in self.facts
+        )
+        if unknown and self.store_url and not is_import_spec(self.config.embedder_backend):
             return None
         embedder = self.embedder()
         start_loading = getattr(embedder, "start_loading", None)
