@@ -76,6 +76,15 @@ class PrecisionSpy:
         return FakeEmbedder(precision_fingerprint("all-MiniLM-L6-v2@fake", precision))
 
 
+@pytest.fixture
+def precision_spy(monkeypatch) -> PrecisionSpy:
+    """The spy in place of ``select_embedder``, with the int8 threshold lowered to 20 passages."""
+    spy = PrecisionSpy()
+    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
+    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    return spy
+
+
 def many_passages(vault: Path, notes: int, sections: int = 3) -> None:
     for n in range(notes):
         body = "\n\n".join(
@@ -85,12 +94,10 @@ def many_passages(vault: Path, notes: int, sections: int = 3) -> None:
 
 
 @pytest.mark.parametrize(("notes", "expected"), [(4, "fp32"), (10, "int8")])
-def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, monkeypatch, notes, expected):
+def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, precision_spy, notes, expected):
     """12 passages stay fp32, 30 go int8 (the threshold lowered to 20 here); the choice is the index's from then
     on: every later run, query and the vault growing past the threshold or shrinking under it keep it."""
-    spy = PrecisionSpy()
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
-    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    spy = precision_spy
     vault, index_dir = tmp_path / "vault", tmp_path / "index"
     many_passages(vault, notes)
     cli = Cli()
@@ -110,12 +117,10 @@ def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, monkey
     assert set(spy.asked) == {expected}
 
 
-def test_a_postgresql_index_is_asked_at_the_precision_its_vectors_have(tmp_path, monkeypatch, pg_store_url):
+def test_a_postgresql_index_is_asked_at_the_precision_its_vectors_have(tmp_path, precision_spy, pg_store_url):
     """A PostgreSQL store is learnt only when opened: a query's embedder is made after that, even when the
     model is named in the config, so an int8 index is never asked with fp32 vectors."""
-    spy = PrecisionSpy()
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
-    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    spy = precision_spy
     vault, index_dir = tmp_path / "vault", tmp_path / "index"
     many_passages(vault, 10)
     index_dir.mkdir()
@@ -127,10 +132,8 @@ def test_a_postgresql_index_is_asked_at_the_precision_its_vectors_have(tmp_path,
     assert spy.asked and set(spy.asked) == {"int8"}
 
 
-def test_a_set_precision_wins_over_auto(tmp_path, monkeypatch):
-    spy = PrecisionSpy()
-    monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
-    monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+def test_a_set_precision_wins_over_auto(tmp_path, precision_spy):
+    spy = precision_spy
     vault, index_dir = tmp_path / "vault", tmp_path / "index"
     many_passages(vault, 10)
     index_dir.mkdir()

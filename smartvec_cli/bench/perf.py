@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..embed import MINILM, auto_precision, embed_queries
+from ..embed import embed_queries
 from ..errors import SmartvecError, UsageError
 from .generator import NoteFile, single_word_edit
 from .metrics import recall_at
@@ -508,10 +508,7 @@ def run_perf(
             raise UsageError(f"bench perf --store needs an empty database; {store_url} already holds an index")
     results: dict = {"store": "postgresql" if store_url else "sqlite"}
     texts = vault_passages(vault, paths)
-    precision = ws.config.embedder_precision
-    if precision == "auto":  # as the first index chooses (core.indexer), known before its embedder is made
-        precision = auto_precision(len(set(texts))) if (model or MINILM) == MINILM else "fp32"
-        ws.facts["precision"] = precision
+    ws.choose_precision(len(set(texts)))  # as the first index chooses, before its embedder is made
 
     started = time.perf_counter()
     embedder = ws.embedder(prepare=True)  # as `index` does: the ONNX export is made once, then every run uses it

@@ -388,22 +388,11 @@ class Indexer:
         ws.facts["model"] = model
 
     def _choose_precision(self, passages: int) -> None:
-        """``[embedder] precision = "auto"``: before a new index embeds anything, int8 when its first run embeds
-        ``embed.INT8_FROM_PASSAGES`` passages or more (a large vault, or the first commits of a git history), else
-        fp32. Only MiniLM's ONNX model has an int8 graph; once vectors are stored their fingerprint decides."""
-        from ..embed import MINILM, auto_precision
-
-        ws = self.ws
-        if (
-            ws.config.embedder_precision != "auto"
-            or ws.config.embedder_backend not in ("auto", "onnx")
-            or (ws.embedder_model() or MINILM) != MINILM
-            or self.store.fingerprint
-            or self._embedder is not None
-            or not passages
-        ):
-            return
-        ws.facts["precision"] = auto_precision(passages)
+        """Before a new index embeds anything, its precision by the passages its first run embeds (a large vault,
+        or the first commits of a git history: ``Workspace.choose_precision``); once vectors are stored their
+        fingerprint decides."""
+        if not (self.store.fingerprint or self._embedder is not None):
+            self.ws.choose_precision(passages)
 
     # -- renames ------------------------------------------------------------------------------
 
@@ -718,11 +707,7 @@ class Indexer:
             or aliases_of(row["metadata"]) != aliases_of(values["metadata"])
         ):
             self._names_changed = True
-            self._renamed_notes.add(note_pk)
-            if row is not None and existing:
-                self._names_before.append(
-                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
-                )
+            self._renamed(note_pk, row if row is not None and existing else None)
         text_changed = existing and plan.changes
         if text_changed or row is None or not existing or row["file_sha"] != item.file_sha or rehashed:
             self.store.mark_note_pending(note_pk, 2 if text_changed else 1)
@@ -893,11 +878,17 @@ class Indexer:
             self.store.set_meta(RELATIONS_STALE, 1)
             for row in rows:
                 self.store.delete_note(row["id"], self.now, self.source)
-                self._renamed_notes.add(row["id"])
-                self._names_before.append(
-                    note_name(row["id"], row["path"], row["title"], row["note_id"], row["metadata"])
-                )
+                self._renamed(row["id"], row)
         self.summary.notes_deleted += len(rows)
+
+    def _renamed(self, note_pk: int, before: dict | None) -> None:
+        """A note came, went or changed a name in this run; ``before``, its stored row, gives the name it had, so
+        that ``relations.resolve_links`` re-resolves only the links that may lead elsewhere now."""
+        self._renamed_notes.add(note_pk)
+        if before is not None:
+            self._names_before.append(
+                note_name(before["id"], before["path"], before["title"], before["note_id"], before["metadata"])
+            )
 
     # -- --full -------------------------------------------------------------------------------
 

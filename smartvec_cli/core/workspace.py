@@ -141,6 +141,21 @@ class Workspace:
         self._peek()
         return self.facts.get("precision") or "fp32"
 
+    def choose_precision(self, passages: int) -> None:
+        """``[embedder] precision = "auto"`` for a new index about to embed its first ``passages``: int8 from
+        ``embed.INT8_FROM_PASSAGES`` on, else fp32, recorded in ``facts`` for ``embedder_precision``. Only
+        MiniLM's ONNX model has an int8 graph; the caller knows the index holds no vectors yet."""
+        from ..embed import INT8_FROM_PASSAGES, MINILM
+
+        if (
+            self.config.embedder_precision != "auto"
+            or self.config.embedder_backend not in ("auto", "onnx")
+            or (self.embedder_model() or MINILM) != MINILM
+            or not passages
+        ):
+            return
+        self.facts["precision"] = "int8" if passages >= INT8_FROM_PASSAGES else "fp32"
+
     def languages(self) -> list[str]:
         """The vault's languages, the main one first: ``languages`` in ``config.toml``, else what the first index
         read in the notes (``vault.language``), else English."""

@@ -59,11 +59,6 @@ in int8 (1.5-1.7x the passages per second, retrieval within a point of fp32: ``d
 one, which fp32 embeds in half a minute, keeps fp32's exact vectors."""
 
 
-def auto_precision(passages: int) -> str:
-    """``[embedder] precision = "auto"`` for a new MiniLM index whose first run embeds ``passages``."""
-    return "int8" if passages >= INT8_FROM_PASSAGES else "fp32"
-
-
 def model_of_fingerprint(fingerprint: str | None) -> str | None:
     """Which built-in model made an index's vectors, from the fingerprint it stored; None for none or another."""
     if not fingerprint:
