@@ -151,9 +151,14 @@ def age_days(passage: Passage, moment: dt.datetime) -> float | None:
 
 def retained(passage: Passage, moment: dt.datetime, settings: ConfidenceSettings) -> float:
     """How much of its trust an undated passage keeps at ``moment``; 1 for declared validity."""
+    return retained_after(passage, age_days(passage, moment), settings)
+
+
+def retained_after(passage: Passage, age: float | None, settings: ConfidenceSettings) -> float:
+    """``retained`` for a caller that has the passage's ``age_days`` already."""
     if passage.declared:
         return 1.0
-    return retention(age_days(passage, moment), settings.half_life_for(passage.source_type))
+    return retention(age, settings.half_life_for(passage.source_type))
 
 
 def authority(passage: Passage, settings: ConfidenceSettings) -> float:
@@ -376,7 +381,7 @@ def score(
     passage = candidate.passage
     valid = valid_at(passage, moment)
     age = age_days(passage, moment)
-    keeps = 1.0 if passage.declared else retention(age, confidence.half_life_for(passage.source_type))  # ``retained``
+    keeps = retained_after(passage, age, confidence)
     trust_now = passage_trust(passage, moment, confidence, keeps)
     signals = {
         "semantic": relevance(topical, best_topical, scoring.relevance_spread),
