@@ -72,20 +72,35 @@ def inside_vault(path: str) -> str | None:
     return None if normal == "." else normal
 
 
+BY_PATH, BY_STEM = -1, -2
+"""``_filed_under``'s tables besides the name tiers 0-3: a note's path, and its path without ``.md``."""
+
+
+def _filed_under(note: NoteName) -> Iterable[tuple[int, str]]:
+    """(table, key) for every place ``LinkResolver`` files ``note``: its path and stem, then the name tiers (0 exact
+    path tail or alias, 1 exact title or id, 2 and 3 the same case-folded: ``link_key``)."""
+    stem = _stem(note.path)
+    yield BY_PATH, note.path
+    yield BY_STEM, stem
+    parts = stem.split("/")
+    for i in range(len(parts)):  # every tail of the path: ``[[folder/Note]]`` names ``a/folder/Note.md``
+        suffix = "/".join(parts[i:])
+        yield 0, suffix
+        yield 2, link_key(suffix)
+    for alias in note.aliases:
+        yield 0, alias.strip()
+        yield 2, link_key(alias)
+    for name in (note.title, note.note_id):
+        if name and name.strip():
+            yield 1, name.strip()
+            yield 3, link_key(name)
+
+
 @lru_cache(maxsize=KEYS_KEPT)
 def note_keys(note: NoteName) -> frozenset[str]:
     """Every key ``LinkResolver`` files ``note`` under, in any of its tables: a link that looks up none of them
     (``lookup_keys``) cannot lead to it, whatever else the note is called."""
-    stem = _stem(note.path)
-    parts = stem.split("/")
-    keys = {note.path, stem}
-    for i in range(len(parts)):
-        suffix = "/".join(parts[i:])
-        keys.update((suffix, link_key(suffix)))
-    for name in (*note.aliases, note.title, note.note_id):
-        if name and name.strip():
-            keys.update((name.strip(), link_key(name)))
-    return frozenset(keys)
+    return frozenset(key for _, key in _filed_under(note))
 
 
 @lru_cache(maxsize=KEYS_KEPT)
@@ -117,21 +132,13 @@ class LinkResolver:
         self._folded_path: dict[str, list[NoteName]] = {}
         self._tiers: list[dict[str, list[NoteName]]] = [{}, {}, {}, {}]  # exact name/alias, exact title/id, folded ...
         for note in notes:
-            self._by_path[note.path] = note
-            stem = _stem(note.path)
-            self._by_path.setdefault(stem, note)
-            parts = stem.split("/")
-            for i in range(len(parts)):  # every tail of the path: ``[[folder/Note]]`` names ``a/folder/Note.md``
-                suffix = "/".join(parts[i:])
-                self._tiers[0].setdefault(suffix, []).append(note)
-                self._tiers[2].setdefault(link_key(suffix), []).append(note)
-            for alias in note.aliases:
-                self._tiers[0].setdefault(alias.strip(), []).append(note)
-                self._tiers[2].setdefault(link_key(alias), []).append(note)
-            for name in (note.title, note.note_id):
-                if name and name.strip():
-                    self._tiers[1].setdefault(name.strip(), []).append(note)
-                    self._tiers[3].setdefault(link_key(name), []).append(note)
+            for table, key in _filed_under(note):
+                if table == BY_PATH:
+                    self._by_path[key] = note
+                elif table == BY_STEM:
+                    self._by_path.setdefault(key, note)
+                else:
+                    self._tiers[table].setdefault(key, []).append(note)
         self._attachments = set(attachments)
         self._attachment_names: dict[str, list[str]] = {}
         self._folded_attachments: dict[str, list[str]] = {}
