@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from smartvec_cli.bench.hardware import E5_SMALL, MINILM_L6, embedding_share, encoder_shape, gemm_limit, token_counts
+from smartvec_cli.bench.hardware import (
+    E5_SMALL,
+    MINILM_L6,
+    embedding_share,
+    encoder_shape,
+    gemm_limit,
+    graph_limit,
+    token_counts,
+)
 
 
 def test_an_encoder_s_work_grows_with_its_layers_and_with_the_square_of_a_passage():
@@ -12,6 +20,20 @@ def test_an_encoder_s_work_grows_with_its_layers_and_with_the_square_of_a_passag
     assert MINILM_L6.flops(10) == 2 * 6 * 10 * (4 * 384**2 + 2 * 384 * 1536 + 2 * 10 * 384)
     assert E5_SMALL.flops(10) == 2 * MINILM_L6.flops(10)
     assert MINILM_L6.flops(200) > 20 * MINILM_L6.flops(10)
+
+
+def test_the_int8_graph_s_limit_mixes_the_rates_of_the_products_it_runs():
+    """Attention projections and the feed-forward up projection at the int8 rate, the down projection and the
+    attention products at the fp32 rate, weighted by their work per token."""
+    limit = {"fp32_gflops": 100.0, "int8_gflops": 200.0}
+    in_int8 = 4 * 384**2 + 384 * 1536
+    in_fp32 = 1536 * 384 + 2 * 53 * 384
+    assert graph_limit(MINILM_L6, limit, "int8", 53) == pytest.approx(
+        (in_int8 + in_fp32) / (in_int8 / 200.0 + in_fp32 / 100.0)
+    )
+    assert 140 < graph_limit(MINILM_L6, limit, "int8", 53) < 150
+    assert graph_limit(MINILM_L6, limit, "fp32", 53) == 100.0
+    assert graph_limit(MINILM_L6, {"fp32_gflops": 100.0, "int8_gflops": None}, "int8", 53) == 100.0
 
 
 def test_the_limit_is_measured_with_onnxruntime_in_both_precisions():
