@@ -135,7 +135,7 @@ class Workspace:
 
     def embedder_precision(self) -> str:
         """MiniLM's arithmetic for this index: ``[embedder] precision`` when set, else the index's own (its vectors'
-        fingerprint), else what its first run chose by the passages it embeds (``core.indexer``), else fp32."""
+        fingerprint), else what its first run chose by the passages it embeds (``choose_precision``), else fp32."""
         if self.config.embedder_precision != "auto":
             return self.config.embedder_precision
         self._peek()

@@ -55,8 +55,8 @@ INT8_SUFFIX = "+int8"
 """What the fingerprint of vectors made by MiniLM's int8 graph ends with (``embed.onnx.precision_fingerprint``)."""
 INT8_FROM_PASSAGES = 1000
 """``[embedder] precision = "auto"``: a new index whose first run embeds at least this many passages is embedded
-in int8 (1.5-1.7x the passages per second, retrieval within a point of fp32: ``docs/benchmarks.md``); a smaller
-one, which fp32 embeds in half a minute, keeps fp32's exact vectors."""
+in int8 (1.2x the passages per second on a quiet 2-core machine, 1.6x under load; retrieval within a point of
+fp32: ``docs/benchmarks.md``); a smaller one, which fp32 embeds in 10 to 30 seconds, keeps fp32's exact vectors."""
 
 
 def model_of_fingerprint(fingerprint: str | None) -> str | None:
