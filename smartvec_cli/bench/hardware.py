@@ -151,6 +151,7 @@ def embedding_share(
         "tokens_p90": int(np.percentile(lengths, 90)) if lengths else 0,
         "passages_per_s": round(len(texts) / best, 1),
         "achieved_gflops": round(achieved, 1),
+        "flops_per_passage": useful / len(texts) if texts else 0.0,
         "share_of_fp32_limit": round(achieved / limit["fp32_gflops"], 3) if limit.get("fp32_gflops") else None,
         "precision": precision,
         "limit_gflops": None if own is None else round(own, 1),

@@ -741,16 +741,14 @@ def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: in
     """The encoder's limit on this machine and the shares of it reached (``bench.hardware``), on a sample of
     the vault's own passages, as the first index embeds them; shares of the limit of the embedder's precision."""
     from ..embed.onnx import _default_threads
-    from .hardware import embedding_share, encoder_shape, gemm_limit, graph_limit, token_counts
+    from .hardware import embedding_share, encoder_shape, gemm_limit
 
     sample = random.Random(seed + 3).sample(texts, min(HARDWARE_SAMPLE, len(texts)))
     shape = encoder_shape(embedder)
     limit = gemm_limit(shape, threads=getattr(embedder, "threads", None) or _default_threads(), seconds=seconds)
     share = embedding_share(embedder, sample, limit, shape)
-    tokens = token_counts(embedder, sample)
-    mean_flops = statistics.fmean(shape.flops(n) for n in tokens) if sample else 0.0
-    own = graph_limit(shape, limit, share["precision"], statistics.fmean(tokens) if tokens else 0.0)
-    first_index = first_index_rate * mean_flops / 1e9 / own if own else None
+    own = share["limit_gflops"]
+    first_index = first_index_rate * share["flops_per_passage"] / 1e9 / own if own else None
     return {
         "hardware_threads": limit["threads"],
         "hardware_fp32_gflops": limit["fp32_gflops"],
