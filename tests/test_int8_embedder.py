@@ -167,6 +167,40 @@ def test_int8_vectors_stay_close_to_fp32(export_copy):
 
 
 @pytest.mark.slow
+def test_int8_batches_run_side_by_side_with_the_vectors_of_one_session(export_copy, monkeypatch):
+    monkeypatch.setattr("smartvec_cli.embed.onnx._default_threads", lambda: 2)
+    assert quantize_int8(export_copy)
+    side_by_side = load_onnx_embedder(export_copy, precision="int8")
+    one_session = load_onnx_embedder(export_copy, precision="int8", threads=2)  # a thread count set: one session
+    assert side_by_side is not None and one_session is not None
+    texts = [f"{passage} ({n})" for n in range(5) for passage in PASSAGES]  # 30 texts: 4 batches of 8
+    expected = one_session.embed(texts)
+    assert one_session._workers == []
+    side_by_side.embed(texts[:1])  # loads the two-thread session
+    assert side_by_side._side_by_side()
+    runs: list[int] = []
+    for session in [side_by_side._session, *(side_by_side._workers or [])]:
+        monkeypatch.setattr(session, "run", counted(session.run, runs, id(session)), raising=False)
+    assert np.array_equal(side_by_side.embed(texts), expected)
+    workers = {id(session) for session in side_by_side._workers or []}
+    assert len(workers) == 2 and set(runs) == workers and len(runs) == 4
+    runs.clear()
+    question = texts[:1]  # one batch: the two-thread session
+    assert np.array_equal(side_by_side.embed(question), one_session.embed(question))
+    assert runs == [id(side_by_side._session)]
+    fp32 = load_onnx_embedder(export_copy)
+    assert fp32 is not None and fp32.embed(texts).shape == (30, 384) and fp32._workers == []
+
+
+def counted(run, runs: list, key: int):
+    def counting_run(*args, **kwargs):
+        runs.append(key)
+        return run(*args, **kwargs)
+
+    return counting_run
+
+
+@pytest.mark.slow
 def test_a_damaged_int8_graph_is_never_used_and_is_made_again(export_copy):
     assert quantize_int8(export_copy)
     manifest = read_manifest(export_copy)
