@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -167,37 +168,36 @@ def test_int8_vectors_stay_close_to_fp32(export_copy):
 
 
 @pytest.mark.slow
-def test_int8_batches_run_side_by_side_with_the_vectors_of_one_session(export_copy, monkeypatch):
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_a_call_s_batches_run_side_by_side_with_the_vectors_of_one_at_a_time(export_copy, monkeypatch, precision):
     monkeypatch.setattr("smartvec_cli.embed.onnx._default_threads", lambda: 2)
-    assert quantize_int8(export_copy)
-    side_by_side = load_onnx_embedder(export_copy, precision="int8")
-    one_session = load_onnx_embedder(export_copy, precision="int8", threads=2)  # a thread count set: one session
-    assert side_by_side is not None and one_session is not None
+    if precision == "int8":
+        assert quantize_int8(export_copy)
+    side_by_side = load_onnx_embedder(export_copy, precision=precision)
+    one_at_a_time = load_onnx_embedder(export_copy, precision=precision, threads=2)  # threads set: one batch at a time
+    assert side_by_side is not None and one_at_a_time is not None
+    assert side_by_side._layout() == (2, 1) and one_at_a_time._layout() == (1, 2)
     texts = [f"{passage} ({n})" for n in range(5) for passage in PASSAGES]  # 30 texts: 4 batches of 8
-    expected = one_session.embed(texts)
-    assert one_session._workers == []
-    side_by_side.embed(texts[:1])  # loads the two-thread session
-    assert side_by_side._side_by_side()
-    runs: list[int] = []
-    for session in [side_by_side._session, *(side_by_side._workers or [])]:
-        monkeypatch.setattr(session, "run", counted(session.run, runs, id(session)), raising=False)
-    assert np.array_equal(side_by_side.embed(texts), expected)
-    workers = {id(session) for session in side_by_side._workers or []}
-    assert len(workers) == 2 and set(runs) == workers and len(runs) == 4
-    runs.clear()
-    question = texts[:1]  # one batch: the two-thread session
-    assert np.array_equal(side_by_side.embed(question), one_session.embed(question))
-    assert runs == [id(side_by_side._session)]
-    fp32 = load_onnx_embedder(export_copy)
-    assert fp32 is not None and fp32.embed(texts).shape == (30, 384) and fp32._workers == []
+    expected = one_at_a_time.embed(texts)
+    question = texts[:1]
+    alone = one_at_a_time.embed(question)
+    assert np.array_equal(side_by_side.embed(question), alone)  # one batch: this thread, the session made
+    both_running = threading.Barrier(2, timeout=30)
+    run = side_by_side._session.run
+    runs: list[str] = []
+    meetings = iter(range(2))  # the first two runs meet
 
-
-def counted(run, runs: list, key: int):
-    def counting_run(*args, **kwargs):
-        runs.append(key)
+    def run_meeting_the_other(*args, **kwargs):
+        runs.append(threading.current_thread().name)
+        if next(meetings, None) is not None:
+            both_running.wait()  # broken (and the test failed) unless two batches run at once
         return run(*args, **kwargs)
 
-    return counting_run
+    monkeypatch.setattr(side_by_side._session, "run", run_meeting_the_other, raising=False)
+    assert np.array_equal(side_by_side.embed(texts), expected)
+    assert len(runs) == 4 and len(set(runs)) == 2 and all(name.startswith("smartvec-embed") for name in runs)
+    runs.clear()
+    assert np.array_equal(side_by_side.embed(question), alone) and runs == [threading.current_thread().name]
 
 
 @pytest.mark.slow

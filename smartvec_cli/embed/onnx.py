@@ -49,7 +49,7 @@ from . import DIMENSIONS, INT8_SUFFIX, MODEL_NAME, normalise_rows, weights_finge
 from .integrity import check_export, export_id, file_sha256, stderr_notice, warn_once
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Executor
 
     from tokenizers import Tokenizer
 
@@ -71,6 +71,8 @@ dynamic quantization scales each batch's activations by their range, so a text's
 on the texts batched with it: 32 passages of the tldr vault embedded again in other batches agreed with their
 stored vectors only to cosine 0.994."""
 INT8_SCHEME = "dynamic int8, per-channel weights; feed-forward output projections, embeddings, LayerNorm in fp32"
+BATCHES_SIDE_BY_SIDE = 4
+"""At most this many batches of a call run at once: the indexer's calls of 32 passages hold 4 batches of 8."""
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "last_hidden_state"
 
@@ -131,11 +133,10 @@ class OnnxEmbedder:
     Texts are tokenised together, sorted by token count and cut into batches, so each batch
     pads only to its own longest member; results are put back in input order.
 
-    The int8 graph embeds a call of several batches on one single-threaded session per core, side by side
-    (:meth:`_side_by_side`): its matrix products are so short that one session's two threads wait on each
-    other more than they work. The vectors are the same as one session's (each batch is the same batch, and
-    onnxruntime's results do not depend on its thread count); a question, one batch, keeps the two-thread
-    session.
+    A call of several batches runs them side by side on one session (:meth:`_layout`): on 2 cores one
+    thread per batch and two batches at a time embed faster than two threads on one batch, whose short
+    products leave the threads waiting on each other. The vectors are the same either way: each batch is
+    the same batch, and onnxruntime's results do not depend on its thread count.
     """
 
     name = f"onnx/{MODEL_NAME}"
@@ -170,8 +171,7 @@ class OnnxEmbedder:
         )
         self._tokenizer: Tokenizer | None = None
         self._session: Any = None  # an onnxruntime.InferenceSession, made on first use
-        self._workers: list[Any] | None = None  # single-threaded sessions for :meth:`_side_by_side`
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: Executor | None = None  # runs a call's batches side by side, made on first need
         self._loading: threading.Thread | None = None
         self._loading_failed: BaseException | None = None
 
@@ -224,10 +224,6 @@ class OnnxEmbedder:
         tokenizer.enable_truncation(max_length=self.max_seq_length, strategy="longest_first")
         tokenizer.no_padding()
 
-        self._session = self._new_session(self.threads or _default_threads())
-        self._tokenizer = tokenizer
-
-    def _new_session(self, threads: int) -> Any:
         ort = import_onnxruntime()
         optimised = self.optimised is not None and self.optimised[1] == ort.__version__
         options = ort.SessionOptions()
@@ -235,7 +231,7 @@ class OnnxEmbedder:
         options.graph_optimization_level = (
             ort.GraphOptimizationLevel.ORT_DISABLE_ALL if optimised else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         )
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = self._layout()[1]
         options.inter_op_num_threads = 1
         # The pool's workers block when they run out of work instead of spinning: spinning, the worker went on
         # taking a core after each run, and the ranking that follows a question's embedding ran at half speed on
@@ -244,7 +240,8 @@ class OnnxEmbedder:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
         path = self.optimised[0] if optimised and self.optimised is not None else self.onnx_path
-        return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        self._tokenizer = tokenizer
 
     @property
     def fingerprint(self) -> str:
@@ -261,37 +258,38 @@ class OnnxEmbedder:
         order = np.argsort([len(row) for row in ids], kind="stable")
         batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if len(batches) > 1 and self._side_by_side():
-            assert self._pool is not None and self._workers is not None
-            sessions = self._workers
-            done = self._pool.map(
-                lambda i: self._embed_padded([ids[j] for j in batches[i]], sessions[i % len(sessions)]),
-                range(len(batches)),
-            )
-            for chunk, vectors in zip(batches, done, strict=True):
-                out[chunk] = vectors
-        else:
-            for chunk in batches:
-                out[chunk] = self._embed_padded([ids[i] for i in chunk])
+
+        def embed_batch(chunk: np.ndarray) -> np.ndarray:
+            return self._embed_padded([ids[i] for i in chunk])
+
+        pool = self._side_by_side() if len(batches) > 1 else None
+        done = pool.map(embed_batch, batches) if pool is not None else map(embed_batch, batches)
+        for chunk, vectors in zip(batches, done, strict=True):
+            out[chunk] = vectors
         return normalise_rows(out)
 
-    def _side_by_side(self) -> bool:
-        """Whether this embedder runs batches on single-threaded sessions side by side, making them on first
-        use: only the int8 graph, with the thread count left to smartvec, on more than one core. On 2 cores
-        (``bench perf``'s vault, 1,600 passages, batches of 8) int8 went from 346 to 382 passages/s; fp32, whose
-        products are long enough for two threads, stayed at 236 either way, so it keeps one session."""
-        if self._workers is None:
-            cores = _default_threads()
-            if self.precision != "int8" or self.threads is not None or cores < 2:
-                self._workers = []
-            else:
-                from concurrent.futures import ThreadPoolExecutor
+    def _side_by_side(self) -> Executor | None:
+        """The pool a call's batches run on, of :meth:`_layout`'s width; None when that is one."""
+        width = self._layout()[0]
+        if self._pool is None and width > 1:
+            from concurrent.futures import ThreadPoolExecutor
 
-                self._workers = [self._new_session(1) for _ in range(cores)]
-                self._pool = ThreadPoolExecutor(cores, thread_name_prefix="smartvec-embed")
-        return bool(self._workers)
+            self._pool = ThreadPoolExecutor(width, thread_name_prefix="smartvec-embed")
+        return self._pool
 
-    def _embed_padded(self, rows: list[np.ndarray], session: Any = None) -> np.ndarray:
+    def _layout(self) -> tuple[int, int]:
+        """(batches run side by side, onnxruntime threads per batch). With ``threads`` set, one batch at a time
+        on that many threads. Otherwise one thread per batch, up to :data:`BATCHES_SIDE_BY_SIDE` batches, and
+        the cores left over shared out among them. On 2 cores (1,600 passages of ``bench perf``'s vault,
+        batches of 8, one session) int8 went from 386 to 526 passages/s and fp32 from 277 to 330; a question's
+        embedding took 1.70 ms on one thread against 1.88 on two (int8), 2.64 against 2.64 (fp32)."""
+        if self.threads is not None:
+            return 1, self.threads
+        cores = _default_threads()
+        side_by_side = min(cores, BATCHES_SIDE_BY_SIDE)
+        return side_by_side, max(1, cores // side_by_side)
+
+    def _embed_padded(self, rows: list[np.ndarray]) -> np.ndarray:
         """Mean of the token states under the attention mask, as sentence-transformers' Pooling."""
         width = max(len(row) for row in rows)
         input_ids = np.zeros((len(rows), width), dtype=np.int64)
@@ -304,7 +302,7 @@ class OnnxEmbedder:
             "attention_mask": attention_mask,
             "token_type_ids": np.zeros_like(input_ids),
         }
-        (hidden,) = (session or self._session).run([OUTPUT_NAME], feeds)
+        (hidden,) = self._session.run([OUTPUT_NAME], feeds)
         mask = attention_mask.astype(np.float32)
         summed = np.einsum("bsh,bs->bh", hidden, mask)
         counts = np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
