@@ -345,6 +345,14 @@ def test_perf_measures_an_int8_first_index_against_fp32_in_the_same_run(tmp_path
     table = perf_markdown(perf) + targets_markdown(perf["targets"])
     assert "| first index: throughput (int8) |" in table and "| first index, share of the int8 limit |" in table
     assert "| first index in fp32, same run: throughput, speed-up |" in table
+    assert results["first_index_fp32_share_of_limit"] == pytest.approx(
+        results["first_index_fp32_passages_per_s"]
+        * results["embedding_flops_per_passage"]
+        / 1e9
+        / results["hardware_fp32_gflops"],
+        abs=0.001,
+    )
+    assert "| first index in fp32, same run: share of the fp32 limit |" in table
     assert "| first index, passages/s against fp32 in the same run >= 1.5 x |" in table
 
 

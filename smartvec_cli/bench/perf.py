@@ -533,10 +533,16 @@ def run_perf(
             f"first index in fp32: {fp32_rate:.1f} passages/s; {results['precision']} {results['first_index_speedup']}x"
         )
     results.update(hardware_share(embedder, texts, results["first_index_passages_per_s"], seed, hardware_seconds))
+    results["first_index_fp32_share_of_limit"] = fp32_share(results)
     log(
         f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
         f"embedding {results['embedding_share_of_limit']:.0%} of the {results['precision']} limit, "
         f"first index {results['first_index_share_of_limit']:.0%}"
+        + (
+            f"; the fp32 first index {results['first_index_fp32_share_of_limit']:.0%} of the fp32 limit"
+            if results["first_index_fp32_share_of_limit"] is not None
+            else ""
+        )
     )
 
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
@@ -759,7 +765,17 @@ def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: in
         "embedding_gflops": share["achieved_gflops"],
         "embedding_share_of_limit": share["share_of_limit"],
         "first_index_share_of_limit": None if first_index is None else round(first_index, 3),
+        "embedding_flops_per_passage": share["flops_per_passage"],
     }
+
+
+def fp32_share(results: dict) -> float | None:
+    """The share of the fp32 limit the fp32 first index of the same run reached, beside the chosen precision's:
+    the same passages, so the same work per passage."""
+    rate, limit = results.get("first_index_fp32_passages_per_s"), results.get("hardware_fp32_gflops")
+    if not rate or not limit:
+        return None
+    return round(rate * results["embedding_flops_per_passage"] / 1e9 / limit, 3)
 
 
 RECALL_TARGET_PASSAGES = 100_000

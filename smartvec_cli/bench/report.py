@@ -239,6 +239,11 @@ def hardware_rows(r: dict) -> list[str]:
         f"| embedding alone ({r['embedding_tokens_mean']:.0f} tokens a passage): throughput, share of the "
         f"{precision} limit | {r['embedding_passages_per_s']:.1f} passages/s, {r['embedding_share_of_limit']:.0%} |",
         f"| first index, share of the {precision} limit | {r['first_index_share_of_limit']:.0%} |",
+        *(
+            [f"| first index in fp32, same run: share of the fp32 limit | {r['first_index_fp32_share_of_limit']:.0%} |"]
+            if r.get("first_index_fp32_share_of_limit") is not None
+            else []
+        ),
     ]
 
 
