@@ -119,6 +119,25 @@ def test_a_deleted_note_leaves_answers_about_now_and_answers_for_its_time(vault,
     assert [v["valid_until"][:10] for p in history["passages"] for v in p["versions"]] == ["2026-02-01"]
 
 
+def test_a_new_note_s_look_for_a_deleted_one_at_its_path_reads_an_index_not_every_note(vault, cli, fake_embedder):
+    """Asked for every new note; a scan of the notes table made a first index quadratic in its notes."""
+    from smartvec_cli.core.workspace import Workspace
+
+    write(vault, "gone.md", "# Gone\n\nA note that is deleted.\n")
+    index(cli)
+    (vault / "gone.md").unlink()
+    index(cli)
+    with Workspace.resolve().open_store() as store:
+        asked: list[str] = []
+        store.db.conn.set_trace_callback(asked.append)
+        assert store.deleted_note_at("gone.md")["path"] == "gone.md" and store.deleted_note_at("new.md") is None
+        store.db.conn.set_trace_callback(None)
+        statements = [sql for sql in asked if "deleted_at IS NOT NULL" in sql]  # as run, the path written in
+        assert len(statements) == 2
+        plan = " ".join(row[-1] for row in store.db.conn.execute("EXPLAIN QUERY PLAN " + statements[0]))
+    assert "USING INDEX idx_notes_deleted_path" in plan, plan
+
+
 @both_stores
 def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedder):
     note = write(vault, "n.md", "# N\n\nA note that will be deleted and restored.\n")

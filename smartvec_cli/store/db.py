@@ -35,6 +35,10 @@ NOTE_INDEXES = (
     "CREATE UNIQUE INDEX idx_notes_live_path ON notes(path) WHERE deleted_at IS NULL",
 )
 PENDING_INDEX = "CREATE INDEX idx_notes_pending ON notes(pending)"
+DELETED_PATH_INDEX = "CREATE INDEX idx_notes_deleted_path ON notes(path) WHERE deleted_at IS NOT NULL"
+"""Finds the deleted note that lived at a path (``Store.deleted_note_at``, asked for every new note): without it
+each ask scanned every note row, and a first index of 10,000 notes spent 6.4 s of its 42 s outside embedding on
+them."""
 CHUNK_INDEXES = (
     "CREATE INDEX idx_chunks_note_state ON chunks(note, state)",
     "CREATE INDEX idx_chunks_chunk_id ON chunks(chunk_id)",
@@ -361,6 +365,12 @@ def m011_words_in_every_language(db: sqlite_utils.Database) -> None:
             END"""
     )
     db.execute(WORDS_FILL)
+
+
+@migration
+def m012_deleted_note_paths(db: sqlite_utils.Database) -> None:
+    """An index of deleted notes' paths (``DELETED_PATH_INDEX``)."""
+    db.execute(DELETED_PATH_INDEX)
 
 
 def register_functions(conn: sqlite3.Connection) -> None:

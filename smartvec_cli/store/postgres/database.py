@@ -21,6 +21,7 @@ from ...errors import SmartvecError
 from ..db import (
     CHUNK_INDEXES,
     CURRENT_TEXT_HASH_INDEX,
+    DELETED_PATH_INDEX,
     KEEP_DELETED_NOTES_PASSAGES,
     NOTE_INDEXES,
     NOTE_NAME_INDEXES,
@@ -406,6 +407,12 @@ def p006_words_in_every_language(db: PgDatabase) -> None:
         "FOR EACH ROW EXECUTE FUNCTION smartvec_fts_words()"
     )
     db.conn.execute(f"UPDATE {FTS_TABLE} SET text = text")
+
+
+@migration
+def p007_deleted_note_paths(db: PgDatabase) -> None:
+    """SQLite's ``m012_deleted_note_paths``: an index of deleted notes' paths."""
+    db.conn.execute(DELETED_PATH_INDEX)
 
 
 def migrate(db: PgDatabase) -> None:
