@@ -532,17 +532,22 @@ def run_perf(
         log(
             f"first index in fp32: {fp32_rate:.1f} passages/s; {results['precision']} {results['first_index_speedup']}x"
         )
-    results.update(hardware_share(embedder, texts, results["first_index_passages_per_s"], seed, hardware_seconds))
-    results["first_index_fp32_share_of_limit"] = fp32_share(results)
+    results.update(
+        hardware_share(
+            embedder,
+            texts,
+            results["first_index_passages_per_s"],
+            seed,
+            hardware_seconds,
+            fp32_rate=results["first_index_fp32_passages_per_s"],
+        )
+    )
+    fp32_share = results["first_index_fp32_share_of_limit"]
     log(
         f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
         f"embedding {results['embedding_share_of_limit']:.0%} of the {results['precision']} limit, "
         f"first index {results['first_index_share_of_limit']:.0%}"
-        + (
-            f"; the fp32 first index {results['first_index_fp32_share_of_limit']:.0%} of the fp32 limit"
-            if results["first_index_fp32_share_of_limit"] is not None
-            else ""
-        )
+        + ("" if fp32_share is None else f"; the fp32 first index {fp32_share:.0%} of the fp32 limit")
     )
 
     results["nochange_refresh_s"] = round(statistics.median(refresh()[0] for _ in range(3)), 4)
@@ -743,9 +748,12 @@ def timed_index(ws, embedder) -> tuple[float, IndexSummary]:
     return time.perf_counter() - started, summary
 
 
-def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: int, seconds: float = 1.0) -> dict:
+def hardware_share(
+    embedder, texts: list[str], first_index_rate: float, seed: int, seconds: float = 1.0, fp32_rate: float | None = None
+) -> dict:
     """The encoder's limit on this machine and the shares of it reached (``bench.hardware``), on a sample of
-    the vault's own passages, as the first index embeds them; shares of the limit of the embedder's precision."""
+    the vault's own passages, as the first index embeds them; shares of the limit of the embedder's precision,
+    and, given the rate of an fp32 first index of the same passages (``fp32_rate``), its share of the fp32 limit."""
     from ..embed.onnx import _default_threads
     from .hardware import embedding_share, encoder_shape, gemm_limit
 
@@ -753,8 +761,13 @@ def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: in
     shape = encoder_shape(embedder)
     limit = gemm_limit(shape, threads=getattr(embedder, "threads", None) or _default_threads(), seconds=seconds)
     share = embedding_share(embedder, sample, limit, shape)
-    own = share["limit_gflops"]
-    first_index = first_index_rate * share["flops_per_passage"] / 1e9 / own if own else None
+
+    def share_of(rate: float | None, limit_gflops: float | None) -> float | None:
+        """A first index's share: the same passages, so the same work per passage as the sample's."""
+        if rate is None or not limit_gflops:
+            return None
+        return round(rate * share["flops_per_passage"] / 1e9 / limit_gflops, 3)
+
     return {
         "hardware_threads": limit["threads"],
         "hardware_fp32_gflops": limit["fp32_gflops"],
@@ -764,18 +777,10 @@ def hardware_share(embedder, texts: list[str], first_index_rate: float, seed: in
         "embedding_passages_per_s": share["passages_per_s"],
         "embedding_gflops": share["achieved_gflops"],
         "embedding_share_of_limit": share["share_of_limit"],
-        "first_index_share_of_limit": None if first_index is None else round(first_index, 3),
+        "first_index_share_of_limit": share_of(first_index_rate, share["limit_gflops"]),
+        "first_index_fp32_share_of_limit": share_of(fp32_rate, limit["fp32_gflops"]),
         "embedding_flops_per_passage": share["flops_per_passage"],
     }
-
-
-def fp32_share(results: dict) -> float | None:
-    """The share of the fp32 limit the fp32 first index of the same run reached, beside the chosen precision's:
-    the same passages, so the same work per passage."""
-    rate, limit = results.get("first_index_fp32_passages_per_s"), results.get("hardware_fp32_gflops")
-    if not rate or not limit:
-        return None
-    return round(rate * results["embedding_flops_per_passage"] / 1e9 / limit, 3)
 
 
 RECALL_TARGET_PASSAGES = 100_000
