@@ -10,7 +10,8 @@ The file is optional; every key has a default. Example::
     [embedder]
     model = "auto"          # auto (chosen by the vault's languages at the first index) | minilm | multilingual-e5
     backend = "auto"        # auto | onnx | sentence-transformers | module:factory
-    precision = "auto"      # auto (the index's; a new one int8 from 1,000 passages) | fp32 | int8 (a change re-embeds)
+    precision = "auto"      # auto (the index's; a new one from 1,000 passages bf16 on AMX, else int8)
+                            # | fp32 | int8 | bf16 (a change re-embeds)
 
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
@@ -83,7 +84,7 @@ RETIRED_CALIBRATION_KEY = "cosine_weight"
 
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 EMBEDDER_MODELS = ("auto", "minilm", "multilingual-e5")
-EMBEDDER_PRECISIONS = ("auto", "fp32", "int8")
+EMBEDDER_PRECISIONS = ("auto", "fp32", "int8", "bf16")
 LANGUAGE_CODES = re.compile(r"^[a-z]{2,3}$")
 
 
@@ -93,7 +94,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     max_note_mb: float = 10.0
     embedder_backend: str = "auto"
-    embedder_precision: str = "auto"  # the ONNX model's: fp32, int8 (embed.onnx.quantize_int8) or auto (Workspace)
+    embedder_precision: str = "auto"  # MiniLM's: fp32, int8 (embed.onnx), bf16 (embed.bf16) or auto (Workspace)
     embedder_model: str = (
         "auto"  # auto: the index's own (its fingerprint), or at the first index the vault's languages'
     )

@@ -49,7 +49,7 @@ def test_precision_is_read_from_the_config(tmp_path):
     path.write_text('[embedder]\nprecision = "int8"\n', encoding="utf-8")
     assert load_config(path).embedder_precision == "int8"
     path.write_text('[embedder]\nprecision = "int4"\n', encoding="utf-8")
-    with pytest.raises(UsageError, match="precision must be one of auto, fp32, int8"):
+    with pytest.raises(UsageError, match="precision must be one of auto, fp32, int8, bf16"):
         load_config(path)
 
 
@@ -79,10 +79,12 @@ class PrecisionSpy:
 
 @pytest.fixture
 def precision_spy(monkeypatch) -> PrecisionSpy:
-    """The spy in place of ``select_embedder``, with the int8 threshold lowered to 20 passages."""
+    """The spy in place of ``select_embedder``, with the int8 threshold lowered to 20 passages, on a CPU without
+    AMX (where ``auto`` takes int8 rather than bf16)."""
     spy = PrecisionSpy()
     monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
     monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
+    monkeypatch.setattr("smartvec_cli.embed.bf16.amx_bf16_available", lambda: False)
     return spy
 
 
@@ -260,6 +262,7 @@ def test_a_large_first_index_is_embedded_in_int8_by_default(onnx_export, tmp_pat
     answers its questions, and later runs and a rebuilt ``--full`` keep int8 without being told."""
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
     monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 5)
+    monkeypatch.setattr("smartvec_cli.embed.bf16.amx_bf16_available", lambda: False)  # with AMX: bf16
     cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
     shutil.copytree(onnx_export, cache)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

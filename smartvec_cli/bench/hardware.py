@@ -5,11 +5,12 @@ the rate at which the CPU multiplies matrices of the encoder's shapes. ``gemm_li
 onnxruntime itself (the runtime the embedder uses, on the same number of threads): one MatMul of a batch's
 tokens by each of the encoder's weight shapes (hidden x hidden for the attention projections, hidden x
 feed-forward and back), in fp32 and in int8 (``MatMulInteger``, what a dynamically quantised graph runs),
-timed until the estimate is steady. ``embedding_share`` then embeds real passages through the embedder,
+and for the bf16 encoder in bf16 with torch, its runtime, timed until the estimate is steady.
+``embedding_share`` then embeds real passages through the embedder,
 counts the useful work of each (its own tokens, not the padding of its batch: the projections and
 feed-forward layers per token, and attention over the passage's length) and divides the rate achieved by
-the limit of the embedder's precision (``graph_limit``: fp32's, or for the int8 graph the mix of int8 and
-fp32 products it runs). Everything an encoder does besides these products (layer norms, softmax, GELU, the
+the limit of the embedder's precision (``graph_limit``: fp32's, bf16's, or for the int8 graph the mix of int8
+and fp32 products it runs). Everything an encoder does besides these products (layer norms, softmax, GELU, the
 tokenizer, pooling) counts against the share, so 100% is out of reach; what is left below it is padding,
 small batches, threads waiting, and that other work.
 """
@@ -78,9 +79,30 @@ def _matmul_session(rows: int, inner: int, cols: int, int8: bool, threads: int):
     return session, {"x": feed}
 
 
+def _torch_bf16_rate(rows: int, inner: int, cols: int, threads: int, seconds: float) -> float:
+    """``_rate`` of a bf16 product in torch, the runtime of the bf16 encoder (``embed.bf16``): oneDNN's AMX
+    kernels where the CPU has them."""
+    import torch
+
+    torch.set_num_threads(threads)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(rows, inner, generator=generator).to(torch.bfloat16)
+    w = torch.randn(inner, cols, generator=generator).to(torch.bfloat16)
+
+    class Session:
+        def run(self, *_):
+            torch.matmul(x, w)
+
+    return _timed(Session(), {}, rows * inner * cols, seconds)
+
+
 def _rate(rows: int, inner: int, cols: int, int8: bool, threads: int, seconds: float) -> float:
     """Operations per second of the best of several timed rounds (a round repeats until it lasts 50 ms)."""
     session, feed = _matmul_session(rows, inner, cols, int8, threads)
+    return _timed(session, feed, rows * inner * cols, seconds)
+
+
+def _timed(session, feed, multiply_adds: int, seconds: float) -> float:
     for _ in range(3):
         session.run(None, feed)
     best = 0.0
@@ -93,22 +115,26 @@ def _rate(rows: int, inner: int, cols: int, int8: bool, threads: int, seconds: f
             elapsed = time.perf_counter() - started
             if elapsed >= 0.05:
                 break
-        best = max(best, 2.0 * rows * inner * cols * runs / elapsed)
+        best = max(best, 2.0 * multiply_adds * runs / elapsed)
     return best
 
 
-def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: float = 1.0) -> dict:
+def gemm_limit(shape: EncoderShape, threads: int, tokens: int = 2048, seconds: float = 1.0, bf16: bool = False) -> dict:
     """The fp32 and int8 rates (operations per second) of the encoder's products on ``tokens`` rows, on
-    ``threads`` threads: each precision's rate is the work-weighted mean over the three weight shapes,
-    each timed for ``seconds``."""
+    ``threads`` threads, and with ``bf16`` torch's bf16 rate: each precision's rate is the work-weighted mean
+    over the three weight shapes, each timed for ``seconds``."""
     h, f = shape.hidden, shape.feed_forward
     products = ((h, h, 4), (h, f, 1), (f, h, 1))  # (inner, cols, how many per layer)
     limit: dict[str, float] = {"threads": threads, "tokens": tokens}
-    for precision, int8 in (("fp32", False), ("int8", True)):
-        work = sum(inner * cols * count for inner, cols, count in products)
-        time_per_op = sum(
-            inner * cols * count / _rate(tokens, inner, cols, int8, threads, seconds) for inner, cols, count in products
-        )
+    rates = {
+        "fp32": lambda inner, cols: _rate(tokens, inner, cols, False, threads, seconds),
+        "int8": lambda inner, cols: _rate(tokens, inner, cols, True, threads, seconds),
+    }
+    if bf16:
+        rates["bf16"] = lambda inner, cols: _torch_bf16_rate(tokens, inner, cols, threads, seconds)
+    work = sum(inner * cols * count for inner, cols, count in products)
+    for precision, rate in rates.items():
+        time_per_op = sum(inner * cols * count / rate(inner, cols) for inner, cols, count in products)
         limit[f"{precision}_gflops"] = round(work / time_per_op / 1e9, 1)
     return limit
 
@@ -117,7 +143,10 @@ def graph_limit(shape: EncoderShape, limit: dict, precision: str, tokens: float)
     """The rate (GFLOP/s) the machine allows the graph of ``precision`` on passages of ``tokens`` tokens: fp32
     runs every product at the fp32 rate; the int8 graph (``embed.onnx.int8_excluded_nodes``) runs the attention
     projections and the feed-forward up projection at the int8 rate and the feed-forward down projection and the
-    attention products at the fp32 rate, so its limit is the work-weighted harmonic mean of the two."""
+    attention products at the fp32 rate, so its limit is the work-weighted harmonic mean of the two; the bf16
+    encoder runs every product in bf16."""
+    if precision == "bf16" and limit.get("bf16_gflops"):
+        return limit["bf16_gflops"]
     if precision != "int8" or not limit.get("int8_gflops"):
         return limit["fp32_gflops"]
     h, f = shape.hidden, shape.feed_forward
@@ -162,8 +191,9 @@ def embedding_share(
 def token_counts(embedder, texts: Sequence[str]) -> list[int]:
     """Tokens per text as the embedder cuts them (special tokens and truncation included); by whitespace
     words times 1.3 for an embedder without a tokenizer of its own to ask."""
-    if hasattr(embedder, "_load"):
-        embedder._load()  # the ONNX embedder reads its tokenizer with its session, on first use
+    token_rows = getattr(embedder, "token_rows", None)  # the ONNX embedder's and the bf16 one's
+    if token_rows is not None:
+        return [len(row) for row in token_rows(list(texts))]
     tokenizer = getattr(embedder, "_tokenizer", None)
     if tokenizer is not None and hasattr(tokenizer, "encode_batch"):
         return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=True)]

@@ -544,7 +544,9 @@ def run_perf(
     )
     fp32_share = results["first_index_fp32_share_of_limit"]
     log(
-        f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s; "
+        f"hardware: fp32 {results['hardware_fp32_gflops']} GFLOP/s, int8 {results['hardware_int8_gops']} GOP/s"
+        + ("" if results["hardware_bf16_gflops"] is None else f", bf16 {results['hardware_bf16_gflops']} GFLOP/s")
+        + "; "
         f"embedding {results['embedding_share_of_limit']:.0%} of the {results['precision']} limit, "
         f"first index {results['first_index_share_of_limit']:.0%}"
         + ("" if fp32_share is None else f"; the fp32 first index {fp32_share:.0%} of the fp32 limit")
@@ -759,7 +761,12 @@ def hardware_share(
 
     sample = random.Random(seed + 3).sample(texts, min(HARDWARE_SAMPLE, len(texts)))
     shape = encoder_shape(embedder)
-    limit = gemm_limit(shape, threads=getattr(embedder, "threads", None) or _default_threads(), seconds=seconds)
+    limit = gemm_limit(
+        shape,
+        threads=getattr(embedder, "threads", None) or _default_threads(),
+        seconds=seconds,
+        bf16=getattr(embedder, "precision", None) == "bf16",
+    )
     share = embedding_share(embedder, sample, limit, shape)
 
     def share_of(rate: float | None, limit_gflops: float | None) -> float | None:
@@ -772,6 +779,7 @@ def hardware_share(
         "hardware_threads": limit["threads"],
         "hardware_fp32_gflops": limit["fp32_gflops"],
         "hardware_int8_gops": limit["int8_gflops"],
+        "hardware_bf16_gflops": limit.get("bf16_gflops"),
         "hardware_limit_gflops": share["limit_gflops"],
         "embedding_tokens_mean": share["tokens_mean"],
         "embedding_passages_per_s": share["passages_per_s"],

@@ -236,6 +236,11 @@ def hardware_rows(r: dict) -> list[str]:
             if precision == "int8" and own
             else []
         ),
+        *(
+            [f"| the machine's limit for the encoder's products in bf16 (torch) | {own:.1f} GFLOP/s |"]
+            if precision == "bf16" and own
+            else []
+        ),
         f"| embedding alone ({r['embedding_tokens_mean']:.0f} tokens a passage): throughput, share of the "
         f"{precision} limit | {r['embedding_passages_per_s']:.1f} passages/s, {r['embedding_share_of_limit']:.0%} |",
         f"| first index, share of the {precision} limit | {r['first_index_share_of_limit']:.0%} |",

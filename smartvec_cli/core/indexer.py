@@ -527,6 +527,9 @@ class Indexer:
         # long one among short ones made a fifth of the work padding on sample_vault (9% on bench perf's vault;
         # 9% and 2% sorted by characters, counted in tokens).
         todo = sorted(todo, key=lambda item: len(item[1]))
+        expect = getattr(self.embedder, "expect", None)  # the bf16 embedder loads its encoder for a large run
+        if expect is not None and todo:
+            expect(max(len(todo), self._to_embed_total - self._embedded_so_far))
         for start in range(0, len(todo), batch):
             part = todo[start : start + batch]
             if not self._model_used:

@@ -40,12 +40,12 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import SmartvecError
-from . import DIMENSIONS, INT8_SUFFIX, MODEL_NAME, normalise_rows, weights_fingerprint
+from . import BF16_SUFFIX, DIMENSIONS, INT8_SUFFIX, MODEL_NAME, normalise_rows, weights_fingerprint
 from .integrity import check_export, export_id, file_sha256, stderr_notice, warn_once
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ MIN_COSINE = 0.9999
 OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
-PRECISIONS = ("fp32", "int8")
+PRECISIONS = ("fp32", "int8", "bf16")
 INT8_MIN_COSINE = 0.95
 """How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used (measured
 on 2,000 vault passages: mean 0.996, min 0.99; ``docs/benchmarks.md``)."""
@@ -100,8 +100,9 @@ beyond :data:`MAX_SEQ_LENGTH` tokens so truncation is compared too."""
 
 def precision_fingerprint(fingerprint: str, precision: str) -> str:
     """The fingerprint of vectors made at ``precision``: the weights' own for fp32, with :data:`INT8_SUFFIX`
-    for int8, so a change of precision is a change of model to the index (``index --full`` re-embeds)."""
-    return fingerprint + INT8_SUFFIX if precision == "int8" else fingerprint
+    for int8 and :data:`BF16_SUFFIX` for bf16, so a change of precision is a change of model to the index
+    (``index --full`` re-embeds)."""
+    return fingerprint + {"int8": INT8_SUFFIX, "bf16": BF16_SUFFIX}.get(precision, "")
 
 
 class OnnxVerificationError(RuntimeError):
@@ -251,22 +252,16 @@ class OnnxEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        ids = self.token_rows(texts)
+        pool = self._side_by_side() if len(ids) > self.batch_size else None
+        return embed_in_length_order(ids, self.batch_size, self._embed_padded, pool)
+
+    def token_rows(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's token ids as the model reads them (special tokens added, cut at ``max_seq_length``)."""
         self._load()
         assert self._tokenizer is not None  # _load made it or raised
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
-        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
-        order = np.argsort([len(row) for row in ids], kind="stable")
-        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-
-        def embed_batch(chunk: np.ndarray) -> np.ndarray:
-            return self._embed_padded([ids[i] for i in chunk])
-
-        pool = self._side_by_side() if len(batches) > 1 else None
-        done = pool.map(embed_batch, batches) if pool is not None else map(embed_batch, batches)
-        for chunk, vectors in zip(batches, done, strict=True):
-            out[chunk] = vectors
-        return normalise_rows(out)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=True)
+        return [np.asarray(e.ids, dtype=np.int64) for e in encodings]
 
     def _side_by_side(self) -> Executor | None:
         """The pool a call's batches run on, of :meth:`_layout`'s width; None when that is one."""
@@ -290,23 +285,54 @@ class OnnxEmbedder:
         return side_by_side, max(1, cores // side_by_side)
 
     def _embed_padded(self, rows: list[np.ndarray]) -> np.ndarray:
-        """Mean of the token states under the attention mask, as sentence-transformers' Pooling."""
-        width = max(len(row) for row in rows)
-        input_ids = np.zeros((len(rows), width), dtype=np.int64)
-        attention_mask = np.zeros((len(rows), width), dtype=np.int64)
-        for i, row in enumerate(rows):
-            input_ids[i, : len(row)] = row
-            attention_mask[i, : len(row)] = 1
+        input_ids, attention_mask = padded_batch(rows)
         feeds = {
             "input_ids": input_ids,
             "attention_mask": attention_mask,
             "token_type_ids": np.zeros_like(input_ids),
         }
         (hidden,) = self._session.run([OUTPUT_NAME], feeds)
-        mask = attention_mask.astype(np.float32)
-        summed = np.einsum("bsh,bs->bh", hidden, mask)
-        counts = np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
-        return summed / counts
+        return mean_pool(hidden, attention_mask)
+
+
+def embed_in_length_order(
+    ids: list[np.ndarray], batch_size: int, embed_batch: Callable[[list[np.ndarray]], np.ndarray], pool=None
+) -> np.ndarray:
+    """Normalised vectors of the token rows ``ids``, in their order, embedded by ``embed_batch`` in batches of
+    ``batch_size`` rows of similar length, so each batch pads only to its own longest member; on ``pool`` (an
+    ``Executor``) the batches run side by side."""
+    out = np.empty((len(ids), DIMENSIONS), dtype=np.float32)
+    if not ids:
+        return out
+    order = np.argsort([len(row) for row in ids], kind="stable")
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+    def run(chunk: np.ndarray) -> np.ndarray:
+        return embed_batch([ids[i] for i in chunk])
+
+    done = pool.map(run, batches) if pool is not None and len(batches) > 1 else map(run, batches)
+    for chunk, vectors in zip(batches, done, strict=True):
+        out[chunk] = vectors
+    return normalise_rows(out)
+
+
+def padded_batch(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(input ids, attention mask) of ``rows`` padded with zeros to the longest of them."""
+    width = max(len(row) for row in rows)
+    input_ids = np.zeros((len(rows), width), dtype=np.int64)
+    attention_mask = np.zeros((len(rows), width), dtype=np.int64)
+    for i, row in enumerate(rows):
+        input_ids[i, : len(row)] = row
+        attention_mask[i, : len(row)] = 1
+    return input_ids, attention_mask
+
+
+def mean_pool(hidden: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """Mean of the token states under the attention mask, as sentence-transformers' Pooling."""
+    mask = attention_mask.astype(np.float32)
+    summed = np.einsum("bsh,bs->bh", hidden, mask)
+    counts = np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
+    return summed / counts
 
 
 def import_onnxruntime():
@@ -381,7 +407,8 @@ def load_onnx_embedder(
     never used: a damaged export gives ``None``, a damaged optimised graph leaves the export to be
     used without it; either way ``notice`` (stderr by default) hears one warning naming the folder.
     ``precision = "int8"`` gives the int8 graph (:func:`quantize_int8`), or ``None`` while the folder has
-    no sound one. ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
+    no sound one; ``"bf16"`` the fp32 graph under a bf16 index's fingerprint (what embeds its questions and its
+    small runs: ``embed.bf16``). ``options`` go to :class:`OnnxEmbedder` (``batch_size``, ``threads``).
     """
     manifest = read_manifest(cache_dir)
     if manifest is None:
@@ -425,7 +452,7 @@ def load_onnx_embedder(
     return OnnxEmbedder(
         cache_dir / manifest["onnx_file"],
         cache_dir / manifest["tokenizer_file"],
-        fingerprint=manifest["fingerprint"],
+        fingerprint=precision_fingerprint(manifest["fingerprint"], precision),
         max_seq_length=manifest["max_seq_length"],
         optimised=(cache_dir / optimised["onnx_file"], optimised["onnxruntime"]) if optimised else None,
         export_id=export_id(manifest),

@@ -13,7 +13,9 @@ beside the export: ``onnx.quantize_int8``); ``auto``, the default, does for an i
 for a new one whose first run embeds many passages (``Workspace.embedder_precision``). Its vectors carry the
 fingerprint with ``+int8``, so an index made at one precision refuses the other until ``index --full``
 re-embeds it. Where there is no int8 graph (no ONNX export, or it cannot be made), the fp32 vectors are used,
-said in a notice.
+said in a notice. ``precision = "bf16"`` (``auto``'s choice for a new large index on a CPU with AMX) embeds a
+writer's large runs with torch in bf16 (``embed.bf16``) and everything else with the fp32 graph, under the
+fingerprint with ``+bf16``.
 
 Besides the built-in backends, ``[embedder] backend = "package.module:factory"`` names a
 callable that returns an :class:`Embedder`: a model of the user's own, or the tests' fake
@@ -94,6 +96,13 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precisi
             if int8 is not None:
                 return int8
         notice("no usable int8 ONNX model; embedding in fp32")
+    if precision == "bf16":
+        fp32 = load_onnx_embedder(folder, notice=notice, precision="bf16")
+        if fp32 is None or not prepare:
+            return fp32
+        from .bf16 import Bf16Embedder
+
+        return Bf16Embedder(fp32, model_dir, notice)
     return load_onnx_embedder(folder, notice=notice)
 
 
