@@ -145,11 +145,23 @@ def test_an_encoder_that_cannot_load_leaves_the_fp32_graph_embedding(onnx_export
 
 @pytest.mark.slow
 def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_export, tmp_path, monkeypatch):
-    """Indexed for real with ``precision = "bf16"`` and the threshold lowered so the bf16 encoder embeds: the
-    index records the precision, answers with the fp32 graph, ``doctor`` finds its vectors sound, and fp32 is
-    refused until ``index --full``."""
+    """Indexed for real with ``precision = "bf16"``, the threshold lowered and the encoder loaded before the
+    first call (a run this small would end before it loads beside it), so the bf16 encoder embeds every passage:
+    the index records the precision, answers with the fp32 graph, ``doctor`` finds its vectors sound, and fp32
+    is refused until ``index --full``."""
+    from smartvec_cli.embed.bf16 import TorchBf16Encoder
+
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
     monkeypatch.setattr("smartvec_cli.embed.bf16.ENCODER_FROM_PASSAGES", 3)
+    monkeypatch.setattr(Bf16Embedder, "expect", lambda self, passages: self._load())
+    in_bf16: list[int] = []
+    embed_padded = TorchBf16Encoder.embed_padded
+
+    def counted(self, rows):
+        in_bf16.append(len(rows))
+        return embed_padded(self, rows)
+
+    monkeypatch.setattr(TorchBf16Encoder, "embed_padded", counted)
     cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
     shutil.copytree(onnx_export, cache)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -161,6 +173,7 @@ def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_expo
     cli = Cli()
     args = ("--vault", str(vault), "--index-dir", str(index_dir))
     assert cli.json(*args, "index", "--json")["chunks_embedded"] == len(PASSAGES)
+    assert sum(in_bf16) == len(PASSAGES)
     model = cli.json(*args, "status", "--json")["model"]
     assert model.endswith(BF16_SUFFIX)
 
@@ -172,6 +185,7 @@ def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_expo
     assert type(ws.writer_embedder()) is Bf16Embedder
     assert cli.json(*args, "query", "how do I unpack a gzipped tarball", "--json")[0]["path"] == "p2.md"
     assert cli.json(*args, "query", "can a value have two owners at once", "--json")[0]["path"] == "p1.md"
+    assert sum(in_bf16) == len(PASSAGES)  # the questions went to the fp32 graph
     assert cli(*args, "doctor").exit_code == 0
 
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
