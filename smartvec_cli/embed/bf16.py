@@ -54,9 +54,13 @@ class TorchBf16Encoder:
         """Built from the weights file directly: ``AutoModel.from_pretrained`` took 4.4 s here, this 0.4 s."""
         import torch
         from safetensors.torch import load_file
-        from transformers import BertConfig, BertModel
 
-        config = BertConfig.from_pretrained(str(model_dir))
+        from .onnx import _offline_and_quiet
+
+        with _offline_and_quiet():
+            from transformers import BertConfig, BertModel
+
+            config = BertConfig.from_pretrained(str(model_dir))
         config._attn_implementation = "sdpa"
         model = BertModel(config, add_pooling_layer=False)
         weights = {
