@@ -4,6 +4,7 @@ large index on a CPU with AMX."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import numpy as np
@@ -18,6 +19,20 @@ from smartvec_cli.embed.bf16 import Bf16Embedder, amx_bf16_available
 from smartvec_cli.embed.onnx import load_onnx_embedder, precision_fingerprint
 
 WEIGHTS = "all-MiniLM-L6-v2@53aa51172d142c89"
+
+
+@pytest.fixture(autouse=True)
+def torch_threads_restored():
+    """The bf16 encoder sets torch's threads for the whole process (one per batch side by side); the tests after
+    these ones get torch's threads back, for the sentence-transformers model they run."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads or max(1, len(os.sched_getaffinity(0))))
 
 
 def test_amx_is_read_from_the_cpu_s_flags(tmp_path):
@@ -191,3 +206,33 @@ def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_expo
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "fp32"\n', encoding="utf-8")
     refused = cli(*args, "query", "gzipped tarball")
     assert refused.exit_code == 1 and "index --full" in refused.stderr and model in refused.stderr
+
+
+@pytest.mark.slow
+def test_a_call_s_bf16_batches_run_side_by_side(onnx_export, monkeypatch):
+    import threading
+
+    from smartvec_cli.embed import packaged_model_dir
+
+    monkeypatch.setattr("smartvec_cli.embed.onnx._default_threads", lambda: 2)
+    fp32 = load_onnx_embedder(onnx_export, precision="bf16")
+    assert fp32 is not None
+    side_by_side = Bf16Embedder(fp32, packaged_model_dir(), print, from_passages=0)
+    assert side_by_side._layout() == (2, 1)
+    assert Bf16Embedder(fp32, packaged_model_dir(), print, threads=2)._layout() == (1, 2)
+    texts = [f"{passage} ({n})" for n in range(6) for passage in PASSAGES][:32]  # two batches of 16
+    side_by_side.embed(texts[:1])  # loads the encoder
+    encoder = side_by_side._encoder
+    assert encoder is not None
+    both_running = threading.Barrier(2, timeout=30)
+    meetings = iter(range(2))
+    embed_padded = encoder.embed_padded
+
+    def meeting_the_other(rows):
+        if next(meetings, None) is not None:
+            both_running.wait()  # broken (and the test failed) unless two batches run at once
+        return embed_padded(rows)
+
+    monkeypatch.setattr(encoder, "embed_padded", meeting_the_other)
+    vectors = side_by_side.embed(texts)
+    assert ((vectors * fp32.embed(texts)).sum(axis=1)).min() > 0.999

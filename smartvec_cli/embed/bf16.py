@@ -28,9 +28,12 @@ ENCODER_FROM_PASSAGES = 1000
 """A run of this many passages loads the bf16 encoder (or a single call of as many texts): loading torch,
 transformers and the weights took 2.9-3.0 s on a quiet 2-core Xeon, what the fp32 graph needs for about 600
 passages, and it loads beside the embedding."""
-BF16_BATCH = 32
-"""Passages per bf16 batch. On 1,600 tldr passages (2 cores, AMX): 8 a batch 644 passages/s, 16 816, 32 1,001,
-64 1,071; the indexer's calls hold 32 passages."""
+BF16_BATCH = 16
+"""Passages per bf16 batch, two batches side by side on one torch thread each (:meth:`Bf16Embedder._layout`). On one
+batch at a time on 2 threads (1,600 tldr passages, 2 cores, AMX), 8 a batch gave 644 passages/s, 16 816, 32 1,001,
+64 1,071; two batches of 16 side by side embedded 565-571 passages/s of 2,400 Rust book and tldr passages in the
+indexer's calls of 32, one batch of 32 on 2 threads 529-534."""
+BATCHES_SIDE_BY_SIDE = 2
 
 
 def amx_bf16_available(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
@@ -119,6 +122,7 @@ class Bf16Embedder:
         self._loading: threading.Thread | None = None
         self._failure: str | None = None  # why the encoder could not be loaded, said once
         self._failed = False
+        self._pool = None  # runs a call's batches side by side, made on first need
 
     @property
     def fingerprint(self) -> str:
@@ -142,7 +146,27 @@ class Bf16Embedder:
             return self.fp32.embed(texts)
         from .onnx import embed_in_length_order
 
-        return embed_in_length_order(self.token_rows(texts), BF16_BATCH, encoder.embed_padded)
+        return embed_in_length_order(self.token_rows(texts), BF16_BATCH, encoder.embed_padded, self._side_by_side())
+
+    def _layout(self) -> tuple[int, int]:
+        """(batches run side by side, torch threads): with ``threads`` set, one batch at a time on that many;
+        otherwise up to :data:`BATCHES_SIDE_BY_SIDE` batches, the cores shared out among them. torch releases the
+        GIL inside its operators, so two batches' products run at once."""
+        from .onnx import _default_threads
+
+        if self.threads is not None:
+            return 1, self.threads
+        cores = _default_threads()
+        side_by_side = min(cores, BATCHES_SIDE_BY_SIDE)
+        return side_by_side, max(1, cores // side_by_side)
+
+    def _side_by_side(self):
+        width = self._layout()[0]
+        if self._pool is None and width > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(width, thread_name_prefix="smartvec-bf16")
+        return self._pool
 
     def _ready_encoder(self, texts: int) -> TorchBf16Encoder | None:
         """The encoder when it is loaded; loaded now, once, for a call of ``texts`` that :meth:`expect` would
@@ -156,9 +180,7 @@ class Bf16Embedder:
 
     def _load(self) -> None:
         try:
-            from .onnx import _default_threads
-
-            self._encoder = TorchBf16Encoder(self.model_dir, self.threads or _default_threads())
+            self._encoder = TorchBf16Encoder(self.model_dir, self._layout()[1])
         except Exception as exc:  # only speed is lost: the fp32 graph's vectors are the same to 1e-4
             self._failed = True
             self._failure = (
