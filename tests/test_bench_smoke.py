@@ -332,7 +332,6 @@ def test_perf_measures_an_int8_first_index_against_fp32_in_the_same_run(tmp_path
 
     monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", select)
     monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
-    monkeypatch.setattr("smartvec_cli.embed.bf16.amx_bf16_available", lambda: False)  # with AMX: bf16
     perf = run_perf(tmp_path, notes=30, queries=10, cold_runs=0, edits=1, recall_sizes=(), hardware_seconds=0.05)
     results = perf["results"]
     assert asked[:2] == ["int8", "fp32"] and results["precision"] == "int8"

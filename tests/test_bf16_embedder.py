@@ -5,12 +5,11 @@ large index on a CPU with AMX."""
 from __future__ import annotations
 
 import os
-import shutil
 
 import numpy as np
 import pytest
-from conftest import Cli, write
-from test_int8_embedder import PASSAGES, many_passages
+from conftest import Cli
+from test_int8_embedder import PASSAGES, many_passages, vault_of_passages
 
 from smartvec_cli.bench.hardware import MINILM_L6, gemm_limit, graph_limit
 from smartvec_cli.config import load_config
@@ -177,12 +176,7 @@ def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_expo
         return embed_padded(self, rows)
 
     monkeypatch.setattr(TorchBf16Encoder, "embed_padded", counted)
-    cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
-    shutil.copytree(onnx_export, cache)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    vault, index_dir = tmp_path / "vault", tmp_path / "index"
-    for n, passage in enumerate(PASSAGES):
-        write(vault, f"p{n}.md", f"# Note {n}\n\n{passage}\n")
+    vault, index_dir = vault_of_passages(onnx_export, tmp_path, monkeypatch)
     index_dir.mkdir()
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "bf16"\n', encoding="utf-8")
     cli = Cli()

@@ -79,12 +79,11 @@ class PrecisionSpy:
 
 @pytest.fixture
 def precision_spy(monkeypatch) -> PrecisionSpy:
-    """The spy in place of ``select_embedder``, with the int8 threshold lowered to 20 passages, on a CPU without
-    AMX (where ``auto`` takes int8 rather than bf16)."""
+    """The spy in place of ``select_embedder``, with the int8 threshold lowered to 20 passages (bf16's stays far
+    above these vaults)."""
     spy = PrecisionSpy()
     monkeypatch.setattr("smartvec_cli.embed.select.select_embedder", spy)
     monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 20)
-    monkeypatch.setattr("smartvec_cli.embed.bf16.amx_bf16_available", lambda: False)
     return spy
 
 
@@ -224,6 +223,18 @@ def test_a_damaged_int8_graph_is_never_used_and_is_made_again(export_copy):
     assert load_onnx_embedder(export_copy, precision="int8") is not None
 
 
+def vault_of_passages(onnx_export: Path, tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """(a vault of one note per passage of :data:`PASSAGES`, its index folder), with a copy of the session's
+    export as the user's model cache, which every run of the test finds."""
+    cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
+    shutil.copytree(onnx_export, cache)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    for n, passage in enumerate(PASSAGES):
+        write(vault, f"p{n}.md", f"# Note {n}\n\n{passage}\n")
+    return vault, index_dir
+
+
 @pytest.mark.slow
 def test_switching_precision_re_embeds_rather_than_mixing(onnx_export, tmp_path, monkeypatch):
     """Indexed for real: the index records the precision, refuses the other one, and ``index --full`` moves it."""
@@ -262,13 +273,7 @@ def test_a_large_first_index_is_embedded_in_int8_by_default(onnx_export, tmp_pat
     answers its questions, and later runs and a rebuilt ``--full`` keep int8 without being told."""
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
     monkeypatch.setattr("smartvec_cli.embed.INT8_FROM_PASSAGES", 5)
-    monkeypatch.setattr("smartvec_cli.embed.bf16.amx_bf16_available", lambda: False)  # with AMX: bf16
-    cache = tmp_path / "cache" / "smartvec" / "onnx" / onnx_export.name
-    shutil.copytree(onnx_export, cache)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    vault, index_dir = tmp_path / "vault", tmp_path / "index"
-    for n, passage in enumerate(PASSAGES):
-        write(vault, f"p{n}.md", f"# Note {n}\n\n{passage}\n")
+    vault, index_dir = vault_of_passages(onnx_export, tmp_path, monkeypatch)
     cli = Cli()
     args = ("--vault", str(vault), "--index-dir", str(index_dir))
     assert cli.json(*args, "index", "--json")["chunks_embedded"] == len(PASSAGES)
