@@ -230,3 +230,18 @@ def test_a_call_s_bf16_batches_run_side_by_side(onnx_export, monkeypatch):
     monkeypatch.setattr(encoder, "embed_padded", meeting_the_other)
     vectors = side_by_side.embed(texts)
     assert ((vectors * fp32.embed(texts)).sum(axis=1)).min() > 0.999
+
+
+def test_a_bf16_batch_is_padded_to_a_multiple_of_sixteen_tokens():
+    """Fewer shapes for oneDNN to keep kernels for (``embed.bf16.PAD_TO_MULTIPLE``); the mask covers each row's
+    own tokens only, so the padding changes no vector beyond bf16's rounding."""
+    from smartvec_cli.embed.bf16 import PAD_TO_MULTIPLE
+    from smartvec_cli.embed.onnx import padded_batch
+
+    rows = [np.array([101, 7, 102]), np.array([101, 7, 8, 9, 102])]
+    ids, mask = padded_batch(rows)
+    assert ids.shape == (2, 5) and mask.sum(axis=1).tolist() == [3, 5]
+    ids, mask = padded_batch(rows, PAD_TO_MULTIPLE)
+    assert PAD_TO_MULTIPLE == 16 and ids.shape == (2, 16) and mask.sum(axis=1).tolist() == [3, 5]
+    assert ids[1, :5].tolist() == [101, 7, 8, 9, 102] and not ids[:, 5:].any()
+    assert padded_batch([np.arange(32)], 16)[0].shape == (1, 32)

@@ -34,6 +34,11 @@ batch at a time on 2 threads (1,600 tldr passages, 2 cores, AMX), 8 a batch gave
 64 1,071; two batches of 16 side by side embedded 565-571 passages/s of 2,400 Rust book and tldr passages in the
 indexer's calls of 32, one batch of 32 on 2 threads 529-534."""
 BATCHES_SIDE_BY_SIDE = 2
+PAD_TO_MULTIPLE = 16
+"""A bf16 batch is padded to a multiple of this many tokens. oneDNN keeps the kernels it made for each shape it
+has seen, so batches of every width made a long run's memory grow: 18,000 passages of the Rust book and tldr in
+unsorted calls of 32 (as a git history's commits give them) peaked at 1,332 MB padded to their longest, 800 MB
+to a multiple of 8, 704 MB of 16, 672 MB of 32, and ran at 269, 304, 296 and 284 passages/s."""
 
 
 def amx_bf16_available(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
@@ -81,7 +86,7 @@ class TorchBf16Encoder:
         from .onnx import mean_pool, padded_batch
 
         torch = self._torch
-        input_ids, attention_mask = padded_batch(rows)
+        input_ids, attention_mask = padded_batch(rows, PAD_TO_MULTIPLE)
         with torch.inference_mode():
             ids = torch.from_numpy(input_ids)
             hidden = self._model(

@@ -316,9 +316,10 @@ def embed_in_length_order(
     return normalise_rows(out)
 
 
-def padded_batch(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(input ids, attention mask) of ``rows`` padded with zeros to the longest of them."""
-    width = max(len(row) for row in rows)
+def padded_batch(rows: list[np.ndarray], multiple: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(input ids, attention mask) of ``rows`` padded with zeros to the longest of them, rounded up to a
+    ``multiple``."""
+    width = -(-max(len(row) for row in rows) // multiple) * multiple
     input_ids = np.zeros((len(rows), width), dtype=np.int64)
     attention_mask = np.zeros((len(rows), width), dtype=np.int64)
     for i, row in enumerate(rows):
