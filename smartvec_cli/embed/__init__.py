@@ -66,11 +66,10 @@ vectors come from bf16 matrix products, its questions' and small runs' from the 
 
 BF16_FROM_PASSAGES = 5000
 """``[embedder] precision = "auto"`` on a CPU with AMX: a new index whose first run embeds at least this many passages
-is embedded in bf16 (``embed.bf16``) instead of int8. Loading torch (about 3 s beside the embedding, whose first
-passages the fp32 graph embeds meanwhile) costs about 4 s against int8, which bf16 wins back at about 0.8 ms a
-passage: ``smartvec index`` of ``bench perf``'s vault on a 2-core Xeon
-took 14.7-15.1 s against 14.2-14.5 s at 4,310 passages and 35.0 s against 41.4 s at 12,930, so they meet near
-5,000; bf16's vectors are fp32's to cosine 0.9999, int8's to 0.985."""
+is embedded in bf16 (``embed.bf16``) instead of int8. Loading torch (about 3 s, beside the embedding, whose first
+passages the fp32 graph embeds meanwhile) is what bf16 must win back: ``smartvec index`` of ``bench perf``'s vault
+on a 2-core Xeon took 13.7-14.7 s against int8's 14.2-14.5 s at 4,310 passages, at 832 MB against 341, and 32.1 s
+against 41.4 s at 12,930; bf16's vectors are fp32's to cosine 0.9999, int8's to 0.985."""
 
 
 def model_of_fingerprint(fingerprint: str | None) -> str | None:
