@@ -154,16 +154,12 @@ class Bf16Embedder:
         return embed_in_length_order(self.token_rows(texts), BF16_BATCH, encoder.embed_padded, self._side_by_side())
 
     def _layout(self) -> tuple[int, int]:
-        """(batches run side by side, torch threads): with ``threads`` set, one batch at a time on that many;
-        otherwise up to :data:`BATCHES_SIDE_BY_SIDE` batches, the cores shared out among them. torch releases the
-        GIL inside its operators, so two batches' products run at once."""
-        from .onnx import _default_threads
+        """(batches run side by side, torch threads), as the ONNX embedder lays them out, up to
+        :data:`BATCHES_SIDE_BY_SIDE` batches: torch releases the GIL inside its operators, so two batches' products
+        run at once."""
+        from .onnx import batch_layout
 
-        if self.threads is not None:
-            return 1, self.threads
-        cores = _default_threads()
-        side_by_side = min(cores, BATCHES_SIDE_BY_SIDE)
-        return side_by_side, max(1, cores // side_by_side)
+        return batch_layout(self.threads, BATCHES_SIDE_BY_SIDE)
 
     def _side_by_side(self):
         width = self._layout()[0]
