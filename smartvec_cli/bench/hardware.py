@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -81,36 +81,37 @@ def _matmul_session(rows: int, inner: int, cols: int, int8: bool, threads: int):
 
 def _torch_bf16_rate(rows: int, inner: int, cols: int, threads: int, seconds: float) -> float:
     """``_rate`` of a bf16 product in torch, the runtime of the bf16 encoder (``embed.bf16``): oneDNN's AMX
-    kernels where the CPU has them."""
+    kernels where the CPU has them. torch's thread count is the whole process's, so it is given back after: the
+    bf16 encoder set its own (one a batch, side by side), and the embedding timed next must run on it."""
     import torch
 
-    torch.set_num_threads(threads)
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(rows, inner, generator=generator).to(torch.bfloat16)
     w = torch.randn(inner, cols, generator=generator).to(torch.bfloat16)
-
-    class Session:
-        def run(self, *_):
-            torch.matmul(x, w)
-
-    return _timed(Session(), {}, rows * inner * cols, seconds)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _timed(lambda: torch.matmul(x, w), rows * inner * cols, seconds)
+    finally:
+        torch.set_num_threads(before)
 
 
 def _rate(rows: int, inner: int, cols: int, int8: bool, threads: int, seconds: float) -> float:
     """Operations per second of the best of several timed rounds (a round repeats until it lasts 50 ms)."""
     session, feed = _matmul_session(rows, inner, cols, int8, threads)
-    return _timed(session, feed, rows * inner * cols, seconds)
+    return _timed(lambda: session.run(None, feed), rows * inner * cols, seconds)
 
 
-def _timed(session, feed, multiply_adds: int, seconds: float) -> float:
+def _timed(run: Callable[[], object], multiply_adds: int, seconds: float) -> float:
+    """The best rate of ``run``, a product of ``multiply_adds``, over rounds of at least 50 ms for ``seconds``."""
     for _ in range(3):
-        session.run(None, feed)
+        run()
     best = 0.0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         runs, started = 0, time.perf_counter()
         while True:
-            session.run(None, feed)
+            run()
             runs += 1
             elapsed = time.perf_counter() - started
             if elapsed >= 0.05:
