@@ -162,11 +162,9 @@ class Bf16Embedder:
         return batch_layout(self.threads, BATCHES_SIDE_BY_SIDE)
 
     def _side_by_side(self):
-        width = self._layout()[0]
-        if self._pool is None and width > 1:
-            from concurrent.futures import ThreadPoolExecutor
+        from .onnx import side_by_side_pool
 
-            self._pool = ThreadPoolExecutor(width, thread_name_prefix="smartvec-bf16")
+        self._pool = side_by_side_pool(self._pool, self._layout()[0], "smartvec-bf16")
         return self._pool
 
     def _ready_encoder(self, texts: int) -> TorchBf16Encoder | None:

@@ -61,7 +61,6 @@ MIN_COSINE = 0.9999
 OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
-PRECISIONS = ("fp32", "int8", "bf16")
 INT8_MIN_COSINE = 0.95
 """How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used (measured
 on 2,000 vault passages: mean 0.996, min 0.99; ``docs/benchmarks.md``)."""
@@ -265,11 +264,7 @@ class OnnxEmbedder:
 
     def _side_by_side(self) -> Executor | None:
         """The pool a call's batches run on, of :meth:`_layout`'s width; None when that is one."""
-        width = self._layout()[0]
-        if self._pool is None and width > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(width, thread_name_prefix="smartvec-embed")
+        self._pool = side_by_side_pool(self._pool, self._layout()[0], "smartvec-embed")
         return self._pool
 
     def _layout(self) -> tuple[int, int]:
@@ -299,6 +294,15 @@ def batch_layout(threads: int | None, most: int) -> tuple[int, int]:
     cores = _default_threads()
     side_by_side = min(cores, most)
     return side_by_side, max(1, cores // side_by_side)
+
+
+def side_by_side_pool(pool: Executor | None, width: int, name: str) -> Executor | None:
+    """``pool``, or when there is none yet a pool of ``width`` threads named ``name``; None for a width of one."""
+    if pool is None and width > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(width, thread_name_prefix=name)
+    return pool
 
 
 def embed_in_length_order(
