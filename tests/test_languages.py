@@ -69,15 +69,15 @@ def test_a_large_vault_s_languages_are_read_from_a_sample_of_its_notes(monkeypat
     from smartvec_cli.vault import language
 
     english = "Every employee has thirty days of paid leave a year, requested in the HR portal."
-    # every fourth note German, as translations side by side would be: a sample of every n-th note could miss them
-    notes = [GERMAN["Urlaub.md"] if n % 4 == 0 else english for n in range(3 * language.SAMPLE_NOTES + 1)]
+    # German and English side by side, as translations (page.de.md, page.en.md) are: every 4th note would be German
+    notes = [GERMAN["Urlaub.md"] if n % 2 == 0 else english for n in range(4 * language.SAMPLE_NOTES)]
     read = []
     classify = language._classify
     monkeypatch.setattr(language, "_classify", lambda text: read.append(text) or classify(text))
     shares = language_shares(notes)
     assert len(read) == language.SAMPLE_NOTES
     whole = language_shares(notes[: language.SAMPLE_NOTES])  # read in full
-    assert shares["de"] == pytest.approx(whole["de"], abs=0.02) and vault_languages(shares) == ["en", "de"]
+    assert shares["de"] == pytest.approx(whole["de"], abs=0.02) and vault_languages(shares) == ["de", "en"]
 
 
 def test_a_german_vault_is_indexed_with_the_multilingual_model(vault, cli, model_spy, monkeypatch):
