@@ -1,6 +1,6 @@
 """MiniLM with bf16 matrix products, for the large runs of an index at ``[embedder] precision = "bf16"``.
 
-On a CPU with AMX (Intel Xeon from Sapphire Rapids on: ``amx_bf16`` among its flags), torch multiplies bf16
+On a CPU with AMX (``amx_bf16`` among its flags, as on the 2-core Xeon measured), torch multiplies bf16
 matrices through oneDNN about nine times as fast as fp32 (3.5 against 0.39 TFLOP/s for a 2,048 x 384 x 1,536
 product on 2 cores), and the packaged weights run in bf16 give vectors within cosine 0.9999 of fp32's (1,600
 passages each of the Rust book and tldr: mean 0.99996, lowest 0.9999; the int8 graph's lowest was 0.985). So a
