@@ -56,6 +56,8 @@ def read_questions(path: Path) -> list[LabelledQuestion]:
         if not isinstance(expect, list) or not all(isinstance(p, str) and p for p in expect):
             raise UsageError(f'{where}: "expect" must list the paths of the answering notes ([] when nothing answers)')
         contains = item.get("contains")
+        if contains == "" and not expect:  # a question nothing answers states no words
+            contains = None
         if contains is not None and not (isinstance(contains, str) and contains.strip()):
             raise UsageError(f'{where}: "contains" must be a non-empty string')
         question_id = str(item.get("id") or number)
@@ -133,6 +135,9 @@ def run_questions(vault, questions: Sequence[LabelledQuestion], modes: Sequence[
             found = hits[mode][q.id]
             first = found[0] if found else None
             row[mode] = {
+                "confidences": [(hit["confidence"], bool(q.expect) and answers(q, hit)) for hit in found]
+                if mode == "smart"
+                else [],
                 "rank": answer_rank(q, found) if q.expect else None,
                 "said_nothing": says_nothing(found) if not q.expect else None,
                 "first": None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -196,6 +197,49 @@ def write_versioned_vault(root: Path, documents: int = 34, settings: int = 90, s
             target.write_text(_document(tool, version, day, current), encoding="utf-8")
             written.append(path)
     return written
+
+
+SECTION = re.compile(r"^### `([^`]+)`\n(?:.*\n)*?- Default: (.+)$", re.MULTILINE)
+DATE = re.compile(r"^date: (\d{4}-\d{2}-\d{2})$", re.MULTILINE)
+
+
+def versioned_questions(root: Path) -> list[dict]:
+    """Questions with known answers over a vault ``write_versioned_vault`` wrote, read back from its documents:
+    for every setting whose default changed between versions of a tool, its default now (from the last version
+    that lists it) and as of the middle of each version's window (from that version), in ``bench questions``'
+    format. Another version of the document answering first is a stale answer."""
+    questions = []
+    for folder in sorted(p for p in (root / "manuals").iterdir() if p.is_dir()):
+        versions = []
+        for path in sorted(folder.glob("*.md"), key=lambda p: int(p.stem.rsplit(" v", 1)[1])):
+            text = path.read_text(encoding="utf-8")
+            found = DATE.search(text)
+            assert found is not None, f"{path} has no date"
+            day = dt.date.fromisoformat(found.group(1))
+            versions.append((str(path.relative_to(root)), day, dict(SECTION.findall(text))))
+        tool = versions[0][0].split("/")[-1].rsplit(" reference v", 1)[0]
+        keys = sorted({k for _, _, defaults in versions for k in defaults})
+        for key in keys:
+            values = [defaults.get(key) for _, _, defaults in versions]
+            if len({v for v in values if v is not None}) < 2:
+                continue
+            latest, _, defaults = next(v for v in reversed(versions) if key in v[2])
+            base = {"kind": "versioned", "expect": [latest], "contains": f"Default: {defaults[key]}"}
+            questions.append({"id": f"{tool}-{key}-now", "query": f"What is the default of {key} in {tool}?", **base})
+            for number, (written, day, defaults) in enumerate(versions):
+                if key not in defaults or number + 1 >= len(versions):
+                    continue
+                middle = day + (versions[number + 1][1] - day) / 2
+                questions.append(
+                    {
+                        "id": f"{tool}-{key}-v{number + 1}",
+                        "kind": "versioned-as-of",
+                        "query": f"What was the default of {key} in {tool} in {middle:%B %Y}?",
+                        "expect": [written],
+                        "contains": f"Default: {defaults[key]}",
+                    }
+                )
+    return questions
 
 
 def main(argv: list[str] | None = None) -> None:
