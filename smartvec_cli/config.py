@@ -15,21 +15,11 @@ The file is optional; every key has a default. Example::
 
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
-    relevance_spread = 0.15 # semantic falls from 1 (best match) to 0 this far below it
-    relevance_margin = 0.15 # only candidates this close to the most relevant are ranked by all four signals
-    relevance_floor = 0.25  # below this a passage is no answer at all
-    weak_below = 0.30       # a hit below this is returned with a "weak match" warning
-    specific_weight = 0.5   # identifiers, numbers and names found in a passage add this to its cosine
-    value_weight = 0.30     # a passage stating an answer of the kind asked for ("16 weeks", "Marta Rossi")
-                            # leads its note
-    lexical_weight = 0.0    # the share of all the question's words (measured: it lets echoes win)
-    phrase_weight = 1.0     # a passage holding the question's verbatim phrase (pasted sentence, "quoted
-                            # words") comes first
-    dense_share = 1.0       # relevance = this share of the cosine, the rest BM25 (each normalised per
-                            # question); 1 = cosine alone (0.8 won on docs, lost on the benchmark)
-    answer_dense_share = 1.0 # below 1: its own share when the passages of one note are compared; 1 = as
-                            # dense_share (0.05 won on real docs, lost on the benchmark)
-    title_weight = 0.0      # a note the question calls by its title or alias gains this much (measured: no gain yet)
+    relevance_floor = 0.02  # a passage less likely than this to answer (the relevance model's probability) is left out
+    weak_below = 0.12       # a first hit under this is returned with a "weak match" warning
+    relevance_margin = 1.0  # log-odds: the passages this close to the most relevant are "about the question"
+    tie_weight = 0.5        # log-odds: the most time, trust and relations add among them (near ties, versions)
+    relevance_spread = 3.0  # log-odds: the semantic signal falls from 1 (most relevant) to 0 this far below it
 
     [confidence]
     half_life_days = 365    # forgetting of undated passages whose source type has no half-life below
@@ -80,7 +70,11 @@ from .memory.consolidation import ConsolidationSettings
 from .memory.kinds import KindRules
 from .memory.scoring import Calibration, ScoringSettings, Weights
 
-RETIRED_CALIBRATION_KEY = "cosine_weight"
+RETIRED_CALIBRATION_KEYS = frozenset(
+    """cosine_weight score_weight margin_weight closeness_weight closeness_squared_weight siblings_weight
+    hit_cosine_weight first_closeness_weight length_weight note_size_weight first_note_size_weight""".split()
+)
+"""``[scoring.calibration]`` keys of earlier confidence fits, whose features the confidence no longer weighs."""
 
 EMBEDDER_BACKENDS = ("auto", "onnx", "sentence-transformers")
 EMBEDDER_MODELS = ("auto", "minilm", "multilingual-e5")
@@ -123,13 +117,15 @@ class Config:
         return replace(self, scoring=replace(self.scoring, **defaults)) if defaults else self
 
 
-MODEL_SCORING: dict[str, dict[str, float]] = {"multilingual-e5": {"dense_share": 0.6}}
-"""Scoring defaults that differ by model. multilingual-e5's cosine alone ranks a vault's notes worse than
-blended with the full-text score. On the parallel tldr sets (``bench/real/tldr-*``, 40 questions each) the
-share was chosen on German and Spanish, where right note first at ``dense_share`` 1 / 0.6 / 0.5 was 0.800 /
-0.825 / 0.825 and 0.900 / 0.975 / 0.950; on the sets held out, at 0.6: French 0.700 -> 0.800, Chinese
-0.825 -> 0.850, English 0.950 -> 0.950 (``python -m smartvec_cli.bench.real tldr-en tldr-de tldr-es tldr-fr
-tldr-zh``). MiniLM keeps the cosine alone: a blend lowered the generated benchmark's top-1 (docs/ranking.md)."""
+MODEL_SCORING: dict[str, dict[str, float]] = {}
+"""Scoring defaults that differ by model: none. The relevance model reads each candidate's cosine and BM25
+normalised over the question's candidates, so one fit serves MiniLM and multilingual-e5 vaults alike."""
+
+RETIRED_SCORING_KEYS = frozenset(
+    "specific_weight value_weight lexical_weight phrase_weight dense_share answer_dense_share title_weight".split()
+)
+"""``[scoring]`` keys of the hand-set relevance rules the fitted relevance model replaced: read and ignored, so an
+older config.toml still loads (``smartvec status`` has nothing to say of them)."""
 
 
 def load_config(path: Path) -> Config:
@@ -305,31 +301,20 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
             scoring.weights = Weights.from_mapping(table.data["weights"])
         except UsageError as exc:
             raise ConfigValueError(f"[scoring] weights: {exc}") from None
-    for key in (
-        "relevance_spread",
-        "specific_weight",
-        "lexical_weight",
-        "value_weight",
-        "relevance_margin",
-        "phrase_weight",
-        "title_weight",
-    ):
+    for key in ("relevance_spread", "relevance_margin", "tie_weight"):  # log-odds
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
-    for key in ("dense_share", "answer_dense_share"):  # shares of the cosine
+    for key in ("relevance_floor", "weak_below"):  # probabilities
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0, high=1.0))
-    for key in ("relevance_floor", "weak_below"):  # cosines
-        setattr(scoring, key, table.number(key, getattr(scoring, key), low=-1.0, high=1.0))
     if "calibration" in table:
         calibration = table.table("calibration")
         known = {f.name for f in fields(Calibration)}
         unknown = sorted(set(calibration.data) - known)
-        if RETIRED_CALIBRATION_KEY in unknown:
+        retired = sorted(RETIRED_CALIBRATION_KEYS.intersection(unknown))
+        if retired:
             raise ConfigValueError(
-                f"[scoring.calibration] {RETIRED_CALIBRATION_KEY} is retired: the confidence now weighs the question's "
-                "closeness and the note's share beside the hit's cosine (hit_cosine_weight), so parameters fitted with "
-                "the old three features would mis-state every confidence; remove the table to use the shipped fit, or "
-                "fit new parameters with "
-                "`smartvec bench calibrate`"
+                f"[scoring.calibration] {retired[0]} is retired: the confidence now weighs the relevance "
+                "model's log-odds, so parameters fitted on the old features would mis-state every confidence; remove "
+                "the table to use the shipped fit, or fit new parameters with `smartvec bench calibrate`"
             )
         if unknown:
             raise ConfigValueError(

@@ -84,6 +84,7 @@ def test_a_fresh_low_authority_chat_repeating_an_old_value_does_not_win(vault, c
     cli.json("index", "--json")
     hits = cli.json("query", "How many days per week can I work from home?", "--json", "--no-track")
     assert hits[0]["path"] == "policies/remote.md"
-    chat = next(h for h in hits if h["path"] == "chat/general.md")
-    assert chat["signals"]["confidence"] < hits[0]["signals"]["confidence"]
-    assert hits[0]["confidence"] > chat["confidence"]
+    chat = next((h for h in hits if h["path"] == "chat/general.md"), None)
+    if chat is not None:  # the chat may be left out altogether; if shown, it is trusted less and claims less
+        assert chat["signals"]["confidence"] < hits[0]["signals"]["confidence"]
+        assert hits[0]["confidence"] > chat["confidence"]

@@ -348,25 +348,17 @@ def top1_confidences_with(
         explain = hits[0].get("explain") or {}
         valid = bool(explain.get("valid_at_reference"))
         weak = any(w.startswith(WEAK_MATCH) for w in hits[0].get("warnings") or ())
-        score, lead, closeness, _, siblings, cosine, first_closeness, length, size, first_size = confidence_features(
-            hits[0]
-        )
+        relevance, lead, first, _ = confidence_features(hits[0])
         found.append(
             hit_confidence(
-                score,
+                relevance,
                 lead,
-                closeness,
+                bool(first),
                 valid,
                 explain.get("standing", 1.0),
                 calibration,
                 explain.get("known_at_reference", True),
                 weak,
-                siblings,
-                cosine,
-                first_closeness,
-                length,
-                size,
-                first_size,
             )
         )
     return found

@@ -2,8 +2,8 @@
 
 Every current passage of the note is a question, asked of every current passage of every other live
 note (``best``): a note scores the cosine of its passage that answers one of them best, and a note
-none of whose passages reaches the relevance floor for any of them (``[scoring] relevance_floor``, the
-cosine under which a passage is no answer to a question) is not related at all. The alternatives,
+none of whose passages reaches ``RELATED_FLOOR`` (a cosine under which MiniLM's passages are about something
+else) for any of them is not related at all. The alternatives,
 measured on ``sample_vault`` against its own links and shared tags (``docs/filters.md``), were the
 note's mean vector as one question (``mean``) and the mean over the note's passages of each one's
 best answer in the other note (``average``); ``best`` was right as often or more.
@@ -25,6 +25,10 @@ from ..store.ann import unit_matrix
 from ..store.store import Store
 
 METHODS = ("best", "average", "mean")
+
+
+RELATED_FLOOR = 0.25
+"""The cosine a passage of another note must reach for one of the note's passages to relate the two."""
 
 
 @dataclass
@@ -50,7 +54,7 @@ def related_notes(store: Store, config: Config, note: int, top_k: int = 5, metho
     pairs = mine @ theirs.T  # (the note's passages, the others' passages)
     centre = mine.mean(axis=0)
     centre = theirs @ (centre / max(float(np.linalg.norm(centre)), 1e-12))
-    floor = config.scoring.relevance_floor
+    floor = RELATED_FLOOR
     found = []
     order = np.argsort(owners, kind="stable")
     starts = np.flatnonzero(np.r_[True, owners[order][1:] != owners[order][:-1]])

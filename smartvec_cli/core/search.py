@@ -37,7 +37,7 @@ from ..memory.lexical import (
     query_terms,
     specific_terms,
 )
-from ..memory.passage import Passage
+from ..memory.passage import Passage, Relation
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.ann import cosine_top_k, unit_matrix
@@ -137,15 +137,53 @@ def search(
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
     config = config.for_model(model_of_fingerprint(store.fingerprint))
+    gathered = gather(store, query_vector, query_text, similar, within)
+    found, relations = gathered.candidates, gathered.relations
+    moment = options.as_of or now
+    assert isinstance(moment, dt.datetime), "the question's words are read into a moment before search"
+    ask = Ask(
+        moment,
+        options.as_of is not None,
+        options.include_archived,
+        options.include_dormant,
+        parse_optional(store.known_since),
+        query_text,
+        store.lexical_language(),
+    )
+    ranked = rank(
+        found,
+        ask,
+        options.weights or config.scoring.weights,
+        config.scoring,
+        config.confidence,
+        store.importance_range(),
+        relations,
+    )
+    return _numbered([_smart_hit(item) for item in ranked[: options.top_k]]), len(ranked)
+
+
+@dataclass
+class Gathered:
+    """One question's candidates with everything the ranking weighs, and the relations among them."""
+
+    candidates: list[Candidate]
+    relations: list[Relation]
+
+
+def gather(
+    store: Store,
+    query_vector: np.ndarray,
+    query_text: str,
+    similar: dict[int, float],
+    within: set[int] | None = None,
+) -> Gathered:
+    """The candidate stage of smart mode: the passages nearest the question (``similar``: row id to cosine), joined
+    by the best full-text matches of its words, the holders of its verbatim phrases and the passages of the notes
+    its words name, each with its cosine, BM25, word shares, phrase share and title share."""
     language = store.lexical_language()
     specific = specific_terms(query_text, language)
-    # Only the words that count are looked up: the specific ones, or every word when lexical_weight asks for it,
-    # and of those only the ones not common in the vault (``common_passages``).
-    terms = (
-        query_terms(query_text, language)
-        if config.scoring.lexical_weight > 0
-        else [t for t in query_terms(query_text, language) if t in specific]
-    )
+    # Of the question's words only those not common in the vault count (``common_passages``).
+    terms = query_terms(query_text, language)
     total, frequency = 0, dict[str, int]()
     if terms:
         total = len(store.load_ann().live)  # the passages search can see: the N of a word's rarity
@@ -153,14 +191,15 @@ def search(
         frequency = store.term_frequencies(terms, common)
         terms = [t for t in terms if frequency[t] <= common]
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
-    if terms:
-        specific_expression = match_expression(" ".join(terms), language)
+    rare_specific = [t for t in terms if t in specific]
+    if rare_specific:
+        specific_expression = match_expression(" ".join(rare_specific), language)
         assert specific_expression is not None  # ``terms`` are content words, so they make an expression
         specific_matches = lexical_matches_within(store, specific_expression, LEXICAL_CANDIDATES, within)
         joining.update((label, None) for label, _ in specific_matches)
     bm25: dict[int, float] = {}
     everything = match_expression(query_text, language)  # every content word, as lexical mode asks
-    if everything and config.scoring.blends:
+    if everything:
         scored = lexical_matches_within(store, everything, BM25_SCORED, within)
         bm25 = dict(scored)
         joining.update((label, None) for label, _ in scored[:BLEND_CANDIDATES])
@@ -177,7 +216,7 @@ def search(
     for held in holding:
         joining.update((label, None) for label in sorted(held))
     asked_terms = query_terms(query_text, language)
-    title_expression = any_of(asked_terms) if config.scoring.title_weight > 0 else None
+    title_expression = any_of(asked_terms)
     if title_expression:
         joining.update(
             (label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES)
@@ -208,8 +247,7 @@ def search(
     specific_shares: dict[int, float] = {}
     if terms:
         holders = store.term_holders(terms, ids)
-        if config.scoring.lexical_weight > 0:  # else ``terms`` are the specific words only: no share of all words
-            shares = coverage(total, {t: frequency[t] for t in terms}, holders, ids)
+        shares = coverage(total, {t: frequency[t] for t in terms}, holders, ids)
         if specific:
             specific_frequency = {t: frequency[t] for t in terms if t in specific}
             unknown = store.unknown_terms([t for t, n in specific_frequency.items() if n == 0])
@@ -228,25 +266,7 @@ def search(
         )
         for i in ids
     ]
-    moment = options.as_of or now
-    assert isinstance(moment, dt.datetime), "the question's words are read into a moment before search"
-    ask = Ask(
-        moment,
-        options.as_of is not None,
-        options.include_archived,
-        options.include_dormant,
-        parse_optional(store.known_since),
-    )
-    ranked = rank(
-        found,
-        ask,
-        options.weights or config.scoring.weights,
-        config.scoring,
-        config.confidence,
-        store.importance_range(),
-        [e for e in relations if e.src in passages or e.dst in passages],
-    )
-    return _numbered([_smart_hit(item) for item in ranked[: options.top_k]]), len(ranked)
+    return Gathered(found, [e for e in relations if e.src in passages or e.dst in passages])
 
 
 def prepare_search(store: Store, options: SearchOptions) -> None:

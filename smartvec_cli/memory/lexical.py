@@ -178,41 +178,6 @@ def phrase_shares(found: list[set[int]], sizes: list[int], ids: list[int]) -> di
     return {i: share for i, share in shares.items() if share > 0}
 
 
-def blend(dense: dict[int, float], sparse: dict[int, float], alpha: float) -> dict[int, float]:
-    """Dense and full-text scores of one question's candidates in one number, in the dense score's units.
-
-    Each is normalised over the candidates from its median (0) to its best (1), the two are mixed as
-    ``alpha``·dense + (1−alpha)·full-text, and the mix is mapped back onto the dense scale (median to
-    best), so that thresholds written as cosines (the relevance floor, the weak-match line) keep their
-    meaning: with ``alpha`` = 1, or no full-text match at all, every score is its cosine. Normalising
-    per question makes BM25's unbounded scores comparable with cosines whatever the vault and the
-    question's length, which neither raw sums nor reciprocal ranks are (rank fusion lost points on
-    paraphrased questions, where BM25's order is noise)."""
-    if alpha >= 1.0 or not dense or not sparse:
-        return dict(dense)
-    dense_median, dense_best = _median(dense.values()), max(dense.values())
-    sparse_values = [sparse.get(i, 0.0) for i in dense]
-    sparse_median, sparse_best = _median(sparse_values), max(sparse_values)
-    span = dense_best - dense_median
-    if sparse_best <= sparse_median or span <= 0:
-        return dict(dense)
-    return {
-        i: dense_median
-        + span
-        * (
-            alpha * (value - dense_median) / span
-            + (1.0 - alpha) * (sparse.get(i, 0.0) - sparse_median) / (sparse_best - sparse_median)
-        )
-        for i, value in dense.items()
-    }
-
-
-def _median(values) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
-
-
 NAMED_MIN_SHARE = (
     0.66  # a question names a note when it holds at least this share of its title's (or an alias's) rare words
 )

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 from ..clock import parse_optional, to_iso
 from .confidence import ConfidenceSettings, retention, trust
 from .graph import relational_signal
-from .lexical import blend
 from .passage import Passage, Relation
+from .relevance import Evidence, feature_rows
 from .scoring import (
     Calibration,
     ScoringSettings,
@@ -37,9 +37,9 @@ from .scoring import (
     combine,
     days_between,
     is_valid_at,
-    note_size,
-    passage_length,
+    log_odds,
     relevance,
+    sigmoid,
     temporal_signal,
 )
 from .temporal import DECLARED, later
@@ -62,6 +62,8 @@ class Ask:
     include_archived: bool = False
     include_dormant: bool = False
     known_since: dt.datetime | None = None  # when the index first saw the vault: nothing before it was seen
+    question: str = ""  # the words the relevance model reads (the date words taken out)
+    language: str = "en"  # the vault's main language (``Store.lexical_language``)
 
 
 @dataclass(frozen=True)
@@ -76,55 +78,6 @@ class Candidate:
     bm25: float = 0.0  # its full-text score for the question's words (0: it holds none)
     phrase: float = 0.0  # its share of the question's verbatim phrase words (memory.lexical.phrases)
     named: float = 0.0  # how much of its note's title or alias the question names (memory.lexical.named_share)
-    fused: float | None = (
-        None  # cosine and BM25 blended in cosine units to compare sources (``fuse``); None: the cosine alone
-    )
-    fused_answer: float | None = (
-        None  # the blend at ``answer_dense_share`` to compare one note's passages; None: as sources
-    )
-
-    @property
-    def meaning(self) -> float:
-        return self.cosine if self.fused is None else self.fused
-
-    @property
-    def answer_meaning(self) -> float:
-        return self.meaning if self.fused_answer is None else self.fused_answer
-
-    def match(self, scoring: ScoringSettings) -> float:
-        """How well the passage matches the question as a source: meaning (blended with full-text), plus the
-        specific words the model cannot weigh (an identifier found in one passage decides), the
-        question's verbatim phrases (a sentence pasted from a note finds that note) and the note's name
-        when the question calls it by it."""
-        return (
-            self.meaning
-            + scoring.specific_weight * self.specific
-            + scoring.phrase_weight * self.phrase
-            + scoring.title_weight * self.named
-        )
-
-    def answer(self, scoring: ScoringSettings) -> float:
-        """How well it states the answer, to choose among the passages of one note: meaning, the
-        question's words, a value of the kind asked for, and the pasted phrase itself."""
-        return (
-            self.answer_meaning
-            + scoring.lexical_weight * self.coverage
-            + scoring.value_weight * self.states_value
-            + scoring.phrase_weight * self.phrase
-        )
-
-
-def fuse(candidates: list[Candidate], scoring: ScoringSettings) -> list[Candidate]:
-    """The candidates with their cosine blended with their BM25 (``memory.lexical.blend``), normalised over this
-    question's candidates: ``dense_share`` of the cosine to compare sources and, unless ``answer_dense_share``
-    is below 1, the passages of one note too."""
-    if not scoring.blends:
-        return candidates
-    dense = {i: c.cosine for i, c in enumerate(candidates)}
-    sparse = {i: c.bm25 for i, c in enumerate(candidates) if c.bm25 > 0}
-    fused = blend(dense, sparse, scoring.dense_share)
-    own = blend(dense, sparse, scoring.answer_dense_share) if scoring.answer_dense_share < 1.0 else {}
-    return [replace(c, fused=fused[i], fused_answer=own.get(i)) for i, c in enumerate(candidates)]
 
 
 @dataclass
@@ -137,9 +90,7 @@ class Ranked:
     relevant: bool = True  # within the relevance margin of the most relevant candidate
     warnings: list[str] = field(default_factory=list)
     confidence: float = 0.0
-    order_confidence: float = (
-        0.0  # the confidence without its note's share and cosine: what orders the list (``in_confidence_order``)
-    )
+    order: float = 0.0  # what orders the list: relevance, and near ties broken by time, trust and relations
 
 
 def age_days(passage: Passage, moment: dt.datetime) -> float | None:
@@ -285,25 +236,29 @@ def recall_expired_only_if_needed(
     return candidates
 
 
-def topical_relevance(candidates: list[Candidate], moment: dt.datetime, scoring: ScoringSettings) -> dict[int, float]:
-    """Each passage's relevance as a source and as an answer in one number.
+def evidence(candidate: Candidate) -> Evidence:
+    """What the relevance model reads of a candidate."""
+    p = candidate.passage
+    return Evidence(
+        note=p.note,
+        cosine=candidate.cosine,
+        bm25=candidate.bm25,
+        coverage=candidate.coverage,
+        specific=candidate.specific,
+        phrase=candidate.phrase,
+        named=candidate.named,
+        states_value=candidate.states_value,
+        heading=p.heading,
+        text=p.text,
+    )
 
-    A note is as relevant as its best match; each of its passages shares that relevance, less how much
-    worse it states the answer than its best-answering sibling (the note's passages valid, or not, at
-    the same reference time: one version of a note is not compared with another). So which *source*
-    answers is decided by meaning and specific words (a chat that repeats the question's words is no
-    more relevant than the policy that states the rule in other words: trust and time choose between
-    them), and which *paragraph* of that source answers is decided by the words and values it states.
-    """
 
-    # Each candidate's siblings (its note's passages valid, or not, at ``moment``) and its answer, read once.
-    read = [(c, (c.passage.note, valid_at(c.passage, moment)), c.answer(scoring)) for c in candidates]
-    best_match: dict[tuple[int, bool], float] = {}
-    best_answer: dict[tuple[int, bool], float] = {}
-    for c, group, answer in read:
-        best_match[group] = max(best_match.get(group, 0.0), c.match(scoring))
-        best_answer[group] = max(best_answer.get(group, 0.0), answer)
-    return {c.passage.id: best_match[group] - (best_answer[group] - answer) for c, group, answer in read}
+def topical_relevance(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings) -> dict[int, float]:
+    """Each passage's relevance: the fitted model's log-odds that it answers the question
+    (``memory.relevance``), from what it shares with the question, normalised over these candidates."""
+    rows = feature_rows(ask.question, [evidence(c) for c in candidates], ask.language)
+    logits = scoring.relevance_model.logits(rows)
+    return {c.passage.id: logit for c, logit in zip(candidates, logits, strict=True)}
 
 
 def corrections_in_place(
@@ -337,10 +292,9 @@ def about_the_question(
     """The candidates above the relevance floor with their topical relevance (a correction standing where the
     passage it corrects stands); for a question about a named time, only those valid then when one of the
     relevant passages is."""
-    candidates, topical = corrections_in_place(
-        candidates, topical_relevance(candidates, ask.moment, scoring), relations
-    )
-    kept = [c for c in candidates if topical[c.passage.id] >= scoring.relevance_floor]
+    candidates, topical = corrections_in_place(candidates, topical_relevance(candidates, ask, scoring), relations)
+    floor = log_odds(scoring.relevance_floor)
+    kept = [c for c in candidates if topical[c.passage.id] >= floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
     kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
@@ -350,7 +304,7 @@ def about_the_question(
         )
         if relevant_valid:
             kept = [c for c in kept if valid_at(c.passage, ask.moment) or asked_for_archived(c.passage, ask)]
-            kept, topical = corrections_in_place(kept, topical_relevance(kept, ask.moment, scoring), relations)
+            kept, topical = corrections_in_place(kept, topical, relations)
     return kept, topical
 
 
@@ -395,8 +349,6 @@ def score(
         "lexical_coverage": round(candidate.coverage, 4),
         "specific_coverage": round(candidate.specific, 4),
         "bm25": round(candidate.bm25, 6),
-        "fused": None if candidate.fused is None else round(candidate.fused, 6),
-        "fused_answer": None if candidate.fused_answer is None else round(candidate.fused_answer, 6),
         "phrase": round(candidate.phrase, 4),
         "named": round(candidate.named, 4),
         "states_value": candidate.states_value,
@@ -430,9 +382,9 @@ def rank(
     importance_range: tuple[float, float],
     relations: Sequence[Relation] = (),
 ) -> list[Ranked]:
-    """Every relevant, eligible candidate scored, warned about and calibrated, in the order of its confidence
-    (see the module and ``in_confidence_order``)."""
-    pool = fuse(eligible(candidates, ask), scoring)
+    """Every relevant, eligible candidate scored, warned about and calibrated, in ranking order (see the module
+    and ``ranking_key``)."""
+    pool = eligible(candidates, ask)
     kept, topical = about_the_question(pool, ask, scoring, relations)
     best = max(topical.values(), default=0.0)
     related = relation_warnings(relations, {c.passage.id for c in kept})
@@ -450,80 +402,70 @@ def rank(
             asked_for_archived(c.passage, ask),
         )
         item.relevant = item.relevance >= best - scoring.relevance_margin
+        item.order = item.relevance + (
+            scoring.tie_weight * near_tie_signal(item.signals, weights) if item.relevant else 0.0
+        )
         unknown_then = first_seen_later(c.passage, ask)
         item.explain["known_at_reference"] = not unknown_then
         item.warnings = (
-            time_warnings(c.passage, ask.moment)
-            + first_seen_warning(ask, unknown_then)
-            + related.get(c.passage.id, [])
-            + weak_warning(item.relevance, scoring)
+            time_warnings(c.passage, ask.moment) + first_seen_warning(ask, unknown_then) + related.get(c.passage.id, [])
         )
         ranked.append(item)
-    ranked.sort(key=lambda r: ranking_key(r, ask.moment), reverse=True)
+    yielding = gives_way(relations, ranked)
+    for item in ranked:
+        item.explain["gives_way"] = item.passage.id in yielding
+    ranked.sort(key=lambda r: ranking_key(r, ask.moment, yielding), reverse=True)
     runner_up = None
     if len(ranked) == 1:
-        under = [c for c in pool if c.passage.id in topical and topical[c.passage.id] < scoring.relevance_floor]
-        runner_up = best_under_the_floor(under, topical, best, ask, weights, scoring, confidence, importance_range)
-    calibrate(ranked, scoring.calibration, scoring.weak_below, runner_up)
-    return in_confidence_order(ranked, ask.moment)
+        under = [c for c in pool if c.passage.id in topical and c.passage.id != ranked[0].passage.id]
+        runner_up = max((topical[c.passage.id] for c in under), default=None)
+    calibrate(ranked, scoring, runner_up)
+    shown_scores(ranked)
+    return ranked
 
 
-def ranking_key(item: Ranked, moment: dt.datetime) -> tuple:
-    """The score's order: the passages about the question by their four signals (a replaced version after the
-    ones that replaced it), then every other passage by relevance alone."""
+def near_tie_signal(signals: dict, weights: Weights) -> float:
+    """Time, trust and relations in one number from -0.5 to 0.5: what breaks a near tie of relevance."""
+    rest = {k: v for k, v in weights.as_dict().items() if k != "semantic"}
+    total = sum(rest.values())
+    if total <= 0:
+        return 0.0
+    return sum(w * signals[k] for k, w in rest.items()) / total - 0.5
+
+
+def gives_way(relations: Sequence[Relation], ranked: Sequence[Ranked]) -> set[int]:
+    """The passages about the question that another one about it outranks: one that repeats a value a later version
+    replaced (``echoes``, naming the current passage), the loser of a contradiction (``contradicts``: the source
+    outranked it by authority or date), and one the user voted down (its feedback below 0) while another is about
+    the question."""
+    relevant = {item.passage.id for item in ranked if item.relevant}
+    stated = {
+        edge.src
+        for edge in relations
+        if edge.kind in ("echoes", "contradicts") and edge.src in relevant and edge.dst in relevant
+    }
+    voted_down = {item.passage.id for item in ranked if item.relevant and item.passage.feedback < 0}
+    return stated | (voted_down if len(relevant) > len(voted_down) else set())
+
+
+def ranking_key(item: Ranked, moment: dt.datetime, yielding: AbstractSet[int] = frozenset()) -> tuple:
+    """The passages about the question first; among them a replaced version after the ones that replaced it, and a
+    passage that gives way (``gives_way``) after the rest, each by its relevance with near ties broken by time, trust
+    and relations (``Ranked.order``); then every other passage by relevance alone."""
     return (
         item.relevant,
-        item.relevant and not replaced_by(item.passage, moment),
-        item.score if item.relevant else item.relevance,
+        item.relevant and not replaced_by(item.passage, moment) and item.passage.id not in yielding,
+        item.order,
     )
 
 
-def best_under_the_floor(
-    under: list[Candidate],
-    topical: dict[int, float],
-    best: float,
-    ask: Ask,
-    weights: Weights,
-    scoring: ScoringSettings,
-    confidence: ConfidenceSettings,
-    importance_range: tuple[float, float],
-) -> float | None:
-    """The score of the candidate that would have come second had the floor let it through: what a lone hit's
-    lead is measured against. Without it a lone hit led "nothing" by its whole score, and a junk passage that
-    alone passed the floor for a nonsense question was shown at 98%."""
-    if not under:
-        return None
-    items = [
-        score(c, topical[c.passage.id], best, ask.moment, weights, scoring, confidence, importance_range) for c in under
-    ]
-    for item in items:
-        item.relevant = item.relevance >= best - scoring.relevance_margin
-    return max(items, key=lambda r: ranking_key(r, ask.moment)).score
-
-
-def in_confidence_order(ranked: list[Ranked], moment: dt.datetime) -> list[Ranked]:
-    """The hits ordered so that confidence never rises down the list.
-
-    Relevance still comes first: the passages about the question (``Ranked.relevant``) lead, a replaced version
-    after the ones that replaced it (versions of one text score alike), and among them the order is the
-    confidence's without the note's share and the hit's cosine (``order_confidence``; the share says how crowded
-    the list is with one note's passages, not which of them answers, and the cosine is what the score already
-    weighed against time, trust and the graph). Its calibrated part falls with the score (it grows with
-    the score and the lead, and its closeness is the question's, shared by every hit), so the order changes
-    only where a factor outside the score cuts a hit's confidence: a down-vote or a lost contradiction (its
-    standing), a time outside its window, a time before the index knew the vault, a weak match. There the hit
-    goes below the ones more likely to answer, at once: a down-voted passage does not stay first at 8% above
-    a hit at 48%. A hit shown with more confidence than the one above it would say the list is in the wrong
-    order; the ranking judged it no likelier (a clearly less relevant passage, or one lifted by its note's share
-    or its own cosine), so it is shown at the confidence of the hit above it."""
-    ordered = sorted(
-        ranked,
-        key=lambda r: (r.relevant, r.relevant and not replaced_by(r.passage, moment), r.order_confidence),
-        reverse=True,
-    )
-    for above, below in zip(ordered, ordered[1:], strict=False):
-        below.confidence = min(below.confidence, above.confidence)
-    return ordered
+def shown_scores(ranked: list[Ranked]) -> None:
+    """The score each hit shows: its ``order`` as a probability, never above the hit ranked before it, so that the
+    list reads in the order it was ranked."""
+    ceiling = 1.0
+    for item in ranked:
+        item.score = min(ceiling, sigmoid(item.order))
+        ceiling = item.score
 
 
 def standing(passage: Passage, trust_now: float, settings: ConfidenceSettings) -> float:
@@ -542,32 +484,20 @@ not the lower one: a weak match is told apart from an answer without calling a r
 
 
 def hit_confidence(
-    score: float,
+    relevance: float,
     lead: float,
-    closeness: float,
+    first: bool,
     valid: bool,
     kept_standing: float,
     calibration: Calibration,
     known: bool = True,
     weak: bool = False,
-    siblings: float = 0.0,
-    cosine: float = 0.0,
-    first_closeness: float = 0.0,
-    length: float = 0.0,
-    note_size: float = 0.0,
-    first_note_size: float = 0.0,
 ) -> float:
-    """P(this hit answers the question): Platt scaling of the score, the lead over the best other hit, the
-    question's closeness, the note's share of the first hits, the hit's cosine, the first hit's closeness, the
-    length of a hit below it and its note's size (``Calibration``), times the standing the
-    passage kept, a tenth when the hit is not valid at the reference time, halved when ``known`` is false
-    (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
-    probability = (
-        calibration.probability(
-            score, lead, closeness, siblings, cosine, first_closeness, length, note_size, first_note_size
-        )
-        * kept_standing
-    )
+    """P(this hit answers the question): Platt scaling of its relevance, its lead over the best other hit and its
+    place (``Calibration``), times the standing the passage kept, a tenth when the hit is not valid at the reference
+    time, halved when ``known`` is false (``FIRST_SEEN_LATER_CONFIDENCE_FACTOR``), and never above
+    ``WEAK_MATCH_CONFIDENCE_CEILING`` for a weak match."""
+    probability = calibration.probability(relevance, lead, 1.0 if first else 0.0) * kept_standing
     if not known:
         probability *= FIRST_SEEN_LATER_CONFIDENCE_FACTOR
     if not valid:
@@ -575,62 +505,39 @@ def hit_confidence(
     return min(probability, WEAK_MATCH_CONFIDENCE_CEILING) if weak else probability
 
 
-def lead_over_others(scores: list[float], i: int, runner_up: float | None = None) -> float:
-    """Hit ``i``'s score minus the best other hit's (negative below the first): for the first, over the second,
-    or over ``runner_up`` (the best candidate under the floor) when it is alone; 0 is the other when there is none."""
+def lead_over_others(values: list[float], i: int, runner_up: float | None = None) -> float:
+    """Hit ``i``'s relevance minus the best other hit's (negative below the first): for the first, over the
+    second, or over ``runner_up`` (the best candidate left out) when it is alone; 0 is the other when there is
+    none."""
     if i:
-        return scores[i] - scores[0]
-    other = scores[1] if len(scores) > 1 else runner_up
-    return scores[0] - (other if other is not None else 0.0)
+        return values[i] - max(values[:i])
+    other = values[1] if len(values) > 1 else runner_up
+    return values[0] - (other if other is not None else log_odds(1e-4))
 
 
-SIBLINGS_AMONG = 10
-"""The first hits among which a note's share is counted (``Calibration``), for every hit but the first: its claim
-does not grow with its note's crowd (a long note of loose words filled nine of the first ten for a nonsense
-question on the Obsidian hub), while a hit below it that is one more passage of a note crowding the list is
-more often one more passage that states the answer."""
-
-
-def calibrate(
-    ranked: list[Ranked], calibration: Calibration, weak_below: float = 0.0, runner_up: float | None = None
-) -> None:
-    """Each hit's confidence (``hit_confidence``) and the one that orders the list (``order_confidence``: the same
-    with the features of the score and the closeness alone, so that it falls with the score's order); its lead,
-    closeness, note's share, first closeness and length are kept in ``explain`` beside its cosine (``bench`` fits on
-    them)."""
-    scores = [item.score for item in ranked]
-    closeness = min(1.0, max((item.relevance for item in ranked), default=0.0))
-    first_notes = [item.passage.note for item in ranked[:SIBLINGS_AMONG]]
+def calibrate(ranked: list[Ranked], scoring: ScoringSettings, runner_up: float | None = None) -> None:
+    """Each hit's confidence (``hit_confidence``), with its lead and place kept in ``explain`` (``bench`` fits on
+    them). A first hit less relevant than ``weak_below`` is a weak match: nothing in the vault is near the
+    question, and it says so."""
+    values = [item.relevance for item in ranked]
+    weak = log_odds(scoring.weak_below)
     for i, item in enumerate(ranked):
         explain = item.explain
-        explain["lead"] = round(lead_over_others(scores, i, runner_up), 6)
-        explain["closeness"] = round(closeness, 6)
-        explain["siblings"] = first_notes.count(item.passage.note) / SIBLINGS_AMONG if i else 0.0
-        explain["first_closeness"] = 0.0 if i else round(closeness, 6)
-        explain["length"] = round(passage_length(item.passage.text), 6) if i else 0.0
-        size = round(note_size(item.passage.note_passages), 6)
-        explain["note_size"] = size if i else 0.0
-        explain["first_note_size"] = 0.0 if i else size
-        claim = (
-            item.score,
+        explain["lead"] = round(lead_over_others(values, i, runner_up), 6)
+        explain["first"] = i == 0
+        is_weak = i == 0 and item.relevance < weak or i > 0 and ranked[0].relevance < weak
+        if is_weak:
+            item.warnings.append(weak_warning(item.relevance, scoring))
+        item.confidence = hit_confidence(
+            item.relevance,
             explain["lead"],
-            closeness,
+            i == 0,
             explain["valid_at_reference"],
             explain["standing"],
-            calibration,
+            scoring.calibration,
             explain["known_at_reference"],
-            item.relevance < weak_below,
+            is_weak,
         )
-        item.confidence = hit_confidence(
-            *claim,
-            siblings=explain["siblings"],
-            cosine=explain["cosine"],
-            first_closeness=explain["first_closeness"],
-            length=explain["length"],
-            note_size=explain["note_size"],
-            first_note_size=explain["first_note_size"],
-        )
-        item.order_confidence = hit_confidence(*claim)
 
 
 def _day(value: str | None) -> str:
@@ -674,12 +581,13 @@ def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
 WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)
 
 
-def weak_warning(relevance: float, scoring: ScoringSettings) -> list[str]:
-    """A hit between ``relevance_floor`` and ``weak_below``: nothing in the vault matched better, and it may not
-    answer."""
-    if relevance >= scoring.weak_below:
-        return []
-    return [f"{WEAK_MATCH} (relevance {relevance:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"]
+def weak_warning(relevance: float, scoring: ScoringSettings) -> str:
+    """A hit of a question whose most relevant passage is under ``weak_below``: nothing in the vault matched
+    better, and it may not answer."""
+    return (
+        f"{WEAK_MATCH} (relevance {sigmoid(relevance):.2f}, under {scoring.weak_below:.2f}): "
+        "it may not answer the question"
+    )
 
 
 def relation_warnings(relations: Sequence[Relation], wanted: set[int]) -> dict[int, list[str]]:

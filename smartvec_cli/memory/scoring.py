@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from ..clock import parse_optional
 from ..errors import UsageError
+from .relevance import RelevanceModel, shipped, shipped_model
 
 SIGNALS = ("semantic", "temporal", "confidence", "relational")
 DEFAULT_WEIGHTS = {"semantic": 0.35, "temporal": 0.25, "confidence": 0.25, "relational": 0.15}
@@ -105,159 +106,73 @@ class Weights:
         return {k: getattr(self, k) for k in SIGNALS}
 
 
-def passage_length(text: str) -> float:
-    """The length feature of ``Calibration``: ln(1 + the passage's words)."""
-    return math.log1p(len(text.split()))
+def log_odds(probability: float) -> float:
+    """The log-odds of a probability (clamped away from 0 and 1): relevance thresholds are written as probabilities."""
+    p = max(1e-9, min(1.0 - 1e-9, probability))
+    return math.log(p / (1.0 - p))
 
 
-def note_size(passages: int) -> float:
-    """The note-size feature of ``Calibration``: ln of the number of passages its note holds (at least 1)."""
-    return math.log(max(1, passages))
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
 @dataclass
 class Calibration:
-    """Platt scaling into P(this hit answers the question) of the score, the lead over the best other hit, the
-    question's closeness (and its square, and once more for the first hit alone), the hit's own cosine and, below
-    the first hit, its note's share of the first ten hits and its length; and its note's size.
+    """Platt scaling into P(this hit answers the question) of what the ranking knows of a hit: its relevance (the
+    relevance model's log-odds), its lead over the best other hit (for the first, over the second, or over the best
+    candidate under the floor when it is alone), whether it is the first hit, and for the first hit the relevance
+    once more (``first_relevance``): how close anything in the vault comes to the question says most about the best
+    of what is.
 
-    The closeness is the relevance of the question's most relevant hit, at most 1 (``memory.ranking.calibrate``),
-    shared by every hit of the list: the score is relative to the best candidate (the first hit's semantic
-    signal is always 1), so only the closeness says whether anything in the vault is near the question at all;
-    on the real sets a first hit under 0.5 answered 2 times in 24, one over 0.9 two times in three, which a
-    straight line in the closeness cannot follow, hence its square. The note's share counts the passages of the
-    hit's note among the first ten hits (``memory.ranking.SIBLINGS_AMONG``): in a long chapter several passages
-    state the answer (on the Rust book, hits 2 to 5 answered 31% to 18% of the time, on tldr's one-page
-    commands 13% to 5%). The hit's own cosine says what the relative score cannot of a hit below the first;
-    on the generated catalogue, where many passages differ by a version, its fit leans on it most.
+    The defaults were fitted on the real question sets, one corpus held out at a time (``bench.ranker``,
+    docs/confidence.md); ``[scoring.calibration]`` in config.toml overrides them."""
 
-    The first hit's closeness (``first_closeness_weight``: the closeness again, for the first hit only) lets the
-    first hit's claim follow the question's closeness more steeply than the hits below it: whether anything is
-    near the question says most about the best of what is. The length (``length_weight``: ``passage_length``,
-    ln(1 + its words), for hits below the first) is what tells the vaults' lower hits apart: a long passage says
-    more and more often states the answer too (the Rust book's prose paragraphs, hits 2 to 5 answering 28% of
-    the time) than a one-line example below the right one (tldr's pages, 9%). Without the two, a fit on two of
-    the real vaults mis-stated the third's hits below the first by half (the Rust book's at 17% for 25%).
+    relevance_weight: float = 0.55
+    lead_weight: float = 0.35
+    first_weight: float = 0.6
+    first_relevance_weight: float = 0.2
+    bias: float = -0.9
 
-    The note's size (``note_size_weight`` below the first hit, ``first_note_size_weight`` for it: ``note_size``,
-    ln of its note's passages) is what the vaults' notes differ in most (a Rust book chapter holds a median of 28
-    passages, a tldr page 5, a hub note 2): a passage of a long chapter is one of many that might answer, and a
-    fit without it, made on two vaults, put the third's hits at up to 0.08 off (ECE, every hit of the first five).
-
-    The defaults were fitted (ridge ``bench.calibrate_real.RIDGE``) on the question sets written blind for three
-    real vaults (``bench/real``: the Rust book, tldr, the Obsidian hub; 1,015 questions, 5,046 hits of the first
-    five, 894 of them answering), after checking the same fit leave-one-corpus-out: fitted on two vaults, asked
-    again with the fit in force, the third's first five hits scored an ECE of 0.031 (Rust book), 0.041 (tldr) and
-    0.030 (hub), 0.021 pooled, against 0.056, 0.083 and 0.012 without the note's size and the ridge (first hit:
-    0.053, 0.110, 0.090; a nonsense question's first hit at most 19%; no first hit moved). Reproduce with
-    ``python -m smartvec_cli.bench.calibrate_real --work WORK`` (docs/confidence.md); refit with ``smartvec bench
-    calibrate`` (the generated catalogue) or on your own questions; a config file can override them
-    (``[scoring.calibration]``).
-    """
-
-    score_weight: float = 0.74
-    margin_weight: float = 2.18
-    closeness_weight: float = 0.28
-    closeness_squared_weight: float = 0.29
-    siblings_weight: float = 1.02
-    hit_cosine_weight: float = 1.62
-    first_closeness_weight: float = 1.59
-    length_weight: float = 0.11
-    note_size_weight: float = -0.37
-    first_note_size_weight: float = -0.18
-    bias: float = -3.16
-
-    def probability(
-        self,
-        score: float,
-        margin: float,
-        closeness: float = 0.0,
-        siblings: float = 0.0,
-        cosine: float = 0.0,
-        first_closeness: float = 0.0,
-        length: float = 0.0,
-        note_size: float = 0.0,
-        first_note_size: float = 0.0,
-    ) -> float:
-        """``first_closeness`` is the closeness for the first hit, 0 below it; ``length`` its ``passage_length`` below
-        the first hit, 0 for the first; ``note_size`` the ``note_size`` of its note below the first hit, 0 for the
-        first, and ``first_note_size`` the other way round."""
+    def probability(self, relevance: float, lead: float, first: float = 0.0) -> float:
         z = (
-            self.score_weight * score
-            + self.margin_weight * margin
-            + self.closeness_weight * closeness
-            + self.closeness_squared_weight * closeness * closeness
-            + self.siblings_weight * siblings
-            + self.hit_cosine_weight * cosine
-            + self.first_closeness_weight * first_closeness
-            + self.length_weight * length
-            + self.note_size_weight * note_size
-            + self.first_note_size_weight * first_note_size
+            self.relevance_weight * relevance
+            + self.lead_weight * lead
+            + self.first_weight * first
+            + self.first_relevance_weight * first * relevance
             + self.bias
         )
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return sigmoid(z)
 
     @staticmethod
     def features(score: float, explain: dict) -> tuple[float, ...]:
-        """The values its weights multiply, in the order of its fields, from a hit's score and ``explain`` (as
+        """The values its weights multiply, in the order of its fields, from a hit's ``explain`` (as
         ``memory.ranking.calibrate`` keeps them): what a fit of new parameters reads."""
-        closeness = explain["closeness"]
-        return (
-            score,
-            explain["lead"],
-            closeness,
-            closeness * closeness,
-            explain["siblings"],
-            explain["cosine"],
-            explain["first_closeness"],
-            explain["length"],
-            explain.get("note_size", 0.0),
-            explain.get("first_note_size", 0.0),
-        )
+        first = 1.0 if explain["first"] else 0.0
+        return (explain["relevance"], explain["lead"], first, first * explain["relevance"])
 
 
 @dataclass
 class ScoringSettings:
     """How relevance is judged before time, trust and relations may choose.
 
-    ``specific_weight``: how much a passage's share of the question's specific words (identifiers,
-    numbers, names; ``memory.lexical``) adds to its cosine when sources are compared;
-    ``lexical_weight`` and ``value_weight``: how much its share of all the question's words, and stating
-    a value of the kind asked for (``memory.answer``), count when the passages of one note are compared.
-    ``phrase_weight``: what holding the question's verbatim phrases (``memory.lexical.phrases``) adds to both:
-    at 1 it outweighs any difference of cosines, so a pasted sentence finds its passage first.
-    ``dense_share``: the share of the cosine in a blend with BM25 (``memory.lexical.blend``) that stands for
-    meaning when sources are compared; the rest is the passage's full-text score. ``answer_dense_share``: below
-    1, its own share when the passages of one note are compared (at 1 they are compared as sources are): within one
-    note every passage is about its topic,
-    so the cosine mostly tells short passages from long ones, and the words a passage shares with the
-    question tell which of them answers. ``title_weight``: what a question naming
-    the note's title or alias (``memory.lexical.named_share``) adds when sources are compared. ``relevance_margin``:
-    the passages within this much of the most
-    relevant one are "about the question" and ranked by all four signals; the rest follow, by relevance
-    alone. ``relevance_floor``: below it a passage is not an answer at all; ``weak_below``: a hit under it is
-    returned, but warned about as a weak match (MiniLM puts paraphrased answers and passages about something
-    else alike between the two, so the user is told rather than the hit hidden).
+    ``relevance_model``: the fitted model of relevance (``memory.relevance``), whose log-odds order the hits.
+    ``relevance_floor``: a passage whose relevance (as a probability) is below it is no answer at all;
+    ``weak_below``: a first hit under it is returned but warned about as a weak match, so that a question
+    nothing answers gets no confident answer. ``relevance_margin``: the passages within this many log-odds of the
+    most relevant one are "about the question": among them a replaced version follows the one that replaced it,
+    and time, trust and relations break near ties, adding at most ``tie_weight`` log-odds (``memory.ranking``);
+    the rest follow by relevance alone. ``relevance_spread``: the semantic signal falls from 1 (the most relevant)
+    to 0 this many log-odds below it.
     """
 
     weights: Weights = field(default_factory=Weights)
-    relevance_spread: float = 0.15
-    specific_weight: float = 0.50
-    lexical_weight: float = 0.0
-    value_weight: float = 0.30
-    dense_share: float = 1.0
-    answer_dense_share: float = 1.0
-    phrase_weight: float = 1.0
-    title_weight: float = 0.0
-    relevance_margin: float = 0.15
-    relevance_floor: float = 0.25
-    weak_below: float = 0.30
-    calibration: Calibration = field(default_factory=Calibration)
-
-    @property
-    def blends(self) -> bool:
-        """BM25 counts in relevance (the question's full-text scores must be read)."""
-        return self.dense_share < 1.0 or self.answer_dense_share < 1.0
+    relevance_model: RelevanceModel = field(default_factory=shipped_model)
+    relevance_spread: float = 3.0
+    relevance_margin: float = 1.0
+    tie_weight: float = 0.5
+    relevance_floor: float = 0.02
+    weak_below: float = field(default_factory=lambda: float(shipped().get("weak_below", 0.0)))
+    calibration: Calibration = field(default_factory=lambda: Calibration(**shipped().get("calibration", {})))
 
 
 def days_between(earlier: dt.datetime | None, later: dt.datetime) -> float | None:
