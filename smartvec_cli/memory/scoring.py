@@ -124,14 +124,15 @@ class Calibration:
     once more (``first_relevance``): how close anything in the vault comes to the question says most about the best
     of what is.
 
-    The defaults were fitted on the real question sets, one corpus held out at a time (``bench.ranker``,
-    docs/confidence.md); ``[scoring.calibration]`` in config.toml overrides them."""
+    ``ScoringSettings`` takes the parameters shipped in ``memory/relevance.json`` (fitted with the relevance model
+    on the real question sets by ``bench.ranker``; the field defaults here are the same numbers, rounded);
+    ``[scoring.calibration]`` in config.toml overrides them."""
 
-    relevance_weight: float = 0.55
-    lead_weight: float = 0.35
-    first_weight: float = 0.6
-    first_relevance_weight: float = 0.2
-    bias: float = -0.9
+    relevance_weight: float = 0.9306
+    lead_weight: float = 0.1751
+    first_weight: float = -0.4127
+    first_relevance_weight: float = -0.2296
+    bias: float = 0.1310
 
     def probability(self, relevance: float, lead: float, first: float = 0.0) -> float:
         z = (
