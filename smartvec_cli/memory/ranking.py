@@ -256,9 +256,18 @@ def evidence(candidate: Candidate) -> Evidence:
 def topical_relevance(candidates: list[Candidate], ask: Ask, scoring: ScoringSettings) -> dict[int, float]:
     """Each passage's relevance: the fitted model's log-odds that it answers the question
     (``memory.relevance``), from what it shares with the question, normalised over these candidates."""
+    if len(candidates) < FEW_CANDIDATES:
+        return {c.passage.id: FEW_SCALE * (c.cosine - FEW_MIDPOINT) for c in candidates}
     rows = feature_rows(ask.question, [evidence(c) for c in candidates], ask.language)
     logits = scoring.relevance_model.logits(rows)
     return {c.passage.id: logit for c, logit in zip(candidates, logits, strict=True)}
+
+
+FEW_CANDIDATES = 10
+FEW_SCALE, FEW_MIDPOINT = 10.0, 0.4
+"""Under ``FEW_CANDIDATES`` candidates (a vault of a handful of passages) the model's features, each normalised over
+the question's candidates, say little: relevance is then the cosine's own log-odds, 10·(cosine − 0.4), even odds at
+a cosine of 0.4 and a weak match under about 0.2."""
 
 
 def corrections_in_place(
@@ -289,11 +298,13 @@ def corrections_in_place(
 def about_the_question(
     candidates: list[Candidate], ask: Ask, scoring: ScoringSettings, relations: Sequence[Relation] = ()
 ) -> tuple[list[Candidate], dict[int, float]]:
-    """The candidates above the relevance floor with their topical relevance (a correction standing where the
-    passage it corrects stands); for a question about a named time, only those valid then when one of the
-    relevant passages is."""
+    """The candidates above the relevance floor or within ``relevance_spread`` of the most relevant one, with their
+    topical relevance (a correction standing where the passage it corrects stands): a vault of a handful of
+    passages gives the model little to compare, and the closest things it holds come back, as weak matches when
+    they are; for a question about a named time, only those valid then when one of the relevant passages is."""
     candidates, topical = corrections_in_place(candidates, topical_relevance(candidates, ask, scoring), relations)
-    floor = log_odds(scoring.relevance_floor)
+    best = max(topical.values(), default=0.0)
+    floor = min(log_odds(scoring.relevance_floor), best - scoring.relevance_spread)
     kept = [c for c in candidates if topical[c.passage.id] >= floor]
     kept = wake_only_if_needed(kept, topical, ask, scoring)
     kept = recall_expired_only_if_needed(kept, topical, ask, scoring)

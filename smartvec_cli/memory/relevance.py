@@ -56,6 +56,11 @@ FEATURES = (
 )
 """The features, in the order the model's weights are stored."""
 
+MIN_COSINE_SPAN = 0.1
+"""The least cosine span the candidates' cosines are normalised by: a vault of a handful of passages gives candidates
+a few hundredths apart, which normalising by their own span would make look as far apart as a relevant passage and
+an unrelated one (among the hundred candidates of a real vault the span is 0.2 to 0.3)."""
+
 LINK = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?|\bwww\.\S+")
 IMAGE = re.compile(r"^\s*!(\[\[[^\]]*\]\]|\[[^\]]*\]\([^)]*\))")
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -144,7 +149,7 @@ def feature_rows(question: str, found: Sequence[Evidence], language: str = "en")
         return []
     cosines = [e.cosine for e in found]
     best_cosine, median_cosine = max(cosines), _median(cosines)
-    span = max(best_cosine - median_cosine, 1e-6)
+    span = max(best_cosine - median_cosine, MIN_COSINE_SPAN)
     best_bm25 = max(e.bm25 for e in found)
     cosine_norm = [(c - median_cosine) / span for c in cosines]
     bm25_norm = [e.bm25 / best_bm25 if best_bm25 > 0 else 0.0 for e in found]
