@@ -11,11 +11,37 @@ from typing import TYPE_CHECKING, Callable
 from ..clock import Clock
 from ..config import Config, is_import_spec, is_store_url, load_config
 from ..errors import UsageError
-from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
+from ..store.layout import (
+    IndexLayout,
+    guard_index_folder,
+    index_dir_for,
+    narrow_modes,
+    narrow_umask,
+    private_mask,
+)
 
 if TYPE_CHECKING:
     from ..embed import Embedder
     from ..store.store import Store
+
+
+def refuse_index_among_notes(vault: Path, index_dir: Path) -> None:
+    """An index folder inside the vault must be a hidden one (``.smartvec``, the default): the vault's walk skips
+    hidden folders, and the index folder itself, so one among the notes would leave the notes already in it out
+    of the index without a word, and put index files among the user's notes."""
+    real_vault = Path(os.path.realpath(vault))
+    real_index = Path(os.path.realpath(index_dir))
+    try:
+        inside = real_index.relative_to(real_vault)
+    except ValueError:
+        return
+    if not inside.parts:
+        raise UsageError(f"the index folder cannot be the vault folder itself ({vault}): pass another --index-dir")
+    if not any(part.startswith(".") for part in inside.parts):
+        raise UsageError(
+            f"the index folder {index_dir} is inside the vault, among the notes (which would not be indexed): "
+            "pass an --index-dir outside the vault, or a hidden one such as <vault>/.smartvec"
+        )
 
 
 @dataclass
@@ -49,6 +75,8 @@ class Workspace:
         if not vault_path.is_dir():
             raise UsageError(f"vault folder not found: {vault_path}")
         index_path = index_dir_for(vault_path, index_dir or os.environ.get("SMARTVEC_INDEX"))
+        refuse_index_among_notes(vault_path, index_path)
+        guard_index_folder(index_path)
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
         config = load_config(IndexLayout(index_path).config)
         store_url = store or os.environ.get("SMARTVEC_STORE") or config.store
