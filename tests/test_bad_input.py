@@ -104,14 +104,16 @@ def test_an_unreadable_file_keeps_what_was_stored(vault, cli, fake_embedder, mon
     run_index(cli)
     locked.write_text("# Locked\n\nNew text we cannot read.\n")
     if os.geteuid() == 0:  # root reads anything: simulate what chmod 000 does for a user
-        original = Path.read_bytes
+        from smartvec_cli.core import indexer
 
-        def deny(self):
-            if self.name == "locked.md":
+        original = indexer.read_regular
+
+        def deny(path, *args, **kwargs):
+            if Path(path).name == "locked.md":
                 raise PermissionError(13, "Permission denied")
-            return original(self)
+            return original(path, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_bytes", deny)
+        monkeypatch.setattr(indexer, "read_regular", deny)
     else:
         locked.chmod(0)
     result, summary = run_index(cli)

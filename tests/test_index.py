@@ -1,7 +1,6 @@
 """Incremental encoding: only what changed is read and embedded; identities survive edits and renames."""
 
 import json
-from pathlib import Path
 
 from conftest import both_stores, write
 
@@ -33,9 +32,11 @@ def test_a_second_run_without_changes_embeds_nothing_and_reads_no_file(vault, cl
     write(vault, "handbook.md", TEN_PARAGRAPHS)
     write(vault, "other/note.md", "# Other\n\nSomething else entirely, with enough words.")
     index(cli)
+    from smartvec_cli.core import indexer
+
     reads = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or original(self))
+    original = indexer.read_regular
+    monkeypatch.setattr(indexer, "read_regular", lambda path, *a, **k: reads.append(path) or original(path, *a, **k))
     fake_embedder.embedded.clear()
     again = index(cli)
     assert again["chunks_embedded"] == 0 and again["notes_unchanged"] == 2

@@ -19,7 +19,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Callable, Collection
 
 import numpy as np
@@ -34,6 +34,7 @@ from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
 from ..vault.links import NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
+from ..vault.paths import NotARegularFile, read_regular
 from ..vault.scan import NoteFile, scan_vault
 from . import relations
 from .keys import PASSAGE_COUNTS, renamed
@@ -102,16 +103,22 @@ class DepartedText:
         return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
 
 
-def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) -> tuple[str, str, str]:
+def read_note_text(
+    note: NoteFile, max_bytes: int, data: bytes | None = None, vault: Path | None = None
+) -> tuple[str, str, str]:
     """(text, sha256 of the bytes, the encoding they were read in), from the file or from ``data`` when given (its
-    bytes, held in memory); raises NoteReadError with a message fit for the user."""
+    bytes, held in memory); raises NoteReadError with a message fit for the user. The file is read only if it is
+    still a regular file (inside ``vault``, when given) when it is opened, and never past ``max_bytes``."""
+    too_big = NoteReadError(
+        f"note is {max(note.size, max_bytes + 1) / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB"
+        " (max_note_mb); skipped"
+    )
     if note.size > max_bytes:
-        raise NoteReadError(
-            f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb);"
-            " skipped"
-        )
+        raise too_big
     try:
-        data = note.abs_path.read_bytes() if data is None else data
+        data = read_regular(note.abs_path, max_bytes, vault) if data is None else data
+    except NotARegularFile as exc:
+        raise NoteReadError(f"{exc}; skipped") from None
     except FileNotFoundError:
         raise NoteReadError("file disappeared while the vault was being read; skipped") from None
     except PermissionError:
@@ -120,6 +127,8 @@ def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) ->
         raise NoteReadError("is a folder, not a note; skipped") from None
     except OSError as exc:
         raise NoteReadError(f"cannot read: {exc.strerror or exc}; skipped") from None
+    if len(data) > max_bytes:
+        raise too_big
     decoded = decode_note(data)
     if decoded is None:
         raise NoteReadError("binary file, not text in any encoding; skipped")
@@ -253,7 +262,7 @@ class Indexer:
             read_paths.add(file.rel_path)
             try:
                 data = None if self.given is None else self.given[file.rel_path]
-                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data)
+                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data, self.ws.vault)
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat as stat_module
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -54,6 +55,20 @@ def glob_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
 def is_excluded(rel_path: str, patterns: Sequence[str]) -> bool:
     """True when ``rel_path`` or one of its parent folders matches a glob (``glob_matcher``)."""
     return glob_matcher(patterns)(rel_path)
+
+
+def printable_path(rel_path: str) -> str:
+    """A vault path as text that can be stored and printed: a name that is not UTF-8 (a Latin-1 ``café.md``, which
+    Python holds with surrogates) has its undecodable bytes written as ``\\xe9``."""
+    return rel_path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _skip_name(name: str) -> bool:
@@ -102,6 +117,11 @@ def scan_vault(
                 continue
             if excluded(rel):
                 continue
+            if not is_utf8(entry.name):
+                problems.append(
+                    ScanProblem(printable_path(rel), "file name is not UTF-8 (rename it to index it); skipped")
+                )
+                continue
             path = entry.path
             if entry.is_symlink():
                 try:
@@ -125,6 +145,9 @@ def scan_vault(
             except OSError as exc:
                 problems.append(ScanProblem(rel, f"cannot stat: {exc.strerror or exc}"))
                 continue
+            if not stat_module.S_ISREG(stat.st_mode):
+                problems.append(ScanProblem(rel, f"{file_kind(stat.st_mode)}, not a regular file; skipped"))
+                continue
             notes.append(NoteFile(rel, path, stat.st_size, stat.st_mtime_ns))
 
     walk(str(vault), "")
@@ -132,6 +155,19 @@ def scan_vault(
     if attachments is not None:
         attachments.extend(sorted(found_attachments))
     return notes, problems
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    if stat_module.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat_module.S_ISCHR(mode) or stat_module.S_ISBLK(mode):
+        return "a device"
+    if stat_module.S_ISSOCK(mode):
+        return "a socket"
+    if stat_module.S_ISDIR(mode):
+        return "a folder"
+    return "a special file"
 
 
 def is_ignored(rel_path: str, exclude: list[str] | None = None) -> bool:
