@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -250,14 +251,12 @@ def test_beside_a_watch_daemon_the_server_leaves_the_socket_to_it(indexed, tmp_p
     assert f"pid {os.getpid()} (smartvec watch)" in (tmp_path / "mcp.err").read_text()
 
 
-def test_streamable_http_on_loopback(indexed, tmp_path):
-    from mcp.client.streamable_http import streamable_http_client
-
-    vault, index_dir = indexed
+def start_http_server(vault, index_dir, tmp_path, *options: str):
+    """``smartvec mcp --http PORT OPTIONS`` started, and (the process, its port, its stderr file)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    parameters = server_parameters(vault, index_dir, "--http", str(port))
+    parameters = server_parameters(vault, index_dir, "--http", str(port), *options)
     err = open(tmp_path / "mcp.err", "w")
     proc = subprocess.Popen(
         [parameters.command, *parameters.args],
@@ -266,26 +265,97 @@ def test_streamable_http_on_loopback(indexed, tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=err,
     )
+    err.close()
+    return proc, port, tmp_path / "mcp.err"
 
-    async def main():
-        with anyio.fail_after(120):
-            while f"http://127.0.0.1:{port}/mcp" not in (tmp_path / "mcp.err").read_text():
-                assert proc.poll() is None, (tmp_path / "mcp.err").read_text()
-                await anyio.sleep(0.2)
-            await anyio.sleep(0.5)
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write_stream, *_):
+
+async def http_session_answer(proc, port: int, err_path, token: str | None, work):
+    """Wait for the server, connect with ``token`` (if any) and return ``work(session)``."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    with anyio.fail_after(120):
+        while f"http://127.0.0.1:{port}/mcp" not in err_path.read_text():
+            assert proc.poll() is None, err_path.read_text()
+            await anyio.sleep(0.2)
+        await anyio.sleep(0.5)
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with create_mcp_http_client(headers=headers) as client:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (
+                read,
+                write_stream,
+                *_,
+            ):
                 async with ClientSession(read, write_stream) as session:
                     await session.initialize()
-                    return payload(await session.call_tool("search", {"query": "kiwi harvest", "top_k": 1}))
+                    return await work(session)
+
+
+def stop_server(proc) -> int:
+    proc.terminate()
+    return proc.wait(timeout=30)
+
+
+def test_streamable_http_on_loopback_asks_for_its_token(indexed, tmp_path):
+    vault, index_dir = indexed
+    proc, port, err_path = start_http_server(vault, index_dir, tmp_path)
+
+    async def search(session):
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        return tools, payload(await session.call_tool("search", {"query": "kiwi harvest", "top_k": 1}))
 
     try:
-        answer = anyio.run(main)
+        token_file = index_dir / "mcp-token"
+        deadline = time.monotonic() + 120
+        while not token_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        token = token_file.read_text().strip()
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        tools, answer = anyio.run(http_session_answer, proc, port, err_path, token, search)
+        import httpx2
+
+        refused = httpx2.post(f"http://127.0.0.1:{port}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        wrong = httpx2.post(
+            f"http://127.0.0.1:{port}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"Authorization": "Bearer " + "x" * len(token)},
+        )
     finally:
-        proc.terminate()
-        code = proc.wait(timeout=30)
-        err.close()
+        code = stop_server(proc)
     assert answer["hits"][0]["path"].startswith("farm/")
-    assert code == 0 and "Traceback" not in (tmp_path / "mcp.err").read_text()
+    assert refused.status_code == 401 and wrong.status_code == 401
+    assert "feedback" not in tools and "search" in tools  # read-only over HTTP by default
+    stderr = err_path.read_text()
+    assert stderr.count(token) == 1  # printed once, when made
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_http_without_a_token_only_on_loopback_never_for_a_private_vault(indexed, tmp_path):
+    vault, index_dir = indexed
+    os.chmod(vault, 0o700)
+    try:
+        for options in (["--http", "8799", "--no-auth"], ["--http", "0.0.0.0:8799", "--no-auth"], ["--no-auth"]):
+            done = cli_process("mcp", *options, env={"SMARTVEC_VAULT": str(vault), "SMARTVEC_INDEX": str(index_dir)})
+            assert done.exit_code == 2, (options, done.stderr)
+            assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    finally:
+        os.chmod(vault, 0o755)
+
+
+def test_http_no_auth_on_loopback_warns_and_feedback_is_opt_in(indexed, tmp_path):
+    vault, index_dir = indexed
+    os.chmod(vault, 0o755)
+    proc, port, err_path = start_http_server(vault, index_dir, tmp_path, "--no-auth", "--feedback")
+
+    async def tools(session):
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    try:
+        names = anyio.run(http_session_answer, proc, port, err_path, None, tools)
+    finally:
+        stop_server(proc)
+    assert "feedback" in names
+    assert "warning: --no-auth: every user of this machine can read" in err_path.read_text()
 
 
 def test_http_addresses():
