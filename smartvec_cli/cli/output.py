@@ -20,6 +20,7 @@ from .printing import (  # noqa: F401
     print_rows,
     printable,
     result,
+    sane_width,
     show_notices,
     stdout_console,
     stdout_is_terminal,
@@ -182,7 +183,7 @@ def progress_bar(description: str, quiet: bool = False, first_at_once: bool = Fa
         TextColumn(description),
         BarColumn(),
         TextColumn("{task.fields[status]}"),
-        console=Console(stderr=True),
+        console=Console(stderr=True, width=sane_width()),
         transient=True,
     ) as progress:
         task = progress.add_task(description, total=None, status="")

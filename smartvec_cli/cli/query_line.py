@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, check_question_length
 
 if TYPE_CHECKING:
     from ..core.api import Vault
@@ -253,6 +253,7 @@ class Answerer:
 
     def ask(self, text: str, question_id=None, as_of: str | None = None, filters: dict | None = None) -> dict:
         """One answer; ``filters`` (checked, ``checked_filters``) replace the options' own for this question."""
+        check_question_length(text)
         options = (
             self.options
             if filters is None
@@ -358,6 +359,10 @@ def batch_item(text: str, where: str) -> dict:
     if not isinstance(query, str) or not query.strip():
         found = "missing" if "query" not in item else f"{json.dumps(query)[:60]}"
         raise UsageError(f'{where}: "query" must be a non-empty string, not {found}')
+    try:
+        check_question_length(query)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
     question_id = item.get("id")
     if isinstance(question_id, bool) or not isinstance(question_id, (str, int, float, type(None))):
         raise UsageError(f'{where}: "id" must be a string, a number or null, not {json.dumps(question_id)[:60]}')
@@ -414,7 +419,7 @@ def show_answer(answer: dict, explain: bool) -> None:
     console = stdout_console()
     hits = answer["hits"]
     if answer.get("as_of"):
-        console.print(f"[dim]as of {answer['as_of']}{escape(as_of_origin(answer))}[/dim]")
+        console.print(f"[dim]as of {answer['as_of']}{escape(printable(as_of_origin(answer)))}[/dim]")
     if not hits:
         console.print("no relevant passage: nothing in the vault is close enough to the question")
         return
@@ -432,7 +437,7 @@ def show_answer(answer: dict, explain: bool) -> None:
         for line in snippet_lines(hit["text"]):
             console.print(f"   {line}", markup=False)
         for warning in hit["warnings"]:
-            console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+            console.print(f"   [yellow]! {escape(printable(warning))}[/yellow]", markup=True)
 
 
 def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
@@ -448,8 +453,11 @@ def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
 
 def snippet_lines(text: str, limit: int = 300) -> list[str]:
     """A hit as shown: prose runs on as one line, a fenced code block keeps its lines (its layout is
-    part of what it says); cut with "…" after ``limit`` characters."""
+    part of what it says); cut with "…" after ``limit`` characters. Control characters are escapes
+    (``printable``): an escape sequence in a note (a clipboard write, a link, a cursor move over the lines above)
+    must never reach the terminal."""
     from ..vault.markdown import FENCE
+    from .printing import printable
 
     lines: list[str] = []
     prose: list[str] = []
@@ -461,11 +469,12 @@ def snippet_lines(text: str, limit: int = 300) -> list[str]:
             prose.clear()
             if FENCE.match(line):
                 in_fence = not in_fence
-            lines.append(line.rstrip())
+            lines.append(line.rstrip().expandtabs(4))
         else:
             prose.append(line)
     if " ".join(prose).strip():
         lines.append(" ".join(" ".join(prose).split()))
+    lines = [printable(line) for line in lines]
     shown: list[str] = []
     room = limit
     for line in lines:

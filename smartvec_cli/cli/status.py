@@ -39,7 +39,7 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         markup=False,
     )
     if data["trust_warning"]:
-        console.print(f"warning    {data['trust_warning']}", markup=False)
+        console.print(f"warning    {printable(data['trust_warning'])}", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["passages"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
     if data["passages"]["UNCONSOLIDATED"]:
@@ -66,6 +66,8 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         run = data["last_run"]
         why = f": {run['why']}" if run["why"] else ""
         console.print(
-            f"last run   {run['command']} at {run['finished_at'] or run['started_at']} ({run['status']}{why})",
+            printable(
+                f"last run   {run['command']} at {run['finished_at'] or run['started_at']} ({run['status']}{why})"
+            ),
             markup=False,
         )

@@ -8,7 +8,7 @@ from typing import Callable
 
 from ..clock import to_iso
 from ..embed import Embedder, embed_queries
-from ..errors import UsageError
+from ..errors import UsageError, check_question_length
 from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
 from .filters import matching_notes
@@ -81,6 +81,7 @@ class QueryEngine:
     def ask(self, question: Question, options: SearchOptions) -> Answer:
         """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed,
         rank."""
+        check_question_length(question.text)
         now = self.ws.clock.now()
         languages = self.ws.languages()
         given = question.as_of or options.as_of

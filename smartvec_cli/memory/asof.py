@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..clock import UTC, parse_when
+from ..clock import UTC, iso_z, parse_when
 from ..errors import UsageError
 from ..vault.language import ENGLISH
 from .date_languages import CHINESE_NUMBERS, DATE_LANGUAGES, ENGLISH_MONTHS, WRITTEN, DateLanguage
@@ -77,7 +77,7 @@ class AsOf:
     def to_json(self) -> dict:
         """What ``--explain`` and the JSON answers show of it."""
         return {
-            "moment": self.moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "moment": iso_z(self.moment),
             "words": self.phrase,
             "first_day": self.first_day.isoformat() if self.first_day else None,
             "last_day": self.last_day.isoformat() if self.last_day else None,
