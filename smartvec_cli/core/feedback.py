@@ -66,8 +66,10 @@ def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
         raise UsageError(f"the last query ({last['query']!r}) has no hit ranked {rank}")
     assert chunk_id is not None  # exactly one of the two is given, and it is not the rank
     name, _, version = chunk_id.partition("@")
-    if version and not version.lstrip("v").isdigit():
+    if version and not (version.lstrip("v").isascii() and version.lstrip("v").isdigit()):
         raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
+    if version and len(version.lstrip("v")) > 9:
+        raise UsageError(f"no version {version.lstrip('v')} in {chunk_id[:80]!r}: versions are counted from 1")
     found = store.passage_row_id(name, int(version.lstrip("v")) if version else None)
     if found is None:
         raise SmartvecError(f"no passage {chunk_id!r} in the index (see 'smartvec show NOTE' for chunk ids)")
