@@ -210,6 +210,10 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def save_ann(self) -> None:
         """Keep the vector index as the database now stands."""
 
+    def erase_freed(self) -> None:
+        """Rewrite what still holds rows just deleted (``forget``): free pages, full-text segments, the log. A
+        PostgreSQL server keeps dead rows until its own vacuum; see docs/reliability.md."""
+
     # -- runs and events ----------------------------------------------------------------------
 
     def start_run(self, command: str, started_at: str, summary: dict[str, Any]) -> int:
