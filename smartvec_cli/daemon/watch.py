@@ -28,7 +28,7 @@ from watchdog.events import FileSystemEventHandler
 from ..core.writing import writer_lock
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, FileLock, LockBusyError
-from ..vault.scan import is_ignored
+from ..vault.scan import is_ignored, printable_path
 from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
 
 POLL_SECONDS = 0.2
@@ -260,7 +260,7 @@ def named(paths: AbstractSet[str]) -> str:
     """`` (a.md, b.md and 3 more)``: the files a batch was about, for its log line."""
     if not paths:
         return ""
-    shown = sorted(paths)[:LOGGED_PATHS]
+    shown = [printable_path(path) for path in sorted(paths)[:LOGGED_PATHS]]
     more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
     return f" ({', '.join(shown)}{more})"
 
