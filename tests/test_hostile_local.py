@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, write
+from conftest import REPO, both_stores, write
 from fake_backend import subprocess_env, use_fake_backend
 
 OTHER_USER = "smartvec-probe"
@@ -242,6 +242,7 @@ def test_a_note_that_grew_after_the_scan_is_read_only_up_to_the_limit(vault):
 # -- dates, terminals, sizes ------------------------------------------------------------------------------
 
 
+@both_stores
 def test_dates_before_the_year_1000_round_trip(vault, cli, fake_embedder):
     write(vault, "ancient.md", "---\nvalid_from: 0999-06-01\n---\n# Ancient\n\nThe old bridge was built of oak.\n")
     write(vault, "first.md", "---\nvalid_from: 0001-01-01\n---\n# First\n\nThe first stone of the old bridge.\n")
@@ -250,6 +251,19 @@ def test_dates_before_the_year_1000_round_trip(vault, cli, fake_embedder):
     assert {hit["path"] for hit in hits} == {"ancient.md", "first.md"}
     assert {hit["valid_from"][:10] for hit in hits} == {"0999-06-01", "0001-01-01"}
     assert cli.json("query", "old bridge", "--json", "--no-track", "--as-of", "0999-07-01")
+
+
+def test_the_query_socket_refuses_a_huge_question(indexed, vault, fake_embedder):
+    from smartvec_cli.core.workspace import Workspace
+    from smartvec_cli.daemon.query_socket import QueryService
+
+    service = QueryService(Workspace.resolve(), fake_embedder, lambda line: None)
+    try:
+        refused = service.answer({"query": "apples " * 100_000})
+        assert refused["exit_code"] == 2 and "characters long" in refused["error"]
+        assert service.answer({"query": "apples harvest"})["hits"]
+    finally:
+        service.close()
 
 
 def test_terminal_escapes_in_a_note_never_reach_the_terminal(vault, cli, fake_embedder):
