@@ -187,6 +187,8 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(notes, va
     latin1 = os.path.join(os.fsencode(vault), "caf\xe9.md".encode("latin-1"))
     with open(latin1, "wb") as fh:
         fh.write(b"# Cafe\n\nCoffee and cake in the afternoon.\n")
+    with open(os.path.join(os.fsencode(vault), b"photo \xe9t\xe9.png"), "wb") as fh:
+        fh.write(b"\x89PNG")  # an attachment no link can name: left out without a word
     summary = json.loads(run("index", "--json").stdout)
     assert summary["notes_new"] == 2
     assert [e["path"] for e in summary["errors"]] == ["caf\\xe9.md"]

@@ -139,6 +139,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
             "correct without text": ("feedback", {"chunk_id": first, "verdict": "correct"}),
             "malformed date": ("search", {"query": "travel per diem", "as_of": "the day after tomorrow"}),
             "empty query": ("search", {"query": "   "}),
+            "huge query": ("search", {"query": "travel per diem " * 20_000}),
             "top_k 0": ("search", {"query": "travel per diem", "top_k": 0}),
             "top_k 10000": ("search", {"query": "travel per diem", "top_k": 10_000}),
             "top_k not a number": ("search", {"query": "travel per diem", "top_k": "many"}),
@@ -195,6 +196,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert "needs the right answer in `correction`" in errors["correct without text"]
     assert "not a date: 'the day after tomorrow'" in errors["malformed date"]
     assert "the question is empty" in errors["empty query"]
+    assert "characters long; at most 4,000 are answered" in errors["huge query"]
     assert "top_k must be a whole number from 1 to 1000" in errors["top_k 0"] == errors["top_k 10000"]
     assert "top_k: Input should be a valid integer" in errors["top_k not a number"]
     assert "mode: Input should be 'smart' or 'cosine'" in errors["bad mode"]

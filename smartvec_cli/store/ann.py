@@ -20,7 +20,16 @@ from typing import AbstractSet, Callable, Iterable, Protocol
 import numpy as np
 
 from ..errors import SmartvecError
-from .layout import ANN_FILE_GLOB, ANN_SIDECAR_FILE, IndexLayout, ann_file_name, is_ann_file_name, refusal, temp_path
+from .layout import (
+    ANN_FILE_GLOB,
+    ANN_SIDECAR_FILE,
+    IndexLayout,
+    ann_file_name,
+    is_ann_file_name,
+    is_own_temp_name,
+    refusal,
+    temp_path,
+)
 
 LOAD_ATTEMPTS = 5
 M = 16
@@ -347,7 +356,7 @@ class HnswIndex:
         except OSError as exc:
             raise SmartvecError(f"cannot write vector index in {self.folder}: {exc.strerror or exc}") from None
         for old in self.folder.glob(ANN_FILE_GLOB):
-            if old.name != name:
+            if old.name != name and (is_ann_file_name(old.name) or is_own_temp_name(old.name)):
                 try:
                     old.unlink()
                 except OSError:

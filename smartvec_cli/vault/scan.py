@@ -118,9 +118,11 @@ def scan_vault(
             if excluded(rel):
                 continue
             if not is_utf8(entry.name):
-                problems.append(
-                    ScanProblem(printable_path(rel), "file name is not UTF-8 (rename it to index it); skipped")
-                )
+                # a note or a folder of notes is named (an attachment no UTF-8 link can name is left out)
+                if entry.name.lower().endswith(".md") or _is_dir(entry):
+                    problems.append(
+                        ScanProblem(printable_path(rel), "file name is not UTF-8 (rename it to index it); skipped")
+                    )
                 continue
             path = entry.path
             if entry.is_symlink():
@@ -155,6 +157,13 @@ def scan_vault(
     if attachments is not None:
         attachments.extend(sorted(found_attachments))
     return notes, problems
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def file_kind(mode: int) -> str:
