@@ -387,3 +387,50 @@ def test_unknown_or_deeply_nested_settings_are_refused_by_name(indexed, vault):
         "confidence = 0.1\nrelational = 0.1\n[confidence.source_types]\nmeeting = 0.4\n"
     )
     assert run("status").returncode == 0
+
+
+FAKE_DAEMON = """
+import json, os, socket, sys
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+server.listen(8)
+print("ready", flush=True)
+while True:
+    conn, _ = server.accept()
+    conn.makefile("rb").readline()
+    hit = {"rank": 1, "chunk_id": "x#y", "note_id": "x", "path": "FAKE-ANSWER.md", "heading": "", "text": "lies",
+           "score": 1.0, "confidence": 1.0, "state": "ACTIVE", "warnings": [], "url": None}
+    conn.sendall(json.dumps({"hits": [hit], "as_of": None}).encode() + b"\\n")
+    conn.close()
+"""
+
+
+def test_a_query_socket_of_another_user_is_not_believed(indexed, vault, other_uid):
+    """A daemon another user runs (its socket put where ours would be) could answer anything: not asked."""
+    use_fake_backend(indexed)
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None:
+        pytest.skip("no system python3 for the other user to run")
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="smartvec-probe-"))
+    os.chmod(shared, 0o777)
+    daemon = subprocess.Popen(
+        [python, "-c", FAKE_DAEMON, str(shared / "query.sock")],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+        preexec_fn=lambda: os.setuid(other_uid),
+    )
+    try:
+        assert daemon.stdout.readline().strip() == "ready"
+        os.rename(shared / "query.sock", indexed / "query.sock")
+        done = run("query", "apples harvest", "--json", "--no-track")
+    finally:
+        daemon.kill()
+        daemon.wait()
+        shutil.rmtree(shared, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    paths = [hit["path"] for hit in json.loads(done.stdout)]
+    assert "FAKE-ANSWER.md" not in paths and paths[0] == "apples.md"
