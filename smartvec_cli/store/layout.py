@@ -214,7 +214,7 @@ def _why_not_opened(path: Path, exc: OSError) -> str:
     return f"cannot open {path}: {exc.strerror or exc}"
 
 
-def refusal(path: Path, folder: bool) -> str | None:
+def refusal(path: str | Path, folder: bool) -> str | None:
     """Why smartvec must not use ``path`` (the index folder when ``folder``, else a file in it), or None when it is
     absent or acceptable: a symbolic link, another user's, not a folder or regular file, or writable by others
     (a folder may be, when it has the sticky bit: then others cannot rename or remove what is ours in it)."""
@@ -281,23 +281,24 @@ def _private_group(gid: int) -> bool:
 
 def guard_index_folder(root: Path) -> None:
     """Refuse (SmartvecError, one line) an index folder, or a file or folder smartvec uses in it, that is not
-    safely ours: see ``refusal``. Cheap (one ``lstat`` per name); called before anything in it is read."""
-    root = Path(root)
+    safely ours: see ``refusal``. Cheap (one ``lstat`` per name that exists, listed by one ``scandir``); called
+    before anything in it is read."""
     problem = refusal(root, folder=True)
-    if problem is None and root.is_dir():
-        for name in OWN_FILES:
-            if name == SOCKET_FILE:
-                continue  # a socket, checked by whoever connects (the peer's credentials)
-            problem = refusal(root / name, folder=False)
+    if problem is None:
+        try:
+            entries = [entry for entry in os.scandir(root) if entry.name in GUARDED]
+        except OSError:  # absent, or not a folder we may list: whoever uses it says why
+            entries = []
+        for entry in entries:
+            problem = refusal(entry.path, folder=entry.name in OWN_FOLDERS)
             if problem:
                 break
-        else:
-            for name in OWN_FOLDERS:
-                problem = refusal(root / name, folder=True)
-                if problem:
-                    break
     if problem:
         raise SmartvecError(problem)
+
+
+GUARDED = frozenset(name for name in (*OWN_FILES, *OWN_FOLDERS) if name != SOCKET_FILE)
+"""What ``guard_index_folder`` checks: the socket is left to whoever connects (the peer's credentials)."""
 
 
 # -- permissions --------------------------------------------------------------------------------
