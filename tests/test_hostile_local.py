@@ -152,7 +152,15 @@ def test_an_index_folder_or_file_of_another_user_is_refused(indexed, vault, othe
     assert sorted(p.name for p in planted.iterdir()) == ["vectors.json"]
 
 
-def test_only_what_smartvec_made_is_narrowed_or_removed(vault, notes, cli, fake_embedder, tmp_path):
+@pytest.fixture
+def own_umask():
+    """The test process's umask back afterwards: indexing a private vault narrows it for the whole process."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def test_only_what_smartvec_made_is_narrowed_or_removed(vault, notes, cli, fake_embedder, tmp_path, own_umask):
     os.chmod(vault, 0o700)
     shared = tmp_path / "shared"
     shared.mkdir()
