@@ -66,6 +66,11 @@ def index_command(
     for problem in data["errors"]:
         where = f" (commit {problem['commit']})" if "commit" in problem else ""
         message(f"warning: {printable(problem['path'])}{where}: {problem['error']}")
+    for problem in data.get("past_errors", ()):  # a git import's: versions a later commit replaced
+        message(
+            f"warning: {printable(problem['path'])} (commit {problem['commit']}, replaced by a later commit): "
+            f"{problem['error']}"
+        )
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
 

@@ -244,9 +244,13 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     def latest_index_run(self) -> str | None:
         """When the latest index run started (by its clock): nothing may be observed before it. A ``running``
-        record is the caller's own run (or a killed one, whose work is in the runs it recorded)."""
+        record is the caller's own run (or a killed one, whose work is in the runs it recorded). A git import
+        that did not finish is left out: its record bears the wall clock's time, but each commit it replayed
+        recorded its own run at the commit's date, and a retry must not put the commits after the failure."""
         return self.db.execute(
-            "SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ?", [RUNNING]
+            "SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ? "
+            "AND NOT (command = 'index --from-git' AND status IN ('failed', 'interrupted'))",
+            [RUNNING],
         ).fetchone()[0]
 
     def append_refresh_log(self, record: dict[str, Any]) -> None:
