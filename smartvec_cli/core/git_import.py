@@ -26,7 +26,7 @@ from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
 from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
-from ..vault.scan import is_ignored
+from ..vault.scan import VaultRules, is_ignored
 from .indexer import FIRST_INDEX_AT, Indexer, IndexSummary
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
@@ -97,7 +97,7 @@ class ImportSummary:
         """Moves to ``past_errors`` each problem of a note version that a later commit replaced (or deleted): a
         malformed front matter three years ago is history, not a failure of this import. What is left in
         ``errors`` is wrong in the last commit imported."""
-        errors = []
+        errors: list[dict] = []
         for error in self.errors:
             later = touched_last.get(error["path"], error.get("commit"))
             (errors if later == error.get("commit") else self.past_errors).append(error)
@@ -282,6 +282,7 @@ def import_git_history(
         commits = commits[:max_commits]
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
+    rules = VaultRules.of(ws.vault, ws.config.exclude)
     touched_last: dict[str, str] = {}  # each note's path: the latest commit that replayed or refused it
     checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
     embedding = Indexer(
@@ -298,7 +299,7 @@ def import_git_history(
                 touched_last.update({path: commit.sha[:12] for c in touched for path in (c.old, c.new) if path})
                 changes, refused = confine(touched)
                 summary.errors.extend({**problem, "commit": commit.sha[:12]} for problem in refused)
-                window.append((commit, [c for c in changes if not _ignored(c, ws)]))
+                window.append((commit, [c for c in changes if not _ignored(c, rules)]))
             contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
             window = [(commit, readable(commit, changes, contents, summary)) for commit, changes in window]
             embedding.parsed_ahead.clear()  # the notes of the window before, all replayed
@@ -421,9 +422,11 @@ def readable(commit: Commit, changes: list[Change], contents: dict[str, bytes], 
     return kept
 
 
-def _ignored(change: Change, ws: Workspace) -> bool:
+def _ignored(change: Change, rules: VaultRules) -> bool:
+    """Whether the vault's rules leave out every path of this change (as they are in the working tree: the
+    ``.smartvecignore``, Obsidian's settings and the templates folder of now, for every commit)."""
     paths = [p for p in (change.old, change.new) if p]
-    return all(is_ignored(p, ws.config.exclude) for p in paths)
+    return all(is_ignored(p, rules=rules) for p in paths)
 
 
 NAME_MAX = 255

@@ -30,6 +30,9 @@ REEMBEDDING = "reembedding"
 RUNNING = "running"
 """The status of a run's record while it runs (``start_run``); a process killed mid-run leaves it so."""
 FIRST_INDEX_AT = "first_index_at"
+LEFT_OUT = "left_out"
+"""(meta) The notes the last full scan of the vault left out, by why (``vault.scan.LEFT_OUT_REASONS``), as JSON:
+``status`` says them."""
 """When the vault was first indexed to the end (for ``index --from-git``, its first commit with notes): what its
 notes held then has an unknown past; whatever a later run finds for the first time was not there before that run."""
 LANGUAGES = "languages"
