@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -60,6 +61,13 @@ def query_hit(hit: Hit, explain: dict | None) -> QueryHit:
     return QueryHit.from_dict({**vars(hit), "explain": explain})
 
 
+def _masked(text: str, titles: list[str]) -> str:
+    """``text`` with each of these titles (any case) blanked out, so that a date inside one is not read."""
+    for title in titles:
+        text = re.sub(re.escape(title), lambda found: "_" * len(found.group(0)), text, flags=re.IGNORECASE)
+    return text
+
+
 class QueryEngine:
     """Keeps the store open and the model loaded across questions (``query --batch``)."""
 
@@ -78,6 +86,21 @@ class QueryEngine:
             self._embedder = embedder
         return self._embedder
 
+    def _titles_around(self, question: str, phrase: str) -> list[str]:
+        """The titles of notes that the question quotes and that hold the date ``phrase`` it names (a date inside
+        a quoted title names the note, not the time asked about)."""
+        digits = max(re.findall(r"\d+", phrase), key=len, default="")
+        if not digits:
+            return []
+        lowered = question.lower()
+        spot = lowered.find(phrase.lower())
+        around = []
+        for title in self.store.live_titles_containing(digits):
+            start = lowered.find(title.lower()) if title else -1
+            if start >= 0 and start <= spot and spot + len(phrase) <= start + len(title):
+                around.append(title)
+        return around
+
     def ask(self, question: Question, options: SearchOptions) -> Answer:
         """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed,
         rank."""
@@ -87,7 +110,10 @@ class QueryEngine:
         when, text = (resolve_as_of(given, now, languages) if given else None), question.text
         if when is None and options.mode == "smart":
             when = parse_as_of(question.text, now, languages)
-            if when:
+            titles = self._titles_around(question.text, when.phrase) if when else []
+            if when and titles:  # "Market Report Mar 2024": a name, not the time asked about
+                when = parse_as_of(_masked(question.text, titles), now, languages)
+            elif when:
                 text = when.remainder
         if not question.text.strip():
             raise UsageError("the question is empty")

@@ -100,6 +100,17 @@ class ReportQueries(StoreBase):
     def live_notes(self) -> list[dict]:
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL"))
 
+    def live_titles_containing(self, fragment: str) -> list[str]:
+        """The titles of live notes that hold ``fragment``, whatever its case (a question quoting a title)."""
+        pattern = "%" + fragment.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+        return [
+            row[0]
+            for row in self.db.execute(
+                "SELECT DISTINCT title FROM notes WHERE deleted_at IS NULL AND lower(title) LIKE ? ESCAPE '!'",
+                [pattern],
+            )
+        ]
+
     # -- one note (show, history) -------------------------------------------------------------
 
     def note_path(self, note: int) -> str | None:

@@ -96,9 +96,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     @property
     def known_since(self) -> str | None:
-        """When the index first saw the vault (``FIRST_INDEX_AT``); None before any index run. Nothing the
-        vault said before that moment was seen, except what its notes declare about their own windows."""
-        return self.get_meta(FIRST_INDEX_AT)
+        """The start (UTC) of the day the index first saw the vault (``FIRST_INDEX_AT``); None before any index
+        run. Nothing the vault said before that day was seen, except what its notes declare about their own
+        windows. A day, not the moment of the first run: a question about that day (``--as-of`` a date is its
+        noon, ``--now`` a date its midnight) is about a day the index knew, and the warning names the day."""
+        first = self.get_meta(FIRST_INDEX_AT)
+        return f"{first[:10]}T00:00:00Z" if first else None
 
     @property
     def reembedding(self) -> str | None:
