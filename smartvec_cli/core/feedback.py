@@ -53,11 +53,11 @@ class FeedbackResult:
 
 def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
     """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last
-    query."""
+    query, tracked or not (the hits the user saw last)."""
     if (chunk_id is None) == (rank is None):
         raise UsageError("name a passage: CHUNK_ID or --rank N (a hit of the last query)")
     if rank is not None:
-        last = json.loads(store.get_meta("last_query") or "null")
+        last = store.last_untracked_query() or json.loads(store.get_meta("last_query") or "null")
         if not last:
             raise SmartvecError("no query has been run yet; --rank refers to the hits of the last query")
         for hit in last["hits"]:

@@ -137,4 +137,14 @@ class QueryEngine:
             hit.url = note_url(self.ws.vault, hit.path, obsidian)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
+            self.store.forget_untracked_query()
+        elif not self.store.read_only:  # feedback --rank N names a hit of this query, the one the user saw
+            self.store.remember_untracked_query(
+                {
+                    "query": question.text,
+                    "at": to_iso(now),
+                    "tracked": False,
+                    "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits],
+                }
+            )
         return Answer(question, hits, when, relevant, matched)

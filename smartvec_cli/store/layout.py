@@ -26,6 +26,7 @@ WATCH_LOCK_FILE = "watch.lock"
 SOCKET_FILE = "query.sock"
 REFRESH_LOG_FILE = "refresh.log"
 CRON_LOG_FILE = "cron.log"
+UNTRACKED_QUERY_FILE = "last-untracked-query.json"  # the hits of the last --no-track query, for feedback --rank
 ONNX_DIR = "onnx"
 BACKUP_DIR = "backup"  # copies of the files a repair replaced, named <file>.<UTC time>
 TEMP_SUFFIX = ".tmp"
@@ -93,6 +94,10 @@ class IndexLayout:
     @property
     def cron_log(self) -> Path:
         return self.root / CRON_LOG_FILE
+
+    @property
+    def untracked_query(self) -> Path:
+        return self.root / UNTRACKED_QUERY_FILE
 
     @property
     def onnx_dir(self) -> Path:

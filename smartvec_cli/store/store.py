@@ -9,6 +9,7 @@ migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``.
 from __future__ import annotations
 
 import json
+import os
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
@@ -20,7 +21,7 @@ from .ann import VectorIndex
 from .base import Database
 from .graph import GraphQueries
 from .inlist import in_lists
-from .layout import IndexLayout
+from .layout import IndexLayout, temp_path
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .problems import ProblemQueries
@@ -258,6 +259,37 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
             "AND NOT (command = 'index --from-git' AND status IN ('failed', 'interrupted'))",
             [RUNNING],
         ).fetchone()[0]
+
+    def remember_untracked_query(self, last_query: dict) -> None:
+        """The hits of a ``--no-track`` query, kept for ``feedback --rank N`` in a file of the index folder (not in
+        the database: a question that counts nothing must not make every reader's cache stale). Written whole
+        (a temporary file renamed), readable by the owner only; a folder that cannot take it leaves the previous
+        hits forgotten, so that ``--rank`` never acts on a query older than the one the user saw."""
+        path = IndexLayout(self.index_dir).untracked_query
+        try:
+            tmp = temp_path(path)
+            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(json.dumps(last_query, ensure_ascii=False))
+            os.replace(tmp, path)
+        except OSError:
+            self.forget_untracked_query()
+
+    def last_untracked_query(self) -> dict | None:
+        """The last ``--no-track`` query's hits, when it came after the last tracked one (``record_retrieval``
+        removes them); None otherwise."""
+        try:
+            data = json.loads(IndexLayout(self.index_dir).untracked_query.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and isinstance(data.get("hits"), list) else None
+
+    def forget_untracked_query(self) -> None:
+        """A tracked query came after it: ``feedback --rank`` names the tracked query's hits again."""
+        try:
+            IndexLayout(self.index_dir).untracked_query.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def append_refresh_log(self, record: dict[str, Any]) -> None:
         """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""
