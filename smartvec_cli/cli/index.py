@@ -76,11 +76,13 @@ def index_command(
 
 
 def passage_counts(data: dict) -> str:
-    """``219 passages embedded, 12 passages reused, 240 passages stored``: what the run embedded, what it found
-    already embedded (same text, vector kept), and every passage version the index holds, as ``status`` counts them."""
+    """``219 passages embedded, 12 passages reused, 240 passages stored in all``: what the run embedded, what it
+    found already embedded (same text, vector kept), and every passage version the index holds, as ``status``
+    counts them ("in all": the unchanged notes' passages and the archived versions too, which the run did not
+    read, so the first two do not add up to it)."""
     return (
         f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
-        f"{data['passages_stored']} passages stored"
+        f"{data['passages_stored']} passages stored in all"
     )
 
 
