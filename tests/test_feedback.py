@@ -40,10 +40,7 @@ def test_up_votes_raise_and_a_correction_weighs_less_than_a_down_vote(vault, cli
     hits = cli.json("query", "deploy window", "--json")
     up = cli.json("feedback", "--rank", "1", "--up", "--json")
     assert up["chunk_id"] == hits[0]["chunk_id"] and up["trust_after"] > up["trust_before"]
-    assert (up["confidence_before"], up["confidence_after"]) == (
-        up["trust_before"],
-        up["trust_after"],
-    )  # the old names, one release
+    assert "confidence_before" not in up and "confidence_after" not in up  # trust is not a hit's confidence
     down = cli.json("feedback", hits[1]["chunk_id"], "--down", "--json")
     corrected = cli.json("feedback", hits[0]["chunk_id"], "--correct", "The deploy window is Wednesday noon.", "--json")
     assert 0 < corrected["trust_before"] - corrected["trust_after"] < down["trust_before"] - down["trust_after"]
@@ -92,7 +89,7 @@ def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder
     cli.json("index", "--json")
     cli.json("query", "access counting", "--json")
     cli.json("query", "access counting", "--json", "--no-track")
-    [chunk] = cli.json("show", "a.md", "--json")["chunks"]
+    [chunk] = cli.json("show", "a.md", "--json")["passages"]
     assert chunk["access_count"] == 1
 
 

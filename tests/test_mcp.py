@@ -202,7 +202,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert errors["unknown history"] == "Error executing tool history: no note 'no such note' in the index"
     assert all(text.startswith("Error executing tool ") for text in errors.values())
 
-    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["chunks"]
+    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["passages"]
     assert seen["history"]["path"] == "policies/travel-v2.md"
     assert seen["status"]["notes"] == 4
     assert {hit["path"] for hit in seen["cosine"]["hits"]} >= {"policies/travel-v1.md", "policies/travel-v2.md"}

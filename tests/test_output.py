@@ -33,7 +33,9 @@ def test_the_index_summary_says_what_it_counted(vault, cli, fake_embedder):
     again = cli("index").stdout
     stored = sum(cli.json("status", "--json")["passages"].values())
     assert "3 passages embedded, 0 passages reused, 3 passages stored in all" in first
-    assert f"1 passages embedded, 1 passages reused, {stored} passages stored in all" in again and stored == 4  # one archived
+    assert (
+        f"1 passages embedded, 1 passages reused, {stored} passages stored in all" in again and stored == 4
+    )  # one archived
 
 
 @pytest.mark.parametrize("command", ["show", "history"])

@@ -30,12 +30,6 @@ SIGNALS = ("up", "down", "correct")
 CORRECTIONS_PREFIX = "smartvec:corrections/"
 
 
-TRUST_KEY_ALIASES = {"confidence_before": "trust_before", "confidence_after": "trust_after"}
-"""The names ``feedback --json`` gave the trust before this release, still printed beside ``trust_before`` and
-``trust_after`` for one release: scripts written against them keep working, though the number was never the
-hit's confidence."""
-
-
 @dataclass
 class FeedbackResult:
     chunk_id: str
@@ -46,9 +40,7 @@ class FeedbackResult:
     correction_chunk_id: str | None = None
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data.update({old: data[new] for old, new in TRUST_KEY_ALIASES.items()})
-        return data
+        return asdict(self)
 
 
 def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
