@@ -375,8 +375,18 @@ def _no_constant(name: str):
 
 
 def hits_for_output(answer: dict, explain: bool) -> list[dict]:
-    """The hits as ``query --json`` prints them: ``explain`` only when asked for."""
-    return [{key: value for key, value in hit.items() if explain or key != "explain"} for hit in answer["hits"]]
+    """The hits as ``query --json`` prints them: each with ``as_of``, the moment (ISO, UTC) it was judged at (the
+    as-of given or named in the question; null: now), with or without ``--explain``; ``explain`` only when asked
+    for."""
+    as_of = answer.get("as_of")
+    out = []
+    for hit in answer["hits"]:
+        shown = {key: value for key, value in hit.items() if key != "explain"}
+        shown["as_of"] = as_of
+        if explain and "explain" in hit:
+            shown["explain"] = hit["explain"]
+        out.append(shown)
+    return out
 
 
 def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
