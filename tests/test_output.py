@@ -87,3 +87,14 @@ def test_a_query_hit_from_a_note_with_a_control_character_in_its_name_is_one_lin
     cli("index")
     text = cli("query", "kiwi harvest").stdout
     assert "odd\\nname\\x1b[31m.md" in text and "\x1b" not in text
+
+
+def test_explain_at_80_columns_prints_each_id_whole_on_one_line(vault, cli, fake_embedder, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    write(
+        vault, "policies/Travel and expenses policy 2025.md", "# Per diem and meals abroad\n\nThe per diem is 70 EUR.\n"
+    )
+    cli.json("index", "--json")
+    shown = cli("query", "per diem", "--explain", "--no-track").stdout
+    chunk_id = "policies/Travel and expenses policy 2025#per-diem-and-meals-abroad"
+    assert any(line.strip().endswith(chunk_id) for line in shown.splitlines()), shown

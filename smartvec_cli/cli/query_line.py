@@ -494,14 +494,15 @@ def show_explain_table(console, hits: list[dict]) -> None:
 
     from .printing import plain
 
-    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf", "valid")
-    table.columns[1].overflow = "fold"
+    longest = max((len(plain(hit["chunk_id"])) for hit in hits), default=0)
+    with_ids = console.width >= longest + EXPLAIN_COLUMNS_WIDTH  # else an id would be folded over many lines
+    table = Table("#", *(["chunk"] if with_ids else []), "score", "sem", "time", "trust", "rel", "conf", "valid")
     for hit in hits:
         cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit["signals"]
         table.add_row(
             str(hit["rank"]),
-            plain(hit["chunk_id"]),
+            *([plain(hit["chunk_id"])] if with_ids else []),
             f"{hit['score']:.3f}",
             cell(signals["semantic"]),
             cell(signals["temporal"]),
@@ -511,6 +512,14 @@ def show_explain_table(console, hits: list[dict]) -> None:
             validity(hit),
         )
     console.print(table)
+    if not with_ids:  # each id whole on its own line, under the table that numbers them
+        for hit in hits:
+            console.print(f"{hit['rank']:>3}  {plain(hit['chunk_id'])}", markup=False, highlight=False, soft_wrap=True)
+
+
+EXPLAIN_COLUMNS_WIDTH = 75
+"""What the ``--explain`` table needs besides its chunk column: on a console narrower than that and the longest id,
+the ids are printed under the table instead of folded inside it."""
 
 
 def validity(hit: dict) -> str:
