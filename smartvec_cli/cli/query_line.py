@@ -47,6 +47,7 @@ QUERY_FLAGS = {
     "--no-track": "no_track",
     "--include-archived": "include_archived",
     "--include-dormant": "include_dormant",
+    "--context": "context",
 }
 QUERY_DEFAULTS = {
     "top_k": 5,
@@ -58,6 +59,7 @@ QUERY_DEFAULTS = {
     "no_track": False,
     "include_archived": False,
     "include_dormant": False,
+    "context": False,
 }
 """The ``query`` command's defaults; ``tests/test_watch.py`` checks them against the Typer command's."""
 
@@ -92,6 +94,8 @@ def parse_query_line(argv: list[str]) -> dict | None:
         else:
             texts.append(token)
     top_k = str(line["top_k"])
+    if line["context"] and (line["as_json"] or line["explain"]):
+        return None  # the command itself says what is wrong
     if len(texts) != 1 or not (top_k.isascii() and top_k.isdigit() and 1 <= int(top_k) <= 1000):
         return None
     line["top_k"], line["text"] = int(top_k), texts[0]
@@ -124,7 +128,7 @@ def answer_query_line(argv: list[str]) -> int | None:
             line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)
         ) as answerer:
             answer = answerer.ask(line["text"])
-        print_answer(answer, line["explain"], line["as_json"])
+        print_answer(answer, line["explain"], line["as_json"], line["context"], line["text"], line["mode"])
     except (Exception, KeyboardInterrupt) as exc:
         from .session import report_failure
 
@@ -389,10 +393,16 @@ def hits_for_output(answer: dict, explain: bool) -> list[dict]:
     return out
 
 
-def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
+def print_answer(
+    answer: dict, explain: bool, as_json: bool, context: bool = False, question: str | None = None, mode: str = "smart"
+) -> None:
     from .printing import print_json
 
-    if as_json:
+    if context:
+        from ..core.context import context_block
+
+        sys.stdout.write(context_block(question or "", answer, mode))
+    elif as_json:
         print_json(hits_for_output(answer, explain))
     else:
         show_answer(answer, explain)
