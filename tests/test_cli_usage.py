@@ -108,6 +108,7 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
     assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
     every = [
         "bench",
+        "changes",
         "consolidate",
         "cron",
         "doctor",

@@ -353,6 +353,7 @@ def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(va
         "history",
         "related",
         "graph",
+        "changes",
         "status",
     }
     assert search["id"] == 12 and not search["result"]["isError"]

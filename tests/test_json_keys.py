@@ -17,6 +17,14 @@ from smartvec_cli.cli.app import app
 from smartvec_cli.core import keys
 
 KEYS = {
+    # changes (and "since", "until", "at" below)
+    "added",
+    "replaced",
+    "expired",
+    "contradicted",
+    "replaces",
+    "how",
+    "by",
     # notes and passages
     "note_id",
     "path",
@@ -228,6 +236,7 @@ def runs(vault, cli) -> dict[str, list]:
     out["forget"] = [cli.json("forget", "--all-deleted", "--yes", "--json")]
     out["graph"] = [cli.json("graph", "--format", "json")]
     out["related"] = [cli.json("related", "policy.md", "--json")]
+    out["changes"] = [cli.json("changes", "--since", "2000-01-01", "--json")]
     return out
 
 

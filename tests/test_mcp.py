@@ -164,7 +164,17 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     run_client(server_parameters(vault, index_dir), errlog, scenario)
 
-    assert set(seen["tools"]) == {"search", "context", "feedback", "note", "history", "related", "graph", "status"}
+    assert set(seen["tools"]) == {
+        "search",
+        "context",
+        "feedback",
+        "note",
+        "history",
+        "related",
+        "graph",
+        "changes",
+        "status",
+    }
     schema = seen["tools"]["search"].input_schema
     assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine", "lexical"]
     assert schema["properties"]["top_k"]["maximum"] == 1000 and seen["tools"]["search"].description
@@ -383,6 +393,7 @@ def test_the_agent_tools_context_related_graph_and_lexical_search(indexed, cli, 
         seen["graph"] = await call("graph", path_or_id="policies/travel-v2.md", depth=1)
         seen["whole"] = await call("graph")
         seen["history"] = await call("history", path_or_id="farm/diary.md")
+        seen["changes"] = await call("changes", since="2026-05-01")
 
     run_client(server_parameters(vault, index_dir), tmp_path / "mcp.err", scenario)
 
@@ -398,3 +409,10 @@ def test_the_agent_tools_context_related_graph_and_lexical_search(indexed, cli, 
     assert [n["path"] for n in seen["related"]["related"]][:1] == ["farm/diary.md"]
     assert {n["path"] for n in seen["graph"]["nodes"]} == {"policies/travel-v1.md", "policies/travel-v2.md"}
     assert len(seen["whole"]["nodes"]) == 4 and seen["history"]["path"] == "farm/diary.md"
+    assert seen["changes"] == cli.json("changes", "--since", "2026-05-01", "--json")
+    assert {a["path"] for a in seen["changes"]["added"]} == {
+        "policies/travel-v1.md",
+        "policies/travel-v2.md",
+        "farm/orchard.md",
+        "farm/diary.md",
+    }

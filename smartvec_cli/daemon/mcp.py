@@ -64,7 +64,8 @@ INSTRUCTIONS = (
     "the past, pass `as_of` (or name the date in the query). When the user confirms or refutes a hit, send "
     "`feedback` on its `chunk_id` so the next search ranks it accordingly. `note` and `history` show a whole note "
     "and its versions, `related` the notes most like one, `graph` the links around one; `context` gives the "
-    "hits of a search as one block to put in a prompt; `status` says what is indexed."
+    "hits of a search as one block to put in a prompt; `changes` says what changed since a date; `status` says "
+    "what is indexed."
 )
 
 Query = Annotated[
@@ -94,6 +95,10 @@ Mode = Annotated[
         "words, names and identifiers."
     ),
 ]
+ChangesSince = Annotated[
+    str, Field(description="From this day on: an ISO date or words such as 'March 2024' or 'last week'.")
+]
+ChangesUntil = Annotated[str | None, Field(description="Up to the end of this day (ISO date or words); default: now.")]
 Depth = Annotated[int, Field(description="How many links away from the note to go (1: its direct neighbours).")]
 Limit = Annotated[
     int | None,
@@ -458,6 +463,14 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         """The link graph around a note, or of the whole vault: nodes (note_id, path, title, importance) and edges
         (links, supersedes, contradicts, ...), what `smartvec graph --format json` prints."""
         return memory.call(lambda v: v.graph(path_or_id, depth=depth, limit=limit))
+
+    @tool(READ)
+    def changes(since: ChangesSince, until: ChangesUntil = None) -> dict[str, Any]:
+        """What changed in the notes in a window of time (what `smartvec changes --json` prints): the passages
+        added (each naming the version it replaced), replaced (how: edited, superseded, retired, deleted or
+        removed, and by what), expired and contradicted, with the time of each. The question a team asks on
+        Monday: what changed since last week?"""
+        return memory.call(lambda v: v.changes(since, until))
 
     @tool(READ)
     def status() -> dict[str, Any]:
