@@ -59,6 +59,7 @@ def test_smartvecignore_config_and_obsidian_excluded_files(vault, tmp_path, cli,
         "Archive/2019.md",
         "Private notes.md",
         ".hidden/h.md",
+        ".draft.md",
     )
     write(vault, ".smartvecignore", "# not for search\ndrafts/\nsecret*.md\n!secret-ok.md\n")
     (tmp_path / "index").mkdir()
@@ -70,7 +71,7 @@ def test_smartvecignore_config_and_obsidian_excluded_files(vault, tmp_path, cli,
         "exclude": 1,
         ".smartvecignore": 3,
         "obsidian excluded files": 2,
-        "hidden": 1,
+        "hidden": 1,  # the hidden note; a hidden folder is skipped, not walked to count
     }
 
 

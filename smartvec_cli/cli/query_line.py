@@ -382,13 +382,10 @@ def hits_for_output(answer: dict, explain: bool) -> list[dict]:
     """The hits as ``query --json`` prints them: each with ``as_of``, the moment (ISO, UTC) it was judged at (the
     as-of given or named in the question; null: now), with or without ``--explain``; ``explain`` only when asked
     for."""
-    as_of = answer.get("as_of")
     out = []
     for hit in answer["hits"]:
-        shown = {key: value for key, value in hit.items() if key != "explain"}
-        shown["as_of"] = as_of
-        if explain and "explain" in hit:
-            shown["explain"] = hit["explain"]
+        shown = {key: value for key, value in hit.items() if explain or key != "explain"}
+        shown.setdefault("as_of", answer.get("as_of"))  # a daemon of an older version does not give it
         out.append(shown)
     return out
 

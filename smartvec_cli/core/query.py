@@ -40,7 +40,11 @@ class Answer:
         when = self.as_of.to_json() if self.as_of else None
         return QueryAnswer(
             hits=tuple(
-                query_hit(hit, {**hit.explain, "as_of": when} if explain and hit.explain is not None else None)
+                query_hit(
+                    hit,
+                    {**hit.explain, "as_of": when} if explain and hit.explain is not None else None,
+                    when["moment"] if when else None,
+                )
                 for hit in self.hits
             ),
             as_of=when["moment"] if when else None,
@@ -56,9 +60,9 @@ class Answer:
         return self.result(explain).to_dict()
 
 
-def query_hit(hit: Hit, explain: dict | None) -> QueryHit:
+def query_hit(hit: Hit, explain: dict | None, as_of: str | None = None) -> QueryHit:
     """The public value of a ranked hit, with ``explain`` in place of the hit's own explanation."""
-    return QueryHit.from_dict({**vars(hit), "explain": explain})
+    return QueryHit.from_dict({**vars(hit), "explain": explain, "as_of": as_of})
 
 
 def _masked(text: str, titles: list[str]) -> str:

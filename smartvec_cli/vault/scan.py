@@ -75,7 +75,8 @@ TEMPLATES = "templates folder"
 HIDDEN = "hidden"
 LEFT_OUT_REASONS = (EXCLUDED, IGNORE_FILE, OBSIDIAN_EXCLUDED, TEMPLATES, HIDDEN)
 """Why a note is left out of the index, as ``status`` counts them: ``exclude`` globs (``config.toml``,
-``index --exclude``), ``.smartvecignore``, Obsidian's *Excluded files*, the templates folder, a hidden folder."""
+``index --exclude``), ``.smartvecignore``, Obsidian's *Excluded files*, the templates folder, a hidden note (a
+hidden folder is not walked to count its notes)."""
 
 
 def gitignore_matcher(lines: Sequence[str]) -> Callable[[str, bool], bool]:
@@ -234,12 +235,21 @@ class VaultRules:
         return any(self.reason("/".join(parts[:n]), n < len(parts)) for n in range(1, len(parts) + 1))
 
 
-def _count_notes(folder: str) -> int:
-    """The notes under a folder left out, counted without following links (for ``status``)."""
+COUNT_LEFT_OUT_UP_TO = 20_000
+"""The files a scan looks at, at most, to count the notes in the folders a rule left out (``status``): a folder
+of tens of thousands of files left out must not make every run walk it (the counts are then lower bounds)."""
+
+
+def _count_notes(folder: str, budget: list[int]) -> int:
+    """The notes under a folder left out, counted without following links, looking at no more than ``budget[0]``
+    files (which it spends)."""
     count = 0
     for _, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+        budget[0] -= len(files) + len(dirs)
         count += sum(1 for name in files if name.lower().endswith(".md"))
+        if budget[0] <= 0:
+            break
     return count
 
 
@@ -277,10 +287,13 @@ def scan_vault(
     def inside_vault(real: str) -> bool:
         return real == str(root_real) or real.startswith(root_prefix)
 
+    budget = [COUNT_LEFT_OUT_UP_TO]
+
     def _tally(entry: os.DirEntry, why: str) -> None:
         try:
             if entry.is_dir(follow_symlinks=False):
-                rules.left_out[why] += _count_notes(entry.path)
+                if why != HIDDEN and budget[0] > 0:  # a hidden folder is tool state (.venv, .cache): not walked
+                    rules.left_out[why] += _count_notes(entry.path, budget)
             elif entry.name.lower().endswith(".md"):
                 rules.left_out[why] += 1
         except OSError:
