@@ -320,6 +320,14 @@ def _load(config: Config, top: Table) -> None:
     if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
         raise ConfigValueError(f"exclude must be a list of glob strings, not {top.data['exclude']!r}")
     config.exclude = list(exclude)
+    if "scan" in top.data:
+        scan = top.table("scan")
+        more = scan.data.get("exclude", [])
+        if isinstance(more, str):
+            more = [more]
+        if not isinstance(more, list) or not all(isinstance(p, str) for p in more):
+            raise ConfigValueError(f"[scan] exclude must be a list of glob strings, not {scan.data['exclude']!r}")
+        config.exclude.extend(more)
     config.max_note_mb = top.number("max_note_mb", config.max_note_mb, low=0.0)
     config.max_passages_per_note = top.integer("max_passages_per_note", config.max_passages_per_note, low=1)
     embedder = top.table("embedder")

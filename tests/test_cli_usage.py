@@ -108,6 +108,7 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
     assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
     every = [
         "bench",
+        "changes",
         "consolidate",
         "cron",
         "doctor",
@@ -214,3 +215,13 @@ def test_show_prints_no_empty_version_each_link_once_and_named_validity_columns(
     assert text.count("link           Target -> target.md (x2)") == 1
     assert "link           Nowhere -> (unresolved)" in text
     assert "valid from" in text and "valid until" in text and "always" in text and "open" in text
+
+
+def test_a_rate_is_given_only_once_a_passage_more_is_embedded():
+    from smartvec_cli.cli.output import Pace
+    from smartvec_cli.core.progress import ProgressReport
+
+    pace = Pace()
+    assert pace.rate(ProgressReport(32, 1000, embedded=32), now=1.0) is None  # the first batch: no span yet
+    assert pace.rate(ProgressReport(32, 1000, embedded=32), now=6.0) is None  # was "0.0 passages/s"
+    assert pace.rate(ProgressReport(96, 1000, embedded=96), now=9.0) == 8.0

@@ -90,7 +90,7 @@ def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder
     summary = consolidate(cli)
     assert summary["contradictions_found"] == 0
     assert summary["transitions"]["UNCONSOLIDATED->ARCHIVED"] == 1  # v1's window closed when v2 began
-    old = cli.json("show", "p/v1.md", "--json")["chunks"][0]
+    old = cli.json("show", "p/v1.md", "--json")["passages"][0]
     assert (old["state"], old["valid_until"]) == ("ARCHIVED", "2022-04-01T00:00:00Z")
     assert "45" in cli.json("query", "per diem", "--as-of", "2021-06-01", "--json", "--no-track")[0]["text"]
     history = cli.json("history", "p/v1.md", "--json")
@@ -166,7 +166,7 @@ def test_unused_low_trust_passages_fall_dormant_and_wake_on_access(vault, cli, f
     assert [h["path"] for h in cli.json("query", "zebra crossing", "--json", "--no-track")] == ["wiki/fresh.md"]
     hits = cli.json("query", "zebra crossing", "--json", "--include-dormant")
     assert {h["path"] for h in hits} == {"wiki/fresh.md", "chat/old.md"}
-    chunk = cli.json("show", "chat/old.md", "--json")["chunks"][0]
+    chunk = cli.json("show", "chat/old.md", "--json")["passages"][0]
     assert chunk["state"] == "ACTIVE"  # woken by the access
 
 

@@ -449,7 +449,7 @@ def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(
     db.close()
 
     summary = cli.json("index", "--json")
-    assert summary["chunks_embedded"] == 0
+    assert summary["passages_embedded"] == 0
     history = cli.json("history", "shop/Refund Policy.md", "--json")
     assert history["superseded_by"] == "shop/Customer Returns.md"
     assert history["superseded_inferred"].startswith("passages mostly match (2 of 3)")

@@ -166,9 +166,19 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     run_client(server_parameters(vault, index_dir), errlog, scenario)
 
-    assert set(seen["tools"]) == {"search", "feedback", "note", "history", "status"}
+    assert set(seen["tools"]) == {
+        "search",
+        "context",
+        "feedback",
+        "note",
+        "history",
+        "related",
+        "graph",
+        "changes",
+        "status",
+    }
     schema = seen["tools"]["search"].input_schema
-    assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine"]
+    assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine", "lexical"]
     assert schema["properties"]["top_k"]["maximum"] == 1000 and seen["tools"]["search"].description
     assert (
         seen["tools"]["search"].annotations.read_only_hint and not seen["tools"]["feedback"].annotations.read_only_hint
@@ -205,7 +215,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert errors["unknown history"] == "Error executing tool history: no note 'no such note' in the index"
     assert all(text.startswith("Error executing tool ") for text in errors.values())
 
-    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["chunks"]
+    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["passages"]
     assert seen["history"]["path"] == "policies/travel-v2.md"
     assert seen["status"]["notes"] == 4
     assert {hit["path"] for hit in seen["cosine"]["hits"]} >= {"policies/travel-v1.md", "policies/travel-v2.md"}
@@ -438,3 +448,43 @@ def test_the_real_model_through_the_server(tmp_path, real_embedder_session, onnx
     assert (
         leave["as_of"].startswith("2023-07-02") and leave["hits"][0]["path"] == "policies/Parental Leave Policy v2.md"
     )
+
+
+def test_the_agent_tools_context_related_graph_and_lexical_search(indexed, cli, tmp_path):
+    vault, index_dir = indexed
+    seen: dict = {}
+
+    async def scenario(session: ClientSession):
+        async def call(name, **arguments):
+            return payload(await session.call_tool(name, arguments))
+
+        seen["lexical"] = await call("search", query="kiwi harvest", mode="lexical")
+        seen["context"] = await call("context", query="travel per diem", as_of="2021-03-01", top_k=2)
+        seen["filtered"] = await call("context", query="harvest", path=["farm/**"])
+        seen["related"] = await call("related", path_or_id="farm/orchard.md", top_k=2)
+        seen["graph"] = await call("graph", path_or_id="policies/travel-v2.md", depth=1)
+        seen["whole"] = await call("graph")
+        seen["history"] = await call("history", path_or_id="farm/diary.md")
+        seen["changes"] = await call("changes", since="2026-05-01")
+
+    run_client(server_parameters(vault, index_dir), tmp_path / "mcp.err", scenario)
+
+    cli_lexical = cli.json("query", "kiwi harvest", "--mode", "lexical", "--json", "--no-track")
+    assert [h["chunk_id"] for h in seen["lexical"]["hits"]] == [h["chunk_id"] for h in cli_lexical]
+    context = seen["context"]
+    assert context["as_of"] == "2021-03-01T12:00:00Z" and context["hits"] >= 1
+    printed = cli("query", "travel per diem", "--as-of", "2021-03-01", "--top-k", "2", "--context", "--no-track").stdout
+    assert context["context"] == printed  # the tool gives what `query --context` prints
+    assert "policies/travel-v1.md" in printed and "30 euros" in printed and "valid: 2020-01-01 to 2022-01-01" in printed
+    assert all(line.startswith("    |") for line in printed.splitlines() if "euros per day" in line)
+    assert "farm/" in seen["filtered"]["context"] and "policies/" not in seen["filtered"]["context"]
+    assert [n["path"] for n in seen["related"]["related"]][:1] == ["farm/diary.md"]
+    assert {n["path"] for n in seen["graph"]["nodes"]} == {"policies/travel-v1.md", "policies/travel-v2.md"}
+    assert len(seen["whole"]["nodes"]) == 4 and seen["history"]["path"] == "farm/diary.md"
+    assert seen["changes"] == cli.json("changes", "--since", "2026-05-01", "--json")
+    assert {a["path"] for a in seen["changes"]["added"]} == {
+        "policies/travel-v1.md",
+        "policies/travel-v2.md",
+        "farm/orchard.md",
+        "farm/diary.md",
+    }

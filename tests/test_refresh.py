@@ -62,7 +62,7 @@ def test_json_summary_run_record_and_log_line(vault, tmp_path, cli, fake_embedde
         == ["index", "consolidate", "compact"]
     )
     assert all(isinstance(s["seconds"], float) and s["status"] == "ok" for s in summary["stages"])
-    assert summary["stages"][0]["details"]["chunks_embedded"] == 2
+    assert summary["stages"][0]["details"]["passages_embedded"] == 2
 
     command, status, recorded = runs(tmp_path / "index")[-1]
     assert (command, status, recorded) == ("refresh --nightly", "ok", summary)

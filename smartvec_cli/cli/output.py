@@ -58,12 +58,16 @@ class Pace:
         self.counting_since: tuple[float, int] | None = None  # (when, units done) at the first unit
 
     def rate(self, report: ProgressReport, now: float) -> float | None:
-        """Passages embedded per second since the first report that counted one; None before there is a span."""
+        """Passages embedded per second since the first report that counted one; None before there is a span, and
+        until a passage more is embedded (a line saying ``0.0 passages/s`` while the second batch is under way
+        would be no rate at all)."""
         if self.embedding_since is None and report.embedded:
             self.embedding_since = (now, report.embedded)
         if self.embedding_since is None or now <= self.embedding_since[0]:
             return None
         since, embedded = self.embedding_since
+        if report.embedded <= embedded:
+            return None
         return (report.embedded - embedded) / (now - since)
 
     def seconds_left(self, report: ProgressReport, now: float) -> float | None:

@@ -60,6 +60,10 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
             "lists them)",
             markup=False,
         )
+    if data["left_out"]:
+        reasons = ", ".join(f"{why} {count}" for why, count in data["left_out"].items())
+        total = sum(data["left_out"].values())
+        console.print(f"left out   {total} note{'s' if total != 1 else ''}: {reasons}", markup=False)
     for review in data["needs_review"]:
         console.print(f"review     {printable(review['path'])}: {printable(review['reason'])}", markup=False)
     if data["last_run"]:

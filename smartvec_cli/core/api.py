@@ -454,6 +454,14 @@ class Vault:
 
         return self._report(lambda store: history(store, note, self.ws.vault))
 
+    def changes(self, since: str, until: str | None = None) -> dict[str, Any]:
+        """The passages added, replaced, expired and contradicted from ``since`` to ``until`` (default now), with
+        their lineage: what ``changes --json`` prints (``core.changes``)."""
+        from .changes import changes, window
+
+        begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))
+        return self._report(lambda store: changes(store, begin, end))
+
     def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
         from .report import graph
 

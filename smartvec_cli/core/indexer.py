@@ -26,8 +26,8 @@ import numpy as np
 
 from ..embed import EXPORTS_META, Embedder, made_by
 from ..memory.confidence import base_authority
-from ..memory.temporal import GIT, OBSERVED, later, note_time
-from ..store.store import FIRST_INDEX_AT, LANGUAGES, REEMBEDDING, Store
+from ..memory.temporal import GIT, OBSERVED, archived_by_status, later, note_time
+from ..store.store import FIRST_INDEX_AT, LANGUAGES, LEFT_OUT, REEMBEDDING, Store
 from ..vault.align import STORED_CHUNK_COLUMNS, ChunkPlan, StoredChunk, align_chunks
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
@@ -35,7 +35,7 @@ from ..vault.hashing import sha256_text
 from ..vault.links import NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
 from ..vault.paths import NotARegularFile, read_regular
-from ..vault.scan import NoteFile, scan_vault
+from ..vault.scan import LEFT_OUT_REASONS, NoteFile, VaultRules, scan_vault
 from . import relations
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
@@ -180,6 +180,7 @@ class Indexer:
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
+        self._newly_archived: set[int] = set()  # notes whose front matter retired them in this run
         self._departed = DepartedText()
         self._full = False
         self._names_changed = False
@@ -226,7 +227,15 @@ class Indexer:
         config = self.ws.config
         attachments: list[str] = []
         if self.given is None:
-            files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+            vault_rules = VaultRules.of(self.ws.vault, config.exclude)
+            files, problems = scan_vault(
+                self.ws.vault, None, self.ws.index_dir, attachments=attachments, rules=vault_rules
+            )
+            if only is None:
+                left_out = {why: vault_rules.left_out[why] for why in LEFT_OUT_REASONS if vault_rules.left_out[why]}
+                if self.store.get_meta(LEFT_OUT) != json.dumps(left_out):
+                    with self.store.write():
+                        self.store.set_meta(LEFT_OUT, json.dumps(left_out))
         else:
             files = [NoteFile(path, path, len(data), time.time_ns()) for path, data in sorted(self.given.items())]
             problems = []
@@ -311,6 +320,10 @@ class Indexer:
             relations.apply_supersession(self.store)
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)
+        if self._newly_archived:  # their passages' windows close now (``_archived_at``)
+            with self.store.write():
+                self.store.refresh_windows(sorted(self._newly_archived))
+                self.store.mark_notes_pending(sorted(self._newly_archived))
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -628,7 +641,17 @@ class Indexer:
             "encoding": item.encoding,
             "updated_at": self.now,
             "deleted_at": None,
+            **self._archived_at(parsed.metadata, previous),
         }
+
+    def _archived_at(self, metadata: dict, previous: dict | None) -> dict:
+        """A note that its front matter newly retires (``status: archived``) is archived from now (this run's
+        time, a commit's date in a git import): kept as its ``superseded_at`` with no successor, which
+        ``relations.apply_supersession`` turns into the end of its passages' window. A note already superseded
+        or archived keeps its time."""
+        if not archived_by_status(metadata) or (previous is not None and previous.get("superseded_at")):
+            return {}
+        return {"superseded_at": self.now, "superseded_by": None}
 
     def _new_note_id(self, item: _ReadNote) -> str:
         explicit = item.parsed.explicit_id
@@ -654,6 +677,7 @@ class Indexer:
     def _write_note(self, item: _ReadNote) -> tuple[list[int], list[int]]:
         """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
         values = self._note_values(item)
+        newly_archived = "superseded_at" in values
         row = item.row or self.store.deleted_note_at(item.file.rel_path)
         if row is None or row.get("deleted_at"):
             observed, observed_by = self._first_seen(values)
@@ -680,6 +704,8 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
+        if newly_archived:
+            self._newly_archived.add(note_pk)
         rows = self.store.current_chunks(note_pk)
         stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in rows]
         placed = {r["id"]: (r["ordinal"], r["heading"], r["text_hash"], r["block_ids"], r["hash"]) for r in rows}

@@ -6,7 +6,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from ..errors import SmartvecError, UsageError
-from ..store.store import Store
+from ..store.store import LEFT_OUT, Store
 from ..vault.paths import OutsideFolder, vault_relative
 from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
 
@@ -53,6 +53,7 @@ def status(store: Store, vault: str) -> dict:
                 "tombstones": len(ann.tombstones),
                 "in_sync": ann.generation == store.generation,
             },
+            "left_out": json.loads(store.get_meta(LEFT_OUT) or "{}"),
             "needs_review": [
                 {"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()
             ],

@@ -67,7 +67,9 @@ INSTRUCTIONS = (
     "`warnings` (superseded, contradicted, expired, corrected): say so when a hit carries one. For questions about "
     "the past, pass `as_of` (or name the date in the query). When the user confirms or refutes a hit, send "
     "`feedback` on its `chunk_id` so the next search ranks it accordingly. `note` and `history` show a whole note "
-    "and its versions; `status` says what is indexed."
+    "and its versions, `related` the notes most like one, `graph` the links around one; `context` gives the "
+    "hits of a search as one block to put in a prompt; `changes` says what changed since a date; `status` says "
+    "what is indexed."
 )
 
 Query = Annotated[
@@ -90,11 +92,24 @@ TopK = Annotated[
     Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX}),
 ]
 Mode = Annotated[
-    Literal["smart", "cosine"],
+    Literal["smart", "cosine", "lexical"],
     Field(
         description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
-        "every stored version, for comparison."
+        "every stored version, for comparison. lexical: full-text (BM25) over every stored version, for exact "
+        "words, names and identifiers."
     ),
+]
+ChangesSince = Annotated[
+    str, Field(description="From this day on: an ISO date or words such as 'March 2024' or 'last week'.")
+]
+ChangesUntil = Annotated[str | None, Field(description="Up to the end of this day (ISO date or words); default: now.")]
+Depth = Annotated[int, Field(description="How many links away from the note to go (1: its direct neighbours).")]
+Limit = Annotated[
+    int | None,
+    Field(description="At most this many notes, the nearest to the note first (default: all of them)."),
+]
+MaybeNote = Annotated[
+    str | None, Field(description="The note to start from (path, id or title); default: the whole vault.")
 ]
 PathGlobs = Annotated[
     list[str] | None,
@@ -403,6 +418,66 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
         """A note's lineage over time: every version of every passage, what replaced what, which note supersedes it,
         whether it needs review, and its feedback events (what `smartvec history` prints)."""
         return memory.call(lambda v: v.history(path_or_id))
+
+    @tool(READ)
+    def context(
+        query: Query,
+        as_of: AsOf = None,
+        top_k: TopK = 5,
+        mode: Mode = "smart",
+        include_archived: IncludeArchived = False,
+        path: PathGlobs = None,
+        tag: Tags = None,
+        where: Fields = None,
+        since: Since = None,
+        until: Until = None,
+    ) -> dict[str, Any]:
+        """The passages that answer a question as one block of text to put in a prompt (what `smartvec query
+        --context` prints): each passage's note path and heading, chunk_id, validity window, confidence and
+        warnings, then its text, best first. Same parameters as `search`. Returns {"context", "as_of", "hits"}:
+        the block, the moment it is about (null: now) and how many passages it holds."""
+        from ..core.context import context_block
+
+        def block(v: Vault) -> dict[str, Any]:
+            answer = v.answer(
+                query,
+                as_of=as_of,
+                top_k=top_k,
+                mode=mode,
+                include_archived=include_archived,
+                path=path,
+                tag=tag,
+                where=where,
+                since=since,
+                until=until,
+            ).to_dict()
+            return {
+                "context": context_block(query, answer, mode),
+                "as_of": answer["as_of"],
+                "hits": len(answer["hits"]),
+            }
+
+        return memory.call(block)
+
+    @tool(READ)
+    def related(path_or_id: NoteName, top_k: TopK = 5) -> dict[str, Any]:
+        """The notes most like this one, its own versions left out (what `smartvec related --json` prints): to find
+        what else the vault says on a note's subject."""
+        return memory.call(lambda v: v.related(path_or_id, top_k=top_k))
+
+    @tool(READ)
+    def graph(path_or_id: MaybeNote = None, depth: Depth = 1, limit: Limit = None) -> dict[str, Any]:
+        """The link graph around a note, or of the whole vault: nodes (note_id, path, title, importance) and edges
+        (links, supersedes, contradicts, ...), what `smartvec graph --format json` prints."""
+        return memory.call(lambda v: v.graph(path_or_id, depth=depth, limit=limit))
+
+    @tool(READ)
+    def changes(since: ChangesSince, until: ChangesUntil = None) -> dict[str, Any]:
+        """What changed in the notes in a window of time (what `smartvec changes --json` prints): the passages
+        added (each naming the version it replaced), replaced (how: edited, superseded, retired, deleted or
+        removed, and by what), expired and contradicted, with the time of each. The question a team asks on
+        Monday: what changed since last week?"""
+        return memory.call(lambda v: v.changes(since, until))
 
     @tool(READ)
     def status() -> dict[str, Any]:

@@ -30,6 +30,7 @@ SOCKET_FILE = "query.sock"
 REFRESH_LOG_FILE = "refresh.log"
 CRON_LOG_FILE = "cron.log"
 MCP_TOKEN_FILE = "mcp-token"  # the bearer token of ``mcp --http``, 0600
+UNTRACKED_QUERY_FILE = "last-untracked-query.json"  # the hits of the last --no-track query, for feedback --rank
 ONNX_DIR = "onnx"
 BACKUP_DIR = "backup"  # copies of the files a repair replaced, named <file>.<UTC time>
 TEMP_SUFFIX = ".tmp"
@@ -67,6 +68,7 @@ OWN_FILES = (
     REFRESH_LOG_FILE,
     CRON_LOG_FILE,
     MCP_TOKEN_FILE,
+    UNTRACKED_QUERY_FILE,
     "pgpass",
 )
 """The files smartvec makes at the top of an index folder (besides ``vectors-N.hnsw``), and so the only ones it
@@ -138,6 +140,10 @@ class IndexLayout:
     @property
     def mcp_token(self) -> Path:
         return self.root / MCP_TOKEN_FILE
+
+    @property
+    def untracked_query(self) -> Path:
+        return self.root / UNTRACKED_QUERY_FILE
 
     @property
     def onnx_dir(self) -> Path:

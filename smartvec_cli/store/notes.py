@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Collection, Sequence
 
-from ..memory.temporal import DECLARED, INFERRED
+from ..memory.temporal import DECLARED, INFERRED, archived_by_status
 from .base import StoreBase
 from .db import CURRENT_TEXT_HASH
 from .inlist import in_lists
@@ -357,6 +358,14 @@ class NoteQueries(StoreBase):
                 "SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL"
             )
         }
+
+    def notes_archived_by_status(self) -> list[int]:
+        """The live vault notes whose front matter says ``status: archived`` or ``deprecated`` (any case)."""
+        rows = self.db.execute(
+            "SELECT id, metadata FROM notes WHERE deleted_at IS NULL AND kind = 'vault' AND metadata LIKE ?",
+            ['%"status"%'],
+        ).fetchall()
+        return [note_pk for note_pk, metadata in rows if archived_by_status(json.loads(metadata or "{}"))]
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
         self.update_row("notes", note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})
