@@ -7,6 +7,7 @@ from smartvec_cli.memory.contradiction import (
     Where,
     antonyms_spelled_out,
     disagreement,
+    names,
     quantities,
     repeated_outdated_value,
     stem,
@@ -307,3 +308,65 @@ def test_an_antonym_is_read_only_where_the_other_sentence_says_its_partner():
         "The value is not mutable.",
         "The value is mutable.",
     )
+
+
+def test_codes_of_letters_and_digits_name_subjects_but_a_value_is_no_code():
+    assert names("The team of project P017 works 38 hours a week.") == {"P017"}
+    assert "web03" in names("Host web03 restarts every 10 minutes.")
+    assert names("It costs EUR75 per day.") == frozenset()
+
+
+PROJECT = Where("Status 017 > Project P017", "2024-03-04", frozenset({"P017"}))
+OTHER_PROJECT = Where("Status 018 > Project P018", "2024-03-04", frozenset({"P018"}))
+REVIEW = Where("Review of P017", "2024-03-04", frozenset({"P017", "Monday"}))
+
+
+def test_the_same_slot_of_other_projects_is_no_contradiction_and_of_the_same_project_is_one():
+    """Status pages of numbered projects, one template: "Project P017 has a budget of EUR 40,000" and "Project
+    P018 has a budget of EUR 55,000" are two subjects; a review of P017 that gives another budget conflicts."""
+    budget = "Project P017 has a budget of EUR 40,000."
+    frames = Frames.of((n, f"Project P{n:03d} has a budget of EUR {n},000.") for n in range(1, 6))
+    assert value_conflicts(budget, "Project P018 has a budget of EUR 55,000.") == []
+    assert (
+        disagreement(
+            budget,
+            "Project P018 has a budget of EUR 55,000.",
+            frames=frames,
+            where_a=PROJECT,
+            where_b=OTHER_PROJECT,
+        )
+        is None
+    )
+    found = disagreement(
+        budget, "Project P017 has a budget of EUR 55,000.", frames=frames, where_a=PROJECT, where_b=REVIEW
+    )
+    assert found and "EUR 55,000" in found.detail
+    frozen, thawed = (
+        "Deploys of project P017 are frozen this month.",
+        "Deploys of project P017 are not frozen this month.",
+    )
+    assert disagreement(thawed, frozen, where_a=PROJECT, where_b=REVIEW), "an id is a word of the claim"
+    assert disagreement(thawed, frozen.replace("P017", "P018"), where_a=PROJECT, where_b=OTHER_PROJECT) is None
+
+
+def person(name: str) -> Where:
+    return Where(f"{name} > {name} > Employment", "2024-03-04", frozenset({"Fridays"}))
+
+
+def test_a_page_whose_sentences_name_nobody_is_about_its_title():
+    """A staff directory: "She has 25 days of annual leave" on one person's page is not what another person's
+    page says, nor what an e-mail about someone else says; an e-mail about this person conflicts."""
+    pages = [
+        f"She has {d} days of annual leave. She may{m} work remotely on Fridays."
+        for d in (22, 25, 26)
+        for m in ("", " not")
+    ]
+    frames = Frames.of(enumerate(pages))
+    ana, greta = person("Ana Jensen"), person("Greta Gallo")
+    assert disagreement(pages[0], pages[2], frames=frames, where_a=ana, where_b=greta) is None
+    denied = "She has 22 days of annual leave. She may not work remotely on Fridays."
+    assert disagreement(pages[0], denied, frames=frames, where_a=ana, where_b=person("Ana Gallo")) is None
+    mail = Where("Re: Carla Jensen", "2024-03-04", frozenset({"Jensen"}))
+    claim = "Carla Jensen has 30 days of annual leave."
+    assert frames.apart(claim, mail, "She has 28 days of annual leave.", ana)
+    assert not frames.apart(claim, mail, "She has 28 days of annual leave.", person("Carla Jensen"))

@@ -283,20 +283,76 @@ IDENTIFIER = re.compile(
     r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b"
 )  # ALR-3158, web-03, INC_2041
 CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `fetch-retries`, `npm ci`
+CODE = re.compile(r"\b(?P<letters>[A-Za-z]{1,12})\d[A-Za-z0-9]*\b")  # P017, C1042, web03, IPv6, Q3
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def names(text: str) -> frozenset[str]:
-    """Capitalised words inside a sentence, identifiers and code spans anywhere: the places, teams, people,
+    """Capitalised words inside a sentence, identifiers, codes of letters and digits ("project P017",
+    "host web03", but not "EUR75", a value) and code spans anywhere: the places, teams, people, projects,
     alerts, hosts, settings and commands a statement is about."""
-    return frozenset(NAME.findall(text)) | frozenset(IDENTIFIER.findall(text)) | frozenset(CODE_SPAN.findall(text))
+    return frozenset(NAME.findall(text)) | identifiers(text) | frozenset(CODE_SPAN.findall(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def identifiers(text: str) -> frozenset[str]:
+    """Identifiers (ALR-3158, web-03) and codes of letters and digits (P017, C1042, but not EUR75, a value)."""
+    codes = (m.group(0) for m in CODE.finditer(text) if m.group("letters").lower() not in UNITS)
+    return frozenset(IDENTIFIER.findall(text)) | frozenset(codes)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def name_words(text: str) -> frozenset[str]:
+    """The words of a text or of a name, in lower case ("Acme Logistics" is acme and logistics)."""
+    return frozenset(_frame_tokens(text))
+
+
+def _words_of(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(word for name in found for word in name_words(name))
+
+
+def _named_in(named: frozenset[str], subject: frozenset[str]) -> bool:
+    """Most of the words of ``named`` are among the words ``subject``: "Acme Logistics" (and "Monday, Acme
+    Logistics") is in a page about Acme Logistics, not in one about Borealis Logistics, whose second word
+    alone it shares."""
+    words = _words_of(named)
+    return not words or 2 * len(words & subject) > len(words)
+
+
+def other_subjects(named_a: frozenset[str], named_b: frozenset[str]) -> bool:
+    """Two sets of names (``names``) that are of other subjects: both name something and neither is mostly
+    named in the other. The Krakow office is not the Hamburg office, alert ALR-3158 is not alert ALR-8956,
+    project P017 is not project P018, Ana Schmidt is not Ana Okafor; "Acme Logistics" is "Acme Logistics on
+    Monday", and "Hugo Gallo on Fridays" may be "on Fridays" on Hugo Gallo's page."""
+    if not named_a or not named_b:
+        return False
+    words_a, words_b = _words_of(named_a), _words_of(named_b)
+    return not (_named_in(named_a, words_b) or _named_in(named_b, words_a))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _said_words(text: str) -> frozenset[str]:
+    """The words of a text that may name something: lower case, no stopwords."""
+    return frozenset(w for w in name_words(text) if w not in STOPWORDS)
+
+
+def _mostly_in(words: frozenset[str], other: frozenset[str]) -> bool:
+    return bool(words) and 2 * len(words & other) > len(words)
+
+
+def _speaks_of(where: "Where", sentence: str, place: "Where") -> bool:
+    """Whether a sentence, read with its own title and headings (``place``), speaks of the note ``where`` stands
+    in: most of the words of that note's title are in it (its headings are sections, which two notes of one
+    template share). An e-mail "Re: Hugo Gallo" that says "Hugo Gallo may work remotely on Fridays" speaks of
+    the page "Hugo Gallo"; the page of Ana Jensen saying "She may work remotely on Fridays" does not speak of
+    the page of Ana Gallo."""
+    said = _said_words(sentence) | _said_words(place.context)
+    return _mostly_in(_said_words(where.context.split(" > ", 1)[0]), said)
 
 
 def _about_other_names(text_a: str, text_b: str) -> bool:
-    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg
-    office, alert ALR-3158 is not alert ALR-8956."""
-    a, b = names(text_a), names(text_b)
-    return bool(a) and bool(b) and a.isdisjoint(b)
+    """Both sentences name someone or something, and of other subjects (``other_subjects``)."""
+    return other_subjects(names(text_a), names(text_b))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -355,6 +411,12 @@ class Where:
     names: frozenset[str] = (
         frozenset()
     )  # what the whole passage names: the subject of a template sentence that names none
+
+    @property
+    def subject(self) -> frozenset[str]:
+        """The words of what a sentence that names nobody is about: its note's title and headings ("Ana Schmidt >
+        Employment") and what its passage names, in lower case."""
+        return name_words(self.context) | _words_of(self.names)
 
 
 def _frame_tokens(text: str) -> tuple[str, ...]:
@@ -429,10 +491,11 @@ class Frames:
         different days (snapshots), a word of the sentence is replaced ("the login service" and
         "the billing service"), or the sentence leaves its subject to its passage ("Default: 30 seconds" on
         the page of `fetch-timeout`) or to headings ("Budget spent" under "Atlas status" and under "Borealis
-        status") that differ. Words a negation adds or drops ("even on a lead")
-        are no other subject."""
+        status") that differ, or one names a subject ("Ana Schmidt has 30 days of leave") that the other's title,
+        headings and passage do not ("She has 25 days of leave" on the page of Bo Chen). Words a negation adds or
+        drops ("even on a lead") are no other subject."""
         names_a, names_b = names(sentence_a), names(sentence_b)
-        if names_a and names_b and names_a.isdisjoint(names_b):
+        if other_subjects(names_a, names_b):
             return True
         context = frame_difference(where_a.context, where_b.context) if where_a.context != where_b.context else ()
         if context and all(_only_values(words_a) and _only_values(words_b) for _, words_a, words_b in context):
@@ -446,18 +509,43 @@ class Frames:
             return True
         if not negation:
             differences = frame_difference(sentence_a, sentence_b) or ()
+            named = name_words(sentence_a) & _words_of(names_a) | name_words(sentence_b) & _words_of(names_b)
             if any(
-                how == "replace" and not _only_values(words_a) and not _only_values(words_b)
+                how == "replace"
+                and not _only_values(words_a)
+                and not _only_values(words_b)
+                and not _names_for_pronouns(words_a, words_b, named)
                 for how, words_a, words_b in differences
             ):
                 return True
-        subject_a, subject_b = names_a or where_a.names, names_b or where_b.names
-        if subject_a and subject_b and subject_a.isdisjoint(subject_b):
+        if where_a.context == where_b.context:
+            return False
+        linked = _speaks_of(where_a, sentence_b, where_b) or _speaks_of(where_b, sentence_a, where_a)
+        if names_a and names_b:
+            shared = _words_of(names_a) & _words_of(names_b)
+            if not shared.isdisjoint(name_words(where_a.context) | name_words(where_b.context)):
+                return False  # what both name is what they stand under: project P017 on its page and its review
+            return not linked  # "on Fridays" on the pages of two people names neither of them
+        if names_a or names_b:
+            named, where = (names_a, where_b) if names_a else (names_b, where_a)
+            # "Carla Jensen has 30 days of leave" is not "She has 28 days" on the page of Bo Chen, nor on Ana Jensen's
+            return not (_named_in(named, where.subject) and linked)
+        if where_a.names and where_b.names and where_a.names.isdisjoint(where_b.names):
             return True
-        if not names_a and not names_b:
-            words_a, words_b = set(_frame_tokens(where_a.context)), set(_frame_tokens(where_b.context))
-            return not (words_a <= words_b or words_b <= words_a)
-        return False
+        words_a, words_b = name_words(where_a.context), name_words(where_b.context)
+        return not (words_a <= words_b or words_b <= words_a)
+
+
+PRONOUNS = frozenset({"she", "he", "they", "it", "her", "his", "their", "its", "we", "our"})
+
+
+def _names_for_pronouns(words_a: tuple[str, ...], words_b: tuple[str, ...], named: frozenset[str]) -> bool:
+    """One side of a difference is pronouns and the other (mostly) names: "She has 28 days of leave" on Carla
+    Jensen's page says what "Carla Jensen has 30 days of leave" says, of someone the subject rules tell."""
+    for pronouns, other in ((words_a, words_b), (words_b, words_a)):
+        if pronouns and set(pronouns) <= PRONOUNS and any(w in named for w in other):
+            return True
+    return False
 
 
 NO_FRAMES = Frames()
@@ -500,7 +588,8 @@ def disagreement(
     the same time. ``conflicts`` is ``judged_conflicts`` of the two when the caller has it already."""
     if conflicts is None:
         conflicts = judged_conflicts(text_a, text_b, frames, where_a, where_b)
-    for a, b in conflicts:
+    # Values of the very same unit and rate first: "30 days" meets "25 days" before "36 hours a week".
+    for a, b in sorted(conflicts, key=lambda pair: pair[0].unit != pair[1].unit):
         if same_thing(a, b):
             shared = a.context & b.context
             about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
@@ -577,13 +666,12 @@ def _main_clause(sentence: str) -> str:
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def _claim_words(sentence: str) -> frozenset[str]:
-    """The stems of what a sentence says, without its negation and link targets: "doesn't install" says "install"."""
-    plain = " ".join(
-        m.group(0)
-        for m in TOKEN.finditer(URL.sub(" ", sentence.translate(APOSTROPHES)))
-        if not is_negation(m.group(0)) and len(m.group(0)) > 1
-    )
-    return content_words(plain)
+    """The stems of what a sentence says, without its negation and link targets, and the identifiers it names:
+    "doesn't install" says "install", "deploys of project P044 are not frozen" says deploy, project, P044 and
+    frozen."""
+    text = URL.sub(" ", sentence.translate(APOSTROPHES))
+    plain = " ".join(m.group(0) for m in TOKEN.finditer(text) if not is_negation(m.group(0)) and len(m.group(0)) > 1)
+    return content_words(plain) | {code.lower() for code in identifiers(text)}
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
