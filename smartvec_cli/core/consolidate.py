@@ -154,6 +154,7 @@ class Consolidator:
             self._drop_stale_derived_edges()
             if queued:
                 self._relate(queued)
+            self._dispute_claims()
             closed = self._archive_by_time()
             if queued or closed:
                 self._mark_stale_echoes(queued + closed)
@@ -225,7 +226,42 @@ class Consolidator:
         every version) mapped to one representative note of its lineage: versions of one document are
         never a contradiction, however many versions lie between them. Read once per run: the edges are
         written by ``index`` (declared, or inferred by ``memory.lineage``), never by consolidation."""
-        return lineages(self.store.supersedes_note_pairs())
+        claims = set(self.store.supersession_claims())
+        return lineages(pair for pair in self.store.supersedes_note_pairs() if pair not in claims)
+
+    def _dispute_claims(self) -> None:
+        """A note that declares it ``supersedes`` a note of higher authority (a chat or an e-mail naming a
+        policy) only claims to: the index does not apply it (``Store.supersession_claims``), the policy stays in
+        force, and here the claim becomes a ``contradicts`` edge from the claiming note's first passage to each
+        passage of the note it names, resolved for the higher authority. Hits on the policy then warn that the
+        chat disputes it, and hits on the chat that the policy outranks it, until a note of equal or higher
+        authority supersedes the policy (the claim is then moot) or the claim goes. Worked out afresh on every
+        run from the ``supersedes`` edges (a few), so it follows edits of either note."""
+        accepted = {superseded for superseded, _, _ in self.store.supersession_links()}
+        claims = [(src, dst) for src, dst in self.store.supersession_claims() if dst not in accepted]
+        notes = sorted({note for pair in claims for note in pair})
+        current: dict[int, list[int]] = {}
+        for note, row, _, _ in self.store.current_passages_of(notes):
+            current.setdefault(note, []).append(row)
+        rows = self.store.passages(sorted(row for held in current.values() for row in held))
+        live = {
+            note: sorted((rows[r] for r in held if r in rows and rows[r].state in LIVE_STATES), key=lambda p: p.id)
+            for note, held in current.items()
+        }
+        edges = []
+        for src, dst in claims:
+            claimer, targets = live.get(src), live.get(dst)
+            if not claimer or not targets:
+                continue
+            detail = {"reason": f"claims to supersede {targets[0].path} without its authority", "claim": True}
+            edges += [self._edge(claimer[0], target, "contradicts", detail) for target in targets]
+        before, removed = self.store.replace_claim_edges(edges)
+        added = {(e["src_chunk"], e["dst_chunk"]) for e in edges} - before
+        self.summary.edges_added += len(added)
+        self.summary.contradictions_found += len(added)
+        self.summary.edges_removed += len(before - {(e["src_chunk"], e["dst_chunk"]) for e in edges})
+        if before or edges:
+            self._reset_contradiction_penalties({c for pair in before for c in pair} | {e["src_chunk"] for e in edges})
 
     def _candidates(self, queued: list[int]) -> dict[int, set[int]]:
         """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
