@@ -406,6 +406,12 @@ def test_a_chat_cannot_archive_a_policy_by_declaring_it_supersedes_it(vault, cli
     assert any(w.startswith("disputed by chat/2026-10-21 finance-help#") for w in hits[0]["warnings"])
     claims = [detail for _, _, detail in edges(tmp_path, "contradicts") if detail.get("claim")]
     assert claims and all("claims to supersede" in detail["reason"] for detail in claims)
+    shown = cli("show", "chat/2026-10-21 finance-help.md").stdout
+    assert "None" not in shown, "an edge between passages names its passages, not a missing target"
+    assert (
+        "contradicts    chat/2026-10-21 finance-help#" in shown and "-> policies/Travel Expense Policy v3.md#" in shown
+    )
+    assert ": claims to supersede policies/Travel Expense Policy v3.md" in shown
     write(
         vault,
         "policies/Travel Expense Policy v4.md",

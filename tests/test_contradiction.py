@@ -370,3 +370,21 @@ def test_a_page_whose_sentences_name_nobody_is_about_its_title():
     claim = "Carla Jensen has 30 days of annual leave."
     assert frames.apart(claim, mail, "She has 28 days of annual leave.", ana)
     assert not frames.apart(claim, mail, "She has 28 days of annual leave.", person("Carla Jensen"))
+
+
+def test_a_pronoun_and_the_name_it_stands_for_are_one_subject_of_a_negation():
+    """ "She may work remotely on Fridays" on Olga Moreau's page is denied by an e-mail's "Olga Moreau may not
+    work remotely on Fridays"; the page of another person is not."""
+    page = "She may work remotely on Fridays."
+    mail = "Olga Moreau may not work remotely on Fridays."
+    frames = Frames.of(enumerate([page] + [page.replace("may", "may not")] * 3))
+    found = disagreement(
+        page, mail, frames=frames, where_a=person("Olga Moreau"), where_b=Where("Re: Olga Moreau", "2024-03-04")
+    )
+    assert found and found.kind == "negation"
+    assert (
+        disagreement(
+            page, mail, frames=frames, where_a=person("Vera Schmidt"), where_b=Where("Re: Olga Moreau", "2024-03-04")
+        )
+        is None
+    )

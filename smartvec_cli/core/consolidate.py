@@ -44,6 +44,7 @@ from ..memory.contradiction import (
     Disagreement,
     Frames,
     Quantity,
+    Titles,
     Where,
     disagreement,
     judged_conflicts,
@@ -273,7 +274,11 @@ class Consolidator:
         ``body_terms`` rarest words among the queued passages: an OR of every word, boilerplate included,
         matches most of the vault and costs as much as a scan. A passage whose values and negations are all
         of templates among the queued passages does not ask: its words match its whole family, and the one
-        statement of the same slot at the same time is found by ``same_statement_groups``."""
+        statement of the same slot at the same time is found by ``same_statement_groups``.
+
+        A passage that names a note's title ("the laptop of Pablo Quinn has 32 GB") is also compared with that
+        note's passages (``Titles``): a page whose sentences leave their subject to its title is otherwise found
+        by neither index among hundreds of pages of its template."""
         neighbours = self._nearest(queued, self.settings.neighbours + 1)
         found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours, strict=True)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
@@ -284,6 +289,17 @@ class Consolidator:
             for chunk, p in passages.items()
             if (quantities(p.text) or negated(p.text)) and not frames.only_templates(p.text)
         }
+        titles = Titles(
+            (note, title or path.rsplit("/", 1)[-1].removesuffix(".md"))
+            for note, path, title, *_ in self.store.live_note_names()
+        )
+        named = {chunk: notes for chunk, p in passages.items() if (notes := titles.named_in(p.text) - {p.note})}
+        if named:
+            held: dict[int, list[int]] = {}
+            for note, row, _, _ in self.store.current_passages_of(sorted(set().union(*named.values()))):
+                held.setdefault(note, []).append(row)
+            for chunk, notes in named.items():
+                found[chunk].update(row for note in notes for row in held.get(note, ()))
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
             expression = any_of(

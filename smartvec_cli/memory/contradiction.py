@@ -536,6 +536,40 @@ class Frames:
         return not (words_a <= words_b or words_b <= words_a)
 
 
+TITLES_NAMED_AT_MOST = 5
+"""A sentence that names more notes' titles than this names no one of them in particular."""
+
+
+class Titles:
+    """Notes by the words of their titles, to find the note a statement names: "IT confirmed that the laptop of
+    Pablo Quinn has 32 GB of memory" speaks of the page "Pablo Quinn", whose own sentences ("Her laptop has 16
+    GB of memory") name nobody, and which a family of five hundred such pages crowds out of its nearest
+    neighbours."""
+
+    def __init__(self, titles: Iterable[tuple[int, str]]):
+        self.words = {note: _said_words(title) for note, title in titles}
+        self.by_word: dict[str, set[int]] = {}
+        for note, title_words in self.words.items():
+            for word in title_words:
+                self.by_word.setdefault(word, set()).add(note)
+
+    def named_in(self, text: str) -> set[int]:
+        """The notes whose titles the sentences of ``text`` that give a value or negate speak of: a name of the
+        sentence is in the title and most of the title's words are in the sentence."""
+        found: set[int] = set()
+        for sentence in sentences(text):
+            named = _words_of(names(sentence))
+            if not named or not (quantities(sentence) or negated(sentence)):
+                continue
+            said = _said_words(sentence)
+            notes = {
+                note for word in named for note in self.by_word.get(word, ()) if _mostly_in(self.words[note], said)
+            }
+            if len(notes) <= TITLES_NAMED_AT_MOST:
+                found |= notes
+        return found
+
+
 PRONOUNS = frozenset({"she", "he", "they", "it", "her", "his", "their", "its", "we", "our"})
 
 
@@ -672,6 +706,41 @@ def _claim_words(sentence: str) -> frozenset[str]:
     text = URL.sub(" ", sentence.translate(APOSTROPHES))
     plain = " ".join(m.group(0) for m in TOKEN.finditer(text) if not is_negation(m.group(0)) and len(m.group(0)) > 1)
     return content_words(plain) | {code.lower() for code in identifiers(text)}
+
+
+SUBJECT = "@subject"
+
+
+def _subject_for_pronoun(sentence_a: str, sentence_b: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``_claim_words`` of both sentences, where one opens with a pronoun and the other with a name of two
+    words or more, or an identifier ("She may work remotely on Fridays", "Olga Moreau may not work remotely on
+    Fridays"): the pronoun and that name then count as one word, the subject. Whether they are one subject is
+    for the subject rules (``Frames.apart``) to say."""
+    plain = [_claim_words(sentence_a), _claim_words(sentence_b)]
+    openings = [_opening(sentence_a), _opening(sentence_b)]
+    for mine, other in ((0, 1), (1, 0)):
+        pronoun, subject = openings[mine], openings[other]
+        if len(pronoun) == 1 and pronoun[0].lower() in PRONOUNS and subject and subject[0].lower() not in PRONOUNS:
+            plain[mine] = plain[mine] - {stem(pronoun[0]), pronoun[0].lower()} | {SUBJECT}
+            plain[other] = plain[other] - {stem(w) for w in subject} - {w.lower() for w in subject} | {SUBJECT}
+            return plain[0], plain[1]
+    return plain[0], plain[1]
+
+
+OPENING = re.compile(r"^\W*((?:[A-Z][\w'-]*\s+)+)")
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _opening(sentence: str) -> tuple[str, ...]:
+    """The capitalised words a sentence opens with, when they are a pronoun ("She"), a name of two words or
+    more ("Olga Moreau", "Project P017") or an identifier; else nothing ("The team ...")."""
+    match = OPENING.match(sentence)
+    if not match:
+        return ()
+    found = tuple(match.group(1).split())
+    if len(found) >= 2 or found[0].lower() in PRONOUNS or identifiers(found[0]):
+        return found
+    return ()
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -812,7 +881,7 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     negated_a, negated_b = _negated_words(sentence_a), _negated_words(sentence_b)
     if (negated_a is None) == (negated_b is None) or sentence_a.endswith("?") or sentence_b.endswith("?"):
         return False
-    plain_a, plain_b = _claim_words(sentence_a), _claim_words(sentence_b)
+    plain_a, plain_b = _subject_for_pronoun(sentence_a, sentence_b)
     smaller, larger = sorted((len(plain_a), len(plain_b)))
     if smaller < NEGATION_MIN_WORDS or smaller < NEGATION_SIZE_RATIO * larger:
         return False
