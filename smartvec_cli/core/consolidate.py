@@ -319,7 +319,10 @@ class Consolidator:
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
-        self._frames = Frames.of((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES)
+        self._frames = Frames.of(
+            ((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES),
+            notes={p.id: p.note for p in rows.values()},
+        )
         for group in same_statement_groups(
             ((p.id, p.text, self._where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
         ):

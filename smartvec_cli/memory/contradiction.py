@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable, TypeVar
+from typing import Callable, Hashable, Iterable, Mapping, TypeVar
 
 from . import words
 from .words import NUMBER_WORDS
@@ -462,19 +462,43 @@ class Frames:
     those differences is a contradiction. Built from the passages one consolidation compares, so its cost
     follows theirs."""
 
-    def __init__(self, templates: frozenset[str] = frozenset()):
+    def __init__(self, templates: frozenset[str] = frozenset(), held: dict[str, frozenset] | None = None):
         self.templates = templates
+        self.held = held  # each template's notes (None: every two templates are stated together)
+        self._together: dict[tuple[str, str], bool] = {}
 
     @classmethod
-    def of(cls, texts: Iterable[tuple[object, str]], min_notes: int = TEMPLATE_NOTES) -> "Frames":
+    def of(
+        cls, texts: Iterable[tuple[object, str]], min_notes: int = TEMPLATE_NOTES, notes: Mapping | None = None
+    ) -> "Frames":
         """From (passage, text) pairs: the frames of the sentences that give a value or negate, found in
-        ``min_notes`` passages or more (a generated page of a hundred settings is a template of its own)."""
+        ``min_notes`` passages or more (a generated page of a hundred settings is a template of its own).
+        ``notes`` maps a passage to its note, to tell which templates are stated together (``together``)."""
         notes_of: dict[str, set] = {}
-        for note, text in texts:
+        for passage, text in texts:
             for sentence in sentences(text):
                 if quantities(sentence) or negated(sentence):
-                    notes_of.setdefault(frame_key(sentence), set()).add(note)
-        return cls(frozenset(key for key, notes in notes_of.items() if len(notes) >= min_notes))
+                    notes_of.setdefault(frame_key(sentence), set()).add(passage)
+        templates = frozenset(key for key, found in notes_of.items() if len(found) >= min_notes)
+        held = None
+        if notes is not None:
+            held = {key: frozenset(notes.get(p, p) for p in notes_of[key]) for key in templates}
+        return cls(templates, held)
+
+    def together(self, key_a: str, key_b: str) -> bool:
+        """Whether two templates are stated in one note somewhere: two slots of one family ("Build time for Atlas
+        is 12 minutes" and "Next release in 20 days" in every status report), not one slot that two families
+        word differently (a staff page's "Her laptop has 16 GB of memory" and an e-mail's "IT confirmed that the
+        laptop of Pablo Quinn has 32 GB of memory")."""
+        if self.held is None:
+            return True
+        pair = (key_a, key_b) if key_a < key_b else (key_b, key_a)
+        found = self._together.get(pair)
+        if found is None:
+            found = self._together[pair] = not self.held.get(key_a, frozenset()).isdisjoint(
+                self.held.get(key_b, frozenset())
+            )
+        return found
 
     def is_template(self, sentence: str) -> bool:
         return frame_key(sentence) in self.templates
@@ -503,8 +527,10 @@ class Frames:
         template_a, template_b = self.is_template(sentence_a), self.is_template(sentence_b)
         if not (template_a or template_b):
             return False
-        if template_a and template_b and frame_key(sentence_a) != frame_key(sentence_b):
-            return True
+        if template_a and template_b:
+            key_a, key_b = frame_key(sentence_a), frame_key(sentence_b)
+            if key_a != key_b and self.together(key_a, key_b):
+                return True
         if where_a.day and where_b.day and where_a.day[:10] != where_b.day[:10]:
             return True
         if not negation:
