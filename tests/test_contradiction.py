@@ -388,3 +388,44 @@ def test_a_pronoun_and_the_name_it_stands_for_are_one_subject_of_a_negation():
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("The export call is synchronous in the public API.", "The export call is asynchronous in the public API."),
+        (
+            "Two-factor login is mandatory for every admin account.",
+            "Two-factor login is optional for every admin account.",
+        ),
+        ("Uploads are accepted over the public API.", "Uploads are rejected over the public API."),
+        ("Remote work is allowed for all engineers.", "Remote work is disallowed for all engineers."),
+        ("The service is stateless across every request.", "The service is stateful across every request."),
+        (
+            "Access to the reports is granted to every contractor.",
+            "Access to the reports is denied to every contractor.",
+        ),
+        ("Shipping costs are included in the quoted price.", "Shipping costs are excluded from the quoted price."),
+    ],
+)
+def test_curated_antonyms_say_the_opposite(a, b):
+    found = disagreement(a, b)
+    assert found and found.kind == "negation"
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("The export call is synchronous in the public API.", "The export call is not asynchronous in the public API."),
+        (
+            "Two-factor login is mandatory for every admin account.",
+            "Two-factor login is required for every admin account.",
+        ),
+        (
+            "Open the settings file in the editor before you start.",
+            "The settings file is closed in the editor before you start.",
+        ),
+    ],
+)
+def test_an_antonym_negated_or_a_synonym_agrees(a, b):
+    assert disagreement(a, b) is None

@@ -786,18 +786,22 @@ def _negated_words(sentence: str) -> frozenset[str] | None:
     return frozenset(found) or None
 
 
-ANTONYMS = {
-    "disabled": "enabled",
-    "disable": "enable",
-    "disables": "enables",
-    "optional": "required",
-    "forbidden": "allowed",
-    "prohibited": "allowed",
-    "hidden": "visible",
-    "private": "public",
+ANTONYM_PAIRS = (
+    "disabled enabled|disable enable|disables enables|optional required mandatory compulsory obligatory"
+    "|forbidden allowed permitted|prohibited allowed permitted|disallowed allowed permitted|disallow allow"
+    "|hidden visible shown|private public|asynchronous synchronous|async sync|rejected accepted approved"
+    "|reject accept approve|rejects accepts approves|denied granted allowed approved|deny grant allow"
+    "|excluded included|exclude include|excludes includes|external internal|offline online"
+    "|stateful stateless|illegal legal|read-only writable|case-insensitive case-sensitive|blocked unblocked"
+    "|opt-out opt-in"
+)
+ANTONYMS: dict[str, frozenset[str]] = {
+    negative: frozenset(positives) for negative, *positives in (pair.split() for pair in ANTONYM_PAIRS.split("|"))
 }
-"""Words that say "not" the other word ("disabled" is "not enabled"): the pairs notes state settings and rules
-with. A word is read so only where the other sentence says its partner."""
+"""Words that say "not" the other words ("disabled" is "not enabled", "optional" is "not mandatory", "asynchronous"
+is "not synchronous"): a curated list of the pairs notes state settings, rules and interfaces with, not a
+thesaurus (WordNet's antonyms would also oppose "open" and "shut" in "open a file", and no package ships its data
+for offline use without a download at run time). A word is read so only where the other sentence says a partner."""
 SYNONYMS = {"supported": "available", "unsupported": "unavailable", "permitted": "allowed", "mandatory": "required"}
 """Words that claim what the other word claims ("not available" denies "supported"), read the same way."""
 NEGATING_PREFIXES = ("non-", "non", "un", "im", "in")
@@ -812,8 +816,9 @@ DOUBLE_NEGATION = re.compile(r"\b(?:not|never|no)\s+not\s+|\b(\w+?)(?:n't|not)\s
 def _antonym_base(word: str, other: frozenset[str]) -> str | None:
     """The word of ``other`` that ``word`` says "not" of: its partner in ``ANTONYMS``, or itself without a
     ``NEGATING_PREFIXES`` prefix."""
-    if ANTONYMS.get(word) in other:
-        return ANTONYMS[word]
+    for partner in ANTONYMS.get(word, ()):
+        if partner in other:
+            return partner
     for prefix in NEGATING_PREFIXES:
         rest = word[len(prefix) :]
         if (
@@ -854,8 +859,7 @@ def _reading_bases(word: str) -> frozenset[str]:
             continue
         if form is not word:
             found.add(form)
-        if form in ANTONYMS:
-            found.add(ANTONYMS[form])
+        found |= ANTONYMS.get(form, frozenset())
         for prefix in NEGATING_PREFIXES:
             rest = form[len(prefix) :]
             if (
