@@ -64,6 +64,7 @@ from ..memory.ranking import authority, passage_trust
 from ..store.ann import search_list_size
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
+from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -94,6 +95,10 @@ def cosine_similarity(a, b) -> float:
     norms = math.sqrt(float(a @ a) * float(b @ b))
     return float(a @ b) / norms if norms else 0.0
 
+
+PROGRESS_PAIRS = 2000
+"""Pairs of passages judged between two progress reports: their sentences are embedded in one batch, as a
+whole run's were (the model's own batches are smaller), so the blocks cost nothing in speed."""
 
 PAIR_BLOCK = 4096
 """Pairs whose cosines ``pair_cosines`` reads in one product (4096 x 2 x 384 floats: 12 MB)."""
@@ -128,10 +133,19 @@ def _current(passage: Passage) -> bool:
 
 class Consolidator:
     def __init__(
-        self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None, embedder=None
+        self,
+        workspace: Workspace,
+        store: Store,
+        settings: ConsolidationSettings | None = None,
+        embedder=None,
+        progress: ProgressCallback | None = None,
     ):
         """``embedder`` is a sentence model already loaded (``bench perf`` has one warm); by default the
-        workspace's is loaded when the first value conflict is judged."""
+        workspace's is loaded when the first value conflict is judged. ``progress`` hears the pairs of passages
+        compared (``PAIRS``: most of a first run's time) and, between them, the step the run is busy with."""
+        self.progress = progress or ignore_progress
+        self._pairs_done = 0
+        self._pairs_total = 0
         self.ws = workspace
         self.store = store
         self.settings = settings or workspace.config.consolidation
@@ -154,24 +168,33 @@ class Consolidator:
         with self.store.write():
             self._drop_stale_derived_edges()
             if queued:
+                self._step(f"finding the neighbours of {len(queued)} passages")
                 self._relate(queued)
             self._dispute_claims()
             closed = self._archive_by_time()
             if queued or closed:
+                self._step("looking for repeated outdated values")
                 self._mark_stale_echoes(queued + closed)
             if any(kind == 2 for kind in pending.values()):
                 self._ripple([note for note, kind in pending.items() if kind == 2])
             self._activate(queued)
+            self._step("dormancy sweep")
             self._sweep_dormancy()
             if pending:
+                self._step("graph importance")
                 self._importance()
             if pending:
                 self.store.mark_consolidated(list(pending))
+        self.progress(ProgressReport(self._pairs_total, self._pairs_total, PAIRS))
         self.summary.transitions = dict(sorted(self._transitions.items()))
         self.summary.notes_needing_review = self.store.count_notes_needing_review()
         self.summary.seconds = round(time.perf_counter() - started, 3)
         self.store.record_run("consolidate", self.now_iso, self.ws.clock.now_iso(), "ok", self.summary.to_dict())
         return self.summary
+
+    def _step(self, step: str) -> None:
+        """Tells ``progress`` what the run is busy with, beside the pairs compared so far."""
+        self.progress(ProgressReport(self._pairs_done, self._pairs_total, PAIRS, step=step))
 
     # -- state changes ------------------------------------------------------------------------
 
@@ -338,25 +361,29 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        conflicts = {
-            pair: judged_conflicts(a.text, b.text, self._frames, self._where(a), self._where(b))
-            for pair, (a, b) in pairs.items()
-        }
-        self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in pairs.items())
         new_edges: list[dict] = []
-        cosines = pair_cosines(vectors, [(mine.id, other.id) for mine, other in pairs.values()])
-        for (pair, (mine, other)), cosine in zip(pairs.items(), cosines, strict=True):
-            found_disagreement = self._disagreement(mine, other, conflicts[pair])
-            winner, loser = self._resolve(mine, other)
-            if found_disagreement:
-                new_edges.append(
-                    self._edge(
-                        loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
-                    )
-                )
-                touched.update((mine.id, other.id))
-            elif cosine >= settings.restate_cosine:
-                new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+        listed = list(pairs.items())
+        self._pairs_total += len(listed)
+        self._step("comparing")
+        for start in range(0, len(listed), PROGRESS_PAIRS):
+            block = listed[start : start + PROGRESS_PAIRS]
+            conflicts = {
+                pair: judged_conflicts(a.text, b.text, self._frames, self._where(a), self._where(b))
+                for pair, (a, b) in block
+            }
+            self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in block)
+            cosines = pair_cosines(vectors, [(mine.id, other.id) for _, (mine, other) in block])
+            for (pair, (mine, other)), cosine in zip(block, cosines, strict=True):
+                found_disagreement = self._disagreement(mine, other, conflicts[pair])
+                winner, loser = self._resolve(mine, other)
+                if found_disagreement:
+                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
+                    new_edges.append(self._edge(loser, winner, "contradicts", detail))
+                    touched.update((mine.id, other.id))
+                elif cosine >= settings.restate_cosine:
+                    new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+            self._pairs_done += len(block)
+            self.progress(ProgressReport(self._pairs_done, self._pairs_total, PAIRS))
         if new_edges:
             self.store.insert_edges(new_edges)
         added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")
