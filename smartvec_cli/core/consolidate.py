@@ -279,7 +279,7 @@ class Consolidator:
                 continue
             detail = {"reason": f"claims to supersede {targets[0].path} without its authority", "claim": True}
             edges += [self._edge(claimer[0], target, "contradicts", detail) for target in targets]
-        before, removed = self.store.replace_claim_edges(edges)
+        before = self.store.replace_claim_edges(edges)
         added = {(e["src_chunk"], e["dst_chunk"]) for e in edges} - before
         self.summary.edges_added += len(added)
         self.summary.contradictions_found += len(added)
