@@ -423,3 +423,24 @@ def test_a_chat_cannot_archive_a_policy_by_declaring_it_supersedes_it(vault, cli
     shown = cli.json("show", "policies/Travel Expense Policy v3.md", "--json")
     assert {p["state"] for p in shown["chunks"]} == {"ARCHIVED"}, "a policy's own successor archives it"
     assert not [detail for _, _, detail in edges(tmp_path, "contradicts") if detail.get("claim")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["projects", "people"])
+def test_template_pages_of_different_subjects_do_not_contradict_while_planted_conflicts_do(
+    vault, cli, real_embedder, tmp_path, family
+):
+    """Status pages of numbered projects and a staff directory (``bench.template_families``): pages of other
+    projects or people never contradict, whatever their numbers; a review or an e-mail about one subject that
+    gives another value or denies what its page says does."""
+    from smartvec_cli.bench.template_families import FAMILIES
+
+    planted = FAMILIES[family].write(vault, 40, 5)
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {
+        frozenset(path.split("#")[0] for path in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")
+    }
+    expected = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted}
+    assert found <= expected, found - expected
+    assert len(found) >= len(expected) - 1, expected - found

@@ -429,3 +429,23 @@ def test_curated_antonyms_say_the_opposite(a, b):
 )
 def test_an_antonym_negated_or_a_synonym_agrees(a, b):
     assert disagreement(a, b) is None
+
+
+def test_a_sentence_naming_part_of_its_title_speaks_of_the_whole_title():
+    """ "Bruno works 20 hours a week" (a first word is no name to ``names``) on the page of Bruno Petrov is not
+    what the page of Bruno Nakamura says; an e-mail "Re: Ana Silva" is about Ana Silva's page."""
+    assert (
+        disagreement(
+            "Bruno works 20 hours a week.",
+            "Bruno works 40 hours a week.",
+            where_a=person("Bruno Petrov"),
+            where_b=person("Bruno Nakamura"),
+        )
+        is None
+    )
+    assert Frames().apart(
+        "Ingrid works 36 hours a week.", person("Ingrid Haddad"), "Ana works 32 hours a week.", person("Ana Silva")
+    )
+    assert not Frames().apart(
+        "Ana Silva works 36 hours a week.", Where("Re: Ana Silva"), "Ana works 32 hours a week.", person("Ana Silva")
+    )

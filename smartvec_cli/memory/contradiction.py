@@ -518,8 +518,11 @@ class Frames:
         status") that differ, or one names a subject ("Ana Schmidt has 30 days of leave") that the other's title,
         headings and passage do not ("She has 25 days of leave" on the page of Bo Chen). Words a negation adds or
         drops ("even on a lead") are no other subject."""
-        names_a, names_b = names(sentence_a), names(sentence_b)
-        if other_subjects(names_a, names_b):
+        names_a, names_b = (
+            names(sentence_a) | titled(sentence_a, where_a),
+            names(sentence_b) | titled(sentence_b, where_b),
+        )
+        if other_subjects(_with_title(names_a, where_a), _with_title(names_b, where_b)):
             return True
         context = frame_difference(where_a.context, where_b.context) if where_a.context != where_b.context else ()
         if context and all(_only_values(words_a) and _only_values(words_b) for _, words_a, words_b in context):
@@ -560,6 +563,26 @@ class Frames:
             return True
         words_a, words_b = name_words(where_a.context), name_words(where_b.context)
         return not (words_a <= words_b or words_b <= words_a)
+
+
+OPENING_WORD = re.compile(r"^\W*([A-Z][\w'-]*)")
+
+
+def titled(sentence: str, where: Where) -> frozenset[str]:
+    """The word a sentence opens with when it is capitalised and a word of its note's title: a name, though
+    ``names`` leaves the first word of a sentence out ("Ingrid works 36 hours a week" on the page "Ingrid
+    Haddad")."""
+    match = OPENING_WORD.match(sentence)
+    if match and match.group(1).lower() in _said_words(where.context.split(" > ", 1)[0]):
+        return frozenset({match.group(1)})
+    return frozenset()
+
+
+def _with_title(named: frozenset[str], where: Where) -> frozenset[str]:
+    """What a sentence names, with the words of its note's title when it names one of them: "Bruno works 20
+    hours a week" on the page "Bruno Petrov" is of Bruno Petrov, not of Bruno Nakamura."""
+    title = _said_words(where.context.split(" > ", 1)[0])
+    return named | title if named and not _words_of(named).isdisjoint(title) else named
 
 
 TITLES_NAMED_AT_MOST = 5
