@@ -1,6 +1,7 @@
 """Usage errors come out as Click prints them (usage line, the error, a suggestion) with exit code 2;
 help lists flags without a value type."""
 
+import re
 import subprocess
 import sys
 
@@ -225,3 +226,23 @@ def test_a_rate_is_given_only_once_a_passage_more_is_embedded():
     assert pace.rate(ProgressReport(32, 1000, embedded=32), now=1.0) is None  # the first batch: no span yet
     assert pace.rate(ProgressReport(32, 1000, embedded=32), now=6.0) is None  # was "0.0 passages/s"
     assert pace.rate(ProgressReport(96, 1000, embedded=96), now=9.0) == 8.0
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_consolidate_prints_progress_lines_on_stderr_and_the_same_stdout(vault, cli, fake_embedder, monkeypatch, quiet):
+    """Progress with the pairs compared and the step the run is on, like ``index``; stdout unchanged."""
+    from conftest import write
+
+    for n in range(30):
+        write(vault, f"n{n}.md", f"# Note {n}\n\nThe roadmap item {n} ships in {n + 2} days.\n")
+    cli.json("index", "--json")
+    monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
+    result = cli("consolidate", *(["--quiet"] if quiet else []))
+    assert result.exit_code == 0
+    assert result.stdout.startswith("30 notes consolidated:") and "consolidated" not in result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("consolidating: ")]
+    if quiet:
+        assert progress == []
+    else:
+        assert any("finding the neighbours of 30 passages" in line for line in progress)
+        assert re.match(r"consolidating: (\d+)/\1 pairs \(100%\)", progress[-1]), progress

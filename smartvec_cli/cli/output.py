@@ -56,6 +56,13 @@ class Pace:
     def __init__(self) -> None:
         self.embedding_since: tuple[float, int] | None = None  # (when, passages embedded) at the first passage
         self.counting_since: tuple[float, int] | None = None  # (when, units done) at the first unit
+        self.unit: str | None = None
+
+    def _same_count(self, report: ProgressReport) -> None:
+        """A run that goes on to count other units (``refresh``: passages embedded, then pairs compared) starts a
+        new pace: the old one says nothing of the new units."""
+        if report.unit != self.unit:
+            self.unit, self.counting_since = report.unit, None
 
     def rate(self, report: ProgressReport, now: float) -> float | None:
         """Passages embedded per second since the first report that counted one; None before there is a span, and
@@ -73,6 +80,7 @@ class Pace:
     def seconds_left(self, report: ProgressReport, now: float) -> float | None:
         """The rest of the total at the pace of the units counted so far; None until that pace means
         something (``ESTIMATE_AFTER_SECONDS`` and ``ESTIMATE_AFTER_SHARE``), and once finished."""
+        self._same_count(report)
         if self.counting_since is None and report.done:
             self.counting_since = (now, report.done)
         if self.counting_since is None or not report.total or report.finished:

@@ -256,12 +256,13 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def consolidate(self) -> dict[str, Any]:
-        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
+    def consolidate(self, progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints.
+        ``progress`` hears the pairs of passages compared and what else the run is busy with."""
         from .consolidate import Consolidator
 
         with self._writing("smartvec consolidate") as store:
-            consolidator = Consolidator(self.ws, store)
+            consolidator = Consolidator(self.ws, store, progress=progress)
             with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
                 summary = consolidator.run()
         self._keep_notices(store)

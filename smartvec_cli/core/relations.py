@@ -221,7 +221,7 @@ def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = 
                 memo.pairs[key] = known
         exact, near = known
         rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
-        found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
+        found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right)), near))
     return found
 
 

@@ -130,11 +130,13 @@ class ReportQueries(StoreBase):
 
     def links_of_note(self, note: int) -> list[dict]:
         """The edges out of a note (type, target as written, path of the note it resolved to, detail JSON, which
-        names an attachment it resolved to), in the order found."""
+        names an attachment it resolved to, and for an edge between passages, such as ``contradicts``, the
+        chunk ids of its two passages), in the order found."""
         return list(
             self.db.query(
-                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note "
-                "WHERE e.src_note = ? ORDER BY e.id",
+                "SELECT e.type, e.target, n.path, e.detail, s.chunk_id AS src_passage, d.chunk_id AS dst_passage "
+                "FROM edges e LEFT JOIN notes n ON n.id = e.dst_note LEFT JOIN chunks s ON s.id = e.src_chunk "
+                "LEFT JOIN chunks d ON d.id = e.dst_chunk WHERE e.src_note = ? ORDER BY e.id",
                 [note],
             )
         )
