@@ -177,8 +177,8 @@ def prepare_export(
     """
     folder = _find_or_make_export(model_dir, index_export_dir, notice)
     folder = _mend(model_dir, folder, Path(index_export_dir), notice)
-    manifest = read_manifest(folder) or {}
-    if precision != "int8" or manifest.get("model") != "multilingual-e5":  # an int8 index's questions use int8
+    made = read_manifest(folder) or {}
+    if precision != "int8" or made.get("model") != "multilingual-e5":  # an int8 index's questions use int8
         _optimise(folder, notice)
     if precision == "int8":
         ensure_int8(folder, notice)

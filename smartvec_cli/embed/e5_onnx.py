@@ -31,7 +31,7 @@ import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -232,7 +232,7 @@ class E5Tokens:
         self.ids.pop(pieces[self.unk], None)  # the engine never matches the unknown piece itself
         self.unk_score = float(np.float32(min(self.scores)) - np.float32(10.0))
         self.max_piece_bytes = max(len(piece.encode("utf-8")) for piece in pieces)
-        self._tokenizer = None
+        self._tokenizer: Any = None  # a tokenizers.Tokenizer, loaded on first need
 
     def normalised(self, text: str) -> str:
         """The text as the engine reads it: its normalisation map, runs of spaces as one (``▁`` is added later)."""
@@ -269,10 +269,10 @@ class E5Tokens:
                     break
                 found = ids.get(chars[i:e])
                 if found is not None:
-                    score = f32(here + scores[found])  # the engine adds in float
+                    score = float(f32(here + scores[found]))  # the engine adds in float
                     if score > best[e]:
                         best[e], piece[e], start[e] = score, found, i
-            score = f32(here + self.unk_score)
+            score = float(f32(here + self.unk_score))
             if score > best[i + 1]:
                 best[i + 1], piece[i + 1], start[i + 1] = score, unk, i
         out = []
