@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from smartvec_cli.config import Config
-from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed import cache as export_cache
+from smartvec_cli.embed import packaged_model_dir, weights_fingerprint
 from smartvec_cli.embed.cache import find_export, prepare_export, user_export_root
 from smartvec_cli.embed.integrity import file_sha256
 from smartvec_cli.embed.onnx import MANIFEST_NAME, read_manifest
@@ -58,7 +58,9 @@ def test_installations_with_the_same_weights_share_one_entry(shared_cache, tmp_p
 
     # B's first question finds A's export by the weights' content (hashed once), and B is listed from then on
     assert find_export(b, tmp_path / "b-index") == shared_cache
-    assert str(b.resolve() / "model.safetensors") in [entry["path"] for entry in manifest(shared_cache)["installations"]]
+    assert str(b.resolve() / "model.safetensors") in [
+        entry["path"] for entry in manifest(shared_cache)["installations"]
+    ]
     # B's writer uses it too; A, whose file the manifest keeps as its maker's, still finds it without hashing
     assert prepare_export(b, tmp_path / "b-index", print) == shared_cache
     assert manifest(shared_cache)["weights"] == maker

