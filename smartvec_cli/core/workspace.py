@@ -173,17 +173,18 @@ class Workspace:
         """``[embedder] precision = "auto"`` for a new index about to embed its first ``passages``: from
         ``embed.INT8_FROM_PASSAGES`` on int8, and from ``embed.BF16_FROM_PASSAGES`` on bf16 instead on a CPU with
         AMX (``embed.bf16``: faster than int8 there, and fp32's vectors to cosine 0.9999), else fp32, recorded in
-        ``facts`` for ``embedder_precision``. Only MiniLM's ONNX model has these; the caller knows the index holds
-        no vectors yet."""
-        from ..embed import BF16_FROM_PASSAGES, INT8_FROM_PASSAGES, MINILM
+        ``facts`` for ``embedder_precision``. multilingual-e5's ONNX model has fp32 and int8 (no bf16); the caller
+        knows the index holds no vectors yet."""
+        from ..embed import BF16_FROM_PASSAGES, INT8_FROM_PASSAGES, MINILM, MULTILINGUAL
         from ..embed.bf16 import amx_bf16_available
 
-        if (
-            self.config.embedder_precision != "auto"
-            or self.config.embedder_backend not in ("auto", "onnx")
-            or (self.embedder_model() or MINILM) != MINILM
-            or not passages
-        ):
+        model = self.embedder_model() or MINILM
+        if self.config.embedder_precision != "auto" or not passages:
+            return
+        if model == MULTILINGUAL and self.config.embedder_backend == "auto":
+            self.facts["precision"] = "fp32" if passages < INT8_FROM_PASSAGES else "int8"
+            return
+        if self.config.embedder_backend not in ("auto", "onnx") or model != MINILM:
             return
         if passages < INT8_FROM_PASSAGES:
             self.facts["precision"] = "fp32"
@@ -260,9 +261,12 @@ class Workspace:
     def onnx_export(self) -> str | None:
         """Where the verified ONNX export that queries use lives (the user cache, shared by every
         vault, or this index folder); None without one, or when another backend is configured."""
-        if self.config.embedder_backend not in ("auto", "onnx") or self.embedder_model() not in (None, "minilm"):
-            return None
+        from ..embed import MINILM, MULTILINGUAL
         from ..embed.select import onnx_export_location
 
-        found = onnx_export_location(self.layout.onnx_dir)
+        model = self.embedder_model() or MINILM
+        backends = ("auto",) if model == MULTILINGUAL else ("auto", "onnx")
+        if self.config.embedder_backend not in backends or model not in (MINILM, MULTILINGUAL):
+            return None
+        found = onnx_export_location(self.layout.onnx_dir, model)
         return str(found) if found is not None else None
