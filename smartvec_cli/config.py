@@ -322,6 +322,7 @@ def _load(config: Config, top: Table) -> None:
     config.exclude = list(exclude)
     if "scan" in top.data:
         scan = top.table("scan")
+        scan.known("exclude")
         more = scan.data.get("exclude", [])
         if isinstance(more, str):
             more = [more]
