@@ -220,6 +220,26 @@ def test_a_fifo_or_device_named_md_is_skipped_not_waited_for(notes, vault, cli, 
     assert [e["path"] for e in summary["errors"]] == ["pipe.md"] and "FIFO" in summary["errors"][0]["error"]
 
 
+def test_a_fifo_or_link_out_named_as_a_rules_file_is_not_read(vault, tmp_path):
+    """``.smartvecignore`` and Obsidian's settings are read as notes are: a FIFO would hang the run, and a link
+    out of the vault would make another file the rules."""
+    from smartvec_cli.vault.scan import VaultRules
+
+    write(vault, "note.md", "# Note\n\nHarmless.\n")
+    os.mkfifo(vault / ".smartvecignore")
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps({"userIgnoreFilters": ["note.md"]}))
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.json").symlink_to(outside)
+    started = time.monotonic()
+    rules = VaultRules.of(vault)
+    assert time.monotonic() - started < 10
+    assert rules.ignore_lines == [] and rules.obsidian_filters == []
+    (vault / ".smartvecignore").unlink()
+    write(vault, ".smartvecignore", "drafts/\n")
+    assert VaultRules.of(vault).ignore_lines == ["drafts/"]
+
+
 def test_a_note_swapped_for_a_link_out_after_the_scan_is_not_read(vault, tmp_path):
     from smartvec_cli.core.indexer import NoteReadError, read_note_text
     from smartvec_cli.vault.scan import scan_vault
@@ -287,6 +307,8 @@ def test_terminal_escapes_in_a_note_never_reach_the_terminal(vault, cli, fake_em
     for args in (
         ("query", "orchard apples", "--no-track"),
         ("query", "orchard apples", "--no-track", "--explain"),
+        ("query", "orchard apples", "--no-track", "--context"),
+        ("changes", "--since", "2000-01-01"),
         ("show", "evil.md"),
         ("history", "evil.md"),
         ("status",),
@@ -295,6 +317,7 @@ def test_terminal_escapes_in_a_note_never_reach_the_terminal(vault, cli, fake_em
         assert done.exit_code == 0, (args, done.output)
         assert "\x1b" not in done.stdout and "\x07" not in done.stdout, (args, done.stdout)
     assert "\\x1b]52;c;" in cli("query", "orchard apples", "--no-track").stdout
+    assert "\\x1b]52;c;" in cli("query", "orchard apples", "--no-track", "--context").stdout
 
 
 def test_a_huge_question_is_a_usage_error_at_every_door(indexed, vault, cli, fake_embedder, tmp_path):
@@ -386,6 +409,10 @@ def test_unknown_or_deeply_nested_settings_are_refused_by_name(indexed, vault):
         ('[embedder]\nbackend = "fake_backend:make"\n[chunking]\nmax_char = 900\n', ("[chunking]", "'max_char'")),
         ('[embedder]\nbackend = "fake_backend:make"\nmax_note_megabytes = 3\n', ("'max_note_megabytes'",)),
         ('[embedder]\nbackend = "fake_backend:make"\nbackends = "x"\n', ("'backends'",)),
+        (
+            '[embedder]\nbackend = "fake_backend:make"\n[scan]\nexclude = []\nexlude = ["x/**"]\n',
+            ("[scan]", "'exlude'"),
+        ),
         ("exclude = " + "[" * 10_000 + "]" * 10_000 + "\n", ("nested too deeply",)),
     ):
         config.write_text(text)
@@ -393,6 +420,7 @@ def test_unknown_or_deeply_nested_settings_are_refused_by_name(indexed, vault):
     config.write_text(
         '[embedder]\nbackend = "fake_backend:make"\n[scoring.weights]\nsemantic = 0.6\ntemporal = 0.2\n'
         "confidence = 0.1\nrelational = 0.1\n[confidence.source_types]\nmeeting = 0.4\n"
+        '[scan]\nexclude = ["scratch/**"]\n'
     )
     assert run("status").returncode == 0
 
