@@ -103,6 +103,7 @@ def test_a_question_without_an_export_says_it_falls_back_to_sentence_transformer
     from smartvec_cli.embed.select import select_embedder
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr("smartvec_cli.embed.integrity._warned", set())  # said once per process: this one anew
     notices: list[str] = []
     embedder = select_embedder(Config(), tmp_path / "index" / "onnx", prepare=False, on_notice=notices.append)
     assert embedder.name.startswith("sentence-transformers/")
