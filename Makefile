@@ -14,7 +14,7 @@ REAL_WORK ?= /tmp/smartvec-corpora
 # (that one notice only: other build warnings still show).
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation:UserWarning"
 
-.PHONY: install demo test test-fast lint typecheck bench bench-10k bench-real clean
+.PHONY: install demo test test-fast lint typecheck bench bench-10k bench-100k bench-real clean
 
 install: $(STAMP)
 
@@ -71,6 +71,14 @@ bench: $(BENCH_STAMP)
 bench-10k: $(BENCH_STAMP)
 	$(SMARTVEC) bench perf --notes 10000 --out $(BENCH_OUT) > /dev/null
 	$(SMARTVEC) bench report --out $(BENCH_OUT) --command "make bench && make bench-10k"
+
+# The whole memory at 100,000 notes (hours of embedding on a small machine; never in CI): first index, first
+# consolidate, a one-note edit's refresh, a nightly refresh with nothing new, query p50/p95 and peak memory, on
+# SQLite, and on PostgreSQL too when BENCH_STORE names an empty database (postgresql://...).
+bench-100k: $(BENCH_STAMP)
+	$(SMARTVEC) bench perf --notes 100000 --out $(BENCH_OUT) > /dev/null
+	$(if $(BENCH_STORE),$(SMARTVEC) bench perf --notes 100000 --store $(BENCH_STORE) --out $(BENCH_OUT) > /dev/null)
+	$(SMARTVEC) bench report --out $(BENCH_OUT) --command "make bench-100k"
 
 # The question sets written blind over real vaults (smartvec_cli/bench/real/): each corpus unpacked from
 # $(SHARED)/corpora/ into $(REAL_WORK), its fixed sample indexed and consolidated with the real model

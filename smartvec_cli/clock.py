@@ -46,8 +46,17 @@ def parse_when(value: str | dt.date | dt.datetime) -> dt.datetime:
 
 @functools.lru_cache(maxsize=1024)
 def to_iso(moment: dt.datetime) -> str:
-    """Cached: ranking writes the question's moment into every candidate's explanation."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Cached: ranking writes the question's moment into every candidate's explanation.
+
+    Formatted by hand, not by ``strftime``: its ``%Y`` is not zero-padded below the year 1000 on glibc, and
+    ``0999-06-01`` must come back as the ISO date it was (which sorts, and parses again)."""
+    return iso_z(moment)
+
+
+def iso_z(moment: dt.datetime) -> str:
+    """``moment`` in UTC as ``YYYY-MM-DDTHH:MM:SSZ`` with a four-digit year for every year from 1 to 9999."""
+    m = moment.astimezone(UTC) if moment.tzinfo is not None else moment
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
 def parse_optional(value: str | dt.date | dt.datetime | None) -> dt.datetime | None:

@@ -56,15 +56,17 @@ user to read and change; an existing file is never rewritten.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, overload
 
-from .errors import UsageError
+from .errors import SmartvecError, UsageError
 from .memory.confidence import ConfidenceSettings
 from .memory.consolidation import ConsolidationSettings
 from .memory.kinds import KindRules
@@ -136,21 +138,44 @@ def load_config(path: Path) -> Config:
     'lots'``), never a traceback from deep inside a run, nor a NaN that would make every score NaN."""
     path = Path(path)
     config = Config()
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         return config
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_config_text(path))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SmartvecError(f"{path} is a symbolic link: smartvec reads only the config.toml it made") from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        _load(config, Table(data, ""))
+        top = Table(data, "")
+        _load(config, top)
+        _refuse_unknown(top)
     except ConfigValueError as exc:
         raise UsageError(f"{path}: {exc}") from None
     except UsageError as exc:  # a value checked by the memory model's own parser (the weights)
         raise UsageError(f"{path}: {exc}") from None
     return config
+
+
+MAX_CONFIG_BYTES = 1 << 20
+"""A settings file is a few hundred bytes; more than this is not one."""
+
+
+def read_config_text(path: Path) -> str:
+    """The file's text, read without following a symbolic link, from a regular file only (a FIFO would hang), at
+    most ``MAX_CONFIG_BYTES``."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"{path} is not a regular file")
+        data = fh.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: over {MAX_CONFIG_BYTES // 1024} KB, not a settings file")
+    return data.decode("utf-8")
 
 
 class ConfigValueError(ValueError):
@@ -160,13 +185,24 @@ class ConfigValueError(ValueError):
 class Table:
     """One table of ``config.toml``, read key by key with its type and range checked."""
 
-    def __init__(self, data, name: str):
+    def __init__(self, data, name: str, seen: dict[str, set[str]] | None = None):
         if not isinstance(data, dict):
             raise ConfigValueError(f"[{name}] must be a table, not {shown(data)}")
         self.data = data
         self.name = name
+        self.seen = {} if seen is None else seen  # table name -> keys read, shared by every table of one file
+        self.seen.setdefault(name, set())
+
+    def known(self, *keys: str) -> None:
+        """Mark keys as read (those a loader reads from ``data`` itself)."""
+        self.seen[self.name].update(keys)
+
+    def unknown(self) -> list[str]:
+        """Keys of this table that nothing read: a misspelt or invented setting."""
+        return sorted(str(key) for key in self.data if key not in self.seen[self.name])
 
     def __contains__(self, key: str) -> bool:
+        self.known(key)
         return key in self.data
 
     def where(self, key: str) -> str:
@@ -176,10 +212,12 @@ class Table:
         raise ConfigValueError(f"{self.where(key)} must be {what}, not {shown(self.data[key])}")
 
     def table(self, key: str) -> "Table":
-        return Table(self.data.get(key, {}), f"{self.name}.{key}" if self.name else key)
+        self.known(key)
+        return Table(self.data.get(key, {}), f"{self.name}.{key}" if self.name else key, self.seen)
 
     def number(self, key: str, default: float, low: float | None = None, high: float | None = None) -> float:
         """A finite number (an integer is one too) within ``low``..``high``."""
+        self.known(key)
         if key not in self.data:
             return default
         value = self.data[key]
@@ -188,6 +226,7 @@ class Table:
         return float(self._in_range(key, value, low, high))
 
     def integer(self, key: str, default: int, low: int | None = None) -> int:
+        self.known(key)
         if key not in self.data:
             return default
         value = self.data[key]
@@ -198,6 +237,7 @@ class Table:
         return int(self._in_range(key, value, low, None))
 
     def boolean(self, key: str, default: bool) -> bool:
+        self.known(key)
         if key not in self.data:
             return default
         if not isinstance(self.data[key], bool):
@@ -211,6 +251,7 @@ class Table:
     def string(self, key: str, default: None) -> str | None: ...
 
     def string(self, key: str, default: str | None) -> str | None:
+        self.known(key)
         if key not in self.data:
             return default
         if not isinstance(self.data[key], str):
@@ -233,6 +274,10 @@ class Table:
     def strings(self) -> dict[str, str]:
         return {str(key): self.string(key, "") for key in self.data}
 
+    def free_form(self) -> None:
+        """Every key of this table is the user's to name."""
+        self.known(*self.data)
+
 
 def shown(value) -> str:
     """A value as the file spells it (``true``, ``nan``, ``'lots'``), for messages."""
@@ -243,7 +288,24 @@ def shown(value) -> str:
     return repr(value)
 
 
+def _refuse_unknown(top: Table) -> None:
+    """A key that no setting reads is refused, naming it: a misspelt ``max_char`` would otherwise be ignored in
+    silence, and the user left believing it applies."""
+    for name in sorted(top.seen):
+        table = top if not name else None
+        data = top.data
+        for part in name.split(".") if name else []:
+            data = data.get(part, {}) if isinstance(data, dict) else {}
+        if table is None:
+            table = Table(data, name, top.seen)
+        extra = table.unknown()
+        if extra:
+            where = f"[{name}] " if name else ""
+            raise ConfigValueError(f"unknown key {where}{extra[0]!r}: no setting has that name (misspelt?)")
+
+
 def _load(config: Config, top: Table) -> None:
+    top.known("store", "exclude", "languages")
     store = top.data.get("store")
     if store is not None and not is_store_url(store):
         raise ConfigValueError(f"store must be a postgresql:// URL, not {store!r}")
@@ -254,6 +316,15 @@ def _load(config: Config, top: Table) -> None:
     if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
         raise ConfigValueError(f"exclude must be a list of glob strings, not {top.data['exclude']!r}")
     config.exclude = list(exclude)
+    if "scan" in top.data:
+        scan = top.table("scan")
+        scan.known("exclude")
+        more = scan.data.get("exclude", [])
+        if isinstance(more, str):
+            more = [more]
+        if not isinstance(more, list) or not all(isinstance(p, str) for p in more):
+            raise ConfigValueError(f"[scan] exclude must be a list of glob strings, not {scan.data['exclude']!r}")
+        config.exclude.extend(more)
     config.max_note_mb = top.number("max_note_mb", config.max_note_mb, low=0.0)
     config.max_passages_per_note = top.integer("max_passages_per_note", config.max_passages_per_note, low=1)
     embedder = top.table("embedder")
@@ -301,6 +372,7 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
             scoring.weights = Weights.from_mapping(table.data["weights"])
         except UsageError as exc:
             raise ConfigValueError(f"[scoring] weights: {exc}") from None
+    table.known(*RETIRED_SCORING_KEYS)  # read and ignored (``RETIRED_SCORING_KEYS``)
     for key in ("relevance_spread", "relevance_margin", "tie_weight"):  # log-odds
         setattr(scoring, key, table.number(key, getattr(scoring, key), low=0.0))
     for key in ("relevance_floor", "weak_below"):  # probabilities
@@ -321,6 +393,7 @@ def _load_scoring(scoring: ScoringSettings, table: Table) -> None:
                 f"[scoring.calibration] has no key {unknown[0]!r} (its keys: {', '.join(sorted(known))})"
             )
         scoring.calibration = Calibration(**{k: calibration.number(k, getattr(scoring.calibration, k)) for k in known})
+    table.table("weights").known(*(table.data.get("weights") or {}))
 
 
 def _load_confidence(settings: ConfidenceSettings, table: Table) -> None:
@@ -357,6 +430,7 @@ def _kind_rules(section: Table) -> KindRules:
     """``[kinds]`` over the defaults: a kind listed under ``folder_words`` or ``tags`` gets exactly the words
     given (an empty list turns that rule off for it); kinds not listed keep theirs."""
     rules = KindRules()
+    section.known("folder_words", "tags")
     for key in ("folder_words", "tags"):
         table = section.data.get(key, {})
         if not isinstance(table, dict) or not all(

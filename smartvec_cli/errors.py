@@ -36,3 +36,28 @@ def index_folder_error(what: str, exc: OSError) -> SmartvecError:
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         hint = "; the index folder must be writable: pass --index-dir DIR (or set SMARTVEC_INDEX) to keep it elsewhere"
     return SmartvecError(f"{what}: {exc.strerror or exc}{hint}")
+
+
+MAX_QUESTION_CHARS = 4000
+"""The longest question answered: far past what a question says (the models read its first 256 or 512 tokens), and
+short enough that one request cannot cost gigabytes of memory in date parsing, the lexical search and the
+explanation of every candidate."""
+
+
+def check_question_length(text: str) -> None:
+    """Refuse (a usage error, exit 2) a question longer than ``MAX_QUESTION_CHARS``, or holding a lone surrogate
+    (``"\\ud800"`` in JSON, which no UTF-8 can carry), at every door: the command line, a batch line, the query
+    socket, the MCP server and the Python API."""
+    if not isinstance(text, str):
+        return
+    if len(text) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the question is {len(text):,} characters long; at most {MAX_QUESTION_CHARS:,} are answered "
+            "(ask with the words that matter)"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(
+            f"the question holds {text[exc.start]!r} at position {exc.start + 1}, a lone surrogate that is no character"
+        ) from None

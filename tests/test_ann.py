@@ -94,7 +94,7 @@ def test_an_unreadable_index_file_is_rebuilt_from_stored_vectors(vault, cli, fak
     assert fake_embedder.embedded == ["apples orchard"]
     write(vault, "b.md", "# B\n\nBananas grow in bunches.\n")
     summary = cli.json("index", "--json")  # a writer that touches the index saves a good one
-    assert summary["chunks_embedded"] == 1
+    assert summary["passages_embedded"] == 1
     assert cli("query", "apples orchard").stderr == ""
 
 

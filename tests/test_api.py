@@ -32,7 +32,7 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     write(vault_dir, "policies/remote.md", V1)
     write(vault_dir, "chat/lunch.md", CHAT)
     first = vault.index()
-    assert (first["notes_new"], first["chunks_embedded"], first["errors"]) == (2, 2, [])
+    assert (first["notes_new"], first["passages_embedded"], first["errors"]) == (2, 2, [])
 
     write(vault_dir, "policies/remote.md", V2)
     later = vault.at("2022-09-01")
@@ -74,7 +74,7 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
 
     chunk_id = hits[0].chunk_id
     result = now.feedback(chunk_id, "up")
-    assert result["chunk_id"] == chunk_id and result["confidence_after"] > result["confidence_before"]
+    assert result["chunk_id"] == chunk_id and result["trust_after"] > result["trust_before"]
     after = now.query(QUESTION, top_k=1, explain=True, track=False)[0]
     assert after.explain is not None and after.explain["feedback"] > 0
     assert after.signals.confidence is not None and hits[0].signals.confidence is not None

@@ -66,8 +66,8 @@ def test_empty_and_frontmatter_only_notes_are_fine(vault, cli, fake_embedder):
     write(vault, "meta.md", "---\ntitle: Only metadata\ntags: [x]\n---\n")
     result, summary = run_index(cli)
     assert result.exit_code == 0 and summary["errors"] == []
-    assert summary["notes_new"] == 2 and summary["chunks_embedded"] == 0
-    assert cli.json("show", "Only metadata", "--json")["chunks"] == []
+    assert summary["notes_new"] == 2 and summary["passages_embedded"] == 0
+    assert cli.json("show", "Only metadata", "--json")["passages"] == []
 
 
 def test_a_huge_note_is_skipped_and_the_run_goes_on(vault, cli, fake_embedder):
@@ -104,14 +104,16 @@ def test_an_unreadable_file_keeps_what_was_stored(vault, cli, fake_embedder, mon
     run_index(cli)
     locked.write_text("# Locked\n\nNew text we cannot read.\n")
     if os.geteuid() == 0:  # root reads anything: simulate what chmod 000 does for a user
-        original = Path.read_bytes
+        from smartvec_cli.core import indexer
 
-        def deny(self):
-            if self.name == "locked.md":
+        original = indexer.read_regular
+
+        def deny(path, *args, **kwargs):
+            if Path(path).name == "locked.md":
                 raise PermissionError(13, "Permission denied")
-            return original(self)
+            return original(path, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_bytes", deny)
+        monkeypatch.setattr(indexer, "read_regular", deny)
     else:
         locked.chmod(0)
     result, summary = run_index(cli)
@@ -119,7 +121,7 @@ def test_an_unreadable_file_keeps_what_was_stored(vault, cli, fake_embedder, mon
     assert "permission denied" in errors_by_path(summary)["locked.md"]
     assert summary["notes_deleted"] == 0
     shown = cli.json("show", "locked.md", "--json")
-    assert "Original text" in shown["chunks"][0]["text"]
+    assert "Original text" in shown["passages"][0]["text"]
 
 
 def test_a_symlink_loop_is_reported(vault, cli, fake_embedder):

@@ -66,7 +66,7 @@ def test_the_users_questions_are_scored_in_every_mode(docs, cli):
 
     table = cli("bench", "questions", str(docs), "--modes", "smart")
     assert table.exit_code == 0 and "| first hit answers (n=3) | 100.0% |" in table.stdout
-    shown = cli.json("show", "config.md", "--json")["chunks"]
+    shown = cli.json("show", "config.md", "--json")["passages"]
     assert all(chunk["access_count"] == 0 for chunk in shown)  # asked untracked: nothing is reinforced
 
 

@@ -185,7 +185,7 @@ def test_a_bf16_index_is_written_in_bf16_and_asked_with_the_fp32_graph(onnx_expo
     (index_dir / "config.toml").write_text('[embedder]\nprecision = "bf16"\n', encoding="utf-8")
     cli = Cli()
     args = ("--vault", str(vault), "--index-dir", str(index_dir))
-    assert cli.json(*args, "index", "--json")["chunks_embedded"] == len(PASSAGES)
+    assert cli.json(*args, "index", "--json")["passages_embedded"] == len(PASSAGES)
     assert sum(in_bf16) == len(PASSAGES)
     model = cli.json(*args, "status", "--json")["model"]
     assert model.endswith(BF16_SUFFIX)

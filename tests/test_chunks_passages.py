@@ -226,16 +226,16 @@ def test_the_new_rules_recut_old_passages_once_and_make_no_history(vault, cli, f
         old.setattr(chunk, "visible_text", lambda body: body)
         old.setattr(indexer, "CHUNKING_RULES", "2: a short list of labels joins the paragraph it describes")
         cli.json("index", "--json")
-    before = cli.json("show", "api.md", "--json")["chunks"]
+    before = cli.json("show", "api.md", "--json")["passages"]
     assert any("Do not edit" in c["text"] for c in before)
     summary = cli.json("index", "--json")
-    assert summary["chunks_recut"] >= 1 and summary["chunks_archived"] == 0, summary
-    after = cli.json("show", "api.md", "--json")["chunks"]
+    assert summary["passages_recut"] >= 1 and summary["passages_archived"] == 0, summary
+    after = cli.json("show", "api.md", "--json")["passages"]
     assert [c["text"] for c in after] == ["The API reference lists every method the plugin can call."]
     assert all(len(p["versions"]) == 1 for p in cli.json("history", "api.md", "--json")["passages"])
     edges = {(e["source"], e["target"]) for e in cli.json("graph", "--format", "json")["edges"]}
     assert ("api", "home") in edges  # the breadcrumb's link is still a link
-    assert cli.json("index", "--json")["chunks_recut"] == 0
+    assert cli.json("index", "--json")["passages_recut"] == 0
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """Usage errors come out as Click prints them (usage line, the error, a suggestion) with exit code 2;
 help lists flags without a value type."""
 
+import re
 import subprocess
 import sys
 
@@ -108,6 +109,7 @@ def test_the_console_scripts_help_is_the_apps_though_it_makes_commands_only_when
     assert (top.exit_code, top.heavy) == (0, []) and "Commands:" in top.stdout
     every = [
         "bench",
+        "changes",
         "consolidate",
         "cron",
         "doctor",
@@ -214,3 +216,33 @@ def test_show_prints_no_empty_version_each_link_once_and_named_validity_columns(
     assert text.count("link           Target -> target.md (x2)") == 1
     assert "link           Nowhere -> (unresolved)" in text
     assert "valid from" in text and "valid until" in text and "always" in text and "open" in text
+
+
+def test_a_rate_is_given_only_once_a_passage_more_is_embedded():
+    from smartvec_cli.cli.output import Pace
+    from smartvec_cli.core.progress import ProgressReport
+
+    pace = Pace()
+    assert pace.rate(ProgressReport(32, 1000, embedded=32), now=1.0) is None  # the first batch: no span yet
+    assert pace.rate(ProgressReport(32, 1000, embedded=32), now=6.0) is None  # was "0.0 passages/s"
+    assert pace.rate(ProgressReport(96, 1000, embedded=96), now=9.0) == 8.0
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_consolidate_prints_progress_lines_on_stderr_and_the_same_stdout(vault, cli, fake_embedder, monkeypatch, quiet):
+    """Progress with the pairs compared and the step the run is on, like ``index``; stdout unchanged."""
+    from conftest import write
+
+    for n in range(30):
+        write(vault, f"n{n}.md", f"# Note {n}\n\nThe roadmap item {n} ships in {n + 2} days.\n")
+    cli.json("index", "--json")
+    monkeypatch.setattr("smartvec_cli.cli.output.PROGRESS_EVERY_SECONDS", 0.0)
+    result = cli("consolidate", *(["--quiet"] if quiet else []))
+    assert result.exit_code == 0
+    assert result.stdout.startswith("30 notes consolidated:") and "consolidated" not in result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("consolidating: ")]
+    if quiet:
+        assert progress == []
+    else:
+        assert any("finding the neighbours of 30 passages" in line for line in progress)
+        assert re.match(r"consolidating: (\d+)/\1 pairs \(100%\)", progress[-1]), progress

@@ -90,7 +90,7 @@ def test_versions_of_one_policy_are_not_contradictions(vault, cli, fake_embedder
     summary = consolidate(cli)
     assert summary["contradictions_found"] == 0
     assert summary["transitions"]["UNCONSOLIDATED->ARCHIVED"] == 1  # v1's window closed when v2 began
-    old = cli.json("show", "p/v1.md", "--json")["chunks"][0]
+    old = cli.json("show", "p/v1.md", "--json")["passages"][0]
     assert (old["state"], old["valid_until"]) == ("ARCHIVED", "2022-04-01T00:00:00Z")
     assert "45" in cli.json("query", "per diem", "--as-of", "2021-06-01", "--json", "--no-track")[0]["text"]
     history = cli.json("history", "p/v1.md", "--json")
@@ -166,7 +166,7 @@ def test_unused_low_trust_passages_fall_dormant_and_wake_on_access(vault, cli, f
     assert [h["path"] for h in cli.json("query", "zebra crossing", "--json", "--no-track")] == ["wiki/fresh.md"]
     hits = cli.json("query", "zebra crossing", "--json", "--include-dormant")
     assert {h["path"] for h in hits} == {"wiki/fresh.md", "chat/old.md"}
-    chunk = cli.json("show", "chat/old.md", "--json")["chunks"][0]
+    chunk = cli.json("show", "chat/old.md", "--json")["passages"][0]
     assert chunk["state"] == "ACTIVE"  # woken by the access
 
 
@@ -367,3 +367,80 @@ def test_a_template_family_is_not_flagged_while_its_planted_conflicts_are(vault,
         if "EUR" in plant.claim or "seconds" in plant.claim
     }
     assert found <= expected and values <= found
+
+
+CLAIMING_CHAT = """---
+source_type: chat
+date: 2026-10-21
+supersedes:
+  - "[[Travel Expense Policy v3]]"
+---
+# finance-help, 21 October 2026
+
+**Jonas Weber** 09:12
+Heads up: the new travel rules are out and replace the travel policy. The per diem is EUR 40 per day now.
+"""
+
+
+@pytest.mark.slow
+@both_stores
+def test_a_chat_cannot_archive_a_policy_by_declaring_it_supersedes_it(vault, cli, real_embedder, tmp_path, monkeypatch):
+    """A chat (authority 0.3) that declares ``supersedes: [[Travel Expense Policy v3]]`` (a policy, 1.0) claims
+    it, which consolidation records as a dispute; the policy stays in force and answers. A note of the policy's
+    authority that supersedes it does archive it."""
+    import shutil
+    from pathlib import Path
+
+    monkeypatch.setenv("SMARTVEC_NOW", "2026-11-01")
+    policy = Path(__file__).parent.parent / "sample_vault" / "policies" / "Travel Expense Policy v3.md"
+    (vault / "policies").mkdir(parents=True, exist_ok=True)
+    shutil.copy(policy, vault / "policies" / policy.name)
+    write(vault, "chat/2026-10-21 finance-help.md", CLAIMING_CHAT)
+    cli.json("index", "--json")
+    consolidate(cli)
+    shown = cli.json("show", "policies/Travel Expense Policy v3.md", "--json")
+    assert {p["state"] for p in shown["passages"]} == {"ACTIVE"}
+    assert all(p["valid_until"] is None for p in shown["passages"])
+    hits = cli.json("query", "What is the travel per diem?", "--json", "--no-track")
+    assert hits[0]["path"] == "policies/Travel Expense Policy v3.md" and "EUR 75" in hits[0]["text"]
+    assert any(w.startswith("disputed by chat/2026-10-21 finance-help#") for w in hits[0]["warnings"])
+    claims = [detail for _, _, detail in edges(tmp_path, "contradicts") if detail.get("claim")]
+    assert claims and all("claims to supersede" in detail["reason"] for detail in claims)
+    shown = cli("show", "chat/2026-10-21 finance-help.md").stdout
+    assert "None" not in shown, "an edge between passages names its passages, not a missing target"
+    assert (
+        "contradicts    chat/2026-10-21 finance-help#" in shown and "-> policies/Travel Expense Policy v3.md#" in shown
+    )
+    assert ": claims to supersede policies/Travel Expense Policy v3.md" in shown
+    write(
+        vault,
+        "policies/Travel Expense Policy v4.md",
+        "---\nsource_type: policy\nvalid_from: 2026-10-25\nsupersedes: '[[Travel Expense Policy v3]]'\n---\n"
+        "# Travel Expense Policy (Version 4)\n\nThe per diem is EUR 40 per day.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    shown = cli.json("show", "policies/Travel Expense Policy v3.md", "--json")
+    assert {p["state"] for p in shown["passages"]} == {"ARCHIVED"}, "a policy's own successor archives it"
+    assert not [detail for _, _, detail in edges(tmp_path, "contradicts") if detail.get("claim")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["projects", "people"])
+def test_template_pages_of_different_subjects_do_not_contradict_while_planted_conflicts_do(
+    vault, cli, real_embedder, tmp_path, family
+):
+    """Status pages of numbered projects and a staff directory (``bench.template_families``): pages of other
+    projects or people never contradict, whatever their numbers; a review or an e-mail about one subject that
+    gives another value or denies what its page says does."""
+    from smartvec_cli.bench.template_families import FAMILIES
+
+    planted = FAMILIES[family].write(vault, 40, 5)
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {
+        frozenset(path.split("#")[0] for path in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")
+    }
+    expected = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted}
+    assert found <= expected, found - expected
+    assert len(found) >= len(expected) - 1, expected - found

@@ -7,6 +7,7 @@ from smartvec_cli.memory.contradiction import (
     Where,
     antonyms_spelled_out,
     disagreement,
+    names,
     quantities,
     repeated_outdated_value,
     stem,
@@ -306,4 +307,145 @@ def test_an_antonym_is_read_only_where_the_other_sentence_says_its_partner():
     assert antonyms_spelled_out("The value is immutable.", "The value is mutable.") == (
         "The value is not mutable.",
         "The value is mutable.",
+    )
+
+
+def test_codes_of_letters_and_digits_name_subjects_but_a_value_is_no_code():
+    assert names("The team of project P017 works 38 hours a week.") == {"P017"}
+    assert "web03" in names("Host web03 restarts every 10 minutes.")
+    assert names("It costs EUR75 per day.") == frozenset()
+
+
+PROJECT = Where("Status 017 > Project P017", "2024-03-04", frozenset({"P017"}))
+OTHER_PROJECT = Where("Status 018 > Project P018", "2024-03-04", frozenset({"P018"}))
+REVIEW = Where("Review of P017", "2024-03-04", frozenset({"P017", "Monday"}))
+
+
+def test_the_same_slot_of_other_projects_is_no_contradiction_and_of_the_same_project_is_one():
+    """Status pages of numbered projects, one template: "Project P017 has a budget of EUR 40,000" and "Project
+    P018 has a budget of EUR 55,000" are two subjects; a review of P017 that gives another budget conflicts."""
+    budget = "Project P017 has a budget of EUR 40,000."
+    frames = Frames.of((n, f"Project P{n:03d} has a budget of EUR {n},000.") for n in range(1, 6))
+    assert value_conflicts(budget, "Project P018 has a budget of EUR 55,000.") == []
+    assert (
+        disagreement(
+            budget,
+            "Project P018 has a budget of EUR 55,000.",
+            frames=frames,
+            where_a=PROJECT,
+            where_b=OTHER_PROJECT,
+        )
+        is None
+    )
+    found = disagreement(
+        budget, "Project P017 has a budget of EUR 55,000.", frames=frames, where_a=PROJECT, where_b=REVIEW
+    )
+    assert found and "EUR 55,000" in found.detail
+    frozen, thawed = (
+        "Deploys of project P017 are frozen this month.",
+        "Deploys of project P017 are not frozen this month.",
+    )
+    assert disagreement(thawed, frozen, where_a=PROJECT, where_b=REVIEW), "an id is a word of the claim"
+    assert disagreement(thawed, frozen.replace("P017", "P018"), where_a=PROJECT, where_b=OTHER_PROJECT) is None
+
+
+def person(name: str) -> Where:
+    return Where(f"{name} > {name} > Employment", "2024-03-04", frozenset({"Fridays"}))
+
+
+def test_a_page_whose_sentences_name_nobody_is_about_its_title():
+    """A staff directory: "She has 25 days of annual leave" on one person's page is not what another person's
+    page says, nor what an e-mail about someone else says; an e-mail about this person conflicts."""
+    pages = [
+        f"She has {d} days of annual leave. She may{m} work remotely on Fridays."
+        for d in (22, 25, 26)
+        for m in ("", " not")
+    ]
+    frames = Frames.of(enumerate(pages))
+    ana, greta = person("Ana Jensen"), person("Greta Gallo")
+    assert disagreement(pages[0], pages[2], frames=frames, where_a=ana, where_b=greta) is None
+    denied = "She has 22 days of annual leave. She may not work remotely on Fridays."
+    assert disagreement(pages[0], denied, frames=frames, where_a=ana, where_b=person("Ana Gallo")) is None
+    mail = Where("Re: Carla Jensen", "2024-03-04", frozenset({"Jensen"}))
+    claim = "Carla Jensen has 30 days of annual leave."
+    assert frames.apart(claim, mail, "She has 28 days of annual leave.", ana)
+    assert not frames.apart(claim, mail, "She has 28 days of annual leave.", person("Carla Jensen"))
+
+
+def test_a_pronoun_and_the_name_it_stands_for_are_one_subject_of_a_negation():
+    """ "She may work remotely on Fridays" on Olga Moreau's page is denied by an e-mail's "Olga Moreau may not
+    work remotely on Fridays"; the page of another person is not."""
+    page = "She may work remotely on Fridays."
+    mail = "Olga Moreau may not work remotely on Fridays."
+    frames = Frames.of(enumerate([page] + [page.replace("may", "may not")] * 3))
+    found = disagreement(
+        page, mail, frames=frames, where_a=person("Olga Moreau"), where_b=Where("Re: Olga Moreau", "2024-03-04")
+    )
+    assert found and found.kind == "negation"
+    assert (
+        disagreement(
+            page, mail, frames=frames, where_a=person("Vera Schmidt"), where_b=Where("Re: Olga Moreau", "2024-03-04")
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("The export call is synchronous in the public API.", "The export call is asynchronous in the public API."),
+        (
+            "Two-factor login is mandatory for every admin account.",
+            "Two-factor login is optional for every admin account.",
+        ),
+        ("Uploads are accepted over the public API.", "Uploads are rejected over the public API."),
+        ("Remote work is allowed for all engineers.", "Remote work is disallowed for all engineers."),
+        ("The service is stateless across every request.", "The service is stateful across every request."),
+        (
+            "Access to the reports is granted to every contractor.",
+            "Access to the reports is denied to every contractor.",
+        ),
+        ("Shipping costs are included in the quoted price.", "Shipping costs are excluded from the quoted price."),
+    ],
+)
+def test_curated_antonyms_say_the_opposite(a, b):
+    found = disagreement(a, b)
+    assert found and found.kind == "negation"
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("The export call is synchronous in the public API.", "The export call is not asynchronous in the public API."),
+        (
+            "Two-factor login is mandatory for every admin account.",
+            "Two-factor login is required for every admin account.",
+        ),
+        (
+            "Open the settings file in the editor before you start.",
+            "The settings file is closed in the editor before you start.",
+        ),
+    ],
+)
+def test_an_antonym_negated_or_a_synonym_agrees(a, b):
+    assert disagreement(a, b) is None
+
+
+def test_a_sentence_naming_part_of_its_title_speaks_of_the_whole_title():
+    """ "Bruno works 20 hours a week" (a first word is no name to ``names``) on the page of Bruno Petrov is not
+    what the page of Bruno Nakamura says; an e-mail "Re: Ana Silva" is about Ana Silva's page."""
+    assert (
+        disagreement(
+            "Bruno works 20 hours a week.",
+            "Bruno works 40 hours a week.",
+            where_a=person("Bruno Petrov"),
+            where_b=person("Bruno Nakamura"),
+        )
+        is None
+    )
+    assert Frames().apart(
+        "Ingrid works 36 hours a week.", person("Ingrid Haddad"), "Ana works 32 hours a week.", person("Ana Silva")
+    )
+    assert not Frames().apart(
+        "Ana Silva works 36 hours a week.", Where("Re: Ana Silva"), "Ana works 32 hours a week.", person("Ana Silva")
     )

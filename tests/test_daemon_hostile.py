@@ -347,9 +347,13 @@ def test_every_malformed_mcp_message_is_answered_and_the_server_keeps_serving(va
     assert replies["nested too deeply"]["error"]["message"] == "Parse error: nested too deeply"
     assert tools["id"] == 11 and {tool["name"] for tool in tools["result"]["tools"]} == {
         "search",
+        "context",
         "feedback",
         "note",
         "history",
+        "related",
+        "graph",
+        "changes",
         "status",
     }
     assert search["id"] == 12 and not search["result"]["isError"]

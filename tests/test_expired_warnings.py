@@ -247,7 +247,7 @@ def test_an_index_from_git_knows_the_vault_from_its_first_commit(vault, cli, fak
     repo.commit("2020-06-01", "later", {"gym.md": GYM.replace("7 am", "6 am")})
     cli.json("index", "--from-git", "--json")
     with Workspace.resolve().open_store() as store:
-        assert store.known_since == "2019-01-10T12:00:00Z"
+        assert store.known_since == "2019-01-10T00:00:00Z"  # the day of its first commit
     before = cli.json(
         "--now",
         "2026-01-01",

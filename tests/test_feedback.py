@@ -40,10 +40,7 @@ def test_up_votes_raise_and_a_correction_weighs_less_than_a_down_vote(vault, cli
     hits = cli.json("query", "deploy window", "--json")
     up = cli.json("feedback", "--rank", "1", "--up", "--json")
     assert up["chunk_id"] == hits[0]["chunk_id"] and up["trust_after"] > up["trust_before"]
-    assert (up["confidence_before"], up["confidence_after"]) == (
-        up["trust_before"],
-        up["trust_after"],
-    )  # the old names, one release
+    assert "confidence_before" not in up and "confidence_after" not in up  # trust is not a hit's confidence
     down = cli.json("feedback", hits[1]["chunk_id"], "--down", "--json")
     corrected = cli.json("feedback", hits[0]["chunk_id"], "--correct", "The deploy window is Wednesday noon.", "--json")
     assert 0 < corrected["trust_before"] - corrected["trust_after"] < down["trust_before"] - down["trust_after"]
@@ -92,7 +89,7 @@ def test_accesses_are_counted_and_no_track_leaves_them(vault, cli, fake_embedder
     cli.json("index", "--json")
     cli.json("query", "access counting", "--json")
     cli.json("query", "access counting", "--json", "--no-track")
-    [chunk] = cli.json("show", "a.md", "--json")["chunks"]
+    [chunk] = cli.json("show", "a.md", "--json")["passages"]
     assert chunk["access_count"] == 1
 
 
@@ -171,3 +168,18 @@ def test_a_correction_answers_next_time_and_the_partly_right_passage_stays_finda
         old = next(i for i, h in enumerate(hits) if h["path"] == "office/Parking.md")
         assert old < 3 and f"corrected by {result['correction_chunk_id']}" in hits[old]["warnings"]
         assert falls_down_the_list(hits)
+
+
+def test_rank_after_an_untracked_query_names_the_hit_the_user_saw(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nThe deploy window is Tuesday afternoon.\n")
+    write(vault, "b.md", "# B\n\nThe lunch menu changes every Friday.\n")
+    cli.json("index", "--json")
+    tracked = cli.json("query", "deploy window Tuesday afternoon", "--json")
+    untracked = cli.json("query", "lunch menu Friday", "--json", "--no-track")
+    assert tracked[0]["chunk_id"] != untracked[0]["chunk_id"]
+    assert cli.json("feedback", "--rank", "1", "--up", "--json")["chunk_id"] == untracked[0]["chunk_id"]
+    again = cli.json("query", "deploy window Tuesday afternoon", "--json")  # tracked again: its hits are named
+    assert cli.json("feedback", "--rank", "1", "--down", "--json")["chunk_id"] == again[0]["chunk_id"]
+    cli.json("query", "something nobody wrote about at all", "--json", "--no-track", "--top-k", "1")
+    result = cli("feedback", "--rank", "2", "--up")
+    assert result.exit_code == 2 and "has no hit ranked 2" in result.stderr  # never the older query's hit

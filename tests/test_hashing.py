@@ -36,7 +36,7 @@ def test_show_json_reports_the_aclarai_hash(vault, cli, fake_embedder):
     assert shown["note_id"] == "concept_cuda_error"
     assert shown["version"] == 4
     assert shown["last_updated"]
-    [chunk] = shown["chunks"]
+    [chunk] = shown["passages"]
     assert chunk["chunk_id"] == "concept_cuda_error#concept_cuda_error"
     assert "aclarai" not in chunk["text"] and "^concept" not in chunk["text"]
     assert not any("aclarai" in text for text in fake_embedder.embedded)

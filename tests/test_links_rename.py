@@ -22,7 +22,7 @@ def indexed_once_then_added(vault, cli, monkeypatch):
     index(cli)
     note = write(vault, "old name.md", BODY)
     monkeypatch.setenv("SMARTVEC_NOW", "2025-03-01")
-    assert index(cli)["chunks_embedded"] == 3
+    assert index(cli)["passages_embedded"] == 3
     return note
 
 
@@ -30,7 +30,7 @@ def indexed_once_then_added(vault, cli, monkeypatch):
 def test_a_retitling_rename_keeps_every_passage_and_embeds_only_the_new_titles(vault, cli, fake_embedder, monkeypatch):
     note = indexed_once_then_added(vault, cli, monkeypatch)
     before = cli.json("show", "old name", "--json")
-    assert before["title"] == "old name" and len(before["chunks"]) == 3
+    assert before["title"] == "old name" and len(before["passages"]) == 3
     fake_embedder.embedded.clear()
     (vault / "ops").mkdir()
     note.rename(vault / "ops" / "Ingestion runbook.md")
@@ -38,18 +38,18 @@ def test_a_retitling_rename_keeps_every_passage_and_embeds_only_the_new_titles(v
     summary = index(cli)
 
     assert summary["notes_renamed"] == 1 and summary["notes_deleted"] == 0 and summary["notes_new"] == 0
-    assert summary["chunks_archived"] == 0
+    assert summary["passages_archived"] == 0
     # the title is part of what the model reads, so each passage is embedded once more, under its new title
-    assert summary["chunks_embedded"] == 3 and len(fake_embedder.embedded) == 3
+    assert summary["passages_embedded"] == 3 and len(fake_embedder.embedded) == 3
     assert all(text.startswith("Ingestion runbook\n") for text in fake_embedder.embedded)
 
     after = cli.json("show", "ops/Ingestion runbook.md", "--json")
     assert after["title"] == "Ingestion runbook"
-    assert [(c["chunk_id"], c["version"], c["state"]) for c in after["chunks"]] == [
-        (c["chunk_id"].replace("old name#", "ops/Ingestion runbook#"), 1, "UNCONSOLIDATED") for c in before["chunks"]
+    assert [(c["chunk_id"], c["version"], c["state"]) for c in after["passages"]] == [
+        (c["chunk_id"].replace("old name#", "ops/Ingestion runbook#"), 1, "UNCONSOLIDATED") for c in before["passages"]
     ]
-    assert [c["valid_from"] for c in after["chunks"]] == ["2025-03-01T00:00:00Z"] * 3  # first seen before the rename
-    assert [c["hash"] for c in after["chunks"]] != [c["hash"] for c in before["chunks"]]
+    assert [c["valid_from"] for c in after["passages"]] == ["2025-03-01T00:00:00Z"] * 3  # first seen before the rename
+    assert [c["hash"] for c in after["passages"]] != [c["hash"] for c in before["passages"]]
 
     history = cli.json("history", "ops/Ingestion runbook.md", "--json")
     versions = [v for p in history["passages"] for v in p["versions"]]
@@ -63,7 +63,7 @@ def test_a_renamed_note_is_found_under_its_new_title_only(vault, cli, fake_embed
     note.rename(vault / "Ingestion runbook.md")
     index(cli)
     status = cli.json("status", "--json")
-    assert status["ann"]["live"] == status["chunks"]["UNCONSOLIDATED"] == 4
+    assert status["ann"]["live"] == status["passages"]["UNCONSOLIDATED"] == 4
     hits = cli.json("query", "ingestion runbook backfills night", "--json", "--no-track", "--mode", "cosine")
     assert hits[0]["path"] == "Ingestion runbook.md"
     assert {h["path"] for h in hits} <= {"Ingestion runbook.md", "other.md"}
@@ -76,8 +76,8 @@ def test_a_rename_that_keeps_the_title_embeds_nothing(vault, cli, fake_embedder,
     fake_embedder.embedded.clear()
     note.rename(vault / "final.md")
     summary = index(cli)
-    assert summary["notes_renamed"] == 1 and summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
-    assert summary["chunks_archived"] == 0
+    assert summary["notes_renamed"] == 1 and summary["passages_embedded"] == 0 and fake_embedder.embedded == []
+    assert summary["passages_archived"] == 0
 
 
 def test_a_rename_with_an_edit_versions_only_the_edited_passage(vault, cli, fake_embedder, monkeypatch):
@@ -94,9 +94,9 @@ def test_a_rename_with_an_edit_versions_only_the_edited_passage(vault, cli, fake
         summary = Indexer(ws, store, lambda: fake_embedder, moved={"Ingestion runbook.md": "old name.md"}).run()
     assert summary.notes_renamed == 1 and summary.chunks_archived == 1
     shown = cli.json("show", "Ingestion runbook.md", "--json")
-    archived = [c for c in shown["chunks"] if c["state"] == "ARCHIVED"]
+    archived = [c for c in shown["passages"] if c["state"] == "ARCHIVED"]
     assert len(archived) == 1 and "thirty minutes" in archived[0]["text"]
-    live = [c for c in shown["chunks"] if c["state"] != "ARCHIVED"]
+    live = [c for c in shown["passages"] if c["state"] != "ARCHIVED"]
     assert sorted(c["version"] for c in live) == [1, 1, 2]
 
 
@@ -108,7 +108,7 @@ def test_a_renamed_heading_over_unchanged_words_is_not_a_new_version(vault, cli,
     )
     fake_embedder.embedded.clear()
     summary = index(cli)
-    assert summary["chunks_archived"] == 0 and summary["chunks_embedded"] == 1
+    assert summary["passages_archived"] == 0 and summary["passages_embedded"] == 1
     assert "Installation" in fake_embedder.embedded[0]
-    chunks = cli.json("show", "n.md", "--json")["chunks"]
+    chunks = cli.json("show", "n.md", "--json")["passages"]
     assert [(c["version"], c["state"], c["heading"]) for c in chunks] == [(1, "UNCONSOLIDATED", "N > Installation")]

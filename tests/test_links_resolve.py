@@ -205,5 +205,5 @@ def test_an_index_made_before_markdown_links_were_read_learns_them_without_embed
         assert links_of(cli, "source.md") == {}
     fake_embedder.embedded.clear()
     summary = index(cli)
-    assert summary["notes_unchanged"] == 2 and summary["chunks_embedded"] == 0 and fake_embedder.embedded == []
+    assert summary["notes_unchanged"] == 2 and summary["passages_embedded"] == 0 and fake_embedder.embedded == []
     assert links_of(cli, "source.md") == {("link", "Target.md"): "Target.md"}

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -138,6 +139,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
             "correct without text": ("feedback", {"chunk_id": first, "verdict": "correct"}),
             "malformed date": ("search", {"query": "travel per diem", "as_of": "the day after tomorrow"}),
             "empty query": ("search", {"query": "   "}),
+            "huge query": ("search", {"query": "travel per diem " * 20_000}),
             "top_k 0": ("search", {"query": "travel per diem", "top_k": 0}),
             "top_k 10000": ("search", {"query": "travel per diem", "top_k": 10_000}),
             "top_k not a number": ("search", {"query": "travel per diem", "top_k": "many"}),
@@ -164,9 +166,19 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     run_client(server_parameters(vault, index_dir), errlog, scenario)
 
-    assert set(seen["tools"]) == {"search", "feedback", "note", "history", "status"}
+    assert set(seen["tools"]) == {
+        "search",
+        "context",
+        "feedback",
+        "note",
+        "history",
+        "related",
+        "graph",
+        "changes",
+        "status",
+    }
     schema = seen["tools"]["search"].input_schema
-    assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine"]
+    assert schema["required"] == ["query"] and schema["properties"]["mode"]["enum"] == ["smart", "cosine", "lexical"]
     assert schema["properties"]["top_k"]["maximum"] == 1000 and seen["tools"]["search"].description
     assert (
         seen["tools"]["search"].annotations.read_only_hint and not seen["tools"]["feedback"].annotations.read_only_hint
@@ -194,6 +206,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert "needs the right answer in `correction`" in errors["correct without text"]
     assert "not a date: 'the day after tomorrow'" in errors["malformed date"]
     assert "the question is empty" in errors["empty query"]
+    assert "characters long; at most 4,000 are answered" in errors["huge query"]
     assert "top_k must be a whole number from 1 to 1000" in errors["top_k 0"] == errors["top_k 10000"]
     assert "top_k: Input should be a valid integer" in errors["top_k not a number"]
     assert "mode: Input should be 'smart' or 'cosine'" in errors["bad mode"]
@@ -202,7 +215,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert errors["unknown history"] == "Error executing tool history: no note 'no such note' in the index"
     assert all(text.startswith("Error executing tool ") for text in errors.values())
 
-    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["chunks"]
+    assert seen["note"]["path"] == "policies/travel-v2.md" and seen["note"]["passages"]
     assert seen["history"]["path"] == "policies/travel-v2.md"
     assert seen["status"]["notes"] == 4
     assert {hit["path"] for hit in seen["cosine"]["hits"]} >= {"policies/travel-v1.md", "policies/travel-v2.md"}
@@ -250,14 +263,12 @@ def test_beside_a_watch_daemon_the_server_leaves_the_socket_to_it(indexed, tmp_p
     assert f"pid {os.getpid()} (smartvec watch)" in (tmp_path / "mcp.err").read_text()
 
 
-def test_streamable_http_on_loopback(indexed, tmp_path):
-    from mcp.client.streamable_http import streamable_http_client
-
-    vault, index_dir = indexed
+def start_http_server(vault, index_dir, tmp_path, *options: str):
+    """``smartvec mcp --http PORT OPTIONS`` started, and (the process, its port, its stderr file)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    parameters = server_parameters(vault, index_dir, "--http", str(port))
+    parameters = server_parameters(vault, index_dir, "--http", str(port), *options)
     err = open(tmp_path / "mcp.err", "w")
     proc = subprocess.Popen(
         [parameters.command, *parameters.args],
@@ -266,26 +277,97 @@ def test_streamable_http_on_loopback(indexed, tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=err,
     )
+    err.close()
+    return proc, port, tmp_path / "mcp.err"
 
-    async def main():
-        with anyio.fail_after(120):
-            while f"http://127.0.0.1:{port}/mcp" not in (tmp_path / "mcp.err").read_text():
-                assert proc.poll() is None, (tmp_path / "mcp.err").read_text()
-                await anyio.sleep(0.2)
-            await anyio.sleep(0.5)
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write_stream, *_):
+
+async def http_session_answer(proc, port: int, err_path, token: str | None, work):
+    """Wait for the server, connect with ``token`` (if any) and return ``work(session)``."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    with anyio.fail_after(120):
+        while f"http://127.0.0.1:{port}/mcp" not in err_path.read_text():
+            assert proc.poll() is None, err_path.read_text()
+            await anyio.sleep(0.2)
+        await anyio.sleep(0.5)
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with create_mcp_http_client(headers=headers) as client:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (
+                read,
+                write_stream,
+                *_,
+            ):
                 async with ClientSession(read, write_stream) as session:
                     await session.initialize()
-                    return payload(await session.call_tool("search", {"query": "kiwi harvest", "top_k": 1}))
+                    return await work(session)
+
+
+def stop_server(proc) -> int:
+    proc.terminate()
+    return proc.wait(timeout=30)
+
+
+def test_streamable_http_on_loopback_asks_for_its_token(indexed, tmp_path):
+    vault, index_dir = indexed
+    proc, port, err_path = start_http_server(vault, index_dir, tmp_path)
+
+    async def search(session):
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        return tools, payload(await session.call_tool("search", {"query": "kiwi harvest", "top_k": 1}))
 
     try:
-        answer = anyio.run(main)
+        token_file = index_dir / "mcp-token"
+        deadline = time.monotonic() + 120
+        while not token_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        token = token_file.read_text().strip()
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        tools, answer = anyio.run(http_session_answer, proc, port, err_path, token, search)
+        import httpx2
+
+        refused = httpx2.post(f"http://127.0.0.1:{port}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        wrong = httpx2.post(
+            f"http://127.0.0.1:{port}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"Authorization": "Bearer " + "x" * len(token)},
+        )
     finally:
-        proc.terminate()
-        code = proc.wait(timeout=30)
-        err.close()
+        code = stop_server(proc)
     assert answer["hits"][0]["path"].startswith("farm/")
-    assert code == 0 and "Traceback" not in (tmp_path / "mcp.err").read_text()
+    assert refused.status_code == 401 and wrong.status_code == 401
+    assert "feedback" not in tools and "search" in tools  # read-only over HTTP by default
+    stderr = err_path.read_text()
+    assert stderr.count(token) == 1  # printed once, when made
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_http_without_a_token_only_on_loopback_never_for_a_private_vault(indexed, tmp_path):
+    vault, index_dir = indexed
+    os.chmod(vault, 0o700)
+    try:
+        for options in (["--http", "8799", "--no-auth"], ["--http", "0.0.0.0:8799", "--no-auth"], ["--no-auth"]):
+            done = cli_process("mcp", *options, env={"SMARTVEC_VAULT": str(vault), "SMARTVEC_INDEX": str(index_dir)})
+            assert done.exit_code == 2, (options, done.stderr)
+            assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    finally:
+        os.chmod(vault, 0o755)
+
+
+def test_http_no_auth_on_loopback_warns_and_feedback_is_opt_in(indexed, tmp_path):
+    vault, index_dir = indexed
+    os.chmod(vault, 0o755)
+    proc, port, err_path = start_http_server(vault, index_dir, tmp_path, "--no-auth", "--feedback")
+
+    async def tools(session):
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    try:
+        names = anyio.run(http_session_answer, proc, port, err_path, None, tools)
+    finally:
+        stop_server(proc)
+    assert "feedback" in names
+    assert "warning: --no-auth: every user of this machine can read" in err_path.read_text()
 
 
 def test_http_addresses():
@@ -366,3 +448,43 @@ def test_the_real_model_through_the_server(tmp_path, real_embedder_session, onnx
     assert (
         leave["as_of"].startswith("2023-07-02") and leave["hits"][0]["path"] == "policies/Parental Leave Policy v2.md"
     )
+
+
+def test_the_agent_tools_context_related_graph_and_lexical_search(indexed, cli, tmp_path):
+    vault, index_dir = indexed
+    seen: dict = {}
+
+    async def scenario(session: ClientSession):
+        async def call(name, **arguments):
+            return payload(await session.call_tool(name, arguments))
+
+        seen["lexical"] = await call("search", query="kiwi harvest", mode="lexical")
+        seen["context"] = await call("context", query="travel per diem", as_of="2021-03-01", top_k=2)
+        seen["filtered"] = await call("context", query="harvest", path=["farm/**"])
+        seen["related"] = await call("related", path_or_id="farm/orchard.md", top_k=2)
+        seen["graph"] = await call("graph", path_or_id="policies/travel-v2.md", depth=1)
+        seen["whole"] = await call("graph")
+        seen["history"] = await call("history", path_or_id="farm/diary.md")
+        seen["changes"] = await call("changes", since="2026-05-01")
+
+    run_client(server_parameters(vault, index_dir), tmp_path / "mcp.err", scenario)
+
+    cli_lexical = cli.json("query", "kiwi harvest", "--mode", "lexical", "--json", "--no-track")
+    assert [h["chunk_id"] for h in seen["lexical"]["hits"]] == [h["chunk_id"] for h in cli_lexical]
+    context = seen["context"]
+    assert context["as_of"] == "2021-03-01T12:00:00Z" and context["hits"] >= 1
+    printed = cli("query", "travel per diem", "--as-of", "2021-03-01", "--top-k", "2", "--context", "--no-track").stdout
+    assert context["context"] == printed  # the tool gives what `query --context` prints
+    assert "policies/travel-v1.md" in printed and "30 euros" in printed and "valid: 2020-01-01 to 2022-01-01" in printed
+    assert all(line.startswith("    |") for line in printed.splitlines() if "euros per day" in line)
+    assert "farm/" in seen["filtered"]["context"] and "policies/" not in seen["filtered"]["context"]
+    assert [n["path"] for n in seen["related"]["related"]][:1] == ["farm/diary.md"]
+    assert {n["path"] for n in seen["graph"]["nodes"]} == {"policies/travel-v1.md", "policies/travel-v2.md"}
+    assert len(seen["whole"]["nodes"]) == 4 and seen["history"]["path"] == "farm/diary.md"
+    assert seen["changes"] == cli.json("changes", "--since", "2026-05-01", "--json")
+    assert {a["path"] for a in seen["changes"]["added"]} == {
+        "policies/travel-v1.md",
+        "policies/travel-v2.md",
+        "farm/orchard.md",
+        "farm/diary.md",
+    }

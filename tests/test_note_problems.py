@@ -38,7 +38,7 @@ def test_a_windows_1252_note_is_indexed_found_and_its_encoding_shown(vault, cli,
     assert summary["errors"] == [] and summary["notes_new"] == 1
     shown = cli.json("show", "old.md", "--json")
     assert shown["encoding"] == "cp1252" and shown["title"] == "Déjà vu"
-    assert "“special” costs €4" in shown["chunks"][0]["text"]
+    assert "“special” costs €4" in shown["passages"][0]["text"]
     assert cli.json("query", "café special", "--json", "--no-track")[0]["path"] == "old.md"
     assert "encoding       cp1252" in cli("show", "old.md").stdout
 
@@ -165,14 +165,14 @@ def test_ctrl_c_inside_a_huge_note_keeps_the_vectors_already_made(vault, cli, mo
     assert cli("index").exit_code == 130
     last = cli.json("status", "--json")["last_run"]
     assert last["status"] == "interrupted" and last["summary"]["seconds"] > 0
-    assert last["summary"]["chunks_embedded"] == 40
+    assert last["summary"]["passages_embedded"] == 40
     assert index_rows("SELECT COUNT(*) FROM embeddings") == [(40,)] and index_rows("SELECT COUNT(*) FROM notes") == [
         (0,)
     ]
 
     embedder.calls = 11  # Ctrl-C no more
     embedder.embedded.clear()
-    assert cli.json("index", "--json")["chunks_embedded"] == 160 and len(embedder.embedded) == 160
+    assert cli.json("index", "--json")["passages_embedded"] == 160 and len(embedder.embedded) == 160
 
 
 def test_a_killed_index_shows_as_interrupted(vault, tmp_path):

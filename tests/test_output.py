@@ -32,8 +32,10 @@ def test_the_index_summary_says_what_it_counted(vault, cli, fake_embedder):
     write(vault, "a.md", "# A\n\nFirst paragraph about apples.\n\nSecond paragraph about plums now.\n")
     again = cli("index").stdout
     stored = sum(cli.json("status", "--json")["passages"].values())
-    assert "3 passages embedded, 0 passages reused, 3 passages stored" in first
-    assert f"1 passages embedded, 1 passages reused, {stored} passages stored" in again and stored == 4  # one archived
+    assert "3 passages embedded, 0 passages reused, 3 passages stored in all" in first
+    assert (
+        f"1 passages embedded, 1 passages reused, {stored} passages stored in all" in again and stored == 4
+    )  # one archived
 
 
 @pytest.mark.parametrize("command", ["show", "history"])
@@ -85,3 +87,14 @@ def test_a_query_hit_from_a_note_with_a_control_character_in_its_name_is_one_lin
     cli("index")
     text = cli("query", "kiwi harvest").stdout
     assert "odd\\nname\\x1b[31m.md" in text and "\x1b" not in text
+
+
+def test_explain_at_80_columns_prints_each_id_whole_on_one_line(vault, cli, fake_embedder, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    write(
+        vault, "policies/Travel and expenses policy 2025.md", "# Per diem and meals abroad\n\nThe per diem is 70 EUR.\n"
+    )
+    cli.json("index", "--json")
+    shown = cli("query", "per diem", "--explain", "--no-track").stdout
+    chunk_id = "policies/Travel and expenses policy 2025#per-diem-and-meals-abroad"
+    assert any(line.strip().endswith(chunk_id) for line in shown.splitlines()), shown

@@ -164,7 +164,8 @@ def test_a_crafted_repository_writes_nothing_outside_the_scratch_folder(
     assert not (outside / "planted.md").exists()
     assert data["commits_replayed"] == 2
     c1, c2 = (sha[:12] for sha in crafted["commits"])
-    refused = sorted((e["commit"], e["path"]) for e in data["errors"])
+    refused = sorted((e["commit"], e["path"]) for e in data["errors"] + data["past_errors"])
+    assert [(e["commit"], e["path"]) for e in data["past_errors"]] == [(c1, str(outside / "existing.md"))]
     assert refused == sorted(
         [
             (c1, str(outside / "existing.md")),

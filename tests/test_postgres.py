@@ -318,3 +318,53 @@ def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store
         assert holders["queue"] == set(ids) and len(holders["restarting"]) == 1
         a_id = next(i for i in ids if store.passages([i])[i].path == "a.md")
         assert store.body_neighbours(a_id, '"queue"', 5) == [i for i in ids if i != a_id]
+
+
+def test_two_machines_index_query_and_consolidate_one_store_at_once_without_lost_or_double_rows(tmp_path, pg_databases):
+    """Two team members' machines: two ``smartvec`` processes, each with its own checkout of the vault and its
+    own index folder, index, ask and consolidate against one PostgreSQL store at the same time. The store ends
+    as one machine doing it all alone leaves it: every note once, every passage version once, nothing lost."""
+    import shutil
+
+    from fake_backend import subprocess_env, use_fake_backend
+
+    source = tmp_path / "vault"
+    team_vault(source, random.Random(11))
+    url = pg_databases()
+    env = dict(subprocess_env(), SMARTVEC_NOW=NOW)
+
+    def machine(name: str, store: str) -> subprocess.Popen:
+        checkout, index = tmp_path / f"checkout-{name}", tmp_path / f"index-{name}"
+        shutil.copytree(source, checkout)
+        use_fake_backend(index)
+        smartvec = [sys.executable, "-m", "smartvec_cli", "--vault", str(checkout), "--index-dir", str(index)]
+        steps = [
+            [*smartvec, "--store", store, "index", "--json", "--wait", "300"],
+            *([*smartvec, "--store", store, "query", f"mark a{i} part", "--json"] for i in range(3)),
+            [*smartvec, "--store", store, "consolidate", "--json", "--wait", "300"],
+            [*smartvec, "--store", store, "query", "mark b7 part 1", "--json"],
+        ]
+        script = "import subprocess, sys\nfor step in %r:\n    subprocess.run(step, check=True)\n" % steps
+        return subprocess.Popen(
+            [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    machines = [machine(name, url) for name in ("ana", "ben")]
+    outputs = [m.communicate(timeout=600) for m in machines]
+    for process, (out, err) in zip(machines, outputs, strict=True):
+        assert process.returncode == 0, err
+        answers = [json.loads(line) for line in out.splitlines() if line.startswith("[")]
+        assert len(answers) == 4 and all(answers), "every question was answered"
+    shared = Workspace.resolve(tmp_path / "checkout-ana", tmp_path / "index-ana", NOW, url)
+    with shared.open_store() as store:
+        doubles = store.db.execute(
+            "SELECT note, chunk_id, version, COUNT(*) FROM chunks GROUP BY note, chunk_id, version HAVING COUNT(*) > 1"
+        ).fetchall()
+        assert doubles == []
+        assert store.db.execute("SELECT COUNT(*), COUNT(DISTINCT path) FROM notes").fetchone() == (5 + 2 * HALF,) * 2
+    alone_url = pg_databases()
+    alone = machine("alone", alone_url)
+    _, err = alone.communicate(timeout=600)
+    assert alone.returncode == 0, err
+    by_one = state(Workspace.resolve(tmp_path / "checkout-alone", tmp_path / "index-alone", NOW, alone_url))
+    assert state(shared) == by_one

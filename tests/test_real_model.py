@@ -33,9 +33,9 @@ def test_sample_vault_indexes_once_and_then_embeds_nothing(indexed_sample, cli):
     _, first = indexed_sample
     assert first["errors"] == []
     assert first["notes_new"] == first["notes_scanned"] >= 30
-    assert first["chunks_embedded"] > 150
+    assert first["passages_embedded"] > 150
     second = cli.json("index", "--json")
-    assert second["chunks_embedded"] == 0 and second["notes_unchanged"] == first["notes_scanned"]
+    assert second["passages_embedded"] == 0 and second["notes_unchanged"] == first["notes_scanned"]
 
 
 @pytest.mark.parametrize(

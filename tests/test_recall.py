@@ -27,7 +27,7 @@ def test_cosine_mode_finds_what_exact_cosine_ranks_first_behind_a_wall_of_duplic
         "smartvec_cli.store.sqlite.ONE_PASS_FROM", 100
     )  # the matrix read in one pass, as for a large index
     write(vault, "Export log.md", "# Export log\n\n" + "\n\n".join([REPEATED] * 1500) + "\n")
-    assert cli.json("index", "--json")["chunks_embedded"] >= 1
+    assert cli.json("index", "--json")["passages_embedded"] >= 1
     for path, text in SHORT_NOTES.items():
         sentence = text.split("\n\n", 1)[1].strip()
         hits = cli.json("query", sentence, "--mode", "cosine", "--top-k", "3", "--json", "--no-track")

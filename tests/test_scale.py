@@ -56,7 +56,7 @@ def test_a_large_vault_fits_in_memory(tmp_path, capsys):
         data = json.loads(stdout)
         if name == "index":
             assert data["notes_new"] == NOTES and data["errors"] == []
-            passages = data["chunks_embedded"]
+            passages = data["passages_embedded"]
         elif name.startswith("query"):
             assert len(data) == 10
         elif name == "doctor":

@@ -582,8 +582,8 @@ def build_report(
         "styles": {
             style: {
                 "notes": run.notes,
-                "passages_stored": sum(run.status["chunks"].values()),
-                "passages_by_state": run.status["chunks"],
+                "passages_stored": sum(run.status["passages"].values()),
+                "passages_by_state": run.status["passages"],
                 "index_runs": run.index_runs,
             }
             for style, run in runs.items()

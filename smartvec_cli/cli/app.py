@@ -156,6 +156,7 @@ def open_vault(ctx: typer.Context, wait: float = DEFAULT_WAIT, embeds_questions:
 def register_commands() -> None:
     from . import (  # noqa: F401  (each module adds its command to ``app``)
         bench,
+        changes,
         consolidate,
         cron,
         doctor,

@@ -6,18 +6,19 @@ import typer
 
 from .app import app, open_vault
 from .lock import wait_option
-from .output import JsonOutput, print_json, result
+from .output import JsonOutput, QuietOutput, print_json, progress_bar, result
 
 
 @app.command("consolidate")
 def consolidate_command(
     ctx: typer.Context,
     as_json: JsonOutput = False,
+    quiet: QuietOutput = False,
     wait: float = wait_option(),
 ) -> None:
     """Relations, contradictions, supersession, ripple, dormancy and importance; incremental and idempotent."""
-    with open_vault(ctx, wait) as vault:
-        data = vault.consolidate()
+    with open_vault(ctx, wait) as vault, progress_bar("consolidating", quiet) as progress:
+        data = vault.consolidate(progress=progress)
     if as_json:
         print_json(data)
         return

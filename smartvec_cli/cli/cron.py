@@ -45,6 +45,8 @@ def cron_command(
         "refresh",
         "--nightly",
     ]
+    for word in (*words, str(IndexLayout(ws.index_dir).cron_log)):
+        refuse_control_characters(word)
     command = " ".join([*environment, *(cron_quote(w) for w in words)])
     typer.echo(f"{minute} {hour} * * * {command} >> {cron_quote(str(IndexLayout(ws.index_dir).cron_log))} 2>&1")
 
@@ -75,6 +77,17 @@ def smartvec_executable() -> list[str]:
     if found:
         return [str(Path(found).absolute())]
     return [sys.executable, "-m", "smartvec_cli"]
+
+
+def refuse_control_characters(word: str) -> None:
+    """A crontab entry is one line, and no quoting survives a newline in it: cron ends the entry there, and the
+    rest of the path would be a line of its own (a command cron runs). Refused, with every control character."""
+    bad = next((ch for ch in word if ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\u2028\u2029\x85"), None)
+    if bad is not None:
+        raise UsageError(
+            f"cannot write a crontab line for {word.encode('unicode_escape').decode('ascii')}: it holds a control "
+            f"character ({bad!r}); rename the folder, or pass another --vault / --index-dir"
+        )
 
 
 def cron_quote(word: str) -> str:

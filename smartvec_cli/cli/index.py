@@ -66,16 +66,23 @@ def index_command(
     for problem in data["errors"]:
         where = f" (commit {problem['commit']})" if "commit" in problem else ""
         message(f"warning: {printable(problem['path'])}{where}: {problem['error']}")
+    for problem in data.get("past_errors", ()):  # a git import's: versions a later commit replaced
+        message(
+            f"warning: {printable(problem['path'])} (commit {problem['commit']}, replaced by a later commit): "
+            f"{problem['error']}"
+        )
     if data["errors"]:
         raise typer.Exit(EXIT_PARTIAL)
 
 
 def passage_counts(data: dict) -> str:
-    """``219 passages embedded, 12 passages reused, 240 passages stored``: what the run embedded, what it found
-    already embedded (same text, vector kept), and every passage version the index holds, as ``status`` counts them."""
+    """``219 passages embedded, 12 passages reused, 240 passages stored in all``: what the run embedded, what it
+    found already embedded (same text, vector kept), and every passage version the index holds, as ``status``
+    counts them ("in all": the unchanged notes' passages and the archived versions too, which the run did not
+    read, so the first two do not add up to it)."""
     return (
         f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
-        f"{data['passages_stored']} passages stored"
+        f"{data['passages_stored']} passages stored in all"
     )
 
 

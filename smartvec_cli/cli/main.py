@@ -9,6 +9,8 @@ import sys
 
 def run() -> None:
     hide_store_password()
+    escape_unencodable_output()
+    refuse_undecodable_input()
     from .query_line import answer_query_line
 
     code = answer_query_line(sys.argv[1:])
@@ -17,6 +19,34 @@ def run() -> None:
     from .app import run as run_app
 
     run_app()
+
+
+def escape_unencodable_output() -> None:
+    """Write what the output's encoding cannot hold as escapes (``\\u203a``), never fail on it: with
+    ``PYTHONIOENCODING=ascii`` or a C locale, a note's accented title must not end a run with an exception."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream already written to in another mode, or closed
+                pass
+
+
+def refuse_undecodable_input() -> None:
+    """An argument or a SMARTVEC_* variable that is not UTF-8 (Python holds its bytes as lone surrogates) is a
+    usage error in one line (exit 2): it cannot be stored, compared with what the index holds, nor printed."""
+    import os
+
+    words = [(f"argument {i}", arg) for i, arg in enumerate(sys.argv[1:], start=1)]
+    words += [(name, value) for name, value in os.environ.items() if name.startswith("SMARTVEC_")]
+    for where, value in words:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            sys.stderr.write(f"error: {where} is not valid UTF-8: {shown}\n")
+            raise SystemExit(2) from None
 
 
 def hide_store_password(argv: list[str] | None = None) -> None:

@@ -20,6 +20,7 @@ from .printing import (  # noqa: F401
     print_rows,
     printable,
     result,
+    sane_width,
     show_notices,
     stdout_console,
     stdout_is_terminal,
@@ -55,19 +56,31 @@ class Pace:
     def __init__(self) -> None:
         self.embedding_since: tuple[float, int] | None = None  # (when, passages embedded) at the first passage
         self.counting_since: tuple[float, int] | None = None  # (when, units done) at the first unit
+        self.unit: str | None = None
+
+    def _same_count(self, report: ProgressReport) -> None:
+        """A run that goes on to count other units (``refresh``: passages embedded, then pairs compared) starts a
+        new pace: the old one says nothing of the new units."""
+        if report.unit != self.unit:
+            self.unit, self.counting_since = report.unit, None
 
     def rate(self, report: ProgressReport, now: float) -> float | None:
-        """Passages embedded per second since the first report that counted one; None before there is a span."""
+        """Passages embedded per second since the first report that counted one; None before there is a span, and
+        until a passage more is embedded (a line saying ``0.0 passages/s`` while the second batch is under way
+        would be no rate at all)."""
         if self.embedding_since is None and report.embedded:
             self.embedding_since = (now, report.embedded)
         if self.embedding_since is None or now <= self.embedding_since[0]:
             return None
         since, embedded = self.embedding_since
+        if report.embedded <= embedded:
+            return None
         return (report.embedded - embedded) / (now - since)
 
     def seconds_left(self, report: ProgressReport, now: float) -> float | None:
         """The rest of the total at the pace of the units counted so far; None until that pace means
         something (``ESTIMATE_AFTER_SECONDS`` and ``ESTIMATE_AFTER_SHARE``), and once finished."""
+        self._same_count(report)
         if self.counting_since is None and report.done:
             self.counting_since = (now, report.done)
         if self.counting_since is None or not report.total or report.finished:
@@ -182,7 +195,7 @@ def progress_bar(description: str, quiet: bool = False, first_at_once: bool = Fa
         TextColumn(description),
         BarColumn(),
         TextColumn("{task.fields[status]}"),
-        console=Console(stderr=True),
+        console=Console(stderr=True, width=sane_width()),
         transient=True,
     ) as progress:
         task = progress.add_task(description, total=None, status="")

@@ -68,7 +68,28 @@ def plain(value):
 def stdout_console():
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, width=sane_width())
+
+
+MIN_WIDTH, MAX_WIDTH, FALLBACK_WIDTH = 20, 10_000, 80
+
+
+def sane_width() -> int | None:
+    """The output's width when ``COLUMNS`` is not a usable one (``0``, ``-5``, ``abc``, a million): the terminal's
+    own, else 80; None leaves it to rich (which takes ``COLUMNS`` when it is a number, and would print nothing
+    at all for 0)."""
+    import os
+
+    given = os.environ.get("COLUMNS")
+    if given is None:
+        return None
+    if given.strip().isascii() and given.strip().isdigit() and MIN_WIDTH <= int(given) <= MAX_WIDTH:
+        return None
+    try:
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return FALLBACK_WIDTH
+    return columns if MIN_WIDTH <= columns <= MAX_WIDTH else FALLBACK_WIDTH
 
 
 def stdout_is_terminal() -> bool:
@@ -98,6 +119,7 @@ def window_day(value: str | None, missing: str) -> str:
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """A passage's text on one line, cut to ``limit`` characters on a terminal only (piped, it is whole)."""
-    flat = " ".join(text.split())
+    """A passage's text on one line, cut to ``limit`` characters on a terminal only (piped, it is whole), its
+    control characters escaped (``printable``)."""
+    flat = printable(" ".join(text.split()))
     return flat[:limit] if limit and stdout_is_terminal() else flat

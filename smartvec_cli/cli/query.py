@@ -100,11 +100,19 @@ def query_command(
         metavar="DATE",
         help="Only notes dated on or before DATE (read like --as-of; 'March 2023' includes all of March).",
     ),
+    context: bool = typer.Option(
+        False,
+        "--context",
+        help="Print the hits as one block to paste into a prompt: each passage's source, validity window, "
+        "confidence and warnings, then its text.",
+    ),
     as_json: JsonOutput = False,
 ) -> None:
     """Rank the vault's passages for a question (answered by 'watch' or 'mcp' when one runs)."""
     if (text is None) == (batch is None):
         raise UsageError("give either a question or --batch FILE")
+    if context and (as_json or batch is not None or explain):
+        raise UsageError("--context prints a block of text: it goes with neither --json, --batch nor --explain")
     found = ctx.find_root().obj
     shared = {"path": path or [], "tag": tag or [], "where": where or [], "since": since, "until": until}
     options = search_request(
@@ -127,7 +135,7 @@ def query_command(
             return
         assert text is not None  # exactly one of the question and --batch is given
         answer = answerer.ask(text)
-    print_answer(answer, explain, as_json)
+    print_answer(answer, explain, as_json, context=context, question=text, mode=mode)
     hint_when_nothing_matched(answer, options.get("filters"))
 
 

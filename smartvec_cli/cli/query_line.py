@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, check_question_length
 
 if TYPE_CHECKING:
     from ..core.api import Vault
@@ -47,6 +47,7 @@ QUERY_FLAGS = {
     "--no-track": "no_track",
     "--include-archived": "include_archived",
     "--include-dormant": "include_dormant",
+    "--context": "context",
 }
 QUERY_DEFAULTS = {
     "top_k": 5,
@@ -58,6 +59,7 @@ QUERY_DEFAULTS = {
     "no_track": False,
     "include_archived": False,
     "include_dormant": False,
+    "context": False,
 }
 """The ``query`` command's defaults; ``tests/test_watch.py`` checks them against the Typer command's."""
 
@@ -92,6 +94,8 @@ def parse_query_line(argv: list[str]) -> dict | None:
         else:
             texts.append(token)
     top_k = str(line["top_k"])
+    if line["context"] and (line["as_json"] or line["explain"]):
+        return None  # the command itself says what is wrong
     if len(texts) != 1 or not (top_k.isascii() and top_k.isdigit() and 1 <= int(top_k) <= 1000):
         return None
     line["top_k"], line["text"] = int(top_k), texts[0]
@@ -124,7 +128,7 @@ def answer_query_line(argv: list[str]) -> int | None:
             line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)
         ) as answerer:
             answer = answerer.ask(line["text"])
-        print_answer(answer, line["explain"], line["as_json"])
+        print_answer(answer, line["explain"], line["as_json"], line["context"], line["text"], line["mode"])
     except (Exception, KeyboardInterrupt) as exc:
         from .session import report_failure
 
@@ -253,6 +257,7 @@ class Answerer:
 
     def ask(self, text: str, question_id=None, as_of: str | None = None, filters: dict | None = None) -> dict:
         """One answer; ``filters`` (checked, ``checked_filters``) replace the options' own for this question."""
+        check_question_length(text)
         options = (
             self.options
             if filters is None
@@ -358,6 +363,10 @@ def batch_item(text: str, where: str) -> dict:
     if not isinstance(query, str) or not query.strip():
         found = "missing" if "query" not in item else f"{json.dumps(query)[:60]}"
         raise UsageError(f'{where}: "query" must be a non-empty string, not {found}')
+    try:
+        check_question_length(query)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
     question_id = item.get("id")
     if isinstance(question_id, bool) or not isinstance(question_id, (str, int, float, type(None))):
         raise UsageError(f'{where}: "id" must be a string, a number or null, not {json.dumps(question_id)[:60]}')
@@ -375,14 +384,27 @@ def _no_constant(name: str):
 
 
 def hits_for_output(answer: dict, explain: bool) -> list[dict]:
-    """The hits as ``query --json`` prints them: ``explain`` only when asked for."""
-    return [{key: value for key, value in hit.items() if explain or key != "explain"} for hit in answer["hits"]]
+    """The hits as ``query --json`` prints them: each with ``as_of``, the moment (ISO, UTC) it was judged at (the
+    as-of given or named in the question; null: now), with or without ``--explain``; ``explain`` only when asked
+    for."""
+    out = []
+    for hit in answer["hits"]:
+        shown = {key: value for key, value in hit.items() if explain or key != "explain"}
+        shown.setdefault("as_of", answer.get("as_of"))  # a daemon of an older version does not give it
+        out.append(shown)
+    return out
 
 
-def print_answer(answer: dict, explain: bool, as_json: bool) -> None:
+def print_answer(
+    answer: dict, explain: bool, as_json: bool, context: bool = False, question: str | None = None, mode: str = "smart"
+) -> None:
     from .printing import print_json
 
-    if as_json:
+    if context:
+        from ..core.context import context_block
+
+        sys.stdout.write(context_block(question or "", answer, mode))
+    elif as_json:
         print_json(hits_for_output(answer, explain))
     else:
         show_answer(answer, explain)
@@ -414,7 +436,7 @@ def show_answer(answer: dict, explain: bool) -> None:
     console = stdout_console()
     hits = answer["hits"]
     if answer.get("as_of"):
-        console.print(f"[dim]as of {answer['as_of']}{escape(as_of_origin(answer))}[/dim]")
+        console.print(f"[dim]as of {answer['as_of']}{escape(printable(as_of_origin(answer)))}[/dim]")
     if not hits:
         console.print("no relevant passage: nothing in the vault is close enough to the question")
         return
@@ -432,7 +454,7 @@ def show_answer(answer: dict, explain: bool) -> None:
         for line in snippet_lines(hit["text"]):
             console.print(f"   {line}", markup=False)
         for warning in hit["warnings"]:
-            console.print(f"   [yellow]! {escape(warning)}[/yellow]", markup=True)
+            console.print(f"   [yellow]! {escape(printable(warning))}[/yellow]", markup=True)
 
 
 def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
@@ -448,8 +470,11 @@ def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
 
 def snippet_lines(text: str, limit: int = 300) -> list[str]:
     """A hit as shown: prose runs on as one line, a fenced code block keeps its lines (its layout is
-    part of what it says); cut with "…" after ``limit`` characters."""
+    part of what it says); cut with "…" after ``limit`` characters. Control characters are escapes
+    (``printable``): an escape sequence in a note (a clipboard write, a link, a cursor move over the lines above)
+    must never reach the terminal."""
     from ..vault.markdown import FENCE
+    from .printing import printable
 
     lines: list[str] = []
     prose: list[str] = []
@@ -461,11 +486,12 @@ def snippet_lines(text: str, limit: int = 300) -> list[str]:
             prose.clear()
             if FENCE.match(line):
                 in_fence = not in_fence
-            lines.append(line.rstrip())
+            lines.append(line.rstrip().expandtabs(4))
         else:
             prose.append(line)
     if " ".join(prose).strip():
         lines.append(" ".join(" ".join(prose).split()))
+    lines = [printable(line) for line in lines]
     shown: list[str] = []
     room = limit
     for line in lines:
@@ -484,14 +510,15 @@ def show_explain_table(console, hits: list[dict]) -> None:
 
     from .printing import plain
 
-    table = Table("#", "chunk", "score", "sem", "time", "trust", "rel", "conf", "valid")
-    table.columns[1].overflow = "fold"
+    longest = max((len(plain(hit["chunk_id"])) for hit in hits), default=0)
+    with_ids = console.width >= longest + EXPLAIN_COLUMNS_WIDTH  # else an id would be folded over many lines
+    table = Table("#", *(["chunk"] if with_ids else []), "score", "sem", "time", "trust", "rel", "conf", "valid")
     for hit in hits:
         cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         signals = hit["signals"]
         table.add_row(
             str(hit["rank"]),
-            plain(hit["chunk_id"]),
+            *([plain(hit["chunk_id"])] if with_ids else []),
             f"{hit['score']:.3f}",
             cell(signals["semantic"]),
             cell(signals["temporal"]),
@@ -501,6 +528,14 @@ def show_explain_table(console, hits: list[dict]) -> None:
             validity(hit),
         )
     console.print(table)
+    if not with_ids:  # each id whole on its own line, under the table that numbers them
+        for hit in hits:
+            console.print(f"{hit['rank']:>3}  {plain(hit['chunk_id'])}", markup=False, highlight=False, soft_wrap=True)
+
+
+EXPLAIN_COLUMNS_WIDTH = 75
+"""What the ``--explain`` table needs besides its chunk column: on a console narrower than that and the longest id,
+the ids are printed under the table instead of folded inside it."""
 
 
 def validity(hit: dict) -> str:

@@ -35,7 +35,7 @@ def refresh_command(
         raise UsageError("give either --nightly or --concepts-only")
     command = "refresh --nightly" if nightly else "refresh --concepts-only"
     failure = None
-    with open_vault(ctx, wait) as vault, progress_bar("embedding", quiet) as progress:
+    with open_vault(ctx, wait) as vault, progress_bar("refresh", quiet) as progress:
         try:
             data = vault.refresh(concepts_only=concepts_only, concepts_folder=concepts_folder, progress=progress)
         except RefreshFailed as exc:

@@ -31,9 +31,13 @@ def show_command(
     console.print(f"{'kind':<15}{printable(kind_line(data['kind']))}", markup=False)
     if data["tags"]:
         console.print(f"{'tags':<15}{printable(', '.join(data['tags']))}", markup=False)
-    for (kind, target, resolved), count in link_lines(data["links"]).items():
+    for (kind, target, resolved, reason), count in link_lines(data["links"]).items():
         times = f" (x{count})" if count > 1 else ""
-        console.print(f"{kind:<15}{printable(target)} -> {printable(resolved or '(unresolved)')}{times}", markup=False)
+        why = f": {reason}" if reason else ""
+        console.print(
+            f"{kind:<15}{printable(target)} -> {printable(resolved or '(unresolved)')}{times}{printable(why)}",
+            markup=False,
+        )
     print_rows(
         console,
         PASSAGE_COLUMNS,
@@ -68,6 +72,6 @@ def link_lines(links: list[dict]) -> dict[tuple, int]:
     """Each link once, with how often the note makes it (every ``[[mention]]`` is stored as an edge)."""
     counted: dict[tuple, int] = {}
     for link in links:
-        key = (link["type"], link["target"], link["resolved"])
+        key = (link["type"], link["target"], link["resolved"], link.get("reason"))
         counted[key] = counted.get(key, 0) + 1
     return counted

@@ -39,7 +39,7 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
         markup=False,
     )
     if data["trust_warning"]:
-        console.print(f"warning    {data['trust_warning']}", markup=False)
+        console.print(f"warning    {printable(data['trust_warning'])}", markup=False)
     states = ", ".join(f"{k.lower()} {v}" for k, v in data["passages"].items() if v)
     console.print(f"passages   {states or 'none'}", markup=False)
     if data["passages"]["UNCONSOLIDATED"]:
@@ -60,12 +60,18 @@ def status_command(ctx: typer.Context, as_json: JsonOutput = False) -> None:
             "lists them)",
             markup=False,
         )
+    if data["left_out"]:
+        reasons = ", ".join(f"{why} {count}" for why, count in data["left_out"].items())
+        total = sum(data["left_out"].values())
+        console.print(f"left out   {total} note{'s' if total != 1 else ''}: {reasons}", markup=False)
     for review in data["needs_review"]:
         console.print(f"review     {printable(review['path'])}: {printable(review['reason'])}", markup=False)
     if data["last_run"]:
         run = data["last_run"]
         why = f": {run['why']}" if run["why"] else ""
         console.print(
-            f"last run   {run['command']} at {run['finished_at'] or run['started_at']} ({run['status']}{why})",
+            printable(
+                f"last run   {run['command']} at {run['finished_at'] or run['started_at']} ({run['status']}{why})"
+            ),
             markup=False,
         )

@@ -256,12 +256,13 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def consolidate(self) -> dict[str, Any]:
-        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints."""
+    def consolidate(self, progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints.
+        ``progress`` hears the pairs of passages compared and what else the run is busy with."""
         from .consolidate import Consolidator
 
         with self._writing("smartvec consolidate") as store:
-            consolidator = Consolidator(self.ws, store)
+            consolidator = Consolidator(self.ws, store, progress=progress)
             with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
                 summary = consolidator.run()
         self._keep_notices(store)
@@ -453,6 +454,14 @@ class Vault:
         from .report import history
 
         return self._report(lambda store: history(store, note, self.ws.vault))
+
+    def changes(self, since: str, until: str | None = None) -> dict[str, Any]:
+        """The passages added, replaced, expired and contradicted from ``since`` to ``until`` (default now), with
+        their lineage: what ``changes --json`` prints (``core.changes``)."""
+        from .changes import changes, window
+
+        begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))
+        return self._report(lambda store: changes(store, begin, end))
 
     def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
         from .report import graph

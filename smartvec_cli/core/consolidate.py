@@ -44,6 +44,7 @@ from ..memory.contradiction import (
     Disagreement,
     Frames,
     Quantity,
+    Titles,
     Where,
     disagreement,
     judged_conflicts,
@@ -63,6 +64,7 @@ from ..memory.ranking import authority, passage_trust
 from ..store.ann import search_list_size
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
+from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -93,6 +95,10 @@ def cosine_similarity(a, b) -> float:
     norms = math.sqrt(float(a @ a) * float(b @ b))
     return float(a @ b) / norms if norms else 0.0
 
+
+PROGRESS_PAIRS = 2000
+"""Pairs of passages judged between two progress reports: their sentences are embedded in one batch, as a
+whole run's were (the model's own batches are smaller), so the blocks cost nothing in speed."""
 
 PAIR_BLOCK = 4096
 """Pairs whose cosines ``pair_cosines`` reads in one product (4096 x 2 x 384 floats: 12 MB)."""
@@ -127,10 +133,19 @@ def _current(passage: Passage) -> bool:
 
 class Consolidator:
     def __init__(
-        self, workspace: Workspace, store: Store, settings: ConsolidationSettings | None = None, embedder=None
+        self,
+        workspace: Workspace,
+        store: Store,
+        settings: ConsolidationSettings | None = None,
+        embedder=None,
+        progress: ProgressCallback | None = None,
     ):
         """``embedder`` is a sentence model already loaded (``bench perf`` has one warm); by default the
-        workspace's is loaded when the first value conflict is judged."""
+        workspace's is loaded when the first value conflict is judged. ``progress`` hears the pairs of passages
+        compared (``PAIRS``: most of a first run's time) and, between them, the step the run is busy with."""
+        self.progress = progress or ignore_progress
+        self._pairs_done = 0
+        self._pairs_total = 0
         self.ws = workspace
         self.store = store
         self.settings = settings or workspace.config.consolidation
@@ -153,23 +168,33 @@ class Consolidator:
         with self.store.write():
             self._drop_stale_derived_edges()
             if queued:
+                self._step(f"finding the neighbours of {len(queued)} passages")
                 self._relate(queued)
+            self._dispute_claims()
             closed = self._archive_by_time()
             if queued or closed:
+                self._step("looking for repeated outdated values")
                 self._mark_stale_echoes(queued + closed)
             if any(kind == 2 for kind in pending.values()):
                 self._ripple([note for note, kind in pending.items() if kind == 2])
             self._activate(queued)
+            self._step("dormancy sweep")
             self._sweep_dormancy()
             if pending:
+                self._step("graph importance")
                 self._importance()
             if pending:
                 self.store.mark_consolidated(list(pending))
+        self.progress(ProgressReport(self._pairs_total, self._pairs_total, PAIRS))
         self.summary.transitions = dict(sorted(self._transitions.items()))
         self.summary.notes_needing_review = self.store.count_notes_needing_review()
         self.summary.seconds = round(time.perf_counter() - started, 3)
         self.store.record_run("consolidate", self.now_iso, self.ws.clock.now_iso(), "ok", self.summary.to_dict())
         return self.summary
+
+    def _step(self, step: str) -> None:
+        """Tells ``progress`` what the run is busy with, beside the pairs compared so far."""
+        self.progress(ProgressReport(self._pairs_done, self._pairs_total, PAIRS, step=step))
 
     # -- state changes ------------------------------------------------------------------------
 
@@ -225,7 +250,42 @@ class Consolidator:
         every version) mapped to one representative note of its lineage: versions of one document are
         never a contradiction, however many versions lie between them. Read once per run: the edges are
         written by ``index`` (declared, or inferred by ``memory.lineage``), never by consolidation."""
-        return lineages(self.store.supersedes_note_pairs())
+        claims = set(self.store.supersession_claims())
+        return lineages(pair for pair in self.store.supersedes_note_pairs() if pair not in claims)
+
+    def _dispute_claims(self) -> None:
+        """A note that declares it ``supersedes`` a note of higher authority (a chat or an e-mail naming a
+        policy) only claims to: the index does not apply it (``Store.supersession_claims``), the policy stays in
+        force, and here the claim becomes a ``contradicts`` edge from the claiming note's first passage to each
+        passage of the note it names, resolved for the higher authority. Hits on the policy then warn that the
+        chat disputes it, and hits on the chat that the policy outranks it, until a note of equal or higher
+        authority supersedes the policy (the claim is then moot) or the claim goes. Worked out afresh on every
+        run from the ``supersedes`` edges (a few), so it follows edits of either note."""
+        accepted = {superseded for superseded, _, _ in self.store.supersession_links()}
+        claims = [(src, dst) for src, dst in self.store.supersession_claims() if dst not in accepted]
+        notes = sorted({note for pair in claims for note in pair})
+        current: dict[int, list[int]] = {}
+        for note, row, _, _ in self.store.current_passages_of(notes):
+            current.setdefault(note, []).append(row)
+        rows = self.store.passages(sorted(row for held in current.values() for row in held))
+        live = {
+            note: sorted((rows[r] for r in held if r in rows and rows[r].state in LIVE_STATES), key=lambda p: p.id)
+            for note, held in current.items()
+        }
+        edges = []
+        for src, dst in claims:
+            claimer, targets = live.get(src), live.get(dst)
+            if not claimer or not targets:
+                continue
+            detail = {"reason": f"claims to supersede {targets[0].path} without its authority", "claim": True}
+            edges += [self._edge(claimer[0], target, "contradicts", detail) for target in targets]
+        before = self.store.replace_claim_edges(edges)
+        added = {(e["src_chunk"], e["dst_chunk"]) for e in edges} - before
+        self.summary.edges_added += len(added)
+        self.summary.contradictions_found += len(added)
+        self.summary.edges_removed += len(before - {(e["src_chunk"], e["dst_chunk"]) for e in edges})
+        if before or edges:
+            self._reset_contradiction_penalties({c for pair in before for c in pair} | {e["src_chunk"] for e in edges})
 
     def _candidates(self, queued: list[int]) -> dict[int, set[int]]:
         """The passages each queued passage is compared with: its nearest stored vectors (the ANN index) and
@@ -237,7 +297,11 @@ class Consolidator:
         ``body_terms`` rarest words among the queued passages: an OR of every word, boilerplate included,
         matches most of the vault and costs as much as a scan. A passage whose values and negations are all
         of templates among the queued passages does not ask: its words match its whole family, and the one
-        statement of the same slot at the same time is found by ``same_statement_groups``."""
+        statement of the same slot at the same time is found by ``same_statement_groups``.
+
+        A passage that names a note's title ("the laptop of Pablo Quinn has 32 GB") is also compared with that
+        note's passages (``Titles``): a page whose sentences leave their subject to its title is otherwise found
+        by neither index among hundreds of pages of its template."""
         neighbours = self._nearest(queued, self.settings.neighbours + 1)
         found = {chunk: {label for label, _ in near} for chunk, near in zip(queued, neighbours, strict=True)}
         passages = {chunk: p for chunk, p in self.store.passages(queued).items() if p.state in LIVE_STATES}
@@ -248,6 +312,17 @@ class Consolidator:
             for chunk, p in passages.items()
             if (quantities(p.text) or negated(p.text)) and not frames.only_templates(p.text)
         }
+        titles = Titles(
+            (note, title or path.rsplit("/", 1)[-1].removesuffix(".md"))
+            for note, path, title, *_ in self.store.live_note_names()
+        )
+        named = {chunk: notes for chunk, p in passages.items() if (notes := titles.named_in(p.text) - {p.note})}
+        if named:
+            held: dict[int, list[int]] = {}
+            for note, row, _, _ in self.store.current_passages_of(sorted(set().union(*named.values()))):
+                held.setdefault(note, []).append(row)
+            for chunk, notes in named.items():
+                found[chunk].update(row for note in notes for row in held.get(note, ()))
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
             expression = any_of(
@@ -267,7 +342,10 @@ class Consolidator:
         touched = set(queued)
         before = {chunk for pair in self.store.contradiction_edges_touching(queued) for chunk in pair}
         removed = self.store.drop_derived_edges(queued)
-        self._frames = Frames.of((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES)
+        self._frames = Frames.of(
+            ((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES),
+            notes={p.id: p.note for p in rows.values()},
+        )
         for group in same_statement_groups(
             ((p.id, p.text, self._where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
         ):
@@ -283,25 +361,29 @@ class Consolidator:
                     continue
                 if self._comparable(mine, other, lineage):
                     pairs[pair] = (mine, other)
-        conflicts = {
-            pair: judged_conflicts(a.text, b.text, self._frames, self._where(a), self._where(b))
-            for pair, (a, b) in pairs.items()
-        }
-        self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in pairs.items())
         new_edges: list[dict] = []
-        cosines = pair_cosines(vectors, [(mine.id, other.id) for mine, other in pairs.values()])
-        for (pair, (mine, other)), cosine in zip(pairs.items(), cosines, strict=True):
-            found_disagreement = self._disagreement(mine, other, conflicts[pair])
-            winner, loser = self._resolve(mine, other)
-            if found_disagreement:
-                new_edges.append(
-                    self._edge(
-                        loser, winner, "contradicts", {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
-                    )
-                )
-                touched.update((mine.id, other.id))
-            elif cosine >= settings.restate_cosine:
-                new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+        listed = list(pairs.items())
+        self._pairs_total += len(listed)
+        self._step("comparing")
+        for start in range(0, len(listed), PROGRESS_PAIRS):
+            block = listed[start : start + PROGRESS_PAIRS]
+            conflicts = {
+                pair: judged_conflicts(a.text, b.text, self._frames, self._where(a), self._where(b))
+                for pair, (a, b) in block
+            }
+            self._embed_readings((a, b, conflicts[pair]) for pair, (a, b) in block)
+            cosines = pair_cosines(vectors, [(mine.id, other.id) for _, (mine, other) in block])
+            for (pair, (mine, other)), cosine in zip(block, cosines, strict=True):
+                found_disagreement = self._disagreement(mine, other, conflicts[pair])
+                winner, loser = self._resolve(mine, other)
+                if found_disagreement:
+                    detail = {"reason": found_disagreement.detail, "cosine": round(cosine, 4)}
+                    new_edges.append(self._edge(loser, winner, "contradicts", detail))
+                    touched.update((mine.id, other.id))
+                elif cosine >= settings.restate_cosine:
+                    new_edges.append(self._edge(loser, winner, "restates", {"cosine": round(cosine, 4)}))
+            self._pairs_done += len(block)
+            self.progress(ProgressReport(self._pairs_done, self._pairs_total, PAIRS))
         if new_edges:
             self.store.insert_edges(new_edges)
         added_contradictions = sum(1 for e in new_edges if e["type"] == "contradicts")

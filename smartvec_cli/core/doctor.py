@@ -339,7 +339,7 @@ class Doctor:
 
         problems: list[str] = []
         heard: list[str] = []
-        cache = model_cache_check(self.ws.config, self.layout.onnx_dir)
+        cache = model_cache_check(self.ws.config, self.layout.onnx_dir, self.ws.embedder_model() or "minilm")
         if cache is not None and not cache.sound:
             problems.append(cache.describe())
         if not store.fingerprint or store.reembedding:

@@ -30,12 +30,6 @@ SIGNALS = ("up", "down", "correct")
 CORRECTIONS_PREFIX = "smartvec:corrections/"
 
 
-TRUST_KEY_ALIASES = {"confidence_before": "trust_before", "confidence_after": "trust_after"}
-"""The names ``feedback --json`` gave the trust before this release, still printed beside ``trust_before`` and
-``trust_after`` for one release: scripts written against them keep working, though the number was never the
-hit's confidence."""
-
-
 @dataclass
 class FeedbackResult:
     chunk_id: str
@@ -46,18 +40,16 @@ class FeedbackResult:
     correction_chunk_id: str | None = None
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data.update({old: data[new] for old, new in TRUST_KEY_ALIASES.items()})
-        return data
+        return asdict(self)
 
 
 def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
     """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last
-    query."""
+    query, tracked or not (the hits the user saw last)."""
     if (chunk_id is None) == (rank is None):
         raise UsageError("name a passage: CHUNK_ID or --rank N (a hit of the last query)")
     if rank is not None:
-        last = json.loads(store.get_meta("last_query") or "null")
+        last = store.last_untracked_query() or json.loads(store.get_meta("last_query") or "null")
         if not last:
             raise SmartvecError("no query has been run yet; --rank refers to the hits of the last query")
         for hit in last["hits"]:
@@ -66,8 +58,10 @@ def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
         raise UsageError(f"the last query ({last['query']!r}) has no hit ranked {rank}")
     assert chunk_id is not None  # exactly one of the two is given, and it is not the rank
     name, _, version = chunk_id.partition("@")
-    if version and not version.lstrip("v").isdigit():
+    if version and not (version.lstrip("v").isascii() and version.lstrip("v").isdigit()):
         raise UsageError(f"bad version in {chunk_id!r}: use CHUNK_ID@N")
+    if version and len(version.lstrip("v")) > 9:
+        raise UsageError(f"no version {version.lstrip('v')} in {chunk_id[:80]!r}: versions are counted from 1")
     found = store.passage_row_id(name, int(version.lstrip("v")) if version else None)
     if found is None:
         raise SmartvecError(f"no passage {chunk_id!r} in the index (see 'smartvec show NOTE' for chunk ids)")

@@ -32,7 +32,11 @@ def notes_to_forget(store: Store, names: list[str], every_deleted: bool, vault: 
 
 
 def forget(store: Store, notes: list[dict]) -> dict:
-    """Erase these deleted notes in one transaction; the vector index follows."""
+    """Erase these deleted notes in one transaction; the vector index follows.
+
+    Erased for real: the database's files are rewritten (``Store.erase_freed``), and the vector file is built
+    anew from the vectors left (a removed vector would stay in the old one as a tombstone), with no copy of the
+    old one kept in ``backup/``."""
     passages = 0
     with store.write():
         for note in notes:
@@ -40,8 +44,10 @@ def forget(store: Store, notes: list[dict]) -> dict:
         if notes:
             store.bump_generation()
     if notes:
-        store.load_ann()
+        store.rebuild_ann()
+        store.ann_damage = None  # the old file held the forgotten vectors: no backup of it
         store.save_ann()
+        store.erase_freed()
     return forgotten([note["path"] for note in notes], passages)
 
 

@@ -26,7 +26,7 @@ from ..errors import SmartvecError, UsageError
 from ..memory.temporal import GIT
 from ..store.store import Store
 from ..vault.paths import OutsideFolder, refusal, write_within
-from ..vault.scan import is_ignored
+from ..vault.scan import VaultRules, is_ignored
 from .indexer import FIRST_INDEX_AT, Indexer, IndexSummary
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import COMMITS, ProgressCallback, ProgressReport, ignore_progress
@@ -85,12 +85,23 @@ class ImportSummary:
     chunks_reused: int = 0
     chunks_archived: int = 0
     errors: list[dict] = field(default_factory=list)
+    past_errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
 
     def add(self, run: IndexSummary, commit: Commit) -> None:
         for name in COUNTED:
             setattr(self, name, getattr(self, name) + getattr(run, name))
         self.errors.extend({**error, "commit": commit.sha[:12]} for error in run.errors)
+
+    def settle(self, touched_last: dict[str, str]) -> None:
+        """Moves to ``past_errors`` each problem of a note version that a later commit replaced (or deleted): a
+        malformed front matter three years ago is history, not a failure of this import. What is left in
+        ``errors`` is wrong in the last commit imported."""
+        errors: list[dict] = []
+        for error in self.errors:
+            later = touched_last.get(error["path"], error.get("commit"))
+            (errors if later == error.get("commit") else self.past_errors).append(error)
+        self.errors = errors
 
     def to_dict(self) -> dict:
         return renamed(asdict(self), PASSAGE_COUNTS)
@@ -111,10 +122,13 @@ class Git:
         ).strip()  # the vault's folder in the repository, "" or "notes/"
 
     def _run(self, *args: str, what: str | None = None, binary: bool = False):
+        """The output of ``git args``. A failure is the repository's (a missing or damaged object, exit 1), except
+        ``what``, the usage error a failure means for that call (the vault is not in a repository, exit 2)."""
         done = subprocess.run(["git", "-C", str(self.vault), *args], capture_output=True, env=self.env)
         if done.returncode != 0:
-            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise UsageError(what or f"git {args[0]} failed: {detail[-1] if detail else done.returncode}")
+            if what:
+                raise UsageError(what)
+            raise SmartvecError(f"the git repository of {self.vault} cannot be read: {_last_line(done.stderr)}")
         return done.stdout if binary else done.stdout.decode("utf-8", "surrogateescape")
 
     def head(self) -> str | None:
@@ -149,9 +163,18 @@ class Git:
 
     def changes(self, commit: Commit) -> list[Change]:
         """The ``.md`` files under the vault that ``commit`` added, changed, renamed or deleted (against its first
-        parent)."""
+        parent).
+
+        Only notes are compared (a pathspec of ``*.md`` under the vault), so the other files' contents are never
+        read: a missing blob of an attachment cannot stop an import. When rename detection cannot read a note's
+        blob, the commit is read again without it (a rename then counts as a deletion and an addition)."""
         base = [commit.parent, commit.sha] if commit.parent else ["--root", commit.sha]
-        out = self._run("diff-tree", "-r", "-M", "--no-commit-id", "--raw", "-z", *base, "--", self.prefix or ".")
+        notes = ":(glob,icase)**/*.md"  # relative to the vault's folder, where git runs
+        command = ["diff-tree", "-r", "--no-commit-id", "--raw", "-z", *base, "--", notes]
+        try:
+            out = self._run(*command[:2], "-M", *command[2:])
+        except SmartvecError:
+            out = self._run(*command)
         fields = out.split("\x00")
         changes, i = [], 0
         while i < len(fields) - 1:
@@ -180,7 +203,9 @@ class Git:
         return repo_path[len(self.prefix) :]
 
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
-        """The contents of these blobs, in one ``cat-file --batch``."""
+        """The contents of these blobs, in one ``cat-file --batch``; a blob missing from the repository (a shallow
+        or partial clone, a damaged pack) is left out, and when the batch itself fails on a damaged object, each
+        blob is read alone so that only the unreadable ones are left out."""
         if not ids:
             return {}
         done = subprocess.run(
@@ -190,17 +215,29 @@ class Git:
             env=self.env,
         )
         if done.returncode != 0:
-            raise SmartvecError(f"git cat-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+            return {blob: data for blob in ids if (data := self._blob(blob)) is not None}
         data, found, pos = done.stdout, {}, 0
         for blob in ids:
             end = data.index(b"\n", pos)
             header = data[pos:end].split()
-            if len(header) < 3:
-                raise SmartvecError(f"git cat-file: {blob} is missing from the repository")
+            if len(header) < 3:  # "<id> missing"
+                pos = end + 1
+                continue
             size = int(header[2])
             found[blob] = data[end + 1 : end + 1 + size]
             pos = end + 1 + size + 1
         return found
+
+    def _blob(self, blob: str) -> bytes | None:
+        done = subprocess.run(
+            ["git", "-C", str(self.vault), "cat-file", "blob", blob], capture_output=True, env=self.env
+        )
+        return done.stdout if done.returncode == 0 else None
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else "git failed"
 
 
 def import_git_history(
@@ -245,6 +282,8 @@ def import_git_history(
         commits = commits[:max_commits]
     report.total = len(commits)
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
+    rules = VaultRules.of(ws.vault, ws.config.exclude)
+    touched_last: dict[str, str] = {}  # each note's path: the latest commit that replayed or refused it
     checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
     embedding = Indexer(
         ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead, versions_memo=VersionsMemo()
@@ -256,10 +295,13 @@ def import_git_history(
             report.step(f"reading {report.window}")
             window = []
             for commit in commits[window_start : window_start + AHEAD]:
-                changes, refused = confine(git.changes(commit))
+                touched = git.changes(commit)
+                touched_last.update({path: commit.sha[:12] for c in touched for path in (c.old, c.new) if path})
+                changes, refused = confine(touched)
                 summary.errors.extend({**problem, "commit": commit.sha[:12]} for problem in refused)
-                window.append((commit, [c for c in changes if not _ignored(c, ws)]))
+                window.append((commit, [c for c in changes if not _ignored(c, rules)]))
             contents = git.blobs(sorted({c.blob for _, changes in window for c in changes if c.blob}))
+            window = [(commit, readable(commit, changes, contents, summary)) for commit, changes in window]
             embedding.parsed_ahead.clear()  # the notes of the window before, all replayed
             embedding.embed_ahead(
                 [(c.new, contents[c.blob]) for _, changes in window for c in changes if c.blob and c.new]
@@ -288,6 +330,7 @@ def import_git_history(
         shutil.rmtree(checkout_parent, ignore_errors=True)
         if store.ann_loaded and store.ann.generation != store.generation:
             store.save_ann()
+    summary.settle(touched_last)
     summary.chunks_embedded += embedding.summary.chunks_embedded  # each run then found these stored: not reused
     summary.chunks_reused = max(0, summary.chunks_reused - embedding.summary.chunks_embedded)
     summary.seconds = round(time.perf_counter() - started, 3)
@@ -360,9 +403,30 @@ def confine(changes: list[Change]) -> tuple[list[Change], list[dict]]:
     return kept, refused
 
 
-def _ignored(change: Change, ws: Workspace) -> bool:
+def readable(commit: Commit, changes: list[Change], contents: dict[str, bytes], summary: ImportSummary) -> list[Change]:
+    """The changes whose new text the repository holds; for each other one, a problem in ``summary`` and no
+    change at all (the note keeps the version it had, until a commit whose text can be read)."""
+    kept = []
+    for change in changes:
+        if change.blob and change.blob not in contents:
+            summary.errors.append(
+                {
+                    "path": change.new,
+                    "error": f"its text in this commit (blob {change.blob[:12]}) cannot be read from the repository; "
+                    "this version skipped",
+                    "commit": commit.sha[:12],
+                }
+            )
+        else:
+            kept.append(change)
+    return kept
+
+
+def _ignored(change: Change, rules: VaultRules) -> bool:
+    """Whether the vault's rules leave out every path of this change (as they are in the working tree: the
+    ``.smartvecignore``, Obsidian's settings and the templates folder of now, for every commit)."""
     paths = [p for p in (change.old, change.new) if p]
-    return all(is_ignored(p, ws.config.exclude) for p in paths)
+    return all(is_ignored(p, rules=rules) for p in paths)
 
 
 NAME_MAX = 255

@@ -19,22 +19,23 @@ import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Callable, Collection
 
 import numpy as np
 
 from ..embed import EXPORTS_META, Embedder, made_by
 from ..memory.confidence import base_authority
-from ..memory.temporal import GIT, OBSERVED, later, note_time
-from ..store.store import FIRST_INDEX_AT, LANGUAGES, REEMBEDDING, Store
+from ..memory.temporal import GIT, OBSERVED, archived_by_status, later, note_time
+from ..store.store import FIRST_INDEX_AT, LANGUAGES, LEFT_OUT, REEMBEDDING, Store
 from ..vault.align import STORED_CHUNK_COLUMNS, ChunkPlan, StoredChunk, align_chunks
 from ..vault.chunk import CHUNKING_RULES, Chunk, embed_text_for
 from ..vault.decode import decode_note
 from ..vault.hashing import sha256_text
 from ..vault.links import NoteName
 from ..vault.parse import LINK_RULES, ParsedNote, parse_note
-from ..vault.scan import NoteFile, scan_vault
+from ..vault.paths import NotARegularFile, read_regular
+from ..vault.scan import LEFT_OUT_REASONS, NoteFile, VaultRules, scan_vault
 from . import relations
 from .keys import PASSAGE_COUNTS, renamed
 from .progress import PASSAGES, ProgressCallback, ProgressReport, ignore_progress
@@ -102,16 +103,22 @@ class DepartedText:
         return Counter(self.source_of[h] for h in map(sha256_text, texts) if h in self.source_of)
 
 
-def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) -> tuple[str, str, str]:
+def read_note_text(
+    note: NoteFile, max_bytes: int, data: bytes | None = None, vault: Path | None = None
+) -> tuple[str, str, str]:
     """(text, sha256 of the bytes, the encoding they were read in), from the file or from ``data`` when given (its
-    bytes, held in memory); raises NoteReadError with a message fit for the user."""
+    bytes, held in memory); raises NoteReadError with a message fit for the user. The file is read only if it is
+    still a regular file (inside ``vault``, when given) when it is opened, and never past ``max_bytes``."""
+    too_big = NoteReadError(
+        f"note is {max(note.size, max_bytes + 1) / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB"
+        " (max_note_mb); skipped"
+    )
     if note.size > max_bytes:
-        raise NoteReadError(
-            f"note is {note.size / 1048576:.1f} MB, over the limit of {max_bytes / 1048576:.0f} MB (max_note_mb);"
-            " skipped"
-        )
+        raise too_big
     try:
-        data = note.abs_path.read_bytes() if data is None else data
+        data = read_regular(note.abs_path, max_bytes, vault) if data is None else data
+    except NotARegularFile as exc:
+        raise NoteReadError(f"{exc}; skipped") from None
     except FileNotFoundError:
         raise NoteReadError("file disappeared while the vault was being read; skipped") from None
     except PermissionError:
@@ -120,6 +127,8 @@ def read_note_text(note: NoteFile, max_bytes: int, data: bytes | None = None) ->
         raise NoteReadError("is a folder, not a note; skipped") from None
     except OSError as exc:
         raise NoteReadError(f"cannot read: {exc.strerror or exc}; skipped") from None
+    if len(data) > max_bytes:
+        raise too_big
     decoded = decode_note(data)
     if decoded is None:
         raise NoteReadError("binary file, not text in any encoding; skipped")
@@ -171,6 +180,7 @@ class Indexer:
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
         self._written_notes: set[int] = set()
+        self._newly_archived: set[int] = set()  # notes whose front matter retired them in this run
         self._departed = DepartedText()
         self._full = False
         self._names_changed = False
@@ -217,7 +227,15 @@ class Indexer:
         config = self.ws.config
         attachments: list[str] = []
         if self.given is None:
-            files, problems = scan_vault(self.ws.vault, config.exclude, self.ws.index_dir, attachments=attachments)
+            vault_rules = VaultRules.of(self.ws.vault, config.exclude)
+            files, problems = scan_vault(
+                self.ws.vault, None, self.ws.index_dir, attachments=attachments, rules=vault_rules
+            )
+            if only is None:
+                left_out = {why: vault_rules.left_out[why] for why in LEFT_OUT_REASONS if vault_rules.left_out[why]}
+                if self.store.get_meta(LEFT_OUT) != json.dumps(left_out):
+                    with self.store.write():
+                        self.store.set_meta(LEFT_OUT, json.dumps(left_out))
         else:
             files = [NoteFile(path, path, len(data), time.time_ns()) for path, data in sorted(self.given.items())]
             problems = []
@@ -253,7 +271,7 @@ class Indexer:
             read_paths.add(file.rel_path)
             try:
                 data = None if self.given is None else self.given[file.rel_path]
-                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data)
+                text, file_sha, encoding = read_note_text(file, config.max_note_bytes, data, self.ws.vault)
             except NoteReadError as exc:
                 self.summary.error(file.rel_path, str(exc))
                 continue
@@ -302,6 +320,10 @@ class Indexer:
             relations.apply_supersession(self.store)
             with self.store.write():
                 self.store.delete_meta(RELATIONS_STALE)
+        if self._newly_archived:  # their passages' windows close now (``_archived_at``)
+            with self.store.write():
+                self.store.refresh_windows(sorted(self._newly_archived))
+                self.store.mark_notes_pending(sorted(self._newly_archived))
         if full:
             self._reembed_stored()
             self.store.rebuild_ann()
@@ -619,7 +641,17 @@ class Indexer:
             "encoding": item.encoding,
             "updated_at": self.now,
             "deleted_at": None,
+            **self._archived_at(parsed.metadata, previous),
         }
+
+    def _archived_at(self, metadata: dict, previous: dict | None) -> dict:
+        """A note that its front matter newly retires (``status: archived``) is archived from now (this run's
+        time, a commit's date in a git import): kept as its ``superseded_at`` with no successor, which
+        ``relations.apply_supersession`` turns into the end of its passages' window. A note already superseded
+        or archived keeps its time."""
+        if not archived_by_status(metadata) or (previous is not None and previous.get("superseded_at")):
+            return {}
+        return {"superseded_at": self.now, "superseded_by": None}
 
     def _new_note_id(self, item: _ReadNote) -> str:
         explicit = item.parsed.explicit_id
@@ -645,6 +677,7 @@ class Indexer:
     def _write_note(self, item: _ReadNote) -> tuple[list[int], list[int]]:
         """Write one note and its passages; returns (labels to add to ANN, labels to remove)."""
         values = self._note_values(item)
+        newly_archived = "superseded_at" in values
         row = item.row or self.store.deleted_note_at(item.file.rel_path)
         if row is None or row.get("deleted_at"):
             observed, observed_by = self._first_seen(values)
@@ -671,6 +704,8 @@ class Indexer:
                 self.summary.notes_unchanged += 1
             elif row["path"] == item.file.rel_path:
                 self.summary.notes_changed += 1
+        if newly_archived:
+            self._newly_archived.add(note_pk)
         rows = self.store.current_chunks(note_pk)
         stored = [StoredChunk(**{name: r[name] for name in STORED_CHUNK_COLUMNS}) for r in rows]
         placed = {r["id"]: (r["ordinal"], r["heading"], r["text_hash"], r["block_ids"], r["hash"]) for r in rows}

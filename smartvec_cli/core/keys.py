@@ -2,9 +2,8 @@
 
 A passage is a ``passage`` (``passages``, ``passages_embedded``; its id stays ``chunk_id``, the name
 ``feedback CHUNK_ID`` takes), a note's id is ``note_id``, a vault file is a ``path``. Keys that were
-named otherwise before are renamed, and the old name is still printed beside the new one, with the
-same value, for one release, so that scripts reading it keep working while they move on
-(``docs/output.md`` lists them).
+named otherwise before are renamed where they are made (the code still says ``chunks`` in places); the old
+names, printed beside the new ones for one release, are gone (``docs/output.md`` lists them).
 """
 
 from __future__ import annotations
@@ -32,9 +31,6 @@ GRAPH_NODE = {"note_id": "id"}
 
 
 def renamed(data: dict, names: dict[str, str]) -> dict:
-    """``data`` with each old key in ``names`` (new -> old) under its new name, in its place, and the old
-    name again at the end with the same value."""
+    """``data`` with each old key in ``names`` (new -> old) under its new name, in its place."""
     old_to_new = {old: new for new, old in names.items()}
-    out = {old_to_new.get(key, key): value for key, value in data.items()}
-    out.update({old: out[new] for new, old in names.items() if new in out})
-    return out
+    return {old_to_new.get(key, key): value for key, value in data.items()}

@@ -1,4 +1,5 @@
-"""What a long run tells its caller as it goes: one report type for ``index``, ``index --from-git`` and ``refresh``.
+"""What a long run tells its caller as it goes: one report type for ``index``, ``index --from-git``, ``consolidate``
+and ``refresh``.
 
 A run counts one unit (passages embedded, or commits replayed) and says what it is doing when that count
 does not move for a while: reading the history, loading the model, embedding the passages of the commits
@@ -13,6 +14,7 @@ from typing import Callable
 
 PASSAGES = "passages"
 COMMITS = "commits"
+PAIRS = "pairs"  # consolidation: pairs of passages compared
 
 
 @dataclass(frozen=True)

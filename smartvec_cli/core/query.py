@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..clock import to_iso
 from ..embed import Embedder, embed_queries
-from ..errors import UsageError
+from ..errors import UsageError, check_question_length
 from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
 from .filters import matching_notes
@@ -39,7 +40,11 @@ class Answer:
         when = self.as_of.to_json() if self.as_of else None
         return QueryAnswer(
             hits=tuple(
-                query_hit(hit, {**hit.explain, "as_of": when} if explain and hit.explain is not None else None)
+                query_hit(
+                    hit,
+                    {**hit.explain, "as_of": when} if explain and hit.explain is not None else None,
+                    when["moment"] if when else None,
+                )
                 for hit in self.hits
             ),
             as_of=when["moment"] if when else None,
@@ -55,9 +60,16 @@ class Answer:
         return self.result(explain).to_dict()
 
 
-def query_hit(hit: Hit, explain: dict | None) -> QueryHit:
+def query_hit(hit: Hit, explain: dict | None, as_of: str | None = None) -> QueryHit:
     """The public value of a ranked hit, with ``explain`` in place of the hit's own explanation."""
-    return QueryHit.from_dict({**vars(hit), "explain": explain})
+    return QueryHit.from_dict({**vars(hit), "explain": explain, "as_of": as_of})
+
+
+def _masked(text: str, titles: list[str]) -> str:
+    """``text`` with each of these titles (any case) blanked out, so that a date inside one is not read."""
+    for title in titles:
+        text = re.sub(re.escape(title), lambda found: "_" * len(found.group(0)), text, flags=re.IGNORECASE)
+    return text
 
 
 class QueryEngine:
@@ -78,16 +90,35 @@ class QueryEngine:
             self._embedder = embedder
         return self._embedder
 
+    def _titles_around(self, question: str, phrase: str) -> list[str]:
+        """The titles of notes that the question quotes and that hold the date ``phrase`` it names (a date inside
+        a quoted title names the note, not the time asked about)."""
+        digits = max(re.findall(r"\d+", phrase), key=len, default="")
+        if not digits:
+            return []
+        lowered = question.lower()
+        spot = lowered.find(phrase.lower())
+        around = []
+        for title in self.store.live_titles_containing(digits):
+            start = lowered.find(title.lower()) if title else -1
+            if start >= 0 and start <= spot and spot + len(phrase) <= start + len(title):
+                around.append(title)
+        return around
+
     def ask(self, question: Question, options: SearchOptions) -> Answer:
         """Resolve the time the question is about (the question's own as-of, the flag's, then its words), embed,
         rank."""
+        check_question_length(question.text)
         now = self.ws.clock.now()
         languages = self.ws.languages()
         given = question.as_of or options.as_of
         when, text = (resolve_as_of(given, now, languages) if given else None), question.text
         if when is None and options.mode == "smart":
             when = parse_as_of(question.text, now, languages)
-            if when:
+            titles = self._titles_around(question.text, when.phrase) if when else []
+            if when and titles:  # "Market Report Mar 2024": a name, not the time asked about
+                when = parse_as_of(_masked(question.text, titles), now, languages)
+            elif when:
                 text = when.remainder
         if not question.text.strip():
             raise UsageError("the question is empty")
@@ -111,4 +142,14 @@ class QueryEngine:
             hit.url = note_url(self.ws.vault, hit.path, obsidian)
         if options.record_access:
             record_retrieval(self.store, question.text, hits, to_iso(now))
+            self.store.forget_untracked_query()
+        elif not self.store.read_only:  # feedback --rank N names a hit of this query, the one the user saw
+            self.store.remember_untracked_query(
+                {
+                    "query": question.text,
+                    "at": to_iso(now),
+                    "tracked": False,
+                    "hits": [{"rank": h.rank, "chunk_id": h.chunk_id, "id": h.row_id} for h in hits],
+                }
+            )
         return Answer(question, hits, when, relevant, matched)

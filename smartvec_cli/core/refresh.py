@@ -121,7 +121,7 @@ def compact_stage(ctx: RefreshContext) -> StageResult:
 
 def consolidate_stage(ctx: RefreshContext) -> StageResult:
     """The sleep cycle: relations, contradictions, archival, ripple, the decay and dormancy sweep."""
-    summary = Consolidator(ctx.ws, ctx.store).run()
+    summary = Consolidator(ctx.ws, ctx.store, progress=ctx.progress).run()
     moves = ", ".join(f"{k} {v}" for k, v in summary.transitions.items())
     return StageResult(changed=summary.changed_anything, details=summary.to_dict(), note=moves or "no state changes")
 

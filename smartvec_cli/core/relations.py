@@ -144,12 +144,19 @@ def infer_versions(store: Store, config: Config, now: str, memo: VersionsMemo | 
 
 
 def apply_supersession(store: Store) -> None:
-    """A note that another note ``supersedes`` stops being valid when its successor starts."""
-    starts: dict[int, tuple[str, int]] = {}
+    """A note that another note ``supersedes`` stops being valid when its successor starts; a note whose front
+    matter says ``status: archived`` (or ``deprecated``) stops being valid when the index first saw it so
+    (the time the indexer stored as its ``superseded_at``, with no successor): its passages then answer only
+    for a time before it, or with ``--include-archived``, as a superseded note's do."""
+    starts: dict[int, tuple[str, int | None]] = {}
     for dst, start, src in store.supersession_links():
         if dst not in starts or start < starts[dst][0]:
             starts[dst] = (start, src)
     current = store.superseded_notes()
+    for note_pk in store.notes_archived_by_status():
+        archived_at = current.get(note_pk, (None, None))[0]
+        if note_pk not in starts and archived_at is not None:
+            starts[note_pk] = (archived_at, None)
     changed = [n for n in set(starts) | set(current) if starts.get(n) != current.get(n)]
     if not changed:
         return
@@ -214,7 +221,7 @@ def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = 
                 memo.pairs[key] = known
         exact, near = known
         rare = sum(count for text_hash, count in exact.items() if text_hash not in boilerplate)
-        found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right))))
+        found.append(PassageOverlap((a, b), sum(exact.values()) + near, rare + near, max(len(left), len(right)), near))
     return found
 
 

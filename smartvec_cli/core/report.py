@@ -6,7 +6,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from ..errors import SmartvecError, UsageError
-from ..store.store import Store
+from ..store.store import LEFT_OUT, Store
 from ..vault.paths import OutsideFolder, vault_relative
 from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
 
@@ -53,6 +53,7 @@ def status(store: Store, vault: str) -> dict:
                 "tombstones": len(ann.tombstones),
                 "in_sync": ann.generation == store.generation,
             },
+            "left_out": json.loads(store.get_meta(LEFT_OUT) or "{}"),
             "needs_review": [
                 {"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()
             ],
@@ -175,6 +176,18 @@ def _link_entry(edge: dict) -> dict:
     )
     if edge["path"] is None and attachment:
         return {"type": edge["type"], "target": edge["target"], "resolved": attachment, "attachment": True}
+    if edge["target"] is None and edge["src_passage"] is not None:
+        # An edge consolidation found between two passages names no target: it is from this note's passage to
+        # the other's ("contradicts").
+        detail = json.loads(edge["detail"] or "{}")
+        other = edge["dst_passage"] or "(a passage no longer stored)"
+        return {
+            "type": edge["type"],
+            "target": edge["src_passage"],
+            "resolved": f"{edge['path'] or '(a note no longer stored)'}#{other}",
+            "attachment": False,
+            "reason": detail.get("reason") if isinstance(detail, dict) else None,
+        }
     return {"type": edge["type"], "target": edge["target"], "resolved": edge["path"], "attachment": False}
 
 

@@ -64,6 +64,8 @@ class QueryHit:
     - ``explain``: where each signal came from (``--explain``); None when not asked for, and then ``to_dict()``
       leaves the key out, as ``query --json`` does.
     - ``url``: opens the note (``obsidian://`` in an Obsidian vault, else ``file://``).
+    - ``as_of``: the moment (ISO, UTC) the hit was judged at: the as-of given or a date the question names; None
+      for now.
 
     ``explain`` is a read-only view; the lists and objects inside it are the answer's own copies."""
 
@@ -83,12 +85,14 @@ class QueryHit:
     warnings: tuple[str, ...]
     explain: Mapping[str, Any] | None
     url: str | None
+    as_of: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QueryHit:
         """A hit of ``query --json`` (or of the daemon's answer, or any mapping with these keys) back as a value."""
         explain = data.get("explain")
-        values = {name: data[name] for name in _HIT_FIELDS if name != "explain"}
+        values = {name: data[name] for name in _HIT_FIELDS if name not in ("explain", "as_of")}
+        values["as_of"] = data.get("as_of")  # an older daemon's hit has none
         values["signals"] = Signals.from_dict(data["signals"])
         values["warnings"] = tuple(data["warnings"])
         return cls(**values, explain=None if explain is None else MappingProxyType(copy.deepcopy(dict(explain))))

@@ -11,11 +11,37 @@ from typing import TYPE_CHECKING, Callable
 from ..clock import Clock
 from ..config import Config, is_import_spec, is_store_url, load_config
 from ..errors import UsageError
-from ..store.layout import IndexLayout, index_dir_for, narrow_modes, narrow_umask, private_mask
+from ..store.layout import (
+    IndexLayout,
+    guard_index_folder,
+    index_dir_for,
+    narrow_modes,
+    narrow_umask,
+    private_mask,
+)
 
 if TYPE_CHECKING:
     from ..embed import Embedder
     from ..store.store import Store
+
+
+def refuse_index_among_notes(vault: Path, index_dir: Path) -> None:
+    """An index folder inside the vault must be a hidden one (``.smartvec``, the default): the vault's walk skips
+    hidden folders, and the index folder itself, so one among the notes would leave the notes already in it out
+    of the index without a word, and put index files among the user's notes."""
+    real_vault = Path(os.path.realpath(vault))
+    real_index = Path(os.path.realpath(index_dir))
+    try:
+        inside = real_index.relative_to(real_vault)
+    except ValueError:
+        return
+    if not inside.parts:
+        raise UsageError(f"the index folder cannot be the vault folder itself ({vault}): pass another --index-dir")
+    if not any(part.startswith(".") for part in inside.parts):
+        raise UsageError(
+            f"the index folder {index_dir} is inside the vault, among the notes (which would not be indexed): "
+            "pass an --index-dir outside the vault, or a hidden one such as <vault>/.smartvec"
+        )
 
 
 @dataclass
@@ -49,6 +75,8 @@ class Workspace:
         if not vault_path.is_dir():
             raise UsageError(f"vault folder not found: {vault_path}")
         index_path = index_dir_for(vault_path, index_dir or os.environ.get("SMARTVEC_INDEX"))
+        refuse_index_among_notes(vault_path, index_path)
+        guard_index_folder(index_path)
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
         config = load_config(IndexLayout(index_path).config)
         store_url = store or os.environ.get("SMARTVEC_STORE") or config.store
@@ -145,17 +173,18 @@ class Workspace:
         """``[embedder] precision = "auto"`` for a new index about to embed its first ``passages``: from
         ``embed.INT8_FROM_PASSAGES`` on int8, and from ``embed.BF16_FROM_PASSAGES`` on bf16 instead on a CPU with
         AMX (``embed.bf16``: faster than int8 there, and fp32's vectors to cosine 0.9999), else fp32, recorded in
-        ``facts`` for ``embedder_precision``. Only MiniLM's ONNX model has these; the caller knows the index holds
-        no vectors yet."""
-        from ..embed import BF16_FROM_PASSAGES, INT8_FROM_PASSAGES, MINILM
+        ``facts`` for ``embedder_precision``. multilingual-e5's ONNX model has fp32 and int8 (no bf16); the caller
+        knows the index holds no vectors yet."""
+        from ..embed import BF16_FROM_PASSAGES, INT8_FROM_PASSAGES, MINILM, MULTILINGUAL
         from ..embed.bf16 import amx_bf16_available
 
-        if (
-            self.config.embedder_precision != "auto"
-            or self.config.embedder_backend not in ("auto", "onnx")
-            or (self.embedder_model() or MINILM) != MINILM
-            or not passages
-        ):
+        model = self.embedder_model() or MINILM
+        if self.config.embedder_precision != "auto" or not passages:
+            return
+        if model == MULTILINGUAL and self.config.embedder_backend == "auto":
+            self.facts["precision"] = "fp32" if passages < INT8_FROM_PASSAGES else "int8"
+            return
+        if self.config.embedder_backend not in ("auto", "onnx") or model != MINILM:
             return
         if passages < INT8_FROM_PASSAGES:
             self.facts["precision"] = "fp32"
@@ -232,9 +261,12 @@ class Workspace:
     def onnx_export(self) -> str | None:
         """Where the verified ONNX export that queries use lives (the user cache, shared by every
         vault, or this index folder); None without one, or when another backend is configured."""
-        if self.config.embedder_backend not in ("auto", "onnx") or self.embedder_model() not in (None, "minilm"):
-            return None
+        from ..embed import MINILM, MULTILINGUAL
         from ..embed.select import onnx_export_location
 
-        found = onnx_export_location(self.layout.onnx_dir)
+        model = self.embedder_model() or MINILM
+        backends = ("auto",) if model == MULTILINGUAL else ("auto", "onnx")
+        if self.config.embedder_backend not in backends or model not in (MINILM, MULTILINGUAL):
+            return None
+        found = onnx_export_location(self.layout.onnx_dir, model)
         return str(found) if found is not None else None

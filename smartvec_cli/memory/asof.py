@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..clock import UTC, parse_when
+from ..clock import UTC, iso_z, parse_when
 from ..errors import UsageError
 from ..vault.language import ENGLISH
 from .date_languages import CHINESE_NUMBERS, DATE_LANGUAGES, ENGLISH_MONTHS, WRITTEN, DateLanguage
@@ -51,6 +51,10 @@ MIDDLE = "the middle of the period"
 BEFORE = "the last day before it"
 AFTER = "the first day after it"
 AGO = "that long before now"
+NOW = "the present moment"
+NOW_WORDS = ("now", "today")
+"""What ``--as-of`` takes for the present: the clock's moment (``today`` too: a question about today is about
+what the vault says now, edits of this afternoon included)."""
 VERSION_WORDS = ("version", "release", "v", "build")  # "version 2023.01.05" names a release, not a day
 
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
@@ -77,7 +81,7 @@ class AsOf:
     def to_json(self) -> dict:
         """What ``--explain`` and the JSON answers show of it."""
         return {
-            "moment": self.moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "moment": iso_z(self.moment),
             "words": self.phrase,
             "first_day": self.first_day.isoformat() if self.first_day else None,
             "last_day": self.last_day.isoformat() if self.last_day else None,
@@ -497,9 +501,9 @@ def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf |
 
 
 def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime, languages=(ENGLISH,)) -> AsOf:
-    """An ``--as-of`` value: an ISO date or time (that moment; a date alone means its noon), or the same
-    words a question may use ("March 2023", "mid-2022", "last spring", or in one of the vault's ``languages``
-    "Mitte 2022"). Anything else is a usage error."""
+    """An ``--as-of`` value: an ISO date or time (that moment; a date alone means its noon), ``now`` or ``today``
+    (``now`` itself), or the same words a question may use ("March 2023", "mid-2022", "last spring", or in one of
+    the vault's ``languages`` "Mitte 2022"). Anything else is a usage error."""
     if isinstance(value, (dt.date, dt.datetime)):
         moment = parse_when(value)
         day = moment.date()
@@ -507,6 +511,8 @@ def resolve_as_of(value: str | dt.date | dt.datetime, now: dt.datetime, language
             moment if isinstance(value, dt.datetime) else _noon(day), str(value), "", day, day, "the moment given"
         )
     words = " ".join(str(value).split())
+    if words.lower() in NOW_WORDS:
+        return AsOf(now, words, "", now.date(), now.date(), NOW)
     try:
         moment = parse_when(words)
     except UsageError:

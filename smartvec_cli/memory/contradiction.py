@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable, TypeVar
+from typing import Callable, Hashable, Iterable, Mapping, TypeVar
 
 from . import words
 from .words import NUMBER_WORDS
@@ -283,20 +283,76 @@ IDENTIFIER = re.compile(
     r"\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b"
 )  # ALR-3158, web-03, INC_2041
 CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `fetch-retries`, `npm ci`
+CODE = re.compile(r"\b(?P<letters>[A-Za-z]{1,12})\d[A-Za-z0-9]*\b")  # P017, C1042, web03, IPv6, Q3
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def names(text: str) -> frozenset[str]:
-    """Capitalised words inside a sentence, identifiers and code spans anywhere: the places, teams, people,
+    """Capitalised words inside a sentence, identifiers, codes of letters and digits ("project P017",
+    "host web03", but not "EUR75", a value) and code spans anywhere: the places, teams, people, projects,
     alerts, hosts, settings and commands a statement is about."""
-    return frozenset(NAME.findall(text)) | frozenset(IDENTIFIER.findall(text)) | frozenset(CODE_SPAN.findall(text))
+    return frozenset(NAME.findall(text)) | identifiers(text) | frozenset(CODE_SPAN.findall(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def identifiers(text: str) -> frozenset[str]:
+    """Identifiers (ALR-3158, web-03) and codes of letters and digits (P017, C1042, but not EUR75, a value)."""
+    codes = (m.group(0) for m in CODE.finditer(text) if m.group("letters").lower() not in UNITS)
+    return frozenset(IDENTIFIER.findall(text)) | frozenset(codes)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def name_words(text: str) -> frozenset[str]:
+    """The words of a text or of a name, in lower case ("Acme Logistics" is acme and logistics)."""
+    return frozenset(_frame_tokens(text))
+
+
+def _words_of(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(word for name in found for word in name_words(name))
+
+
+def _named_in(named: frozenset[str], subject: frozenset[str]) -> bool:
+    """Most of the words of ``named`` are among the words ``subject``: "Acme Logistics" (and "Monday, Acme
+    Logistics") is in a page about Acme Logistics, not in one about Borealis Logistics, whose second word
+    alone it shares."""
+    words = _words_of(named)
+    return not words or 2 * len(words & subject) > len(words)
+
+
+def other_subjects(named_a: frozenset[str], named_b: frozenset[str]) -> bool:
+    """Two sets of names (``names``) that are of other subjects: both name something and neither is mostly
+    named in the other. The Krakow office is not the Hamburg office, alert ALR-3158 is not alert ALR-8956,
+    project P017 is not project P018, Ana Schmidt is not Ana Okafor; "Acme Logistics" is "Acme Logistics on
+    Monday", and "Hugo Gallo on Fridays" may be "on Fridays" on Hugo Gallo's page."""
+    if not named_a or not named_b:
+        return False
+    words_a, words_b = _words_of(named_a), _words_of(named_b)
+    return not (_named_in(named_a, words_b) or _named_in(named_b, words_a))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _said_words(text: str) -> frozenset[str]:
+    """The words of a text that may name something: lower case, no stopwords."""
+    return frozenset(w for w in name_words(text) if w not in STOPWORDS)
+
+
+def _mostly_in(words: frozenset[str], other: frozenset[str]) -> bool:
+    return bool(words) and 2 * len(words & other) > len(words)
+
+
+def _speaks_of(where: "Where", sentence: str, place: "Where") -> bool:
+    """Whether a sentence, read with its own title and headings (``place``), speaks of the note ``where`` stands
+    in: most of the words of that note's title are in it (its headings are sections, which two notes of one
+    template share). An e-mail "Re: Hugo Gallo" that says "Hugo Gallo may work remotely on Fridays" speaks of
+    the page "Hugo Gallo"; the page of Ana Jensen saying "She may work remotely on Fridays" does not speak of
+    the page of Ana Gallo."""
+    said = _said_words(sentence) | _said_words(place.context)
+    return _mostly_in(_said_words(where.context.split(" > ", 1)[0]), said)
 
 
 def _about_other_names(text_a: str, text_b: str) -> bool:
-    """Both name someone or something and none of it is the same: the Krakow office is not the Hamburg
-    office, alert ALR-3158 is not alert ALR-8956."""
-    a, b = names(text_a), names(text_b)
-    return bool(a) and bool(b) and a.isdisjoint(b)
+    """Both sentences name someone or something, and of other subjects (``other_subjects``)."""
+    return other_subjects(names(text_a), names(text_b))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -356,6 +412,12 @@ class Where:
         frozenset()
     )  # what the whole passage names: the subject of a template sentence that names none
 
+    @property
+    def subject(self) -> frozenset[str]:
+        """The words of what a sentence that names nobody is about: its note's title and headings ("Ana Schmidt >
+        Employment") and what its passage names, in lower case."""
+        return name_words(self.context) | _words_of(self.names)
+
 
 def _frame_tokens(text: str) -> tuple[str, ...]:
     return tuple(m.group(0).lower() for m in TOKEN.finditer(text.translate(APOSTROPHES)))
@@ -400,19 +462,43 @@ class Frames:
     those differences is a contradiction. Built from the passages one consolidation compares, so its cost
     follows theirs."""
 
-    def __init__(self, templates: frozenset[str] = frozenset()):
+    def __init__(self, templates: frozenset[str] = frozenset(), held: dict[str, frozenset] | None = None):
         self.templates = templates
+        self.held = held  # each template's notes (None: every two templates are stated together)
+        self._together: dict[tuple[str, str], bool] = {}
 
     @classmethod
-    def of(cls, texts: Iterable[tuple[object, str]], min_notes: int = TEMPLATE_NOTES) -> "Frames":
+    def of(
+        cls, texts: Iterable[tuple[object, str]], min_notes: int = TEMPLATE_NOTES, notes: Mapping | None = None
+    ) -> "Frames":
         """From (passage, text) pairs: the frames of the sentences that give a value or negate, found in
-        ``min_notes`` passages or more (a generated page of a hundred settings is a template of its own)."""
+        ``min_notes`` passages or more (a generated page of a hundred settings is a template of its own).
+        ``notes`` maps a passage to its note, to tell which templates are stated together (``together``)."""
         notes_of: dict[str, set] = {}
-        for note, text in texts:
+        for passage, text in texts:
             for sentence in sentences(text):
                 if quantities(sentence) or negated(sentence):
-                    notes_of.setdefault(frame_key(sentence), set()).add(note)
-        return cls(frozenset(key for key, notes in notes_of.items() if len(notes) >= min_notes))
+                    notes_of.setdefault(frame_key(sentence), set()).add(passage)
+        templates = frozenset(key for key, found in notes_of.items() if len(found) >= min_notes)
+        held = None
+        if notes is not None:
+            held = {key: frozenset(notes.get(p, p) for p in notes_of[key]) for key in templates}
+        return cls(templates, held)
+
+    def together(self, key_a: str, key_b: str) -> bool:
+        """Whether two templates are stated in one note somewhere: two slots of one family ("Build time for Atlas
+        is 12 minutes" and "Next release in 20 days" in every status report), not one slot that two families
+        word differently (a staff page's "Her laptop has 16 GB of memory" and an e-mail's "IT confirmed that the
+        laptop of Pablo Quinn has 32 GB of memory")."""
+        if self.held is None:
+            return True
+        pair = (key_a, key_b) if key_a < key_b else (key_b, key_a)
+        found = self._together.get(pair)
+        if found is None:
+            found = self._together[pair] = not self.held.get(key_a, frozenset()).isdisjoint(
+                self.held.get(key_b, frozenset())
+            )
+        return found
 
     def is_template(self, sentence: str) -> bool:
         return frame_key(sentence) in self.templates
@@ -429,10 +515,14 @@ class Frames:
         different days (snapshots), a word of the sentence is replaced ("the login service" and
         "the billing service"), or the sentence leaves its subject to its passage ("Default: 30 seconds" on
         the page of `fetch-timeout`) or to headings ("Budget spent" under "Atlas status" and under "Borealis
-        status") that differ. Words a negation adds or drops ("even on a lead")
-        are no other subject."""
-        names_a, names_b = names(sentence_a), names(sentence_b)
-        if names_a and names_b and names_a.isdisjoint(names_b):
+        status") that differ, or one names a subject ("Ana Schmidt has 30 days of leave") that the other's title,
+        headings and passage do not ("She has 25 days of leave" on the page of Bo Chen). Words a negation adds or
+        drops ("even on a lead") are no other subject."""
+        names_a, names_b = (
+            names(sentence_a) | titled(sentence_a, where_a),
+            names(sentence_b) | titled(sentence_b, where_b),
+        )
+        if other_subjects(_with_title(names_a, where_a), _with_title(names_b, where_b)):
             return True
         context = frame_difference(where_a.context, where_b.context) if where_a.context != where_b.context else ()
         if context and all(_only_values(words_a) and _only_values(words_b) for _, words_a, words_b in context):
@@ -440,24 +530,105 @@ class Frames:
         template_a, template_b = self.is_template(sentence_a), self.is_template(sentence_b)
         if not (template_a or template_b):
             return False
-        if template_a and template_b and frame_key(sentence_a) != frame_key(sentence_b):
-            return True
+        if template_a and template_b:
+            key_a, key_b = frame_key(sentence_a), frame_key(sentence_b)
+            if key_a != key_b and self.together(key_a, key_b):
+                return True
         if where_a.day and where_b.day and where_a.day[:10] != where_b.day[:10]:
             return True
         if not negation:
             differences = frame_difference(sentence_a, sentence_b) or ()
+            named = name_words(sentence_a) & _words_of(names_a) | name_words(sentence_b) & _words_of(names_b)
             if any(
-                how == "replace" and not _only_values(words_a) and not _only_values(words_b)
+                how == "replace"
+                and not _only_values(words_a)
+                and not _only_values(words_b)
+                and not _names_for_pronouns(words_a, words_b, named)
                 for how, words_a, words_b in differences
             ):
                 return True
-        subject_a, subject_b = names_a or where_a.names, names_b or where_b.names
-        if subject_a and subject_b and subject_a.isdisjoint(subject_b):
+        if where_a.context == where_b.context:
+            return False
+        linked = _speaks_of(where_a, sentence_b, where_b) or _speaks_of(where_b, sentence_a, where_a)
+        if names_a and names_b:
+            shared = _words_of(names_a) & _words_of(names_b)
+            if not shared.isdisjoint(name_words(where_a.context) | name_words(where_b.context)):
+                return False  # what both name is what they stand under: project P017 on its page and its review
+            return not linked  # "on Fridays" on the pages of two people names neither of them
+        if names_a or names_b:
+            named, where = (names_a, where_b) if names_a else (names_b, where_a)
+            # "Carla Jensen has 30 days of leave" is not "She has 28 days" on the page of Bo Chen, nor on Ana Jensen's
+            return not (_named_in(named, where.subject) and linked)
+        if where_a.names and where_b.names and where_a.names.isdisjoint(where_b.names):
             return True
-        if not names_a and not names_b:
-            words_a, words_b = set(_frame_tokens(where_a.context)), set(_frame_tokens(where_b.context))
-            return not (words_a <= words_b or words_b <= words_a)
-        return False
+        words_a, words_b = name_words(where_a.context), name_words(where_b.context)
+        return not (words_a <= words_b or words_b <= words_a)
+
+
+OPENING_WORD = re.compile(r"^\W*([A-Z][\w'-]*)")
+
+
+def titled(sentence: str, where: Where) -> frozenset[str]:
+    """The word a sentence opens with when it is capitalised and a word of its note's title: a name, though
+    ``names`` leaves the first word of a sentence out ("Ingrid works 36 hours a week" on the page "Ingrid
+    Haddad")."""
+    match = OPENING_WORD.match(sentence)
+    if match and match.group(1).lower() in _said_words(where.context.split(" > ", 1)[0]):
+        return frozenset({match.group(1)})
+    return frozenset()
+
+
+def _with_title(named: frozenset[str], where: Where) -> frozenset[str]:
+    """What a sentence names, with the words of its note's title when it names one of them: "Bruno works 20
+    hours a week" on the page "Bruno Petrov" is of Bruno Petrov, not of Bruno Nakamura."""
+    title = _said_words(where.context.split(" > ", 1)[0])
+    return named | title if named and not _words_of(named).isdisjoint(title) else named
+
+
+TITLES_NAMED_AT_MOST = 5
+"""A sentence that names more notes' titles than this names no one of them in particular."""
+
+
+class Titles:
+    """Notes by the words of their titles, to find the note a statement names: "IT confirmed that the laptop of
+    Pablo Quinn has 32 GB of memory" speaks of the page "Pablo Quinn", whose own sentences ("Her laptop has 16
+    GB of memory") name nobody, and which a family of five hundred such pages crowds out of its nearest
+    neighbours."""
+
+    def __init__(self, titles: Iterable[tuple[int, str]]):
+        self.words = {note: _said_words(title) for note, title in titles}
+        self.by_word: dict[str, set[int]] = {}
+        for note, title_words in self.words.items():
+            for word in title_words:
+                self.by_word.setdefault(word, set()).add(note)
+
+    def named_in(self, text: str) -> set[int]:
+        """The notes whose titles the sentences of ``text`` that give a value or negate speak of: a name of the
+        sentence is in the title and most of the title's words are in the sentence."""
+        found: set[int] = set()
+        for sentence in sentences(text):
+            named = _words_of(names(sentence))
+            if not named or not (quantities(sentence) or negated(sentence)):
+                continue
+            said = _said_words(sentence)
+            notes = {
+                note for word in named for note in self.by_word.get(word, ()) if _mostly_in(self.words[note], said)
+            }
+            if len(notes) <= TITLES_NAMED_AT_MOST:
+                found |= notes
+        return found
+
+
+PRONOUNS = frozenset({"she", "he", "they", "it", "her", "his", "their", "its", "we", "our"})
+
+
+def _names_for_pronouns(words_a: tuple[str, ...], words_b: tuple[str, ...], named: frozenset[str]) -> bool:
+    """One side of a difference is pronouns and the other (mostly) names: "She has 28 days of leave" on Carla
+    Jensen's page says what "Carla Jensen has 30 days of leave" says, of someone the subject rules tell."""
+    for pronouns, other in ((words_a, words_b), (words_b, words_a)):
+        if pronouns and set(pronouns) <= PRONOUNS and any(w in named for w in other):
+            return True
+    return False
 
 
 NO_FRAMES = Frames()
@@ -500,7 +671,8 @@ def disagreement(
     the same time. ``conflicts`` is ``judged_conflicts`` of the two when the caller has it already."""
     if conflicts is None:
         conflicts = judged_conflicts(text_a, text_b, frames, where_a, where_b)
-    for a, b in conflicts:
+    # Values of the very same unit and rate first: "30 days" meets "25 days" before "36 hours a week".
+    for a, b in sorted(conflicts, key=lambda pair: pair[0].unit != pair[1].unit):
         if same_thing(a, b):
             shared = a.context & b.context
             about = " ".join(dict.fromkeys(w for w in a.context_words if stem(w) in shared))
@@ -577,13 +749,47 @@ def _main_clause(sentence: str) -> str:
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def _claim_words(sentence: str) -> frozenset[str]:
-    """The stems of what a sentence says, without its negation and link targets: "doesn't install" says "install"."""
-    plain = " ".join(
-        m.group(0)
-        for m in TOKEN.finditer(URL.sub(" ", sentence.translate(APOSTROPHES)))
-        if not is_negation(m.group(0)) and len(m.group(0)) > 1
-    )
-    return content_words(plain)
+    """The stems of what a sentence says, without its negation and link targets, and the identifiers it names:
+    "doesn't install" says "install", "deploys of project P044 are not frozen" says deploy, project, P044 and
+    frozen."""
+    text = URL.sub(" ", sentence.translate(APOSTROPHES))
+    plain = " ".join(m.group(0) for m in TOKEN.finditer(text) if not is_negation(m.group(0)) and len(m.group(0)) > 1)
+    return content_words(plain) | {code.lower() for code in identifiers(text)}
+
+
+SUBJECT = "@subject"
+
+
+def _subject_for_pronoun(sentence_a: str, sentence_b: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``_claim_words`` of both sentences, where one opens with a pronoun and the other with a name of two
+    words or more, or an identifier ("She may work remotely on Fridays", "Olga Moreau may not work remotely on
+    Fridays"): the pronoun and that name then count as one word, the subject. Whether they are one subject is
+    for the subject rules (``Frames.apart``) to say."""
+    plain = [_claim_words(sentence_a), _claim_words(sentence_b)]
+    openings = [_opening(sentence_a), _opening(sentence_b)]
+    for mine, other in ((0, 1), (1, 0)):
+        pronoun, subject = openings[mine], openings[other]
+        if len(pronoun) == 1 and pronoun[0].lower() in PRONOUNS and subject and subject[0].lower() not in PRONOUNS:
+            plain[mine] = plain[mine] - {stem(pronoun[0]), pronoun[0].lower()} | {SUBJECT}
+            plain[other] = plain[other] - {stem(w) for w in subject} - {w.lower() for w in subject} | {SUBJECT}
+            return plain[0], plain[1]
+    return plain[0], plain[1]
+
+
+OPENING = re.compile(r"^\W*((?:[A-Z][\w'-]*\s+)+)")
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _opening(sentence: str) -> tuple[str, ...]:
+    """The capitalised words a sentence opens with, when they are a pronoun ("She"), a name of two words or
+    more ("Olga Moreau", "Project P017") or an identifier; else nothing ("The team ...")."""
+    match = OPENING.match(sentence)
+    if not match:
+        return ()
+    found = tuple(match.group(1).split())
+    if len(found) >= 2 or found[0].lower() in PRONOUNS or identifiers(found[0]):
+        return found
+    return ()
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -603,18 +809,22 @@ def _negated_words(sentence: str) -> frozenset[str] | None:
     return frozenset(found) or None
 
 
-ANTONYMS = {
-    "disabled": "enabled",
-    "disable": "enable",
-    "disables": "enables",
-    "optional": "required",
-    "forbidden": "allowed",
-    "prohibited": "allowed",
-    "hidden": "visible",
-    "private": "public",
+ANTONYM_PAIRS = (
+    "disabled enabled|disable enable|disables enables|optional required mandatory compulsory obligatory"
+    "|forbidden allowed permitted|prohibited allowed permitted|disallowed allowed permitted|disallow allow"
+    "|hidden visible shown|private public|asynchronous synchronous|async sync|rejected accepted approved"
+    "|reject accept approve|rejects accepts approves|denied granted allowed approved|deny grant allow"
+    "|excluded included|exclude include|excludes includes|external internal|offline online"
+    "|stateful stateless|illegal legal|read-only writable|case-insensitive case-sensitive|blocked unblocked"
+    "|opt-out opt-in"
+)
+ANTONYMS: dict[str, frozenset[str]] = {
+    negative: frozenset(positives) for negative, *positives in (pair.split() for pair in ANTONYM_PAIRS.split("|"))
 }
-"""Words that say "not" the other word ("disabled" is "not enabled"): the pairs notes state settings and rules
-with. A word is read so only where the other sentence says its partner."""
+"""Words that say "not" the other words ("disabled" is "not enabled", "optional" is "not mandatory", "asynchronous"
+is "not synchronous"): a curated list of the pairs notes state settings, rules and interfaces with, not a
+thesaurus (WordNet's antonyms would also oppose "open" and "shut" in "open a file", and no package ships its data
+for offline use without a download at run time). A word is read so only where the other sentence says a partner."""
 SYNONYMS = {"supported": "available", "unsupported": "unavailable", "permitted": "allowed", "mandatory": "required"}
 """Words that claim what the other word claims ("not available" denies "supported"), read the same way."""
 NEGATING_PREFIXES = ("non-", "non", "un", "im", "in")
@@ -629,8 +839,9 @@ DOUBLE_NEGATION = re.compile(r"\b(?:not|never|no)\s+not\s+|\b(\w+?)(?:n't|not)\s
 def _antonym_base(word: str, other: frozenset[str]) -> str | None:
     """The word of ``other`` that ``word`` says "not" of: its partner in ``ANTONYMS``, or itself without a
     ``NEGATING_PREFIXES`` prefix."""
-    if ANTONYMS.get(word) in other:
-        return ANTONYMS[word]
+    for partner in ANTONYMS.get(word, ()):
+        if partner in other:
+            return partner
     for prefix in NEGATING_PREFIXES:
         rest = word[len(prefix) :]
         if (
@@ -671,8 +882,7 @@ def _reading_bases(word: str) -> frozenset[str]:
             continue
         if form is not word:
             found.add(form)
-        if form in ANTONYMS:
-            found.add(ANTONYMS[form])
+        found |= ANTONYMS.get(form, frozenset())
         for prefix in NEGATING_PREFIXES:
             rest = form[len(prefix) :]
             if (
@@ -724,7 +934,7 @@ def negates(sentence_a: str, sentence_b: str) -> bool:
     negated_a, negated_b = _negated_words(sentence_a), _negated_words(sentence_b)
     if (negated_a is None) == (negated_b is None) or sentence_a.endswith("?") or sentence_b.endswith("?"):
         return False
-    plain_a, plain_b = _claim_words(sentence_a), _claim_words(sentence_b)
+    plain_a, plain_b = _subject_for_pronoun(sentence_a, sentence_b)
     smaller, larger = sorted((len(plain_a), len(plain_b)))
     if smaller < NEGATION_MIN_WORDS or smaller < NEGATION_SIZE_RATIO * larger:
         return False

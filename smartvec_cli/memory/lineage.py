@@ -14,7 +14,11 @@ that comes in series (chats, meeting notes, mail, daily notes) are never version
 another, and a group of names that differ only by a date ("Standup 2024-03-01",
 "Standup 2024-03-08") is a series too, unless one of them is the bare name or carries
 a version word. Two notes of one name without a marker ("A/Overview", "B/Overview") are two notes, not
-versions. A draft supersedes nothing, and is superseded only by a copy of a later date.
+versions. A draft supersedes nothing, and is superseded only by a copy of a later date. Notes whose passages
+mostly match are copies, the later superseding the earlier, except issues of a series ("Weekly report
+2024-03-01" and "2024-03-08", "Market Report Mar 2024" and "Apr 2024"): the later issue states the same
+sentences with this period's numbers, and supersedes the earlier only when it restates the same facts (mostly
+identical passages) or declares it.
 """
 
 from __future__ import annotations
@@ -247,11 +251,44 @@ class PassageOverlap:
     matched: int
     distinct: int  # of those, the matches that are not boilerplate (a text many notes share, as a template's)
     passages: int
+    near: int = 0  # of the matches, those near-identical rather than identical (an edited number or word)
 
     @property
     def mostly(self) -> bool:
         """Most passages match, and not only by boilerplate: notes of one template share only that."""
         return self.distinct >= 1 and self.matched >= MIN_MATCHED and self.matched >= MOSTLY_MATCHED * self.passages
+
+    @property
+    def mostly_restated(self) -> bool:
+        """``mostly`` by identical passages alone: the same facts, not the same sentences with other numbers."""
+        return PassageOverlap(self.notes, self.matched - self.near, self.distinct - self.near, self.passages).mostly
+
+
+MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+PERIOD = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}(?:-\d{{2}})?|(?:19|20)\d{{2}}|(?:{MONTHS})|w(?:eek)?\s*\d{{1,2}}|kw\s*\d{{1,2}}|q[1-4]"
+    rf"|h[12]|(?:sprint|issue|edition|no\.?|#)\s*\d{{1,4}})\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=NAMES_KEPT)
+def series_key(name: str) -> str | None:
+    """A note's name without the periods it names ("Weekly report 2024-03-08", "Market Report Apr 2024",
+    "Sprint 14 review", "Status W11", "Q2 numbers"), or None when it names none: two notes whose names differ
+    only by their periods are issues of one series."""
+    text = " ".join(name.split())
+    key = _key(PERIOD.sub(" ", text))
+    return key if key != _key(text) else None
+
+
+def same_series(a: str, b: str) -> bool:
+    """Two names of one series (``series_key``): the same name but for the periods they name, which differ."""
+    key = series_key(a)
+    return key is not None and a != b and key == series_key(b)
 
 
 def copy_candidates(candidates: list[VersionCandidate]) -> list[VersionCandidate]:
@@ -276,8 +313,12 @@ def infer_copies(
         a, b = (by_note.get(n) for n in overlap.notes)
         if a is None or b is None or not overlap.mostly or frozenset(overlap.notes) in related:
             continue
-        if names[a.note].base == names[b.note].base and (names[a.note].marker or names[b.note].marker):
-            continue  # versions by name: the title lineage orders them, markers and drafts included
+        named_a, named_b = names[a.note], names[b.note]
+        if named_a.base == named_b.base and (named_a.marker or named_b.marker):
+            if not (named_a.dated_only and named_b.dated_only):
+                continue  # versions by name: the title lineage orders them, markers and drafts included
+        if same_series(a.name, b.name) and not overlap.mostly_restated:
+            continue  # this week's report is last week's with other numbers: an issue of a series, no version
         (a_start, a_source), (b_start, b_source) = _start(a, names[a.note]), _start(b, names[b.note])
         if a_start[:10] == b_start[:10]:
             continue

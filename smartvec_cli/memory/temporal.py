@@ -59,6 +59,16 @@ def first_date(metadata: dict, keys: tuple[str, ...], languages: tuple[str, ...]
     return None
 
 
+ARCHIVED_STATUSES = ("archived", "deprecated")
+"""Values of a note's ``status:`` that retire it (any case): its passages stop answering for the present."""
+
+
+def archived_by_status(metadata: dict) -> bool:
+    """Whether a note's front matter retires it (``status: archived`` or ``deprecated``)."""
+    status = metadata.get("status") if isinstance(metadata, dict) else None
+    return isinstance(status, str) and status.strip().lower() in ARCHIVED_STATUSES
+
+
 def file_name_day(rel_path: str) -> str | None:
     """The day a file name carries ("meetings/2023-03-05 Team sync.md", "journal/2023_03_05.md"), in ISO."""
     found = FILE_NAME_DAY.search(rel_path.rsplit("/", 1)[-1])

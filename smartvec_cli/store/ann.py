@@ -20,7 +20,16 @@ from typing import AbstractSet, Callable, Iterable, Protocol
 import numpy as np
 
 from ..errors import SmartvecError
-from .layout import ANN_FILE_GLOB, ANN_SIDECAR_FILE, IndexLayout, ann_file_name, temp_path
+from .layout import (
+    ANN_FILE_GLOB,
+    ANN_SIDECAR_FILE,
+    IndexLayout,
+    ann_file_name,
+    is_ann_file_name,
+    is_own_temp_name,
+    refusal,
+    temp_path,
+)
 
 LOAD_ATTEMPTS = 5
 M = 16
@@ -135,9 +144,12 @@ class HnswIndex:
 
         try:
             meta = json.loads(raw_sidecar)
-            path = self.folder / meta["file"]
+            path = self.folder / sidecar_file_name(meta)
             if meta.get("dim") != self.dim:
                 raise ValueError(f"dimension {meta.get('dim')} != {self.dim}")
+            foreign = refusal(path, folder=False)
+            if foreign:
+                raise ValueError(foreign)
             size = path.stat().st_size
             if "bytes" in meta and size != meta["bytes"]:
                 raise ValueError(
@@ -170,7 +182,7 @@ class HnswIndex:
         try:
             meta = json.loads(raw)
             expected = meta.get("sha256")
-            path = self.folder / meta["file"]
+            path = self.folder / sidecar_file_name(meta)
         except (ValueError, KeyError, TypeError, AttributeError):
             return f"its sidecar {ANN_SIDECAR_FILE} is not valid"
         if not expected:
@@ -184,7 +196,7 @@ class HnswIndex:
     def saved_file_name(self) -> str | None:
         """The name of the ANN file the sidecar names, or None when the sidecar cannot be read."""
         try:
-            return json.loads(self.sidecar.read_text())["file"]
+            return sidecar_file_name(json.loads(self.sidecar.read_text()))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -344,12 +356,21 @@ class HnswIndex:
         except OSError as exc:
             raise SmartvecError(f"cannot write vector index in {self.folder}: {exc.strerror or exc}") from None
         for old in self.folder.glob(ANN_FILE_GLOB):
-            if old.name != name:
+            if old.name != name and (is_ann_file_name(old.name) or is_own_temp_name(old.name)):
                 try:
                     old.unlink()
                 except OSError:
                     pass
         self.generation = generation
+
+
+def sidecar_file_name(meta) -> str:
+    """The vector file a sidecar names: only a name ``save`` makes (``vectors-N.hnsw``) in the index folder itself;
+    anything else (an absolute path, ``..``, another file's name) is a ValueError, as a damaged sidecar is."""
+    name = meta["file"]
+    if not is_ann_file_name(name):
+        raise ValueError(f"{ANN_SIDECAR_FILE} names {str(name)[:80]!r}, not a vector file smartvec made")
+    return name
 
 
 def unit_matrix(labels: list[int], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -134,6 +134,19 @@ class GraphQueries(StoreBase):
             for part, marks in in_lists(ids)
         )
 
+    def replace_claim_edges(self, rows: Sequence[dict]) -> set[tuple[int, int]]:
+        """Replaces the ``contradicts`` edges that stand for claims of supersession (``claim`` in their detail)
+        by ``rows``; returns the (src, dst) passages of those there were."""
+        dialect = self.dialect
+        where = f"type = 'contradicts' AND COALESCE({dialect.field('detail', 'claim')}, {dialect.json_false}) = "
+        where += dialect.json_true
+        before = {(r[0], r[1]) for r in self.db.execute(f"SELECT src_chunk, dst_chunk FROM edges WHERE {where}")}
+        if before:
+            self.db.execute(f"DELETE FROM edges WHERE {where}")
+        if rows:
+            self.insert_edges(rows)
+        return before
+
     def insert_edges(self, rows: Sequence[dict]) -> None:
         self.db.table("edges").insert_all(rows)
 

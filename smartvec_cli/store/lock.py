@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import errno
 import fcntl
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ..errors import SmartvecError, index_folder_error
-from .layout import IndexLayout
+from .layout import IndexLayout, guard_index_folder, refusal
 
 POLL_SECONDS = 0.1
 DEFAULT_WAIT = 30.0  # seconds a writer waits for another one, unless told otherwise (--wait)
@@ -99,8 +101,10 @@ class FileLock:
         It takes a shared lock for an instant when the lock is free: a writer starting at
         that very moment finds it busy and simply polls again.
         """
+        if refusal(self.path, folder=False):
+            return False, None
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return False, None
         try:
@@ -118,10 +122,21 @@ class FileLock:
         if self._fd is not None:
             raise RuntimeError("lock already held by this object")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            make_index_folder(self.path.parent)
+            guard_index_folder(self.path.parent)
+            # never through a symbolic link, never a FIFO or device someone put there: the file is checked after
+            # it is opened (so no swap in between), and only truncated once it is known to be our own
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise SmartvecError(
+                    f"{self.path} is a symbolic link: remove it (smartvec makes its own lock)"
+                ) from None
             raise index_folder_error(f"cannot open lock file {self.path}", exc) from None
+        problem = _not_ours(self.path, os.fstat(fd))
+        if problem:
+            os.close(fd)
+            raise SmartvecError(problem)
         deadline = time.monotonic() + max(0.0, wait)
         told = False
         while True:
@@ -183,6 +198,26 @@ class FileLock:
                 "is no longer running (a process it started may still hold the lock)"
             )
         return f"{who}; gave up after waiting {wait:g}s"
+
+
+def _not_ours(path: Path, info: os.stat_result) -> str | None:
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path} is not a regular file: remove it (smartvec makes its own lock)"
+    if info.st_uid != os.geteuid():
+        return f"{path} belongs to uid {info.st_uid}, not to the user running smartvec (uid {os.geteuid()}): remove it"
+    return None
+
+
+def make_index_folder(root: Path) -> None:
+    """Make the index folder (and the folders above it) when missing: without write access for group or others
+    whatever the umask, since whoever could write there could choose what smartvec reads."""
+    if root.is_dir():
+        return
+    root.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.mkdir(root, 0o755)
+    except FileExistsError:
+        pass
 
 
 def _parse_holder(data: bytes) -> Holder | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Collection, Sequence
 
-from ..memory.temporal import DECLARED, INFERRED
+from ..memory.temporal import DECLARED, INFERRED, archived_by_status
 from .base import StoreBase
 from .db import CURRENT_TEXT_HASH
 from .inlist import in_lists
@@ -30,7 +31,14 @@ SUPERSESSION_SQL = """
     SELECT e.dst_note, COALESCE({start}, n.valid_from, n.created_at) AS start, n.id
     FROM edges e JOIN notes n ON n.id = e.src_note
     WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note AND n.deleted_at IS NULL
+      AND NOT {claim}
 """
+
+CLAIM_SQL = """(NOT ({inferred_edge}) AND EXISTS (
+      SELECT 1 FROM notes t WHERE t.id = e.dst_note AND n.authority IS NOT NULL AND t.authority IS NOT NULL
+        AND n.authority < t.authority - 1e-9))"""
+"""A declared ``supersedes`` edge (of the note ``n``) whose note has less authority than the note it names: a
+claim (a chat or an e-mail saying it replaces a policy), not a supersession."""
 
 LINEAGE_CANDIDATES_SQL = """
     SELECT n.id, n.path, n.title, n.doc_date, n.created_at, n.source_type,
@@ -347,7 +355,20 @@ class NoteQueries(StoreBase):
     def supersession_links(self) -> list[tuple[int, str, int]]:
         """(superseded note, start of its successor, successor) for every resolved ``supersedes`` link of a live
         note."""
-        return self.db.execute(SUPERSESSION_SQL.format(start=self.dialect.field("e.detail", "start"))).fetchall()
+        claim = CLAIM_SQL.format(inferred_edge=self.dialect.inferred_edge)
+        return self.db.execute(
+            SUPERSESSION_SQL.format(start=self.dialect.field("e.detail", "start"), claim=claim)
+        ).fetchall()
+
+    def supersession_claims(self) -> list[tuple[int, int]]:
+        """(claiming note, note it claims to supersede) for every declared ``supersedes`` edge of a live note whose
+        authority is lower than the target's (``CLAIM_SQL``): not applied by ``supersession_links``."""
+        claim = CLAIM_SQL.format(inferred_edge=self.dialect.inferred_edge)
+        return self.db.execute(
+            f"""SELECT e.src_note, e.dst_note FROM edges e JOIN notes n ON n.id = e.src_note
+                WHERE e.type = 'supersedes' AND e.dst_note IS NOT NULL AND e.dst_note != e.src_note
+                  AND n.deleted_at IS NULL AND {claim}"""
+        ).fetchall()
 
     def superseded_notes(self) -> dict[int, tuple[str, int | None]]:
         """note id -> (superseded_at, superseded_by) as stored now."""
@@ -357,6 +378,14 @@ class NoteQueries(StoreBase):
                 "SELECT id, superseded_at, superseded_by FROM notes WHERE superseded_at IS NOT NULL"
             )
         }
+
+    def notes_archived_by_status(self) -> list[int]:
+        """The live vault notes whose front matter says ``status: archived`` or ``deprecated`` (any case)."""
+        rows = self.db.execute(
+            "SELECT id, metadata FROM notes WHERE deleted_at IS NULL AND kind = 'vault' AND metadata LIKE ?",
+            ['%"status"%'],
+        ).fetchall()
+        return [note_pk for note_pk, metadata in rows if archived_by_status(json.loads(metadata or "{}"))]
 
     def set_superseded(self, note_pk: int, superseded_at: str | None, superseded_by: int | None) -> None:
         self.update_row("notes", note_pk, {"superseded_at": superseded_at, "superseded_by": superseded_by})

@@ -100,6 +100,17 @@ class ReportQueries(StoreBase):
     def live_notes(self) -> list[dict]:
         return list(self.db.query("SELECT * FROM notes WHERE deleted_at IS NULL"))
 
+    def live_titles_containing(self, fragment: str) -> list[str]:
+        """The titles of live notes that hold ``fragment``, whatever its case (a question quoting a title)."""
+        pattern = "%" + fragment.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+        return [
+            row[0]
+            for row in self.db.execute(
+                "SELECT DISTINCT title FROM notes WHERE deleted_at IS NULL AND lower(title) LIKE ? ESCAPE '!'",
+                [pattern],
+            )
+        ]
+
     # -- one note (show, history) -------------------------------------------------------------
 
     def note_path(self, note: int) -> str | None:
@@ -119,11 +130,13 @@ class ReportQueries(StoreBase):
 
     def links_of_note(self, note: int) -> list[dict]:
         """The edges out of a note (type, target as written, path of the note it resolved to, detail JSON, which
-        names an attachment it resolved to), in the order found."""
+        names an attachment it resolved to, and for an edge between passages, such as ``contradicts``, the
+        chunk ids of its two passages), in the order found."""
         return list(
             self.db.query(
-                "SELECT e.type, e.target, n.path, e.detail FROM edges e LEFT JOIN notes n ON n.id = e.dst_note "
-                "WHERE e.src_note = ? ORDER BY e.id",
+                "SELECT e.type, e.target, n.path, e.detail, s.chunk_id AS src_passage, d.chunk_id AS dst_passage "
+                "FROM edges e LEFT JOIN notes n ON n.id = e.dst_note LEFT JOIN chunks s ON s.id = e.src_chunk "
+                "LEFT JOIN chunks d ON d.id = e.dst_chunk WHERE e.src_note = ? ORDER BY e.id",
                 [note],
             )
         )
@@ -137,6 +150,52 @@ class ReportQueries(StoreBase):
            FROM chunks c LEFT JOIN chunks s ON s.id = c.superseded_by
            WHERE c.note = ? ORDER BY c.ordinal, c.version""",
                 [note],
+            )
+        )
+
+    def passages_begun_between(self, since: str, until: str) -> list[dict]:
+        """Every passage version of a vault note first stored in ``[since, until)`` (ISO times), oldest first, with
+        the version it replaced (``replaces``, ``replaces_version``, ``replaces_text``) when it replaced one."""
+        return list(
+            self.db.query(
+                """SELECT c.chunk_id, c.version, c.heading, c.text, c.created_at AS at, n.path,
+                          p.chunk_id AS replaces, p.version AS replaces_version, p.text AS replaces_text
+                   FROM chunks c JOIN notes n ON n.id = c.note LEFT JOIN chunks p ON p.superseded_by = c.id
+                   WHERE n.kind = 'vault' AND c.state != 'DELETED' AND c.created_at >= ? AND c.created_at < ?
+                   ORDER BY c.created_at, c.chunk_id, c.version""",
+                [since, until],
+            )
+        )
+
+    def passages_ended_between(self, since: str, until: str) -> list[dict]:
+        """Every passage version of a vault note whose validity ended in ``[since, until)``, oldest first, with what
+        ended it: the version that replaced it (``successor``...), the note that superseded its note
+        (``superseding_path``), its note's deletion (``note_deleted_at``), or the source of its end."""
+        return list(
+            self.db.query(
+                """SELECT c.chunk_id, c.version, c.heading, c.text, c.valid_until AS at, c.until_source, n.path,
+                          n.deleted_at AS note_deleted_at, n.superseded_at AS note_superseded_at,
+                          s.chunk_id AS successor, s.version AS successor_version, s.text AS successor_text,
+                          sn.path AS superseding_path
+                   FROM chunks c JOIN notes n ON n.id = c.note
+                   LEFT JOIN chunks s ON s.id = c.superseded_by LEFT JOIN notes sn ON sn.id = n.superseded_by
+                   WHERE n.kind = 'vault' AND c.state != 'DELETED' AND c.valid_until >= ? AND c.valid_until < ?
+                   ORDER BY c.valid_until, c.chunk_id, c.version""",
+                [since, until],
+            )
+        )
+
+    def contradictions_found_between(self, since: str, until: str) -> list[dict]:
+        """Every contradiction between two passages found in ``[since, until)``, oldest first."""
+        return list(
+            self.db.query(
+                """SELECT e.created_at AS at, a.chunk_id, a.version, a.text, an.path,
+                          b.chunk_id AS other, b.version AS other_version, b.text AS other_text, bn.path AS other_path
+                   FROM edges e JOIN chunks a ON a.id = e.src_chunk JOIN chunks b ON b.id = e.dst_chunk
+                   JOIN notes an ON an.id = a.note JOIN notes bn ON bn.id = b.note
+                   WHERE e.type = 'contradicts' AND e.created_at >= ? AND e.created_at < ?
+                   ORDER BY e.created_at, a.chunk_id""",
+                [since, until],
             )
         )
 

@@ -21,7 +21,7 @@ from .db import SqliteDatabase, open_database
 from .dialect import SQLITE
 from .fts5 import Fts5Queries
 from .inlist import in_lists
-from .layout import SQLITE_SIDE_FILES, IndexLayout
+from .layout import SQLITE_SIDE_FILES, IndexLayout, is_ann_file_name
 from .store import VECTORS_OF_CHUNKS, Migrations, Store
 
 ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
@@ -49,7 +49,7 @@ def damaged_database_advice(layout: IndexLayout) -> str:
     kept = ""
     try:
         meta = json.loads(layout.ann_sidecar.read_text(encoding="utf-8"))
-        if (layout.root / meta["file"]).is_file():
+        if is_ann_file_name(meta["file"]) and (layout.root / meta["file"]).is_file():
             kept = (
                 f"its vector file {meta['file']} ({meta.get('count', '?')} vectors) is intact "
                 "but cannot be searched without it; "
@@ -301,6 +301,19 @@ class SqliteStore(Fts5Queries, Store):
                 f"{len(missing)} passages have no stored vector and cannot be found by search; "
                 "run 'smartvec index --full' to embed them again"
             )
+
+    def erase_freed(self) -> None:
+        """Leave nothing of deleted rows in the index's files: the full-text indexes merged into one segment each
+        (FTS5 keeps a deleted row's words in older segments until a merge), the database rewritten whole
+        (``VACUUM``: no free page keeps an erased passage's text), and the write-ahead log emptied."""
+        from .db import FTS_TABLE, WORDS_TABLE
+
+        for table in (FTS_TABLE, WORDS_TABLE):
+            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [table]).fetchone():
+                with self.write():
+                    self.db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def save_ann(self) -> None:
         """Save the ANN index; a damaged one it replaces is copied to ``backup/`` first, and the user told."""

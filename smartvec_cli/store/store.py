@@ -9,6 +9,7 @@ migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``.
 from __future__ import annotations
 
 import json
+import os
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
@@ -20,7 +21,7 @@ from .ann import VectorIndex
 from .base import Database
 from .graph import GraphQueries
 from .inlist import in_lists
-from .layout import IndexLayout
+from .layout import IndexLayout, open_regular, temp_path
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .problems import ProblemQueries
@@ -30,6 +31,9 @@ REEMBEDDING = "reembedding"
 RUNNING = "running"
 """The status of a run's record while it runs (``start_run``); a process killed mid-run leaves it so."""
 FIRST_INDEX_AT = "first_index_at"
+LEFT_OUT = "left_out"
+"""(meta) The notes the last full scan of the vault left out, by why (``vault.scan.LEFT_OUT_REASONS``), as JSON:
+``status`` says them."""
 """When the vault was first indexed to the end (for ``index --from-git``, its first commit with notes): what its
 notes held then has an unknown past; whatever a later run finds for the first time was not there before that run."""
 LANGUAGES = "languages"
@@ -93,9 +97,12 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     @property
     def known_since(self) -> str | None:
-        """When the index first saw the vault (``FIRST_INDEX_AT``); None before any index run. Nothing the
-        vault said before that moment was seen, except what its notes declare about their own windows."""
-        return self.get_meta(FIRST_INDEX_AT)
+        """The start (UTC) of the day the index first saw the vault (``FIRST_INDEX_AT``); None before any index
+        run. Nothing the vault said before that day was seen, except what its notes declare about their own
+        windows. A day, not the moment of the first run: a question about that day (``--as-of`` a date is its
+        noon, ``--now`` a date its midnight) is about a day the index knew, and the warning names the day."""
+        first = self.get_meta(FIRST_INDEX_AT)
+        return f"{first[:10]}T00:00:00Z" if first else None
 
     @property
     def reembedding(self) -> str | None:
@@ -210,6 +217,10 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def save_ann(self) -> None:
         """Keep the vector index as the database now stands."""
 
+    def erase_freed(self) -> None:
+        """Rewrite what still holds rows just deleted (``forget``): free pages, full-text segments, the log. A
+        PostgreSQL server keeps dead rows until its own vacuum; see docs/reliability.md."""
+
     # -- runs and events ----------------------------------------------------------------------
 
     def start_run(self, command: str, started_at: str, summary: dict[str, Any]) -> int:
@@ -244,10 +255,47 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
 
     def latest_index_run(self) -> str | None:
         """When the latest index run started (by its clock): nothing may be observed before it. A ``running``
-        record is the caller's own run (or a killed one, whose work is in the runs it recorded)."""
+        record is the caller's own run (or a killed one, whose work is in the runs it recorded). A git import
+        that did not finish is left out: its record bears the wall clock's time, but each commit it replayed
+        recorded its own run at the commit's date, and a retry must not put the commits after the failure."""
         return self.db.execute(
-            "SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ?", [RUNNING]
+            "SELECT max(started_at) FROM runs WHERE command LIKE 'index%' AND status != ? "
+            "AND NOT (command = 'index --from-git' AND status IN ('failed', 'interrupted'))",
+            [RUNNING],
         ).fetchone()[0]
+
+    def remember_untracked_query(self, last_query: dict) -> None:
+        """The hits of a ``--no-track`` query, kept for ``feedback --rank N`` in a file of the index folder (not in
+        the database: a question that counts nothing must not make every reader's cache stale). Written whole
+        (a temporary file renamed), readable by the owner only; a folder that cannot take it leaves the previous
+        hits forgotten, so that ``--rank`` never acts on a query older than the one the user saw."""
+        path = IndexLayout(self.index_dir).untracked_query
+        try:
+            tmp = temp_path(path)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+            handle = os.open(tmp, flags, 0o600)
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(json.dumps(last_query, ensure_ascii=False))
+            os.replace(tmp, path)
+        except OSError:
+            self.forget_untracked_query()
+
+    def last_untracked_query(self) -> dict | None:
+        """The last ``--no-track`` query's hits, when it came after the last tracked one (``record_retrieval``
+        removes them); None otherwise."""
+        try:
+            with os.fdopen(open_regular(IndexLayout(self.index_dir).untracked_query), "rb") as fh:
+                data = json.loads(fh.read().decode("utf-8"))
+        except (OSError, ValueError, SmartvecError):
+            return None
+        return data if isinstance(data, dict) and isinstance(data.get("hits"), list) else None
+
+    def forget_untracked_query(self) -> None:
+        """A tracked query came after it: ``feedback --rank`` names the tracked query's hits again."""
+        try:
+            IndexLayout(self.index_dir).untracked_query.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def append_refresh_log(self, record: dict[str, Any]) -> None:
         """One JSON line per unattended run in ``refresh.log``, for whoever reads cron's output later."""

@@ -126,3 +126,54 @@ def vault_relative(name: str, vault: str | Path | None) -> str | None:
     if normal is None:
         raise OutsideFolder(f"{name} leaves the vault ({vault})")
     return normal
+
+
+class NotARegularFile(OSError):
+    """A path that is (now) a FIFO, a device, a folder, or a link leading out of the vault: never read."""
+
+
+def read_regular(path: str | Path, limit: int, inside: str | Path | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` + 1 of them (a caller that gets more knows the
+    file is over its limit, whatever its size said when it was listed).
+
+    Checked when it is opened, not when it was listed: opened without blocking (a FIFO would hang the run), then
+    ``fstat`` says whether it is a regular file, and, given ``inside`` (the vault), where the opened file really is
+    must be within it, so a note swapped for a symbolic link to ``/etc/shadow`` between the scan and the read is
+    refused. Raises OSError (``NotARegularFile`` for those refusals)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, device or socket)"
+            raise NotARegularFile(f"is {kind}")
+        if inside is not None and not _opened_inside(fd, path, info, inside):
+            raise NotARegularFile("became a link out of the vault after it was listed")
+        os.set_blocking(fd, True)
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            chunks.append(block)
+            left -= len(block)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _opened_inside(fd: int, path: str | Path, info: os.stat_result, inside: str | Path) -> bool:
+    real_root = os.path.realpath(inside)
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")  # where the open file really is (Linux)
+    except OSError:
+        real = os.path.realpath(path)
+        try:
+            same = os.stat(real)
+        except OSError:
+            return False
+        if (same.st_dev, same.st_ino) != (info.st_dev, info.st_ino):
+            return False
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
