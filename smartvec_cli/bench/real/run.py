@@ -46,7 +46,6 @@ default now and as of a time inside each version's window; stale when another ve
 VERSIONED_SHAPE = {"documents": 21, "settings": 30, "seed": 7}
 
 
-
 class RunError(Exception):
     """A corpus cannot be prepared (missing archive, a listed note gone): stated in one line."""
 
