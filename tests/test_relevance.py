@@ -214,8 +214,8 @@ def test_a_word_common_in_a_large_vault_is_not_weighed_as_specific(vault, cli, f
 
 
 def test_a_paraphrased_answer_is_found_and_a_close_match_is_not_called_weak(vault, cli, real_embedder):
-    """A question saying "the cycle scheme" shares no word with bike leasing and MiniLM puts it at a cosine of about 0.29: still the
-    passage that answers comes first; a close match is never called weak."""
+    """A question saying "the cycle scheme" shares no word with bike leasing, and MiniLM puts it at a cosine of
+    about 0.29: still the passage that answers comes first; a close match is never called weak."""
     write(
         vault,
         "policies/Bike Leasing Policy.md",
