@@ -17,13 +17,13 @@ NONSENSE = [
     "purple giraffe tax refund submarine",
     "violin thunderstorm carburetor lettuce",
 ]
-# A relevance model that reads the raw cosine alone: log-odds 10·(cosine − 0.5), so the mechanics below do not
-# depend on the fitted model.
+# A relevance model that reads the raw cosine alone: log-odds 10·(cosine − 0.4), what the ranking falls back to for a
+# handful of candidates (``memory.ranking.FEW_CANDIDATES``), so the mechanics below do not depend on the fitted model.
 COSINE_ONLY = RelevanceModel(
     tuple(10.0 if name == "cosine" else 0.0 for name in FEATURES),
     tuple(0.0 for _ in FEATURES),
     tuple(1.0 for _ in FEATURES),
-    -5.0,
+    -4.0,
 )
 
 
@@ -55,11 +55,11 @@ def ranked(cosines: dict[int, float], feedback: dict[int, float] | None = None, 
 
 
 # A fit that would call any hit a near-certain answer: what the ceiling alone must hold down.
-OVERCONFIDENT = settings(calibration=Calibration(bias=8.0), weak_below=0.5)
+OVERCONFIDENT = settings(calibration=Calibration(bias=8.0), weak_below=0.7)
 
 
 def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
-    scoring = settings(relevance_floor=sigmoid(10 * (0.26 - 0.5)), weak_below=0.5)
+    scoring = settings(relevance_floor=sigmoid(10 * (0.26 - 0.4)), relevance_spread=0.2, weak_below=0.5)
     [hit] = ranked({1: 0.27, 2: 0.24, 3: 0.20}, scoring=scoring)
     assert hit.explain["lead"] == pytest.approx(10 * (0.27 - 0.24))  # over the runner-up the floor kept out
     assert hit.confidence <= WEAK_MATCH_CONFIDENCE_CEILING and any(w.startswith("weak match") for w in hit.warnings)
@@ -92,9 +92,10 @@ def test_the_confidence_weighs_relevance_lead_and_place_as_its_fit_says():
     first, second = hits
     assert first.explain["first"] and not second.explain["first"]
     assert first.explain["lead"] == pytest.approx(1.0) and second.explain["lead"] == pytest.approx(-1.0)
-    assert Calibration.features(first.score, first.explain) == pytest.approx((2.0, 1.0, 1.0, 2.0))
-    expected = sigmoid(0.5 * 1.0 + 0.3 * -1.0 + calibration.bias)
-    assert second.confidence == pytest.approx(expected * second.explain["standing"])
+    assert Calibration.features(first.score, first.explain) == pytest.approx((3.0, 1.0, 1.0, 3.0))
+    expected = sigmoid(0.5 * 2.0 + 0.3 * -1.0 + calibration.bias)
+    assert second.confidence == pytest.approx(min(expected * second.explain["standing"], first.confidence))
+    assert second.confidence <= first.confidence  # a hit ranked lower never claims more than the one above it
 
 
 @pytest.mark.slow

@@ -432,6 +432,8 @@ def rank(
         runner_up = max((topical[c.passage.id] for c in under), default=None)
     calibrate(ranked, scoring, runner_up)
     shown_scores(ranked)
+    for above, below in zip(ranked, ranked[1:], strict=False):
+        below.confidence = min(below.confidence, above.confidence)  # the list says what it ranked likelier
     return ranked
 
 
