@@ -193,10 +193,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     old, new = seen["ranking"]
     assert new == [old[1], old[0]]
-    assert (
-        seen["feedback"]["chunk_id"] == old[0]
-        and seen["feedback"]["trust_after"] < seen["feedback"]["trust_before"]
-    )
+    assert seen["feedback"]["chunk_id"] == old[0] and seen["feedback"]["trust_after"] < seen["feedback"]["trust_before"]
 
     errors = seen["errors"]
     assert "no passage 'no-such-note#nothing' in the index" in errors["unknown chunk"]
