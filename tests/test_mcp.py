@@ -195,10 +195,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
 
     old, new = seen["ranking"]
     assert new == [old[1], old[0]]
-    assert (
-        seen["feedback"]["chunk_id"] == old[0]
-        and seen["feedback"]["confidence_after"] < seen["feedback"]["confidence_before"]
-    )
+    assert seen["feedback"]["chunk_id"] == old[0] and seen["feedback"]["trust_after"] < seen["feedback"]["trust_before"]
 
     errors = seen["errors"]
     assert "no passage 'no-such-note#nothing' in the index" in errors["unknown chunk"]
@@ -209,7 +206,7 @@ def test_the_server_answers_like_the_command_line_learns_from_feedback_and_stops
     assert "characters long; at most 4,000 are answered" in errors["huge query"]
     assert "top_k must be a whole number from 1 to 1000" in errors["top_k 0"] == errors["top_k 10000"]
     assert "top_k: Input should be a valid integer" in errors["top_k not a number"]
-    assert "mode: Input should be 'smart' or 'cosine'" in errors["bad mode"]
+    assert "mode: Input should be 'smart', 'cosine' or 'lexical'" in errors["bad mode"]
     assert "query: Field required" in errors["missing query"]
     assert errors["unknown note"] == "Error executing tool note: no note 'no such note' in the index"
     assert errors["unknown history"] == "Error executing tool history: no note 'no such note' in the index"
@@ -247,7 +244,7 @@ def test_a_busy_writer_lock_is_a_tool_error_at_once(indexed, tmp_path):
     run_client(server_parameters(vault, index_dir, "--wait", "0.5"), tmp_path / "mcp.err", scenario)
     assert f"pid {os.getpid()} (smartvec index)" in seen["busy"] and "holds the writer lock" in seen["busy"]
     assert seen["seconds"] < 10  # the bound, not a hang (generous: a loaded machine)
-    assert seen["after"]["confidence_after"] > seen["after"]["confidence_before"]
+    assert seen["after"]["trust_after"] > seen["after"]["trust_before"]
 
 
 def test_beside_a_watch_daemon_the_server_leaves_the_socket_to_it(indexed, tmp_path):

@@ -26,7 +26,7 @@ def linked_vault(vault, cli) -> None:
 
 
 def node_ids(data: dict) -> list[str]:
-    return [n["id"] for n in data["nodes"]]
+    return [n["note_id"] for n in data["nodes"]]
 
 
 def test_a_huge_depth_finishes_at_once_with_what_the_reaching_depth_gives(vault, cli, fake_embedder):
