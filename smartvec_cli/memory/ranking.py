@@ -257,17 +257,23 @@ def topical_relevance(candidates: list[Candidate], ask: Ask, scoring: ScoringSet
     """Each passage's relevance: the fitted model's log-odds that it answers the question
     (``memory.relevance``), from what it shares with the question, normalised over these candidates."""
     if len(candidates) < FEW_CANDIDATES:
-        return {c.passage.id: FEW_SCALE * (c.cosine - FEW_MIDPOINT) for c in candidates}
+        return {c.passage.id: few_candidates_relevance(c) for c in candidates}
     rows = feature_rows(ask.question, [evidence(c) for c in candidates], ask.language)
     logits = scoring.relevance_model.logits(rows)
     return {c.passage.id: logit for c, logit in zip(candidates, logits, strict=True)}
 
 
+def few_candidates_relevance(c: Candidate) -> float:
+    """The relevance of a candidate among ``FEW_CANDIDATES`` or fewer (see below)."""
+    return FEW_SCALE * (c.cosine - FEW_MIDPOINT + FEW_VALUE * c.states_value + c.phrase)
+
+
 FEW_CANDIDATES = 10
-FEW_SCALE, FEW_MIDPOINT = 10.0, 0.4
+FEW_SCALE, FEW_MIDPOINT, FEW_VALUE = 10.0, 0.4, 0.3
 """Under ``FEW_CANDIDATES`` candidates (a vault of a handful of passages) the model's features, each normalised over
-the question's candidates, say little: relevance is then the cosine's own log-odds, 10·(cosine − 0.4), even odds at
-a cosine of 0.4 and a weak match under about 0.2."""
+the question's candidates, say little: relevance is then the cosine's own log-odds, 10·(cosine − 0.4) (even odds at
+a cosine of 0.4, a weak match under about 0.2), with 0.3 of cosine more for a passage stating a value or a person of
+the kind asked for (``memory.answer``) and the question's verbatim phrase share added, as among a note's passages."""
 
 
 def corrections_in_place(
