@@ -7,7 +7,14 @@ import pytest
 
 from smartvec_cli.memory.confidence import ConfidenceSettings
 from smartvec_cli.memory.passage import Passage
-from smartvec_cli.memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, Candidate, rank
+from smartvec_cli.memory.ranking import (
+    FEW_MIDPOINT,
+    FEW_SCALE,
+    WEAK_MATCH_CONFIDENCE_CEILING,
+    Ask,
+    Candidate,
+    rank,
+)
 from smartvec_cli.memory.relevance import FEATURES, RelevanceModel
 from smartvec_cli.memory.scoring import Calibration, ScoringSettings, log_odds, sigmoid
 
@@ -17,14 +24,18 @@ NONSENSE = [
     "purple giraffe tax refund submarine",
     "violin thunderstorm carburetor lettuce",
 ]
-# A relevance model that reads the raw cosine alone: log-odds 10·(cosine − 0.4), what the ranking falls back to for a
-# handful of candidates (``memory.ranking.FEW_CANDIDATES``), so the mechanics below do not depend on the fitted model.
+# A relevance model that reads the raw cosine alone, as the ranking does for a handful of candidates
+# (``memory.ranking.FEW_CANDIDATES``): the mechanics below do not depend on the fitted model.
 COSINE_ONLY = RelevanceModel(
-    tuple(10.0 if name == "cosine" else 0.0 for name in FEATURES),
+    tuple(FEW_SCALE if name == "cosine" else 0.0 for name in FEATURES),
     tuple(0.0 for _ in FEATURES),
     tuple(1.0 for _ in FEATURES),
-    -4.0,
+    -FEW_SCALE * FEW_MIDPOINT,
 )
+
+
+def logit(cosine: float) -> float:
+    return FEW_SCALE * (cosine - FEW_MIDPOINT)
 
 
 def passage(number: int, text: str = "some text", feedback: float = 0.0) -> Passage:
@@ -59,9 +70,9 @@ OVERCONFIDENT = settings(calibration=Calibration(bias=8.0), weak_below=0.7)
 
 
 def test_a_lone_weak_match_leads_the_candidate_under_the_floor_not_nothing():
-    scoring = settings(relevance_floor=sigmoid(10 * (0.26 - 0.4)), relevance_spread=0.2, weak_below=0.5)
+    scoring = settings(relevance_floor=sigmoid(logit(0.26)), relevance_spread=0.1, weak_below=0.5)
     [hit] = ranked({1: 0.27, 2: 0.24, 3: 0.20}, scoring=scoring)
-    assert hit.explain["lead"] == pytest.approx(10 * (0.27 - 0.24))  # over the runner-up the floor kept out
+    assert hit.explain["lead"] == pytest.approx(logit(0.27) - logit(0.24))  # over the runner-up the floor kept out
     assert hit.confidence <= WEAK_MATCH_CONFIDENCE_CEILING and any(w.startswith("weak match") for w in hit.warnings)
 
 
@@ -91,9 +102,10 @@ def test_the_confidence_weighs_relevance_lead_and_place_as_its_fit_says():
     hits = ranked({1: 0.70, 2: 0.60}, scoring=settings(calibration=calibration, weak_below=0.01))
     first, second = hits
     assert first.explain["first"] and not second.explain["first"]
-    assert first.explain["lead"] == pytest.approx(1.0) and second.explain["lead"] == pytest.approx(-1.0)
-    assert Calibration.features(first.score, first.explain) == pytest.approx((3.0, 1.0, 1.0, 3.0))
-    expected = sigmoid(0.5 * 2.0 + 0.3 * -1.0 + calibration.bias)
+    gap = logit(0.70) - logit(0.60)
+    assert first.explain["lead"] == pytest.approx(gap) and second.explain["lead"] == pytest.approx(-gap)
+    assert Calibration.features(first.score, first.explain) == pytest.approx((logit(0.7), gap, 1.0, logit(0.7)))
+    expected = sigmoid(0.5 * logit(0.6) + 0.3 * -gap + calibration.bias)
     assert second.confidence == pytest.approx(min(expected * second.explain["standing"], first.confidence))
     assert second.confidence <= first.confidence  # a hit ranked lower never claims more than the one above it
 

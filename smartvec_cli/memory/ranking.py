@@ -269,11 +269,12 @@ def few_candidates_relevance(c: Candidate) -> float:
 
 
 FEW_CANDIDATES = 10
-FEW_SCALE, FEW_MIDPOINT, FEW_VALUE = 10.0, 0.4, 0.3
+FEW_SCALE, FEW_MIDPOINT, FEW_VALUE = 1.0 / 0.15, 0.4, 0.3
 """Under ``FEW_CANDIDATES`` candidates (a vault of a handful of passages) the model's features, each normalised over
-the question's candidates, say little: relevance is then the cosine's own log-odds, 10·(cosine − 0.4) (even odds at
-a cosine of 0.4, a weak match under about 0.2), with 0.3 of cosine more for a passage stating a value or a person of
-the kind asked for (``memory.answer``) and the question's verbatim phrase share added, as among a note's passages."""
+the question's candidates, say little: relevance is then the cosine's own log-odds, (cosine − 0.4) / 0.15 (even
+odds at a cosine of 0.4; ``relevance_margin``, 1, is a cosine 0.15 apart), with 0.3 of cosine more for a passage
+stating a value or a person of the kind asked for (``memory.answer``) and the question's verbatim phrase share
+added, as among a note's passages."""
 
 
 def corrections_in_place(
