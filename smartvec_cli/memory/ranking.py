@@ -257,24 +257,28 @@ def topical_relevance(candidates: list[Candidate], ask: Ask, scoring: ScoringSet
     """Each passage's relevance: the fitted model's log-odds that it answers the question
     (``memory.relevance``), from what it shares with the question, normalised over these candidates."""
     if len(candidates) < FEW_CANDIDATES:
-        return {c.passage.id: few_candidates_relevance(c) for c in candidates}
+        stating: dict[int, float] = {}  # per note: whether a candidate of it states a value of the kind asked for
+        for c in candidates:
+            stating[c.passage.note] = max(stating.get(c.passage.note, 0.0), c.states_value)
+        return {c.passage.id: few_candidates_relevance(c, stating[c.passage.note]) for c in candidates}
     rows = feature_rows(ask.question, [evidence(c) for c in candidates], ask.language)
     logits = scoring.relevance_model.logits(rows)
     return {c.passage.id: logit for c, logit in zip(candidates, logits, strict=True)}
 
 
-def few_candidates_relevance(c: Candidate) -> float:
-    """The relevance of a candidate among ``FEW_CANDIDATES`` or fewer (see below)."""
-    return FEW_SCALE * (c.cosine - FEW_MIDPOINT + FEW_VALUE * c.states_value + c.phrase)
+def few_candidates_relevance(c: Candidate, note_states: float) -> float:
+    """The relevance of a candidate among fewer than ``FEW_CANDIDATES`` (see below); ``note_states``: whether a
+    candidate of its note states a value of the kind asked for."""
+    return FEW_SCALE * (c.cosine - FEW_MIDPOINT - FEW_VALUE * (note_states - c.states_value) + c.phrase)
 
 
 FEW_CANDIDATES = 10
 FEW_SCALE, FEW_MIDPOINT, FEW_VALUE = 1.0 / 0.15, 0.4, 0.3
 """Under ``FEW_CANDIDATES`` candidates (a vault of a handful of passages) the model's features, each normalised over
 the question's candidates, say little: relevance is then the cosine's own log-odds, (cosine − 0.4) / 0.15 (even
-odds at a cosine of 0.4; ``relevance_margin``, 1, is a cosine 0.15 apart), with 0.3 of cosine more for a passage
-stating a value or a person of the kind asked for (``memory.answer``) and the question's verbatim phrase share
-added, as among a note's passages."""
+odds at a cosine of 0.4; ``relevance_margin``, 1, is a cosine 0.15 apart), with the question's verbatim phrase share
+added, and 0.3 of cosine less for a passage whose note has another candidate stating a value or a person of the kind
+asked for (``memory.answer``) when it states none: which paragraph of a note answers, not which note."""
 
 
 def corrections_in_place(
