@@ -27,8 +27,8 @@ from ..core.api import open_vault
 from ..core.search import EXACT_CANDIDATES_UP_TO, gather, nearest
 from ..embed import embed_queries
 from ..memory.asof import parse_as_of
-from ..memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, eligible
-from ..memory.relevance import FEATURES, Evidence, RelevanceModel, feature_rows
+from ..memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, eligible, evidence
+from ..memory.relevance import FEATURES, RelevanceModel, feature_rows
 from ..memory.scoring import Calibration, log_odds
 from .metrics import expected_calibration_error, fit_platt
 from .questions import from_answering_note, read_questions
@@ -46,22 +46,6 @@ GROUPS = {
 
 FLOOR = 0.02  # ``ScoringSettings.relevance_floor``: what the ranking leaves out
 SHIPPED = Path(__file__).resolve().parent.parent / "memory" / "relevance.json"
-
-
-def evidence(candidate) -> Evidence:
-    p = candidate.passage
-    return Evidence(
-        note=p.note,
-        cosine=candidate.cosine,
-        bm25=candidate.bm25,
-        coverage=candidate.coverage,
-        specific=candidate.specific,
-        phrase=candidate.phrase,
-        named=candidate.named,
-        states_value=candidate.states_value,
-        heading=p.heading,
-        text=p.text,
-    )
 
 
 def capture(work: Path, corpus: str, log) -> Path:
