@@ -62,9 +62,9 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 from .errors import SmartvecError, UsageError
 from .memory.confidence import ConfidenceSettings
@@ -102,26 +102,10 @@ class Config:
     confidence: ConfidenceSettings = field(default_factory=ConfidenceSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
 
-    scoring_set: frozenset[str] = (
-        frozenset()
-    )  # the [scoring] keys config.toml gives: a model's defaults never override them
-
     @property
     def max_note_bytes(self) -> int:
         return int(self.max_note_mb * 1024 * 1024)
 
-    def for_model(self, model: str | None) -> "Config":
-        """This configuration with the scoring defaults of the index's model (``MODEL_SCORING``) where
-        ``config.toml`` sets none."""
-        defaults: dict[str, Any] = {
-            key: value for key, value in MODEL_SCORING.get(model or "", {}).items() if key not in self.scoring_set
-        }
-        return replace(self, scoring=replace(self.scoring, **defaults)) if defaults else self
-
-
-MODEL_SCORING: dict[str, dict[str, float]] = {}
-"""Scoring defaults that differ by model: none. The relevance model reads each candidate's cosine and BM25
-normalised over the question's candidates, so one fit serves MiniLM and multilingual-e5 vaults alike."""
 
 RETIRED_SCORING_KEYS = frozenset(
     "specific_weight value_weight lexical_weight phrase_weight dense_share answer_dense_share title_weight".split()
@@ -360,7 +344,6 @@ def _load(config: Config, top: Table) -> None:
         config.languages = list(dict.fromkeys(languages))
     config.chunk_max_chars = top.table("chunking").integer("max_chars", config.chunk_max_chars, low=1)
     _load_scoring(config.scoring, top.table("scoring"))
-    config.scoring_set = frozenset(top.table("scoring").data)
     _load_confidence(config.confidence, top.table("confidence"))
     config.confidence.kind_rules = _kind_rules(top.table("kinds"))
     _load_consolidation(config.consolidation, top.table("consolidation"))

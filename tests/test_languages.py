@@ -193,11 +193,10 @@ def test_help_imports_neither_model_nor_language_identifier():
 def test_one_relevance_model_serves_every_embedding_model_and_the_config_still_applies(tmp_path):
     """No rule per model: the relevance features are normalised over each question's candidates, so MiniLM and
     multilingual-e5 indexes are ranked by the same fitted model and the same settings."""
+    import smartvec_cli.config as config
     from smartvec_cli.config import load_config
 
-    default = load_config(tmp_path / "none.toml")
-    for model in ("minilm", None, "multilingual-e5"):
-        assert default.for_model(model).scoring == default.scoring
+    assert not hasattr(config, "MODEL_SCORING") and not hasattr(config.Config, "for_model")
     chosen = tmp_path / "config.toml"
     chosen.write_text("[scoring]\nweak_below = 0.2\n", encoding="utf-8")
-    assert load_config(chosen).for_model("multilingual-e5").scoring.weak_below == 0.2
+    assert load_config(chosen).scoring.weak_below == 0.2

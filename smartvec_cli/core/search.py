@@ -23,7 +23,6 @@ import numpy as np
 
 from ..clock import parse_optional, to_iso
 from ..config import Config
-from ..embed import model_of_fingerprint
 from ..memory.answer import AskedAnswer
 from ..memory.lexical import (
     any_of,
@@ -136,7 +135,6 @@ def search(
         hits = [_cosine_hit(passages[label], similarity) for label, similarity in similar.items() if label in passages]
         hits.sort(key=lambda h: h.score, reverse=True)
         return _numbered(hits[: options.top_k]), None
-    config = config.for_model(model_of_fingerprint(store.fingerprint))
     gathered = gather(store, query_vector, query_text, similar, within)
     found, relations = gathered.candidates, gathered.relations
     moment = options.as_of or now
