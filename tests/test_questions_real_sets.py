@@ -27,7 +27,7 @@ def raw_items(corpus):
 def test_every_set_parses_and_every_expected_note_is_in_the_sample(corpus):
     questions = read_questions(run.HERE / corpus / "questions.jsonl")
     listed = run.sample_notes(corpus)
-    assert len(questions) >= 50
+    assert len(questions) >= 30  # the six sets written elsewhere hold 30 or 40 questions, the project's own 247 or more
     for question in questions:
         answering = [path for path in listed if from_answering_note(question, path)]
         assert bool(answering) == bool(question.expect), (
@@ -46,8 +46,8 @@ def test_every_question_has_a_kind_and_the_mix_is_kept(corpus):
     assert set(kinds) <= KINDS and None not in kinds
     assert all((item["kind"] == "unanswerable") == (item["expect"] == []) for item in items)
     assert all(item.get("contains") for item in items if item["kind"] in ("pasted", "value", "identifier"))
-    for kind in ("pasted", "unanswerable"):  # about one in ten of each
-        assert 0.07 <= kinds[kind] / len(items) <= 0.15, (kind, kinds[kind], len(items))
+    for kind in ("pasted", "unanswerable"):  # about one in ten of each (2 of 30 in the smallest sets)
+        assert 0.06 <= kinds[kind] / len(items) <= 0.15, (kind, kinds[kind], len(items))
     assert kinds["how-to"] >= len(items) / 3
 
 
