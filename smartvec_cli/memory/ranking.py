@@ -321,8 +321,8 @@ def about_the_question(
     kept = recall_expired_only_if_needed(kept, topical, ask, scoring)
     if ask.as_of and kept:
         best = max(topical[c.passage.id] for c in kept)
-        relevant_valid = any(
-            valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_margin for c in kept
+        relevant_valid = any(  # within the spread: one text in two notes (a split, a copy) scores apart by its note
+            valid_at(c.passage, ask.moment) and topical[c.passage.id] >= best - scoring.relevance_spread for c in kept
         )
         if relevant_valid:
             kept = [c for c in kept if valid_at(c.passage, ask.moment) or asked_for_archived(c.passage, ask)]
