@@ -38,10 +38,8 @@ import numpy as np
 from . import normalise_rows
 from .integrity import file_sha256
 from .onnx import (
-    INPUT_NAMES,
     MANIFEST_VERSION,
     ONNX_OPSET,
-    OUTPUT_NAME,
     OnnxEmbedder,
     OnnxVerificationError,
     _library_versions,
@@ -444,27 +442,10 @@ def _encoder(model: E5Model):
 
 
 def _export_graph(encoder, path: Path) -> None:
-    """Trace ``encoder`` to ONNX with dynamic batch and sequence axes (the TorchScript exporter, as MiniLM's)."""
-    import warnings
+    """Trace ``encoder`` to ONNX as MiniLM's is (``embed.onnx.trace_encoder``); XLM-R pads with id 1."""
+    from .onnx import trace_encoder
 
-    import torch
-
-    example = torch.tensor([[0, 33600, 31, 2], [0, 33600, 2, 1]], dtype=torch.long)
-    axes = {name: {0: "batch", 1: "sequence"} for name in (*INPUT_NAMES, OUTPUT_NAME)}
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            encoder,
-            (example, (example != 1).long(), torch.zeros_like(example)),
-            str(path),
-            input_names=list(INPUT_NAMES),
-            output_names=[OUTPUT_NAME],
-            dynamic_axes=axes,
-            opset_version=ONNX_OPSET,
-            do_constant_folding=True,
-            dynamo=False,
-            external_data=False,
-        )
+    trace_encoder(encoder, [[0, 33600, 31, 2], [0, 33600, 2, 1]], 1, path)
 
 
 class E5OnnxEmbedder(OnnxEmbedder):

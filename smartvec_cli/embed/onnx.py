@@ -746,7 +746,6 @@ def _export_encoder(model, path: Path) -> None:
     deprecation and tracer warnings are expected here (the traced shape branches are constant for
     this encoder, and verification would catch it if they were not), so they are silenced.
     """
-    import warnings
 
     import torch
 
@@ -760,13 +759,24 @@ def _export_encoder(model, path: Path) -> None:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
-    example = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]], dtype=torch.long)
+    trace_encoder(Encoder(model), [[101, 7592, 2088, 102], [101, 7592, 102, 0]], 0, path)
+
+
+def trace_encoder(encoder, example_ids: list[list[int]], pad_id: int, path: Path) -> None:
+    """Trace ``encoder`` (input ids, attention mask, token types -> last hidden state) to ONNX at ``path`` with
+    dynamic batch and sequence axes, from an example batch whose padding is ``pad_id``: the one export of MiniLM's
+    and multilingual-e5's graphs."""
+    import warnings
+
+    import torch
+
+    example = torch.tensor(example_ids, dtype=torch.long)
     axes = {name: {0: "batch", 1: "sequence"} for name in (*INPUT_NAMES, OUTPUT_NAME)}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            Encoder(model),
-            (example, (example != 0).long(), torch.zeros_like(example)),
+            encoder,
+            (example, (example != pad_id).long(), torch.zeros_like(example)),
             str(path),
             input_names=list(INPUT_NAMES),
             output_names=[OUTPUT_NAME],
