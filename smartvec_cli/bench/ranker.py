@@ -11,6 +11,7 @@ is never measured by a model fitted on its own translation.
 
     python -m smartvec_cli.bench.ranker capture --work WORK [CORPUS ...]   # WORK/<corpus>/candidates.jsonl
     python -m smartvec_cli.bench.ranker fit --work WORK [--write]         # the table; --write ships the model
+    python -m smartvec_cli.bench.ranker scales --work WORK                # each model's cosines (embed.COSINE_SCALES)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Sequence
 
 from ..core.api import open_vault
 from ..core.search import EXACT_CANDIDATES_UP_TO, gather, nearest
-from ..embed import embed_queries
+from ..embed import cosine_map, embed_queries, model_of_fingerprint
 from ..memory.asof import parse_as_of
 from ..memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, eligible, evidence
 from ..memory.relevance import FEATURES, RelevanceModel, feature_rows
@@ -65,6 +66,8 @@ def capture(work: Path, corpus: str, log) -> Path:
             item = json.loads(line)
             kinds[str(item.get("id"))] = item.get("kind", "-")
     now = vault.ws.clock.now()
+    scale = cosine_map(store.fingerprint)
+    model = model_of_fingerprint(store.fingerprint) or "other"
     out = work / corpus / "candidates.jsonl"
     with out.open("w", encoding="utf-8") as sink:
         for number, (q, is_nonsense) in enumerate(questions, start=1):
@@ -77,9 +80,10 @@ def capture(work: Path, corpus: str, log) -> Path:
             gathered = gather(store, vector, text, similar)
             ask = Ask(when.moment if when else now, when is not None)
             found = eligible(gathered.candidates, ask)
-            rows = feature_rows(text, [evidence(c) for c in found], language)
+            rows = feature_rows(text, [evidence(c, scale) for c in found], language)
             record = {
                 "corpus": corpus,
+                "model": model,
                 "id": q.id,
                 "kind": "nonsense" if is_nonsense else kinds.get(q.id, "-"),
                 "answerable": bool(q.expect),
@@ -91,6 +95,7 @@ def capture(work: Path, corpus: str, log) -> Path:
                         and from_answering_note(q, c.passage.path)
                         and (q.contains is None or q.contains.lower() in c.passage.text.lower()),
                         "note_ok": bool(q.expect) and from_answering_note(q, c.passage.path),
+                        "raw_cosine": round(c.cosine, 5),
                         "x": [round(v, 5) for v in row],
                     }
                     for c, row in zip(found, rows, strict=True)
@@ -112,26 +117,37 @@ def load(work: Path, corpora: Sequence[str]) -> list[dict]:
     return rows
 
 
+GROUP_WEIGHT = 100.0
+"""What each group of corpora (``GROUPS``) weighs in the fit, its questions sharing it equally and each question's
+candidates sharing its share: a vault unlike the Rust book counts as much as the Rust book, however many questions
+each set holds."""
+
+
 def fit(questions: Sequence[dict], c: float = 1.0) -> RelevanceModel:
-    """A logistic model of "this candidate answers" over the answerable questions' candidates, each question
-    weighing as much as any other (its candidates share a weight of 1)."""
+    """A logistic model of "this candidate answers" over the answerable questions' candidates, each group of
+    corpora weighing ``GROUP_WEIGHT``."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
+    usable = [
+        q for q in questions if q["answerable"] and q["candidates"] and any(c["answers"] for c in q["candidates"])
+    ]
+    per_group: dict[str, int] = {}
+    for q in usable:
+        group = GROUPS.get(q["corpus"], q["corpus"])
+        per_group[group] = per_group.get(group, 0) + 1
     xs, ys, ws = [], [], []
-    for q in questions:
-        if not q["answerable"] or not q["candidates"] or not any(c["answers"] for c in q["candidates"]):
-            continue
-        n = len(q["candidates"])
+    for q in usable:
+        share = GROUP_WEIGHT / per_group[GROUPS.get(q["corpus"], q["corpus"])] / len(q["candidates"])
         for cand in q["candidates"]:
             xs.append(cand["x"])
             ys.append(1 if cand["answers"] else 0)
-            ws.append(1.0 / n)
+            ws.append(share)
     x = np.asarray(xs, dtype=float)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=c, max_iter=2000)
-    model.fit((x - mean) / scale, np.asarray(ys), sample_weight=np.asarray(ws) * len(questions))
+    model = LogisticRegression(C=c, max_iter=3000)
+    model.fit((x - mean) / scale, np.asarray(ys), sample_weight=np.asarray(ws))
     return RelevanceModel(
         tuple(float(w) for w in model.coef_[0]),
         tuple(float(m) for m in mean),
@@ -278,9 +294,27 @@ def leave_one_out(questions: Sequence[dict], c: float = 1.0) -> tuple[dict[str, 
     return table, fitted
 
 
+def cosine_scales(questions: Sequence[dict]) -> dict[str, tuple[float, ...]]:
+    """Per embedding model: a question's cosine to the median of its candidates and to its best one, averaged over
+    the corpora (each corpus weighing the same) of the captured questions; no answer label is read."""
+    import numpy as np
+
+    per_corpus: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for q in questions:
+        cosines = [c["raw_cosine"] for c in q["candidates"] if "raw_cosine" in c]
+        if cosines:
+            per_corpus.setdefault((q.get("model", "other"), q["corpus"]), []).append(
+                (float(np.median(cosines)), max(cosines))
+            )
+    by_model: dict[str, list[tuple[float, float]]] = {}
+    for (model, _), pairs in per_corpus.items():
+        by_model.setdefault(model, []).append(tuple(np.mean(pairs, axis=0)))
+    return {model: tuple(round(float(v), 3) for v in np.mean(pairs, axis=0)) for model, pairs in by_model.items()}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m smartvec_cli.bench.ranker", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("capture", "fit"))
+    parser.add_argument("action", choices=("capture", "fit", "scales"))
     parser.add_argument("corpora", nargs="*", metavar="CORPUS")
     parser.add_argument("--work", required=True, type=Path)
     parser.add_argument("--c", type=float, default=1.0, help="the inverse strength of the fit's L2 penalty")
@@ -296,6 +330,9 @@ def main(argv=None) -> int:
                 log(f"{corpus}: no index under {args.work / corpus}; skipped")
         return 0
     questions = load(args.work, corpora)
+    if args.action == "scales":
+        print(json.dumps(cosine_scales(questions)))
+        return 0
     table, fitted = leave_one_out(questions, args.c)
     (args.work / "held-out.json").write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
     print(

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..clock import parse_optional, to_iso
 from ..config import Config
+from ..embed import cosine_map
 from ..memory.answer import AskedAnswer
 from ..memory.lexical import (
     any_of,
@@ -147,6 +148,7 @@ def search(
         parse_optional(store.known_since),
         query_text,
         store.lexical_language(),
+        cosine_map(store.fingerprint),
     )
     ranked = rank(
         found,

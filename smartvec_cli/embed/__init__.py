@@ -51,6 +51,25 @@ MODELS = (MINILM, MULTILINGUAL)
 """The built-in models an index can be built with (``[embedder] model``): MiniLM reads English best, E5 every
 language (``embed.e5``)."""
 
+COSINE_SCALES = {MINILM: (0.288, 0.613), MULTILINGUAL: (0.856, 0.901)}
+"""Where each built-in model's cosines fall: a question's typical cosine to the crowd of its candidates (their
+median) and to its best candidate, averaged over the real question sets' questions (no answer labels read; ``python
+-m smartvec_cli.bench.ranker scales``). Multilingual-e5 packs every text between 0.8 and 0.95 where MiniLM spreads
+them from 0.1 to 0.7, so one cosine means different things under the two; ``cosine_map`` lines them up."""
+
+
+def cosine_map(fingerprint: str | None) -> tuple[float, float]:
+    """The affine map (offset, slope) taking this index's model's cosines onto MiniLM's scale, the one the relevance
+    model (``memory.relevance``) was fitted in: the crowd's cosine to MiniLM's crowd, the best to MiniLM's best.
+    A model of unknown geometry (the user's own, a fake) is read as it is."""
+    model = model_of_fingerprint(fingerprint)
+    if model is None or model == MINILM:
+        return (0.0, 1.0)
+    (ref_crowd, ref_best), (crowd, best) = COSINE_SCALES[MINILM], COSINE_SCALES[model]
+    slope = (ref_best - ref_crowd) / (best - crowd)
+    return (ref_crowd - slope * crowd, slope)
+
+
 INT8_SUFFIX = "+int8"
 """What the fingerprint of vectors made by MiniLM's int8 graph ends with (``embed.onnx.precision_fingerprint``)."""
 INT8_FROM_PASSAGES = 1000

@@ -64,6 +64,7 @@ class Ask:
     known_since: dt.datetime | None = None  # when the index first saw the vault: nothing before it was seen
     question: str = ""  # the words the relevance model reads (the date words taken out)
     language: str = "en"  # the vault's main language (``Store.lexical_language``)
+    cosine_map: tuple[float, float] = (0.0, 1.0)  # (offset, slope) onto the model's cosine scale (``embed.cosine_map``)
 
 
 @dataclass(frozen=True)
@@ -236,12 +237,12 @@ def recall_expired_only_if_needed(
     return candidates
 
 
-def evidence(candidate: Candidate) -> Evidence:
-    """What the relevance model reads of a candidate."""
+def evidence(candidate: Candidate, cosine_map: tuple[float, float] = (0.0, 1.0)) -> Evidence:
+    """What the relevance model reads of a candidate, its cosine put on the scale the model was fitted in."""
     p = candidate.passage
     return Evidence(
         note=p.note,
-        cosine=candidate.cosine,
+        cosine=cosine_map[0] + cosine_map[1] * candidate.cosine,
         bm25=candidate.bm25,
         coverage=candidate.coverage,
         specific=candidate.specific,
@@ -260,16 +261,17 @@ def topical_relevance(candidates: list[Candidate], ask: Ask, scoring: ScoringSet
         stating: dict[int, float] = {}  # per note: whether a candidate of it states a value of the kind asked for
         for c in candidates:
             stating[c.passage.note] = max(stating.get(c.passage.note, 0.0), c.states_value)
-        return {c.passage.id: few_candidates_relevance(c, stating[c.passage.note]) for c in candidates}
-    rows = feature_rows(ask.question, [evidence(c) for c in candidates], ask.language)
+        return {c.passage.id: few_candidates_relevance(c, stating[c.passage.note], ask.cosine_map) for c in candidates}
+    rows = feature_rows(ask.question, [evidence(c, ask.cosine_map) for c in candidates], ask.language)
     logits = scoring.relevance_model.logits(rows)
     return {c.passage.id: logit for c, logit in zip(candidates, logits, strict=True)}
 
 
-def few_candidates_relevance(c: Candidate, note_states: float) -> float:
+def few_candidates_relevance(c: Candidate, note_states: float, cosine_map: tuple[float, float] = (0.0, 1.0)) -> float:
     """The relevance of a candidate among fewer than ``FEW_CANDIDATES`` (see below); ``note_states``: whether a
-    candidate of its note states a value of the kind asked for."""
-    return FEW_SCALE * (c.cosine - FEW_MIDPOINT - FEW_VALUE * (note_states - c.states_value) + c.phrase)
+    candidate of its note states a value of the kind asked for; ``cosine_map``: onto MiniLM's cosine scale."""
+    cosine = cosine_map[0] + cosine_map[1] * c.cosine
+    return FEW_SCALE * (cosine - FEW_MIDPOINT - FEW_VALUE * (note_states - c.states_value) + c.phrase)
 
 
 FEW_CANDIDATES = 10
