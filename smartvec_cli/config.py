@@ -16,7 +16,7 @@ The file is optional; every key has a default. Example::
     [scoring]
     weights = { semantic = 0.35, temporal = 0.25, confidence = 0.25, relational = 0.15 }
     relevance_floor = 0.02  # a passage less likely than this to answer (the relevance model's probability) is left out
-    weak_below = 0.12       # a first hit under this is returned with a "weak match" warning
+    weak_below = 0.2        # a question less answerable than this gets "weak match" hits only
     relevance_margin = 1.0  # log-odds: the passages this close to the most relevant are "about the question"
     tie_weight = 0.5        # log-odds: the most time, trust and relations add among them (near ties, versions)
     relevance_spread = 3.0  # log-odds: the semantic signal falls from 1 (most relevant) to 0 this far below it

@@ -3,7 +3,7 @@
 import random
 
 from smartvec_cli.bench.ranker import baseline, choose_weak, evaluate, leave_one_out, settings_for
-from smartvec_cli.memory.relevance import FEATURES, RelevanceModel
+from smartvec_cli.memory.relevance import FEATURES, Answerability, RelevanceModel
 
 COVERAGE = FEATURES.index("coverage")
 COSINE = FEATURES.index("cosine")
@@ -48,11 +48,14 @@ def test_held_out_fits_learn_what_answers_and_beat_a_feature_that_does_not():
 def test_the_shipped_settings_hold_a_model_a_calibration_and_a_weak_line():
     questions = sets()
     shipped = settings_for(questions)
-    assert set(shipped) == {"model", "calibration", "weak_below"}
+    assert set(shipped) == {"model", "calibration", "answerable", "weak_below"}
     assert shipped["model"]["features"] == list(FEATURES)
     weights = dict(zip(FEATURES, shipped["model"]["weights"], strict=True))
     assert weights["coverage"] == max(weights.values())
-    assert 0.0 < choose_weak(RelevanceModel.from_json(shipped["model"]), questions, -9.0) < 1.0
+    model, answerability = RelevanceModel.from_json(shipped["model"]), Answerability.from_json(shipped["answerable"])
+    assert 0.0 < choose_weak(model, answerability, questions, -9.0) < 1.0
     measured = evaluate(shipped, questions)
     assert measured["refused"] is not None and measured["refused"] <= 0.1  # at most about 5% refused, in sample
+    # No unanswerable question's first hit holds the question's words as an answer does: they say nothing.
+    assert measured["said_nothing"] >= 0.8
     assert baseline(questions, "coverage")["top1"] == 1.0

@@ -2,6 +2,7 @@
 they are ranked, a weak match never claims more than the ceiling, and a nonsense question's first hit is low."""
 
 import datetime as dt
+import math
 
 import pytest
 
@@ -15,7 +16,7 @@ from smartvec_cli.memory.ranking import (
     Candidate,
     rank,
 )
-from smartvec_cli.memory.relevance import FEATURES, RelevanceModel
+from smartvec_cli.memory.relevance import FEATURES, Answerability, RelevanceModel
 from smartvec_cli.memory.scoring import Calibration, ScoringSettings, log_odds, sigmoid
 
 NOW = dt.datetime(2026, 6, 1, 12, tzinfo=dt.timezone.utc)
@@ -56,6 +57,7 @@ def passage(number: int, text: str = "some text", feedback: float = 0.0) -> Pass
 
 
 def settings(**given) -> ScoringSettings:
+    given.setdefault("answerability", Answerability.relevance_only())
     return ScoringSettings(relevance_model=COSINE_ONLY, **given)
 
 
@@ -140,3 +142,20 @@ def test_a_calibration_fitted_for_the_old_features_is_refused_with_the_reason(tm
 def test_relevance_thresholds_are_probabilities():
     assert log_odds(0.5) == pytest.approx(0.0)
     assert sigmoid(log_odds(0.12)) == pytest.approx(0.12)
+
+
+def test_a_question_is_a_weak_match_when_its_answerability_is_under_the_line_whatever_its_relevance():
+    """Relevance is normalised over the question's candidates; how close the first hit comes at all (its cosine on
+    MiniLM's scale) is what the answerability reads."""
+    by_cosine = Answerability((0.0, 0.0, 10.0, 0.0, 0.0), (0.0,) * 5, (1.0,) * 5, -5.0)  # even odds at 0.5
+    scoring = settings(answerability=by_cosine, weak_below=0.5)
+    far = ranked({1: 0.45, 2: 0.20}, scoring=scoring)[0]
+    near = ranked({1: 0.70, 2: 0.45}, scoring=scoring)[0]
+    assert far.explain["answerable"] == pytest.approx(1 / (1 + math.exp(0.5)), abs=1e-4)
+    assert any(w.startswith("weak match (answerable 0.38") for w in far.warnings)
+    assert far.confidence <= WEAK_MATCH_CONFIDENCE_CEILING
+    assert not any(w.startswith("weak match") for w in near.warnings)
+    candidates = [Candidate(passage(1), 0.70), Candidate(passage(2), 0.45)]
+    squeezed = Ask(NOW, False, cosine_map=(0.0, 0.5))  # the index's model reads 0.70 as MiniLM's 0.35
+    [first, _] = rank(candidates, squeezed, scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
+    assert any(w.startswith("weak match") for w in first.warnings)

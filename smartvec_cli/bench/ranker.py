@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -29,7 +28,7 @@ from ..core.search import EXACT_CANDIDATES_UP_TO, gather, nearest
 from ..embed import cosine_map, embed_queries, model_of_fingerprint
 from ..memory.asof import parse_as_of
 from ..memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, eligible, evidence
-from ..memory.relevance import FEATURES, RelevanceModel, feature_rows
+from ..memory.relevance import FEATURES, Answerability, RelevanceModel, feature_rows
 from ..memory.scoring import Calibration, log_odds
 from .metrics import expected_calibration_error, fit_platt
 from .questions import from_answering_note, read_questions
@@ -217,29 +216,73 @@ def fit_calibration(model: RelevanceModel, questions: Sequence[dict], floor: flo
     return Calibration(*fit_platt(samples, l2=1e-3))
 
 
-def choose_weak(model: RelevanceModel, questions: Sequence[dict], floor: float, refused: float = 0.05) -> float:
-    """The weak-match line (a probability): the highest first-hit relevance that flags at most ``refused`` of the
-    answerable questions whose right passage is among the candidates, so that as many questions nothing answers as
-    possible say nothing."""
-    answerable = sorted(
-        hits_of(model, q, floor)[0]["logit"]
-        for q in questions
-        if q["answerable"] and any(c["answers"] for c in q["candidates"]) and hits_of(model, q, floor)
+def answerability_row(q: dict, hits: Sequence[dict]) -> list[float]:
+    """``memory.relevance.ANSWERABILITY_FEATURES`` of a question, as ``memory.ranking.answerability`` reads them."""
+    first = hits[0]
+    phrase, cosine, coverage = (FEATURES.index(name) for name in ("phrase", "cosine", "coverage"))
+    return [
+        first["logit"],
+        first["features"][1],
+        first["x"][cosine],
+        max(c["x"][phrase] for c in q["candidates"]),
+        first["x"][coverage],
+    ]
+
+
+def answerability_samples(model: RelevanceModel, questions: Sequence[dict], floor: float) -> list[tuple[list, bool]]:
+    """Each question with hits, as (its answerability features, whether it is answerable); an answerable question
+    whose right passage none of its candidates is tells nothing of either kind and is left out."""
+    samples = []
+    for q in questions:
+        hits = hits_of(model, q, floor)
+        if hits and (not q["answerable"] or any(c["answers"] for c in q["candidates"])):
+            samples.append((answerability_row(q, hits), bool(q["answerable"])))
+    return samples
+
+
+def fit_answerability(model: RelevanceModel, questions: Sequence[dict], floor: float) -> Answerability:
+    """A logistic model of "the vault answers this question", answerable and unanswerable questions weighing the
+    same."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    samples = answerability_samples(model, questions, floor)
+    x = np.asarray([row for row, _ in samples], dtype=float)
+    y = np.asarray([1 if ok else 0 for _, ok in samples])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    fitted = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000).fit((x - mean) / scale, y)
+    return Answerability(
+        tuple(float(w) for w in fitted.coef_[0]),
+        tuple(float(m) for m in mean),
+        tuple(float(s) for s in scale),
+        float(fitted.intercept_[0]),
     )
-    if not answerable:
-        return 0.0
-    cut = answerable[int(refused * len(answerable))]
-    return 1.0 / (1.0 + math.exp(-cut))
+
+
+def choose_weak(
+    model: RelevanceModel, answerability: Answerability, questions: Sequence[dict], floor: float, refused: float = 0.05
+) -> float:
+    """The weak-match line: the highest answerability that flags at most ``refused`` of the answerable questions
+    whose right passage is among the candidates, so that as many questions nothing answers as possible say
+    nothing."""
+    answerable = sorted(
+        answerability.probability(row) for row, ok in answerability_samples(model, questions, floor) if ok
+    )
+    return answerable[int(refused * len(answerable))] if answerable else 0.0
 
 
 def settings_for(questions: Sequence[dict], c: float = 1.0) -> dict:
-    """The relevance model, its calibration and its weak-match line fitted on ``questions``."""
+    """The relevance model, its calibration, the answerability model and its weak-match line fitted on
+    ``questions``."""
     model = fit(questions, c)
     floor = log_odds(FLOOR)
+    answerability = fit_answerability(model, questions, floor)
     return {
         "model": model.to_json(),
         "calibration": asdict(fit_calibration(model, questions, floor)),
-        "weak_below": round(choose_weak(model, questions, floor), 4),
+        "answerable": answerability.to_json(),
+        "weak_below": round(choose_weak(model, answerability, questions, floor), 4),
     }
 
 
@@ -248,12 +291,13 @@ def evaluate(settings: dict, held: Sequence[dict]) -> dict:
     and of the first, and the share of unanswerable questions whose first hit is a weak match."""
     model = RelevanceModel.from_json(settings["model"])
     calibration = Calibration(**settings["calibration"])
-    floor, weak = log_odds(FLOOR), log_odds(settings["weak_below"]) if settings["weak_below"] > 0 else -1e9
+    answerability = Answerability.from_json(settings["answerable"])
+    floor = log_odds(FLOOR)
     row = scores(model, held)
     confidences, correct, first_conf, first_ok, silent, refused = [], [], [], [], [], []
     for q in held:
         hits = hits_of(model, q, floor)
-        is_weak = not hits or hits[0]["logit"] < weak
+        is_weak = not hits or answerability.probability(answerability_row(q, hits)) < settings["weak_below"]
         for hit in hits:
             p = calibration.probability(*hit["features"][:3])
             p = min(p, WEAK_MATCH_CONFIDENCE_CEILING) if is_weak else p
@@ -354,7 +398,7 @@ def main(argv=None) -> int:
     shipped = settings_for(questions, args.c)
     weights = shipped["model"]["weights"]
     print(json.dumps(dict(zip(FEATURES, [round(w, 3) for w in weights], strict=True))))
-    print(json.dumps({k: shipped[k] for k in ("calibration", "weak_below")}))
+    print(json.dumps({k: shipped[k] for k in ("calibration", "answerable", "weak_below")}))
     if args.write:
         shipped["fitted_on"] = sorted({q["corpus"] for q in questions})
         SHIPPED.write_text(json.dumps(shipped, indent=1) + "\n", encoding="utf-8")

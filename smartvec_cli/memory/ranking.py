@@ -443,7 +443,7 @@ def rank(
     if len(ranked) == 1:
         under = [c for c in pool if c.passage.id in topical and c.passage.id != ranked[0].passage.id]
         runner_up = max((topical[c.passage.id] for c in under), default=None)
-    calibrate(ranked, scoring, runner_up)
+    calibrate(ranked, scoring, runner_up, answerability(ranked, pool, ask, scoring, runner_up))
     shown_scores(ranked)
     for above, below in zip(ranked, ranked[1:], strict=False):
         below.confidence = min(below.confidence, above.confidence)  # the list says what it ranked likelier
@@ -541,19 +541,42 @@ def lead_over_others(values: list[float], i: int, runner_up: float | None = None
     return values[0] - (other if other is not None else log_odds(1e-4))
 
 
-def calibrate(ranked: list[Ranked], scoring: ScoringSettings, runner_up: float | None = None) -> None:
+def answerability(
+    ranked: Sequence[Ranked], pool: Sequence[Candidate], ask: Ask, scoring: ScoringSettings, runner_up: float | None
+) -> float:
+    """How likely the vault answers the question at all (``memory.relevance.Answerability``), read off its first
+    hit; ``pool``: the question's eligible candidates."""
+    if not ranked:
+        return 0.0
+    first = ranked[0]
+    candidate = next(c for c in pool if c.passage.id == first.passage.id)
+    offset, slope = ask.cosine_map
+    return scoring.answerability.probability(
+        (
+            first.relevance,
+            lead_over_others([item.relevance for item in ranked], 0, runner_up),
+            offset + slope * candidate.cosine,
+            max(c.phrase for c in pool),
+            candidate.coverage,
+        )
+    )
+
+
+def calibrate(
+    ranked: list[Ranked], scoring: ScoringSettings, runner_up: float | None = None, answerable: float = 1.0
+) -> None:
     """Each hit's confidence (``hit_confidence``), with its lead and place kept in ``explain`` (``bench`` fits on
-    them). A first hit less relevant than ``weak_below`` is a weak match: nothing in the vault is near the
-    question, and it says so."""
+    them). A question less answerable than ``weak_below`` (``answerability``) gets weak matches only: nothing in
+    the vault is near the question, and every hit says so."""
     values = [item.relevance for item in ranked]
-    weak = log_odds(scoring.weak_below)
+    is_weak = answerable < scoring.weak_below
     for i, item in enumerate(ranked):
         explain = item.explain
         explain["lead"] = round(lead_over_others(values, i, runner_up), 6)
         explain["first"] = i == 0
-        is_weak = i == 0 and item.relevance < weak or i > 0 and ranked[0].relevance < weak
+        explain["answerable"] = round(answerable, 4)
         if is_weak:
-            item.warnings.append(weak_warning(item.relevance, scoring))
+            item.warnings.append(weak_warning(answerable, scoring))
         item.confidence = hit_confidence(
             item.relevance,
             explain["lead"],
@@ -607,13 +630,10 @@ def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
 WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)
 
 
-def weak_warning(relevance: float, scoring: ScoringSettings) -> str:
-    """A hit of a question whose most relevant passage is under ``weak_below``: nothing in the vault matched
-    better, and it may not answer."""
-    return (
-        f"{WEAK_MATCH} (relevance {sigmoid(relevance):.2f}, under {scoring.weak_below:.2f}): "
-        "it may not answer the question"
-    )
+def weak_warning(answerable: float, scoring: ScoringSettings) -> str:
+    """A hit of a question less answerable than ``weak_below``: nothing in the vault matched better, and it may
+    not answer."""
+    return f"{WEAK_MATCH} (answerable {answerable:.2f}, under {scoring.weak_below:.2f}): it may not answer the question"
 
 
 def relation_warnings(relations: Sequence[Relation], wanted: set[int]) -> dict[int, list[str]]:

@@ -233,12 +233,70 @@ class RelevanceModel:
         )
 
 
+ANSWERABILITY_FEATURES = ("relevance", "lead", "cosine", "phrase", "coverage")
+"""What tells a question the vault answers from one it does not, read off its first hit: its relevance (log-odds),
+its lead over the next, its cosine (on MiniLM's scale: ``embed.cosine_map``), the question's best verbatim phrase share
+among its candidates and the first hit's share of the question's rare words. Relevance is normalised over the
+question's own candidates, so its best says how much better than the rest a passage is, not how close anything comes;
+the cosine and the word shares say that."""
+
+
+@dataclass(frozen=True)
+class Answerability:
+    """A logistic model over ``ANSWERABILITY_FEATURES``: how likely the vault answers the question at all. Fitted by
+    ``bench.ranker`` on the real sets' answerable questions against their nonsense and unanswerable ones, the two
+    classes weighing the same; ``ScoringSettings.weak_below`` is the line under which every hit is a weak match."""
+
+    weights: tuple[float, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    bias: float
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.bias + sum(
+            w * (x - m) / s for w, m, s, x in zip(self.weights, self.mean, self.scale, values, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    @classmethod
+    def relevance_only(cls) -> "Answerability":
+        """The first hit's relevance as it is: a question is as answerable as its best passage is relevant."""
+        n = len(ANSWERABILITY_FEATURES)
+        return cls((1.0,) + (0.0,) * (n - 1), (0.0,) * n, (1.0,) * n, 0.0)
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(ANSWERABILITY_FEATURES),
+            "weights": list(self.weights),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "bias": self.bias,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Answerability":
+        if tuple(data["features"]) != ANSWERABILITY_FEATURES:
+            raise ValueError(f"the answerability model's features {data['features']} are not {ANSWERABILITY_FEATURES}")
+        return cls(
+            tuple(float(w) for w in data["weights"]),
+            tuple(float(m) for m in data["mean"]),
+            tuple(float(s) or 1.0 for s in data["scale"]),
+            float(data["bias"]),
+        )
+
+
 @lru_cache(maxsize=1)
 def shipped() -> dict:
     """What ``bench.ranker`` fitted on every real question set and shipped beside this module: the relevance
-    model (``model``), the confidence's Platt parameters (``calibration``) and the weak-match line (``weak_below``)."""
+    model (``model``), the confidence's Platt parameters (``calibration``), the answerability model (``answerable``)
+    and the weak-match line on it (``weak_below``)."""
     return json.loads(resources.files(__package__).joinpath("relevance.json").read_text(encoding="utf-8"))
 
 
 def shipped_model() -> RelevanceModel:
     return RelevanceModel.from_json(shipped()["model"])
+
+
+def shipped_answerability() -> Answerability:
+    data = shipped().get("answerable")
+    return Answerability.from_json(data) if data else Answerability.relevance_only()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from ..clock import parse_optional
 from ..errors import UsageError
-from .relevance import RelevanceModel, shipped, shipped_model
+from .relevance import Answerability, RelevanceModel, shipped, shipped_answerability, shipped_model
 
 SIGNALS = ("semantic", "temporal", "confidence", "relational")
 DEFAULT_WEIGHTS = {"semantic": 0.35, "temporal": 0.25, "confidence": 0.25, "relational": 0.15}
@@ -158,12 +158,13 @@ class ScoringSettings:
 
     ``relevance_model``: the fitted model of relevance (``memory.relevance``), whose log-odds order the hits.
     ``relevance_floor``: a passage whose relevance (as a probability) is below it is no answer at all;
-    ``weak_below``: a first hit under it is returned but warned about as a weak match, so that a question
-    nothing answers gets no confident answer. ``relevance_margin``: the passages within this many log-odds of the
-    most relevant one are "about the question": among them a replaced version follows the one that replaced it,
-    and time, trust and relations break near ties, adding at most ``tie_weight`` log-odds (``memory.ranking``);
-    the rest follow by relevance alone. ``relevance_spread``: the semantic signal falls from 1 (the most relevant)
-    to 0 this many log-odds below it.
+    ``weak_below``: when the question's answerability (``answerability``, from its first hit) is under it, every hit
+    is returned but warned about as a weak match, so that a question nothing answers gets no confident answer.
+    ``relevance_margin``: the passages within this many log-odds of the most relevant one are "about the
+    question": among them a replaced version follows the one that replaced it, and time, trust and relations
+    break near ties, adding at most ``tie_weight`` log-odds (``memory.ranking``); the rest follow by relevance
+    alone. ``relevance_spread``: the semantic signal falls from 1 (the most relevant) to 0 this many log-odds
+    below it.
     """
 
     weights: Weights = field(default_factory=Weights)
@@ -174,6 +175,7 @@ class ScoringSettings:
     relevance_floor: float = 0.02
     weak_below: float = field(default_factory=lambda: float(shipped().get("weak_below", 0.0)))
     calibration: Calibration = field(default_factory=lambda: Calibration(**shipped().get("calibration", {})))
+    answerability: Answerability = field(default_factory=shipped_answerability)
 
 
 def days_between(earlier: dt.datetime | None, later: dt.datetime) -> float | None:

@@ -221,7 +221,7 @@ def held_out_settings(work: Path) -> dict[str, dict]:
 def ask_every_mode(vault: Path, index_dir: Path, questions_file: Path, top_k: int, settings: dict | None) -> dict:
     """``bench questions`` in process, every mode, with ``settings`` (a held-out fit) in force for smart mode."""
     from ...core.api import open_vault
-    from ...memory.relevance import RelevanceModel
+    from ...memory.relevance import Answerability, RelevanceModel
     from ...memory.scoring import Calibration
     from ..questions import read_questions, run_questions
 
@@ -230,6 +230,7 @@ def ask_every_mode(vault: Path, index_dir: Path, questions_file: Path, top_k: in
             scoring = opened.ws.config.scoring
             scoring.relevance_model = RelevanceModel.from_json(settings["model"])
             scoring.calibration = Calibration(**settings["calibration"])
+            scoring.answerability = Answerability.from_json(settings["answerable"])
             scoring.weak_below = settings["weak_below"]
         return run_questions(opened, read_questions(questions_file), top_k=top_k)
 
