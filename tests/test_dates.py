@@ -183,8 +183,23 @@ def test_date_phrases_in_the_vaults_language_name_the_same_period_as_in_english(
 
 
 @pytest.mark.parametrize("question, language, words, english", TRANSLATED[:3] + TRANSLATED[-3:])
-def test_a_phrase_in_a_language_the_vault_does_not_have_is_no_date(question, language, words, english):
+def test_a_question_asked_in_another_language_than_its_vault_s_reads_its_own_dates(question, language, words, english):
+    found = parse_as_of(question, NOW, ["en"])
+    assert found is not None and found.phrase == words
+    assert _period(found) == _period(parse_as_of(english, NOW))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is a hierarchy note a good way to start with breadcrumbs",  # French "hier": yesterday
+        "Show the contents of the selected Linux control group hierarchy in a tree.",
+        "which layer holds the cache",  # Spanish "ayer"
+    ],
+)
+def test_a_date_word_of_another_language_inside_an_english_word_is_no_date(question):
     assert parse_as_of(question, NOW, ["en"]) is None
+    assert parse_as_of(question, NOW, ["fr", "es"]) is None
 
 
 def test_english_phrases_still_resolve_in_a_vault_of_another_language():

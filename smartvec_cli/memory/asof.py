@@ -392,7 +392,9 @@ def _language_phrases(language: DateLanguage) -> list[str]:
 def _language_search(code: str) -> re.Pattern:
     """The date phrases of one language besides English a question may hold, leads included."""
     phrases = [_plain(p) for p in _language_phrases(DATE_LANGUAGES[code])]
-    return re.compile(DATE_LANGUAGES[code].boundary + "(?:" + "|".join(phrases) + ")", flags=re.IGNORECASE)
+    boundary = DATE_LANGUAGES[code].boundary
+    ends = r"(?!\w)" if boundary else ""  # "hier" is French for yesterday, not the start of "hierarchy"
+    return re.compile(boundary + "(?:" + "|".join(phrases) + ")" + ends, flags=re.IGNORECASE)
 
 
 @functools.cache
@@ -468,9 +470,10 @@ def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
 
 
 def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf | None:
-    """The time a question asks about, if it names one (the first phrase that resolves, in English or in
-    one of the vault's ``languages``)."""
-    languages = date_languages(languages)
+    """The time a question asks about, if it names one: the first phrase that resolves, in English, in one of the
+    vault's ``languages`` or in any other language whose dates are read (``DATE_LANGUAGES``), since a question
+    may be asked in another language than its vault's."""
+    languages = date_languages((*languages, *DATE_LANGUAGES))
     if not _MAY_NAME_A_TIME.search(question) and not any(
         re.search(DATE_LANGUAGES[code].relative, question, flags=re.IGNORECASE) for code in languages if code != ENGLISH
     ):
