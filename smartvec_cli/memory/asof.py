@@ -469,11 +469,24 @@ def _as_of(period: _Period, phrase: str, remainder: str) -> AsOf:
     return AsOf(period.moment, phrase, remainder, period.first, period.last, period.rule)
 
 
+def _may_name_a_time_in(question: str, code: str) -> bool:
+    """Whether ``question`` holds a number, one of the date words of language ``code`` (a month, a season, "vor",
+    "上") or its relative cue: only then are that language's phrases compiled and searched, which a cold query
+    would otherwise pay for in every language."""
+    language = DATE_LANGUAGES[code]
+    lowered = question.lower()
+    if re.search(r"\d", lowered) or re.search(language.relative, lowered):
+        return True
+    if not language.boundary:  # a language written without spaces: its words are found inside the text
+        return any(word in lowered for word in language.words)
+    return not language.words.keys().isdisjoint(re.findall(r"\w+", lowered))
+
+
 def parse_as_of(question: str, now: dt.datetime, languages=(ENGLISH,)) -> AsOf | None:
     """The time a question asks about, if it names one: the first phrase that resolves, in English, in one of the
     vault's ``languages`` or in any other language whose dates are read (``DATE_LANGUAGES``), since a question
     may be asked in another language than its vault's."""
-    languages = date_languages((*languages, *DATE_LANGUAGES))
+    languages = date_languages((*languages, *(code for code in DATE_LANGUAGES if _may_name_a_time_in(question, code))))
     if not _MAY_NAME_A_TIME.search(question) and not any(
         re.search(DATE_LANGUAGES[code].relative, question, flags=re.IGNORECASE) for code in languages if code != ENGLISH
     ):
