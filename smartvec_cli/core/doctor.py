@@ -12,27 +12,27 @@ take it for a new database, and nothing is rebuilt from it. A repair that replac
 vector file keeps a copy in ``backup/``. A read-only folder is no damage (queries work);
 an index folder readable by those its private vault keeps out is, and is narrowed.
 
+What differs between the databases is asked of the store (``Store.check_database``, ``Store.check_vector_index``:
+SQLite's integrity check and hnswlib file, PostgreSQL's pgvector and HNSW index) and of its backend
+(``StoreBackend.open_failure``: what to say of an index that cannot be opened).
+
 Checking changes nothing. Repairing is done under the writer lock, which the caller
 takes after :meth:`Doctor.inspect_locks` has looked at it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import stat
 from dataclasses import asdict, dataclass, field
 
 from ..errors import SmartvecError
-from ..store.ann import CorruptIndexError, HnswIndex
-from ..store.db import DatabaseFileError
-from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout, too_wide
+from ..store.health import EXAMPLES
+from ..store.layout import IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
-from ..store.sqlite import SqliteStore, damaged_database_advice, is_read_only
 from ..store.store import Store
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
-EXAMPLES = 3
 SAMPLE = 32  # stored vectors the model embeds again to see that it still gives them
 
 
@@ -130,7 +130,6 @@ class Doctor:
         self.ws = workspace
         self.index_dir = workspace.index_dir
         self.layout = IndexLayout(workspace.index_dir)
-        self.db_file = self.layout.db
         self.repair = repair
         self.report = DoctorReport()
         self._lock_checks: list[Check] = []
@@ -165,38 +164,33 @@ class Doctor:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> DoctorReport:
-        if not self.ws.store_url and not self.db_file.is_file():
-            raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
+        backend = self.ws.backend
+        backend.require_index()
         if not self._lock_checks:
             self.inspect_locks()
         try:
             store = self.ws.open_store_unmigrated()
-        except DatabaseFileError as exc:  # emptied, cut short: said before SQLite could make it a new database
-            self.add("database", False, f"{exc}; {damaged_database_advice(self.layout)}")
-            self._finish(None)
-            return self.report
-        except SmartvecError as exc:
-            self.add("database", False, f"{exc}; {self._damaged}" if not self.ws.store_url else str(exc))
+        except SmartvecError as exc:  # an emptied or cut SQLite file is named before it could become a new database
+            self.add("database", False, backend.open_failure(exc))
             self._finish(None)
             return self.report
         try:
-            if self._database(store) and self._schema(store):
-                ann = self._vector_index if self.ws.store_url else self._ann
+            if store.check_database(self) and self._schema(store):
                 steps = (
-                    self._model,
-                    self._model_files,
-                    self._vectors,
-                    self._orphans,
-                    self._lexical,
-                    ann,
-                    self._leftovers,
-                    self._notes,
+                    ("model", self._model),
+                    ("model_files", self._model_files),
+                    ("vectors", self._vectors),
+                    ("orphans", self._orphans),
+                    ("lexical", self._lexical),
+                    (store.vector_index_check, self._vector_index),
+                    ("leftovers", self._leftovers),
+                    ("notes", self._notes),
                 )
-                for step in steps:
+                for name, step in steps:
                     try:
                         step(store)
                     except store.DATABASE_ERRORS as exc:
-                        self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {self._damaged}")
+                        self.add(name, False, f"cannot check: {exc}; {store.damage_advice}")
             self._finish(store)
         finally:
             store.close()
@@ -206,11 +200,6 @@ class Doctor:
         """The checks made whatever the database's state: who may read and write the index folder, and the locks."""
         self._access(store)
         self._finish_locks()
-
-    @property
-    def _damaged(self) -> str:
-        """What to do about a database that fails to answer: a damaged SQLite file, or the server's own logs."""
-        return "see the PostgreSQL server's log" if self.ws.store_url else _DAMAGED
 
     def _finish_locks(self) -> None:
         for check in self._lock_checks:
@@ -232,41 +221,7 @@ class Doctor:
                     continue
                 lock.release()
 
-    # -- SQLite -------------------------------------------------------------------------------
-
-    def _database(self, store: Store) -> bool:
-        if self.ws.store_url:
-            return self._server(store)
-        try:
-            problems = store.integrity_problems()
-        except sqlite3.DatabaseError as exc:
-            self.add("database", False, f"SQLite cannot read the index database ({exc}); {_DAMAGED}")
-            return False
-        if problems != ["ok"]:
-            self.add("database", False, f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {_DAMAGED}")
-            return False
-        size = self.db_file.stat().st_size
-        self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
-        return True
-
-    def _server(self, store) -> bool:
-        """A PostgreSQL store: the server keeps its files whole; what can be missing is pgvector."""
-        problems = store.integrity_problems()
-        if problems != ["ok"]:
-            self.add(
-                "database",
-                False,
-                f"PostgreSQL at {store.location}: {'; '.join(problems)} "
-                "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)",
-                repairable=True,
-            )
-            return True  # the schema check that follows applies the migration that installs it
-        self.add(
-            "database",
-            True,
-            f"PostgreSQL at {store.location}, pgvector installed ({store.database_size() / 1048576:.1f} MB)",
-        )
-        return True
+    # -- the database -------------------------------------------------------------------------
 
     def _schema(self, store: Store) -> bool:
         newer = store.newer_migrations()
@@ -388,12 +343,16 @@ class Doctor:
             check.repaired = True
             check.detail += f"; re-embedded {count} passages with {current}" + "".join(f" ({h})" for h in heard)
 
+    def _vector_index(self, store: Store) -> None:
+        """The store's own: an hnswlib file beside SQLite, pgvector's index inside PostgreSQL."""
+        store.check_vector_index(self, self.repair)
+
     def _vectors(self, store: Store) -> None:
         missing = store.chunks_without_vectors()
         if not missing:
             self.add("vectors", True, "every passage has its stored vector")
             return
-        names = _chunk_names(store, missing[:EXAMPLES])
+        names = store.passage_names(missing[:EXAMPLES])
         self.add("vectors", False, f"{len(missing)} passages have no stored vector (e.g. {', '.join(names)}); {FULL}")
 
     # -- orphans ------------------------------------------------------------------------------
@@ -435,85 +394,6 @@ class Doctor:
             store.rebuild_lexical_index()
             check.repaired = True
             check.detail += "; rebuilt from the stored text"
-
-    # -- the vector index ---------------------------------------------------------------------
-
-    def _ann(self, store: Store) -> None:
-        saved = HnswIndex(self.index_dir, store.dim)
-        expected = store.ann_expected_labels()
-        generation = store.generation
-        file_check: Check
-        try:
-            present = saved.load()
-            damage = saved.verify() if present else None
-        except CorruptIndexError as exc:
-            present, damage = False, str(exc)
-        if damage:
-            file_check = self.add(
-                "ann_file",
-                False,
-                damage if damage.startswith("vector index") else f"vector index: {damage}",
-                repairable=True,
-            )
-        elif not present and expected:
-            file_check = self.add(
-                "ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True
-            )
-        else:
-            file_check = self.add(
-                "ann_file",
-                True,
-                f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet",
-            )
-
-        problems = []
-        if present and not damage:
-            if saved.generation != generation:
-                problems.append(
-                    f"saved at generation {saved.generation}, the database is at {generation}"
-                    " (a writer stopped before saving)"
-                )
-            live = store.live_passage_ids()
-            missing, orphans = expected - saved.live, saved.live - live
-            if missing:
-                examples = ", ".join(_chunk_names(store, sorted(missing)[:EXAMPLES]))
-                problems.append(f"{len(missing)} passages are missing from it (e.g. {examples})")
-            if orphans:
-                problems.append(f"{len(orphans)} of its labels belong to no live passage")
-        sync = (
-            self.add("ann_sync", False, "; ".join(problems), repairable=True)
-            if problems
-            else self.add("ann_sync", True, _sync_summary(saved, present, damage))
-        )
-        broken = [c for c in (file_check, sync) if not c.ok]
-        if broken and self.repair:
-            assert isinstance(store, SqliteStore), (
-                "the saved hnswlib file is the SQLite store's (run skips it otherwise)"
-            )
-            kept = store.keep_ann_copies()
-            count = store.rebuild_ann()
-            store.save_ann()
-            where = f" (the old file is kept as {kept[0].relative_to(self.index_dir)})" if kept else ""
-            for check in broken:
-                check.repaired = True
-                check.detail += f"; rebuilt from {count} stored vectors and saved{where}"
-
-    def _vector_index(self, store) -> None:
-        """A PostgreSQL store has no ANN file: its vectors are searched by an HNSW index in the database,
-        which ``--repair`` builds again when it is gone (a database restored without its indexes)."""
-        if not store.vector_index_missing():
-            self.add("ann_index", True, f"pgvector HNSW index serves {len(store.load_ann().live)} passages")
-            return
-        check = self.add(
-            "ann_index",
-            False,
-            f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{store.dim})",
-            repairable=True,
-        )
-        if self.repair:
-            count = store.rebuild_ann()
-            check.repaired = True
-            check.detail += f"; built for {count} passages"
 
     # -- files --------------------------------------------------------------------------------
 
@@ -562,7 +442,7 @@ class Doctor:
                 check.repaired = True
                 check.detail += "; narrowed"
             return
-        read_only = store.read_only if store is not None else (self.db_file.is_file() and is_read_only(self.layout))
+        read_only = store.read_only if store is not None else self.ws.backend.read_only()
         if read_only:
             check = self.add(
                 "access",
@@ -593,23 +473,5 @@ class Doctor:
         check.level = "warn"
 
 
-_DAMAGED = (
-    f"the database file is damaged: restore it from a backup, or try 'sqlite3 {DB_FILE} .recover'; "
-    "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
-)
-
-
-def _sync_summary(saved: HnswIndex, present: bool, damage: str | None) -> str:
-    if damage:
-        return "not compared: the saved file is unusable"
-    if not present:
-        return "nothing saved to compare"
-    return f"{len(saved.live)} live, {len(saved.tombstones)} tombstones, generation {saved.generation}"
-
-
 def _fate(holder: Holder) -> str:
     return "which is no longer running" if not holder.alive else "which exited without releasing it"
-
-
-def _chunk_names(store: Store, ids: list[int]) -> list[str]:
-    return [f"{chunk_id}@{version}" for chunk_id, version in store.passage_versions(ids)]

@@ -329,10 +329,8 @@ class Indexer:
             self.store.rebuild_ann()
         elif self.store.ann_loaded and self.store.ann.needs_compaction():
             self.store.rebuild_ann()
-        if save_ann and not self.store.ann_loaded and not self.ws.store_url:  # PostgreSQL keeps no vector file
-            damage = self.store.ann.verify()  # the full checksum: a writer can afford it, a query cannot
-            if damage:
-                self.store.mend_ann(f"vector index: {damage}")
+        if save_ann and not self.store.ann_loaded:
+            self.store.check_saved_ann()
         if not self.store.ann_loaded and self.store.ann.saved_generation() != self.store.generation:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
         if save_ann and self.store.ann_loaded and self.store.ann.generation != self.store.generation:

@@ -22,6 +22,7 @@ from ...errors import SmartvecError
 from ...memory.analysis import analysed, split_cjk
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..dialect import POSTGRES
+from ..health import Findings
 from ..inlist import first_of_each
 from ..store import VECTORS_OF_CHUNKS, Migrations, Store
 from . import database as schema
@@ -141,6 +142,8 @@ class PgStore(Store):
     dialect = POSTGRES
     migrations: ClassVar[Migrations] = schema
     DATABASE_ERRORS = (psycopg.DatabaseError,)
+    damage_advice = "see the PostgreSQL server's log"
+    vector_index_check = "vector_index"
     db: PgDatabase
 
     def __init__(self, index_dir: Path, db: PgDatabase):
@@ -206,6 +209,43 @@ class PgStore(Store):
 
     def database_size(self) -> int:
         return int(one(self.db.conn.execute("SELECT pg_database_size(current_database())")))
+
+    def check_database(self, findings: Findings) -> bool:
+        """The server keeps its files whole; what can be missing is pgvector, which the migration that the schema
+        check applies installs, so the checks go on either way."""
+        problems = self.integrity_problems()
+        if problems != ["ok"]:
+            findings.add(
+                "database",
+                False,
+                f"PostgreSQL at {self.location}: {'; '.join(problems)} "
+                "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)",
+                repairable=True,
+            )
+            return True
+        findings.add(
+            "database",
+            True,
+            f"PostgreSQL at {self.location}, pgvector installed ({self.database_size() / 1048576:.1f} MB)",
+        )
+        return True
+
+    def check_vector_index(self, findings: Findings, repair: bool) -> None:
+        """No ANN file: the vectors are searched by an HNSW index in the database, which ``repair`` builds again
+        when it is gone (a database restored without its indexes)."""
+        if not self.vector_index_missing():
+            findings.add("ann_index", True, f"pgvector HNSW index serves {len(self.load_ann().live)} passages")
+            return
+        check = findings.add(
+            "ann_index",
+            False,
+            f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{self.dim})",
+            repairable=True,
+        )
+        if repair:
+            count = self.rebuild_ann()
+            check.repaired = True
+            check.detail += f"; built for {count} passages"
 
     # -- vectors ------------------------------------------------------------------------------
 
