@@ -23,106 +23,34 @@ takes after :meth:`Doctor.inspect_locks` has looked at it.
 from __future__ import annotations
 
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from ..errors import SmartvecError
 from ..store.health import EXAMPLES
 from ..store.layout import IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
 from ..store.store import Store
+from .results import DoctorCheck, DoctorReport
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
 SAMPLE = 32  # stored vectors the model embeds again to see that it still gives them
 
 
-KINDS = {
-    "index": (
-        "database",
-        "schema",
-        "vectors",
-        "orphans",
-        "lexical",
-        "ann",
-        "ann_file",
-        "ann_index",
-        "ann_sync",
-        "vector_index",
-    ),
-    "model": ("model", "model_files"),
-    "vault": ("notes",),
-    "index folder": ("leftovers", "access", "locks"),
-}
-"""What each check looks at, the groups ``doctor`` prints its findings in."""
-
-SEVERITIES = ("fail", "fixed", "warn", "note", "ok")
-"""Worst first. ``fail``: a problem (exit 1 while one remains); ``fixed``: one ``--repair`` put right; ``warn``: the
-index is sound but the user should act (notes to fix in the vault, a read-only folder); ``note``: worth knowing,
-nothing to do (a lock a killed process left, which the next writer takes over)."""
-
-
-def kind_of(name: str) -> str:
-    return next((kind for kind, names in KINDS.items() if name in names), "index")
-
-
 @dataclass
 class Check:
+    """A finding while the doctor makes it: a repair marks it ``repaired`` and adds what it did to ``detail``. The
+    report holds each as a ``results.DoctorCheck``."""
+
     name: str
     ok: bool
     detail: str
     repaired: bool = False
     repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
-    level: str = ""  # "warn" or "note" for a check that passed but has something to say (``SEVERITIES``)
+    level: str = ""  # "warn" or "note" for a check that passed but has something to say (``results.SEVERITIES``)
 
-    @property
-    def severity(self) -> str:
-        if self.repaired:
-            return "fixed"
-        if not self.ok:
-            return "fail"
-        return self.level or "ok"
-
-    @property
-    def kind(self) -> str:
-        return kind_of(self.name)
-
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data.pop("repairable")
-        data.pop("level")
-        return {**data, "kind": self.kind, "severity": self.severity}
-
-
-@dataclass
-class DoctorReport:
-    checks: list[Check] = field(default_factory=list)
-    note_problems: list[dict] = field(default_factory=list)  # {path, error, seen_at}: notes to fix in the vault
-
-    @property
-    def ok(self) -> bool:
-        """No problem remains: every check passed or was repaired."""
-        return all(c.ok or c.repaired for c in self.checks)
-
-    @property
-    def repairable(self) -> bool:
-        return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
-
-    def to_dict(self) -> dict:
-        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks], "note_problems": self.note_problems}
-
-    def grouped(self) -> list[tuple[str, list[Check]]]:
-        """The checks by kind (``KINDS``), the group with the worst finding first, each group worst first."""
-        rank = {severity: i for i, severity in enumerate(SEVERITIES)}
-        groups: dict[str, list[Check]] = {}
-        for check in self.checks:
-            groups.setdefault(check.kind, []).append(check)
-        for checks in groups.values():
-            checks.sort(key=lambda c: rank[c.severity])  # stable: checks of one severity keep their order
-        order = list(KINDS)
-        return sorted(
-            groups.items(),
-            key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)),
-        )
+    def result(self) -> DoctorCheck:
+        return DoctorCheck(self.name, self.ok, self.detail, self.repaired, self.repairable, self.level)
 
 
 class Doctor:
@@ -131,13 +59,14 @@ class Doctor:
         self.index_dir = workspace.index_dir
         self.layout = IndexLayout(workspace.index_dir)
         self.repair = repair
-        self.report = DoctorReport()
+        self.checks: list[Check] = []
+        self.note_problems: list[dict] = []  # {path, error, seen_at}: notes to fix in the vault
         self._lock_checks: list[Check] = []
         self._running: set[str] = set()  # "writer lock", "watch lock": held by live processes
 
     def add(self, name: str, ok: bool, detail: str, repairable: bool = False) -> Check:
         check = Check(name, ok, detail, repairable=repairable)
-        self.report.checks.append(check)
+        self.checks.append(check)
         return check
 
     # -- locks (looked at before the caller takes the writer lock) ------------------------------
@@ -173,7 +102,7 @@ class Doctor:
         except SmartvecError as exc:  # an emptied or cut SQLite file is named before it could become a new database
             self.add("database", False, backend.open_failure(exc))
             self._finish(None)
-            return self.report
+            return self._report()
         try:
             if store.check_database(self) and self._schema(store):
                 steps = (
@@ -194,7 +123,10 @@ class Doctor:
             self._finish(store)
         finally:
             store.close()
-        return self.report
+        return self._report()
+
+    def _report(self) -> DoctorReport:
+        return DoctorReport(tuple(c.result() for c in self.checks), tuple(self.note_problems))
 
     def _finish(self, store: Store | None) -> None:
         """The checks made whatever the database's state: who may read and write the index folder, and the locks."""
@@ -207,7 +139,7 @@ class Doctor:
                 self._clear_stale_locks()
                 check.repaired = True
                 check.detail += "; cleared"
-        self.report.checks.extend(self._lock_checks)
+        self.checks.extend(self._lock_checks)
 
     def _clear_stale_locks(self) -> None:
         """Taking and releasing a free lock empties the holder info a dead process left in it."""
@@ -459,8 +391,8 @@ class Doctor:
     def _notes(self, store: Store) -> None:
         """Notes the last runs skipped or read without their metadata: not damage to the index (``--repair``
         cannot help, and the exit code ignores them), but each is named until it is read without a problem."""
-        self.report.note_problems = store.note_problems()
-        count = len(self.report.note_problems)
+        self.note_problems = store.note_problems()
+        count = len(self.note_problems)
         if not count:
             self.add("notes", True, "every note was read whole")
             return
