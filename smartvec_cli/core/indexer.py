@@ -544,8 +544,8 @@ class Indexer:
         batch = max(1, self.ws.config.batch_size)
         kept_at = time.monotonic()
         # Similar lengths side by side: an embedder pads each batch to its longest passage, and in note order a
-        # long one among short ones made a fifth of the work padding on sample_vault (9% on bench perf's vault;
-        # 9% and 2% sorted by characters, counted in tokens).
+        # long one among short ones makes much of the work padding (docs/benchmarks.md, *Measurements behind the
+        # code*).
         todo = sorted(todo, key=lambda item: len(item[1]))
         expect = getattr(self.embedder, "expect", None)  # the bf16 embedder loads its encoder for a large run
         if expect is not None and todo:

@@ -40,9 +40,9 @@ from .database import (
 from .lock import WRITE_TRANSACTION
 
 MAX_EF_SEARCH = 1000  # pgvector's ceiling for hnsw.ef_search
-SEARCH_MANY_IN_PROCESS = (
-    200  # neighbour lists asked at once from which the live matrix is read (a round number, not measured)
-)
+SEARCH_MANY_IN_PROCESS = 200
+"""Neighbour lists asked at once from which the live matrix is read rather than the server asked for each: a round
+number, not tuned; fewer lists are not worth reading the whole matrix for."""
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
 FetchVectors = Callable[[list[int]], np.ndarray]
@@ -96,8 +96,9 @@ class PgVectorIndex:
 
     def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """Many neighbour lists at once (a consolidation of thousands of passages): in process over the live
-        matrix, read once, rather than one round trip to the graph each (43,126 at 10,000 notes, at about 10 ms
-        each there); a few are still asked of the server, to spare a short consolidation reading the matrix."""
+        matrix, read once, rather than one round trip to the graph each, which a large vault's tens of thousands
+        of lists would each pay; a few are still asked of the server, to spare a short consolidation reading the
+        matrix."""
         if len(vectors) < SEARCH_MANY_IN_PROCESS:
             return [self.search(vector, k) for vector in vectors]
         return cosine_top_k_many(self.exact_matrix(), vectors, k)
@@ -106,8 +107,8 @@ class PgVectorIndex:
         self, vector: np.ndarray, k: int, fetch_vectors: FetchVectors | None = None
     ) -> list[tuple[int, float]]:
         """Every live passage compared, in process, as on SQLite: the matrix of their vectors is read once
-        per generation (a long-lived reader pays for it once; a statement comparing every row on the
-        server took 33 ms for 4,310 passages on a busy machine, the product well under one)."""
+        per generation, which a long-lived reader pays for once, and the product in process is far cheaper than a
+        statement that compares every row on the server for each question."""
         return cosine_top_k(self.exact_matrix(), vector, k)
 
     def exact_matrix(self, fetch_vectors: FetchVectors | None = None) -> tuple[np.ndarray, np.ndarray]:
