@@ -44,11 +44,13 @@ test-fast: install lint
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -x -q -m "not slow"
 
-# ruff's checks and its formatter on the package and the tests, and the type check; run by `make test` (and
-# so by CI).
+# ruff's checks and its formatter on the package and the tests, the type check, and docs/commands.md's
+# reference against the commands (`python -m smartvec_cli.cli.reference` writes it anew); run by `make test`
+# (and so by CI).
 lint: install typecheck
 	$(VENV)/bin/ruff check smartvec_cli tests
 	$(VENV)/bin/ruff format --check smartvec_cli tests
+	$(PY) -m smartvec_cli.cli.reference --check
 
 # mypy over the package ([tool.mypy] in pyproject.toml), and strict on the public API.
 typecheck: install

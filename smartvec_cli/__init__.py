@@ -1,8 +1,9 @@
 """smartvec: a self-aware vector memory over a markdown vault (SmartVector, arXiv 2604.20598).
 
 The Python API is ``smartvec_cli.open_vault(vault, index_dir=None, now=None)`` (see ``smartvec_cli.core.api``),
-whose questions return ``QueryHit``, ``QueryAnswer`` and ``BatchAnswer`` values (``core.results``). Each name is
-imported on first use, so that ``smartvec --help`` stays fast.
+whose questions return ``QueryHit``, ``QueryAnswer`` and ``BatchAnswer`` values, and ``doctor``, ``graph``,
+``forget`` and a watch batch ``DoctorReport``, ``NoteGraph``, ``ForgetResult`` and ``IndexReport``
+(``core.results``). Each name is imported on first use, so that ``smartvec --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .core.api import QueryOptions, Vault, open_vault
     from .core.query import Answer, Question
-    from .core.results import BatchAnswer, QueryAnswer, QueryHit, Signals
+    from .core.results import (
+        BatchAnswer,
+        DeletedNote,
+        DoctorReport,
+        ForgetResult,
+        IndexReport,
+        NoteGraph,
+        QueryAnswer,
+        QueryHit,
+        Signals,
+    )
     from .core.search import SearchOptions
     from .errors import SmartvecError, UsageError
 
@@ -24,6 +35,11 @@ _HOMES = {
     "QueryAnswer": "core.results",
     "BatchAnswer": "core.results",
     "Signals": "core.results",
+    "DoctorReport": "core.results",
+    "NoteGraph": "core.results",
+    "DeletedNote": "core.results",
+    "ForgetResult": "core.results",
+    "IndexReport": "core.results",
     "Question": "core.query",
     "Answer": "core.query",
     "SearchOptions": "core.search",
@@ -40,6 +56,11 @@ __all__ = [
     "QueryAnswer",
     "BatchAnswer",
     "Signals",
+    "DoctorReport",
+    "NoteGraph",
+    "DeletedNote",
+    "ForgetResult",
+    "IndexReport",
     "Question",
     "Answer",
     "SearchOptions",

@@ -23,6 +23,17 @@ class ModelMismatchError(SmartvecError):
     """The index was built with other weights; mixing vectors would make similarities meaningless."""
 
 
+class RefreshFailed(SmartvecError):
+    """A stage of ``refresh`` failed; the run was recorded all the same and its record (what ``refresh --json``
+    prints) travels with the error. It exits as its cause does."""
+
+    def __init__(self, cause: Exception, record: dict):
+        super().__init__(str(cause))
+        self.cause = cause
+        self.record = record
+        self.exit_code = getattr(cause, "exit_code", self.exit_code)
+
+
 EXIT_PARTIAL = 3
 """The run finished, but some notes could not be read or parsed (they are listed in ``errors``)."""
 

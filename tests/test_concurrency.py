@@ -137,7 +137,7 @@ class Readers:
         problems = []
         store = ws.open_store()
         try:
-            store.db.conn.execute("BEGIN" if ws.store_url is None else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+            store.db.conn.execute("BEGIN" if ws.backend.url is None else "BEGIN ISOLATION LEVEL REPEATABLE READ")
             store.db.execute("SELECT COUNT(*) FROM meta").fetchone()  # the snapshot starts here
             ann = store.load_ann()
             if store.notices:

@@ -105,7 +105,7 @@ def test_two_writers_indexing_halves_at_once_end_as_one_writer_while_readers_nev
 
     def writer(half: str) -> None:
         # each writer is a machine of its own: its own workspace (index folder), the one shared database
-        ws = Workspace.resolve(root, tmp_path / f"index-{half}", NOW, shared.store_url)
+        ws = Workspace.resolve(root, tmp_path / f"index-{half}", NOW, shared.backend.url)
         spans[half] = indexed_half(
             ws, half, on_wait=lambda holder: waited.append(f"{half} waited for {holder and holder.command}")
         )

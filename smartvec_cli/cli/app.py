@@ -192,7 +192,7 @@ def _use_smartvec_classes(typer_app: typer.Typer) -> None:
 def command_line() -> SmartvecGroup:
     """The app as Click runs it, with each command made a Click command only when needed (see
     ``SmartvecGroup``): Typer makes one by reading every parameter of the function, which for all of
-    them took an eighth of ``smartvec --help``. ``typer.main.get_command(app)`` makes the same group
+    them is a large share of what ``smartvec --help`` costs. ``typer.main.get_command(app)`` makes the same group
     with every command made at once (the tests' ``CliRunner`` does)."""
     register_commands()
     shell = copy.copy(app)

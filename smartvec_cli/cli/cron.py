@@ -56,11 +56,12 @@ def store_words(ws) -> tuple[list[str], list[str]]:
 
     A URL from ``config.toml`` is found there again by the nightly run; one from ``--store`` or
     SMARTVEC_STORE (which cron does not set) goes on the line, its password in a private file."""
-    if not ws.store_url or ws.store_url == ws.config.store:
+    given = ws.backend.url
+    if not given or given == ws.config.store:
         return [], []
     from ..store.postgres.secrets import write_pgpass
 
-    url, pgpass = write_pgpass(ws.index_dir, ws.store_url)
+    url, pgpass = write_pgpass(ws.index_dir, given)
     environment = [f"PGPASSFILE={cron_quote(str(pgpass))}"] if pgpass else []
     return environment, ["--store", url]
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from typing import TYPE_CHECKING
 
 import typer
 
-from .app import app, workspace
-from .lock import wait_option, waiting_note
+from .app import app, open_vault
+from .lock import wait_option
 from .output import JsonOutput, message, print_json, printable, stdout_console
+
+if TYPE_CHECKING:
+    from ..core.results import DoctorReport
 
 MARKS = {"fail": "FAIL", "fixed": "fixed", "warn": "warn", "note": "note", "ok": "ok"}
 
@@ -23,22 +26,8 @@ def doctor_command(
     wait: float = wait_option(),
 ) -> None:
     """Check SQLite, the vector index, the model, orphans and locks; exit 1 while problems remain."""
-    from ..core.doctor import Doctor
-    from ..core.writing import writer_lock
-
-    ws = workspace(ctx)
-    doctor = Doctor(ws, repair=repair)
-    doctor.inspect_locks()
-    lock = writer_lock(
-        ws,
-        "smartvec doctor --repair",
-        wait,
-        waiting_note(wait),
-        lambda notice: message(f"warning: {notice}"),
-        narrow_modes=False,
-    )
-    with lock if repair else nullcontext():
-        report = doctor.run()
+    with open_vault(ctx, wait) as vault:
+        report = vault.doctor(repair=repair)
     if as_json:
         print_json(report.to_dict())
     else:
@@ -46,14 +35,14 @@ def doctor_command(
     if report.ok:
         return
     advice = " (run 'smartvec doctor --repair')" if report.repairable and not repair else ""
-    problems = sum(1 for c in report.checks if not c.ok and not c.repaired)
+    problems = report.problems
     message(f"error: {problems} problem{'s' if problems != 1 else ''} found{advice}")
     raise typer.Exit(1)
 
 
-def print_report(report) -> None:
-    """The findings by kind (``core.doctor.KINDS``), worst group and worst finding first; the notes to fix in the
-    vault under the ``notes`` line that counts them."""
+def print_report(report: DoctorReport) -> None:
+    """The findings by kind (``core.results.DOCTOR_KINDS``), worst group and worst finding first; the notes to fix in
+    the vault under the ``notes`` line that counts them."""
     console = stdout_console()
     width = max(len(c.name) for c in report.checks)
     for i, (kind, checks) in enumerate(report.grouped()):

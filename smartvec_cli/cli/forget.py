@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import typer
 
@@ -11,6 +11,9 @@ from ..errors import UsageError
 from .app import app, open_vault
 from .lock import wait_option
 from .output import JsonOutput, message, plain, print_json, result
+
+if TYPE_CHECKING:
+    from ..core.results import DeletedNote
 
 
 @app.command("forget")
@@ -27,27 +30,26 @@ def forget_command(
     if bool(names) == all_deleted:
         raise UsageError("name the deleted notes to forget, or give --all-deleted")
     with open_vault(ctx, wait) as vault:
-        found = vault.deleted_notes(names, all_deleted)["notes"]
-        data: dict
+        found = vault.deleted_notes(names, all_deleted)
         if not found:
-            from ..core.forget import forgotten  # the store's modules: not for --help
+            from ..core.results import ForgetResult
 
-            data = forgotten([], 0)
+            forgotten = ForgetResult()
         else:
             if not yes:
                 _confirm(found)
-            data = vault.forget([note["note_id"] for note in found] if names else (), all_deleted)
+            forgotten = vault.forget([note.note_id for note in found] if names else (), all_deleted)
     if as_json:
-        print_json(data)
+        print_json(forgotten.to_dict())
         return
-    result(f"forgot {len(data['forgotten'])} deleted notes ({data['passage_versions']} passage versions)")
+    result(f"forgot {len(forgotten.forgotten)} deleted notes ({forgotten.passage_versions} passage versions)")
 
 
-def _confirm(found: list[dict]) -> None:
+def _confirm(found: Sequence[DeletedNote]) -> None:
     if not sys.stdin.isatty():
         raise UsageError("forgetting cannot be undone: give --yes to erase without asking")
     for note in found:
-        message(f"  {plain(note['path'])} (deleted {(note['deleted_at'] or '')[:10]})")
+        message(f"  {plain(note.path)} (deleted {(note.deleted_at or '')[:10]})")
     if not typer.confirm(
         f"Erase everything the index keeps of these {len(found)} notes? This cannot be undone", err=True
     ):

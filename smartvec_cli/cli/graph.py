@@ -29,19 +29,17 @@ def graph_command(
     fmt: str = typer.Option("mermaid", "--format", help="mermaid, dot or json."),
 ) -> None:
     """Export notes and typed edges (links, dependencies, supersession, contradictions)."""
-    from ..core.report import graph_as_dot, graph_as_mermaid
-
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
     with open_vault(ctx) as vault:
-        data = vault.graph(note, depth, limit or None)
-    if data["left_out"]:
-        shown = len(data["nodes"])
+        graph = vault.note_graph(note, depth, limit or None)
+    if graph.left_out:
+        shown = len(graph.nodes)
         message(
-            f"graph: {shown} of {shown + data['left_out']} notes shown ({data['left_out']} left out); --limit N to "
+            f"graph: {shown} of {shown + graph.left_out} notes shown ({graph.left_out} left out); --limit N to "
             "change, --limit 0 for all"
         )
     if fmt == "json":
-        print_json(data)
+        print_json(graph.to_dict())
     else:
-        typer.echo(graph_as_mermaid(data) if fmt == "mermaid" else graph_as_dot(data))
+        typer.echo(graph.mermaid() if fmt == "mermaid" else graph.dot())

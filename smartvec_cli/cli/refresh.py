@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ..errors import EXIT_PARTIAL, UsageError
+from ..errors import EXIT_PARTIAL, RefreshFailed, UsageError
 from .app import app, open_vault
 from .lock import wait_option
 from .output import JsonOutput, QuietOutput, message, print_json, printable, progress_bar, result
@@ -29,8 +29,6 @@ def refresh_command(
     wait: float = wait_option(),
 ) -> None:
     """Bring the index up to date in one run; prints nothing when nothing changed, exits non-zero only on failure."""
-    from ..core.refresh import RefreshFailed
-
     if nightly == concepts_only:
         raise UsageError("give either --nightly or --concepts-only")
     command = "refresh --nightly" if nightly else "refresh --concepts-only"

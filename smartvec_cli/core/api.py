@@ -1,5 +1,6 @@
-"""smartvec from Python: one object per vault, whose methods return what the commands' ``--json`` prints:
-questions as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
+"""smartvec from Python, and the one door the commands and the daemons use too: one object per vault, whose
+methods return what the commands' ``--json`` prints: questions, ``doctor``, ``graph``, ``forget`` and a watch
+daemon's batch as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
 
     import smartvec_cli
 
@@ -29,17 +30,49 @@ from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, Para
 
 from ..clock import Clock
 from ..embed import Embedder
-from ..errors import UsageError
+from ..errors import RefreshFailed, UsageError
 from ..memory.scoring import Weights
 from ..store.lock import DEFAULT_WAIT
 from ..store.store import Store
 from .filters import NoteFilter, note_filter, note_filter_from_json
 from .progress import ProgressCallback
 from .query import Answer, QueryEngine, Question
-from .results import BatchAnswer, QueryAnswer, QueryHit
+from .results import (
+    BatchAnswer,
+    DeletedNote,
+    DoctorReport,
+    ForgetResult,
+    IndexReport,
+    NoteGraph,
+    QueryAnswer,
+    QueryHit,
+)
 from .search import MODES, SearchOptions
 from .workspace import Workspace
-from .writing import OnWait, recorded_if_unfinished, writing_store
+from .writing import OnWait, recorded_if_unfinished, writer_lock, writing_store
+
+__all__ = [
+    "Answer",
+    "BatchAnswer",
+    "DeletedNote",
+    "DoctorReport",
+    "ForgetResult",
+    "IndexReport",
+    "NoteGraph",
+    "QueryAnswer",
+    "QueryHit",
+    "QueryOptions",
+    "Question",
+    "RefreshFailed",
+    "SearchOptions",
+    "Vault",
+    "Workspace",
+    "open_vault",
+    "search_options",
+    "search_options_from_json",
+]
+"""What a caller of the door names: the vault, its options and the values it returns. A daemon or command
+imports these from here (or ``core.results``) and nothing else of the core (the contract in pyproject.toml)."""
 
 FEEDBACK_VERDICTS = ("up", "down", "correct")
 FILTER_FIELDS = ("path", "tag", "where", "since", "until")
@@ -145,6 +178,15 @@ class _Models:
         return self._writer
 
 
+class _Reader:
+    """The store a vault and its ``at`` views keep open for questions, with the vector index generation it was
+    opened (or handed over) at: a writer that moves the generation on makes it be opened again."""
+
+    def __init__(self) -> None:
+        self.store: Store | None = None
+        self.generation: int | None = None
+
+
 class Vault:
     """smartvec over one vault. ``on_wait`` hears whom a writer waits for; ``on_message`` hears progress
     worth telling at once (the one-time export of the fast model)."""
@@ -157,14 +199,14 @@ class Vault:
         on_wait: OnWait | None = None,
         on_message: Callable[[str], None] | None = None,
         _models: _Models | None = None,
+        _reader: _Reader | None = None,
     ):
         self.ws = workspace
         self.wait = wait
         self.on_wait = on_wait
         self.notices: list[str] = []
         self._models = _models or _Models(workspace, embedder, on_message or (lambda text: None))
-        self._store: Store | None = None
-        self._store_generation: int | None = None
+        self._reader = _reader or _Reader()
         self._engine: QueryEngine | None = None
 
     @classmethod
@@ -182,8 +224,15 @@ class Vault:
         return cls(Workspace.resolve(vault, index_dir, now, store), embedder, wait)
 
     def at(self, now: str | dt.date | dt.datetime | None) -> "Vault":
-        """The same vault and loaded model with the clock fixed at ``now`` (None: the wall clock)."""
-        view = Vault(replace(self.ws, clock=Clock(now)), wait=self.wait, on_wait=self.on_wait, _models=self._models)
+        """The same vault, loaded model and open store with the clock fixed at ``now`` (None: the wall clock): a
+        daemon answers each question at its asker's ``--now`` so. A vault and its views answer one call at a time."""
+        view = Vault(
+            replace(self.ws, clock=Clock(now)),
+            wait=self.wait,
+            on_wait=self.on_wait,
+            _models=self._models,
+            _reader=self._reader,
+        )
         view.notices = self.notices
         return view
 
@@ -206,7 +255,16 @@ class Vault:
         )
 
     def _keep_notices(self, store: Store) -> None:
+        """Move what the store has to tell into ``notices`` (once: a store kept open tells more later)."""
         self.notices.extend(store.notices)
+        store.notices.clear()
+
+    def take_notices(self) -> list[str]:
+        """The notices collected since the last call, emptied: for a long-running caller (a daemon) that reports
+        them as they come rather than at the end."""
+        taken = list(self.notices)
+        self.notices.clear()
+        return taken
 
     def index(
         self,
@@ -274,7 +332,7 @@ class Vault:
         """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
-        from .refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, RefreshFailed, run_refresh
+        from .refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
 
         command = "refresh --concepts-only" if concepts_only else "refresh --nightly"
         with self._writing(f"smartvec {command}", create=True) as store:
@@ -300,22 +358,20 @@ class Vault:
         self._keep_notices(store)
         return result.to_dict()
 
-    def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict[str, Any]:
-        """``{"notes": [{"path", "note_id", "deleted_at"}]}``: the deleted notes ``forget`` would erase, erasing
-        nothing."""
+    def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> tuple[DeletedNote, ...]:
+        """The deleted notes ``forget`` would erase (by path, old path, id or title, or every deleted note), erasing
+        nothing; a note still in the vault is refused."""
         from .forget import notes_to_forget
 
-        def read(store: Store) -> dict[str, Any]:
+        def read(store: Store) -> tuple[DeletedNote, ...]:
             found = notes_to_forget(store, list(names), every_deleted, self.ws.vault)
-            return {
-                "notes": [{"path": n["path"], "note_id": n["note_id"], "deleted_at": n["deleted_at"]} for n in found]
-            }
+            return tuple(DeletedNote(n["path"], n["note_id"], n["deleted_at"]) for n in found)
 
         return self._report(read)
 
-    def forget(self, names: Sequence[str] = (), every_deleted: bool = False) -> dict[str, Any]:
+    def forget(self, names: Sequence[str] = (), every_deleted: bool = False) -> ForgetResult:
         """Erase everything the index keeps of these deleted notes (by path, old path, id or title), or of every
-        deleted note; a note still in the vault is refused. What ``forget --json`` prints."""
+        deleted note; a note still in the vault is refused. ``to_dict()`` is what ``forget --json`` prints."""
         from .forget import forget, notes_to_forget
 
         with self._writing("smartvec forget") as store:
@@ -323,31 +379,97 @@ class Vault:
         self._keep_notices(store)
         return result
 
+    # -- a long-running writer (the watch daemon) ------------------------------------------
+
+    def ensure_index(self, command: str = "smartvec watch") -> None:
+        """Make the index when there is none, and refuse at once one whose vectors another model made: what a
+        long-running writer checks before its first batch, so that its readers never race the index's creation."""
+        self._close_reader()
+        with writer_lock(self.ws, command, self.wait, self.on_wait, self.notices.append):
+            with self.ws.open_store(create=True) as store:
+                store.check_fingerprint(self._models.writer().fingerprint)
+        self._keep_notices(store)
+
+    def update(self, command: str = "smartvec watch") -> IndexReport:
+        """Index what changed, then consolidate it, in one hold of the writer lock: a watch daemon's batch. Each
+        run records itself. The store stays open as this vault's reader afterwards, its vector index in memory and
+        in step with the database, for ``adopt_reader`` to hand to the vault that answers questions."""
+        from .consolidate import Consolidator
+        from .indexer import Indexer
+
+        self._close_reader()
+        with writer_lock(self.ws, command, self.wait, self.on_wait, self.notices.append):
+            store = self.ws.open_store(create=True)
+            try:
+                summary = Indexer(self.ws, store, self._models.writer).run()
+                Consolidator(self.ws, store).run()  # incremental: the batch's notes and their neighbourhood
+            except BaseException:
+                self._keep_notices(store)
+                store.close()
+                raise
+            self._keep_notices(store)
+            self._reader.store, self._reader.generation = store, store.generation  # read under the lock
+        return IndexReport.from_dict(summary.to_dict())
+
+    def adopt_reader(self, writer: "Vault") -> None:
+        """Answer questions from the store ``writer`` last wrote with (``update``) instead of opening the index
+        again: its vector index is already in memory. ``writer`` lets go of it; nothing happens when it holds none."""
+        store, generation = writer._reader.store, writer._reader.generation
+        if store is None:
+            return
+        writer._reader.store, writer._reader.generation, writer._engine = None, None, None
+        self._close_reader()
+        self._reader.store, self._reader.generation = store, generation
+
+    # -- the doctor ----------------------------------------------------------------------------
+
+    def doctor(self, repair: bool = False) -> DoctorReport:
+        """Check the index folder (``core.doctor``); ``repair`` puts right what can be without re-embedding, under
+        the writer lock (its locks are looked at first, so that a lock a dead writer left is reported before it
+        is taken over). ``to_dict()`` is what ``doctor --json`` prints."""
+        from .doctor import Doctor
+
+        doctor = Doctor(self.ws, repair=repair)
+        doctor.inspect_locks()
+        if not repair:
+            return doctor.run()
+        self._close_reader()  # a repair changes what a reader has cached
+        with writer_lock(
+            self.ws, "smartvec doctor --repair", self.wait, self.on_wait, self.notices.append, narrow_modes=False
+        ):
+            return doctor.run()
+
     # -- readers ------------------------------------------------------------------------------
 
     def _reader_store(self) -> Store:
-        """One store kept open for questions, opened again when a writer has moved the vector index on."""
-        store = self._store
-        if store is not None and store.generation != self._store_generation:
+        """One store kept open for questions (shared with the ``at`` views), opened again when a writer has moved
+        the vector index on."""
+        reader = self._reader
+        if reader.store is not None and reader.store.generation != reader.generation:
             self._close_reader()
-        if self._store is None:
-            self._store = self.ws.open_store()
-            self._store_generation = self._store.generation
-            self._engine = QueryEngine(self.ws, self._store, self._models.reader)
-        return self._store
+        if reader.store is None:
+            reader.store = self.ws.open_store()
+            reader.generation = reader.store.generation
+        if self._engine is None or self._engine.store is not reader.store:
+            self._engine = QueryEngine(self.ws, reader.store, self._models.reader)
+        return reader.store
 
     def _close_reader(self) -> None:
-        if self._store is not None:
-            self._keep_notices(self._store)
-            self._store.close()
-        self._store, self._store_generation, self._engine = None, None, None
+        reader = self._reader
+        if reader.store is not None:
+            self._keep_notices(reader.store)
+            reader.store.close()
+        reader.store, reader.generation, self._engine = None, None, None
 
     def ask(self, question: Question, options: SearchOptions) -> Answer:
         """The answer as the engine's own objects (hits with their row ids, the resolved moment): ``query``'s own
         path, for a caller that builds ``SearchOptions`` itself."""
-        self._reader_store()
-        assert self._engine is not None  # opened with the store
-        return self._engine.ask(question, options)
+        store = self._reader_store()
+        assert self._engine is not None  # made for the store
+        try:
+            return self._engine.ask(question, options)
+        finally:
+            self._keep_notices(store)
 
     @keyword_options
     def query(self, question: str, options: QueryOptions) -> tuple[QueryHit, ...]:
@@ -408,7 +530,7 @@ class Vault:
         fields = dict(where) if isinstance(where, Mapping) else where
         return note_filter(path, tag, fields, since, until, self.ws.languages(), self.ws.clock.now()) or None
 
-    def _report(self, read: Callable[[Store], dict[str, Any]]) -> dict[str, Any]:
+    def _report(self, read: Callable[[Store], Result]) -> Result:
         with self.ws.open_store() as store:
             data = read(store)
         self._keep_notices(store)
@@ -463,10 +585,17 @@ class Vault:
         begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))
         return self._report(lambda store: changes(store, begin, end))
 
-    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
+    def note_graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> NoteGraph:
+        """Notes and the typed edges between them (``note``: only its neighbourhood, ``depth`` hops around it; at
+        most ``limit`` notes, the nearest first); ``to_dict()``, ``mermaid()`` and ``dot()`` are what ``graph``
+        prints in each ``--format``."""
         from .report import graph
 
         return self._report(lambda store: graph(store, note, depth, limit, self.ws.vault))
+
+    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
+        """``note_graph`` as ``graph --format json`` prints it."""
+        return self.note_graph(note, depth, limit).to_dict()
 
     def close(self) -> None:
         self._close_reader()

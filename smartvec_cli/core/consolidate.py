@@ -105,8 +105,9 @@ PAIR_BLOCK = 4096
 
 
 def pair_cosines(vectors: dict[int, np.ndarray], pairs: list[tuple[int, int]]) -> list[float]:
-    """``cosine_similarity`` of each pair of stored vectors, a block of pairs at a time: the first consolidation of
-    10,000 notes compares 358,000 pairs, whose cosines one at a time took 4 s."""
+    """``cosine_similarity`` of each pair of stored vectors, a block of pairs at a time: a first consolidation
+    compares hundreds of thousands of pairs, which one product per block does at numpy's speed rather than
+    Python's."""
     found: list[float] = []
     for start in range(0, len(pairs), PAIR_BLOCK):
         block = pairs[start : start + PAIR_BLOCK]

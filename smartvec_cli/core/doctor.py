@@ -12,117 +12,45 @@ take it for a new database, and nothing is rebuilt from it. A repair that replac
 vector file keeps a copy in ``backup/``. A read-only folder is no damage (queries work);
 an index folder readable by those its private vault keeps out is, and is narrowed.
 
+What differs between the databases is asked of the store (``Store.check_database``, ``Store.check_vector_index``:
+SQLite's integrity check and hnswlib file, PostgreSQL's pgvector and HNSW index) and of its backend
+(``StoreBackend.open_failure``: what to say of an index that cannot be opened).
+
 Checking changes nothing. Repairing is done under the writer lock, which the caller
 takes after :meth:`Doctor.inspect_locks` has looked at it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from ..errors import SmartvecError
-from ..store.ann import CorruptIndexError, HnswIndex
-from ..store.db import DatabaseFileError
-from ..store.layout import ANN_SIDECAR_FILE, DB_FILE, IndexLayout, too_wide
+from ..store.health import EXAMPLES
+from ..store.layout import IndexLayout, too_wide
 from ..store.lock import FileLock, Holder
-from ..store.sqlite import SqliteStore, damaged_database_advice, is_read_only
 from ..store.store import Store
+from .results import DoctorCheck, DoctorReport
 from .workspace import Workspace
 
 FULL = "run 'smartvec index --full' to embed them again"
-EXAMPLES = 3
 SAMPLE = 32  # stored vectors the model embeds again to see that it still gives them
-
-
-KINDS = {
-    "index": (
-        "database",
-        "schema",
-        "vectors",
-        "orphans",
-        "lexical",
-        "ann",
-        "ann_file",
-        "ann_index",
-        "ann_sync",
-        "vector_index",
-    ),
-    "model": ("model", "model_files"),
-    "vault": ("notes",),
-    "index folder": ("leftovers", "access", "locks"),
-}
-"""What each check looks at, the groups ``doctor`` prints its findings in."""
-
-SEVERITIES = ("fail", "fixed", "warn", "note", "ok")
-"""Worst first. ``fail``: a problem (exit 1 while one remains); ``fixed``: one ``--repair`` put right; ``warn``: the
-index is sound but the user should act (notes to fix in the vault, a read-only folder); ``note``: worth knowing,
-nothing to do (a lock a killed process left, which the next writer takes over)."""
-
-
-def kind_of(name: str) -> str:
-    return next((kind for kind, names in KINDS.items() if name in names), "index")
 
 
 @dataclass
 class Check:
+    """A finding while the doctor makes it: a repair marks it ``repaired`` and adds what it did to ``detail``. The
+    report holds each as a ``results.DoctorCheck``."""
+
     name: str
     ok: bool
     detail: str
     repaired: bool = False
     repairable: bool = False  # would ``--repair`` fix it (not part of the JSON report)
-    level: str = ""  # "warn" or "note" for a check that passed but has something to say (``SEVERITIES``)
+    level: str = ""  # "warn" or "note" for a check that passed but has something to say (``results.SEVERITIES``)
 
-    @property
-    def severity(self) -> str:
-        if self.repaired:
-            return "fixed"
-        if not self.ok:
-            return "fail"
-        return self.level or "ok"
-
-    @property
-    def kind(self) -> str:
-        return kind_of(self.name)
-
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data.pop("repairable")
-        data.pop("level")
-        return {**data, "kind": self.kind, "severity": self.severity}
-
-
-@dataclass
-class DoctorReport:
-    checks: list[Check] = field(default_factory=list)
-    note_problems: list[dict] = field(default_factory=list)  # {path, error, seen_at}: notes to fix in the vault
-
-    @property
-    def ok(self) -> bool:
-        """No problem remains: every check passed or was repaired."""
-        return all(c.ok or c.repaired for c in self.checks)
-
-    @property
-    def repairable(self) -> bool:
-        return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
-
-    def to_dict(self) -> dict:
-        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks], "note_problems": self.note_problems}
-
-    def grouped(self) -> list[tuple[str, list[Check]]]:
-        """The checks by kind (``KINDS``), the group with the worst finding first, each group worst first."""
-        rank = {severity: i for i, severity in enumerate(SEVERITIES)}
-        groups: dict[str, list[Check]] = {}
-        for check in self.checks:
-            groups.setdefault(check.kind, []).append(check)
-        for checks in groups.values():
-            checks.sort(key=lambda c: rank[c.severity])  # stable: checks of one severity keep their order
-        order = list(KINDS)
-        return sorted(
-            groups.items(),
-            key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)),
-        )
+    def result(self) -> DoctorCheck:
+        return DoctorCheck(self.name, self.ok, self.detail, self.repaired, self.repairable, self.level)
 
 
 class Doctor:
@@ -130,15 +58,15 @@ class Doctor:
         self.ws = workspace
         self.index_dir = workspace.index_dir
         self.layout = IndexLayout(workspace.index_dir)
-        self.db_file = self.layout.db
         self.repair = repair
-        self.report = DoctorReport()
+        self.checks: list[Check] = []
+        self.note_problems: list[dict] = []  # {path, error, seen_at}: notes to fix in the vault
         self._lock_checks: list[Check] = []
         self._running: set[str] = set()  # "writer lock", "watch lock": held by live processes
 
     def add(self, name: str, ok: bool, detail: str, repairable: bool = False) -> Check:
         check = Check(name, ok, detail, repairable=repairable)
-        self.report.checks.append(check)
+        self.checks.append(check)
         return check
 
     # -- locks (looked at before the caller takes the writer lock) ------------------------------
@@ -165,52 +93,45 @@ class Doctor:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> DoctorReport:
-        if not self.ws.store_url and not self.db_file.is_file():
-            raise SmartvecError(f"no index in {self.index_dir}; run 'smartvec index' first")
+        backend = self.ws.backend
+        backend.require_index()
         if not self._lock_checks:
             self.inspect_locks()
         try:
             store = self.ws.open_store_unmigrated()
-        except DatabaseFileError as exc:  # emptied, cut short: said before SQLite could make it a new database
-            self.add("database", False, f"{exc}; {damaged_database_advice(self.layout)}")
+        except SmartvecError as exc:  # an emptied or cut SQLite file is named before it could become a new database
+            self.add("database", False, backend.open_failure(exc))
             self._finish(None)
-            return self.report
-        except SmartvecError as exc:
-            self.add("database", False, f"{exc}; {self._damaged}" if not self.ws.store_url else str(exc))
-            self._finish(None)
-            return self.report
+            return self._report()
         try:
-            if self._database(store) and self._schema(store):
-                ann = self._vector_index if self.ws.store_url else self._ann
+            if store.check_database(self) and self._schema(store):
                 steps = (
-                    self._model,
-                    self._model_files,
-                    self._vectors,
-                    self._orphans,
-                    self._lexical,
-                    ann,
-                    self._leftovers,
-                    self._notes,
+                    ("model", self._model),
+                    ("model_files", self._model_files),
+                    ("vectors", self._vectors),
+                    ("orphans", self._orphans),
+                    ("lexical", self._lexical),
+                    (store.vector_index_check, self._vector_index),
+                    ("leftovers", self._leftovers),
+                    ("notes", self._notes),
                 )
-                for step in steps:
+                for name, step in steps:
                     try:
                         step(store)
                     except store.DATABASE_ERRORS as exc:
-                        self.add(step.__name__.strip("_"), False, f"cannot check: {exc}; {self._damaged}")
+                        self.add(name, False, f"cannot check: {exc}; {store.damage_advice}")
             self._finish(store)
         finally:
             store.close()
-        return self.report
+        return self._report()
+
+    def _report(self) -> DoctorReport:
+        return DoctorReport(tuple(c.result() for c in self.checks), tuple(self.note_problems))
 
     def _finish(self, store: Store | None) -> None:
         """The checks made whatever the database's state: who may read and write the index folder, and the locks."""
         self._access(store)
         self._finish_locks()
-
-    @property
-    def _damaged(self) -> str:
-        """What to do about a database that fails to answer: a damaged SQLite file, or the server's own logs."""
-        return "see the PostgreSQL server's log" if self.ws.store_url else _DAMAGED
 
     def _finish_locks(self) -> None:
         for check in self._lock_checks:
@@ -218,7 +139,7 @@ class Doctor:
                 self._clear_stale_locks()
                 check.repaired = True
                 check.detail += "; cleared"
-        self.report.checks.extend(self._lock_checks)
+        self.checks.extend(self._lock_checks)
 
     def _clear_stale_locks(self) -> None:
         """Taking and releasing a free lock empties the holder info a dead process left in it."""
@@ -232,41 +153,7 @@ class Doctor:
                     continue
                 lock.release()
 
-    # -- SQLite -------------------------------------------------------------------------------
-
-    def _database(self, store: Store) -> bool:
-        if self.ws.store_url:
-            return self._server(store)
-        try:
-            problems = store.integrity_problems()
-        except sqlite3.DatabaseError as exc:
-            self.add("database", False, f"SQLite cannot read the index database ({exc}); {_DAMAGED}")
-            return False
-        if problems != ["ok"]:
-            self.add("database", False, f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {_DAMAGED}")
-            return False
-        size = self.db_file.stat().st_size
-        self.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
-        return True
-
-    def _server(self, store) -> bool:
-        """A PostgreSQL store: the server keeps its files whole; what can be missing is pgvector."""
-        problems = store.integrity_problems()
-        if problems != ["ok"]:
-            self.add(
-                "database",
-                False,
-                f"PostgreSQL at {store.location}: {'; '.join(problems)} "
-                "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)",
-                repairable=True,
-            )
-            return True  # the schema check that follows applies the migration that installs it
-        self.add(
-            "database",
-            True,
-            f"PostgreSQL at {store.location}, pgvector installed ({store.database_size() / 1048576:.1f} MB)",
-        )
-        return True
+    # -- the database -------------------------------------------------------------------------
 
     def _schema(self, store: Store) -> bool:
         newer = store.newer_migrations()
@@ -388,12 +275,16 @@ class Doctor:
             check.repaired = True
             check.detail += f"; re-embedded {count} passages with {current}" + "".join(f" ({h})" for h in heard)
 
+    def _vector_index(self, store: Store) -> None:
+        """The store's own: an hnswlib file beside SQLite, pgvector's index inside PostgreSQL."""
+        store.check_vector_index(self, self.repair)
+
     def _vectors(self, store: Store) -> None:
         missing = store.chunks_without_vectors()
         if not missing:
             self.add("vectors", True, "every passage has its stored vector")
             return
-        names = _chunk_names(store, missing[:EXAMPLES])
+        names = store.passage_names(missing[:EXAMPLES])
         self.add("vectors", False, f"{len(missing)} passages have no stored vector (e.g. {', '.join(names)}); {FULL}")
 
     # -- orphans ------------------------------------------------------------------------------
@@ -435,85 +326,6 @@ class Doctor:
             store.rebuild_lexical_index()
             check.repaired = True
             check.detail += "; rebuilt from the stored text"
-
-    # -- the vector index ---------------------------------------------------------------------
-
-    def _ann(self, store: Store) -> None:
-        saved = HnswIndex(self.index_dir, store.dim)
-        expected = store.ann_expected_labels()
-        generation = store.generation
-        file_check: Check
-        try:
-            present = saved.load()
-            damage = saved.verify() if present else None
-        except CorruptIndexError as exc:
-            present, damage = False, str(exc)
-        if damage:
-            file_check = self.add(
-                "ann_file",
-                False,
-                damage if damage.startswith("vector index") else f"vector index: {damage}",
-                repairable=True,
-            )
-        elif not present and expected:
-            file_check = self.add(
-                "ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True
-            )
-        else:
-            file_check = self.add(
-                "ann_file",
-                True,
-                f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet",
-            )
-
-        problems = []
-        if present and not damage:
-            if saved.generation != generation:
-                problems.append(
-                    f"saved at generation {saved.generation}, the database is at {generation}"
-                    " (a writer stopped before saving)"
-                )
-            live = store.live_passage_ids()
-            missing, orphans = expected - saved.live, saved.live - live
-            if missing:
-                examples = ", ".join(_chunk_names(store, sorted(missing)[:EXAMPLES]))
-                problems.append(f"{len(missing)} passages are missing from it (e.g. {examples})")
-            if orphans:
-                problems.append(f"{len(orphans)} of its labels belong to no live passage")
-        sync = (
-            self.add("ann_sync", False, "; ".join(problems), repairable=True)
-            if problems
-            else self.add("ann_sync", True, _sync_summary(saved, present, damage))
-        )
-        broken = [c for c in (file_check, sync) if not c.ok]
-        if broken and self.repair:
-            assert isinstance(store, SqliteStore), (
-                "the saved hnswlib file is the SQLite store's (run skips it otherwise)"
-            )
-            kept = store.keep_ann_copies()
-            count = store.rebuild_ann()
-            store.save_ann()
-            where = f" (the old file is kept as {kept[0].relative_to(self.index_dir)})" if kept else ""
-            for check in broken:
-                check.repaired = True
-                check.detail += f"; rebuilt from {count} stored vectors and saved{where}"
-
-    def _vector_index(self, store) -> None:
-        """A PostgreSQL store has no ANN file: its vectors are searched by an HNSW index in the database,
-        which ``--repair`` builds again when it is gone (a database restored without its indexes)."""
-        if not store.vector_index_missing():
-            self.add("ann_index", True, f"pgvector HNSW index serves {len(store.load_ann().live)} passages")
-            return
-        check = self.add(
-            "ann_index",
-            False,
-            f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{store.dim})",
-            repairable=True,
-        )
-        if self.repair:
-            count = store.rebuild_ann()
-            check.repaired = True
-            check.detail += f"; built for {count} passages"
 
     # -- files --------------------------------------------------------------------------------
 
@@ -562,7 +374,7 @@ class Doctor:
                 check.repaired = True
                 check.detail += "; narrowed"
             return
-        read_only = store.read_only if store is not None else (self.db_file.is_file() and is_read_only(self.layout))
+        read_only = store.read_only if store is not None else self.ws.backend.read_only()
         if read_only:
             check = self.add(
                 "access",
@@ -579,8 +391,8 @@ class Doctor:
     def _notes(self, store: Store) -> None:
         """Notes the last runs skipped or read without their metadata: not damage to the index (``--repair``
         cannot help, and the exit code ignores them), but each is named until it is read without a problem."""
-        self.report.note_problems = store.note_problems()
-        count = len(self.report.note_problems)
+        self.note_problems = store.note_problems()
+        count = len(self.note_problems)
         if not count:
             self.add("notes", True, "every note was read whole")
             return
@@ -593,23 +405,5 @@ class Doctor:
         check.level = "warn"
 
 
-_DAMAGED = (
-    f"the database file is damaged: restore it from a backup, or try 'sqlite3 {DB_FILE} .recover'; "
-    "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
-)
-
-
-def _sync_summary(saved: HnswIndex, present: bool, damage: str | None) -> str:
-    if damage:
-        return "not compared: the saved file is unusable"
-    if not present:
-        return "nothing saved to compare"
-    return f"{len(saved.live)} live, {len(saved.tombstones)} tombstones, generation {saved.generation}"
-
-
 def _fate(holder: Holder) -> str:
     return "which is no longer running" if not holder.alive else "which exited without releasing it"
-
-
-def _chunk_names(store: Store, ids: list[int]) -> list[str]:
-    return [f"{chunk_id}@{version}" for chunk_id, version in store.passage_versions(ids)]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.store import Store
-from .keys import FORGOTTEN_VERSIONS, renamed
 from .report import find_note
+from .results import ForgetResult
 
 
 def notes_to_forget(store: Store, names: list[str], every_deleted: bool, vault: str | Path | None = None) -> list[dict]:
@@ -31,7 +31,7 @@ def notes_to_forget(store: Store, names: list[str], every_deleted: bool, vault: 
     return list(notes.values())
 
 
-def forget(store: Store, notes: list[dict]) -> dict:
+def forget(store: Store, notes: list[dict]) -> ForgetResult:
     """Erase these deleted notes in one transaction; the vector index follows.
 
     Erased for real: the database's files are rewritten (``Store.erase_freed``), and the vector file is built
@@ -48,9 +48,4 @@ def forget(store: Store, notes: list[dict]) -> dict:
         store.ann_damage = None  # the old file held the forgotten vectors: no backup of it
         store.save_ann()
         store.erase_freed()
-    return forgotten([note["path"] for note in notes], passages)
-
-
-def forgotten(paths: list[str], passage_versions: int) -> dict:
-    """What ``forget --json`` prints: the notes' paths and the passage versions erased."""
-    return renamed({"forgotten": paths, "passage_versions": passage_versions}, FORGOTTEN_VERSIONS)
+    return ForgetResult(tuple(note["path"] for note in notes), passages)

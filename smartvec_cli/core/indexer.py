@@ -329,10 +329,8 @@ class Indexer:
             self.store.rebuild_ann()
         elif self.store.ann_loaded and self.store.ann.needs_compaction():
             self.store.rebuild_ann()
-        if save_ann and not self.store.ann_loaded and not self.ws.store_url:  # PostgreSQL keeps no vector file
-            damage = self.store.ann.verify()  # the full checksum: a writer can afford it, a query cannot
-            if damage:
-                self.store.mend_ann(f"vector index: {damage}")
+        if save_ann and not self.store.ann_loaded:
+            self.store.check_saved_ann()
         if not self.store.ann_loaded and self.store.ann.saved_generation() != self.store.generation:
             self.store.load_ann()  # an earlier run stopped between its commit and its save: catch up now
         if save_ann and self.store.ann_loaded and self.store.ann.generation != self.store.generation:
@@ -546,8 +544,8 @@ class Indexer:
         batch = max(1, self.ws.config.batch_size)
         kept_at = time.monotonic()
         # Similar lengths side by side: an embedder pads each batch to its longest passage, and in note order a
-        # long one among short ones made a fifth of the work padding on sample_vault (9% on bench perf's vault;
-        # 9% and 2% sorted by characters, counted in tokens).
+        # long one among short ones makes much of the work padding (docs/benchmarks.md, *Measurements behind the
+        # code*).
         todo = sorted(todo, key=lambda item: len(item[1]))
         expect = getattr(self.embedder, "expect", None)  # the bf16 embedder loads its encoder for a large run
         if expect is not None and todo:

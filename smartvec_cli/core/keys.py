@@ -19,15 +19,9 @@ PASSAGE_COUNTS = {
 PASSAGE_LISTS = {"passages": "chunks"}
 """``show`` listed a note's passages, and ``status`` counted them by state, as ``chunks``."""
 
-FORGOTTEN_VERSIONS = {"passage_versions": "passages"}
-"""``forget`` counted the erased passage versions as ``passages``, the key of a list everywhere else."""
-
 FEEDBACK_EVENT = {"trust_before": "before", "trust_after": "after"}
 """A feedback event in ``history`` gave the passage's trust as ``before`` and ``after``, which ``feedback`` itself
 calls ``trust_before`` and ``trust_after`` (the events are stored as they were; the names change as they are read)."""
-
-GRAPH_NODE = {"note_id": "id"}
-"""``graph --format json`` named a node's note id ``id``."""
 
 
 def renamed(data: dict, names: dict[str, str]) -> dict:

@@ -20,7 +20,6 @@ from pathlib import PurePosixPath
 from typing import Callable
 
 from ..embed import Embedder
-from ..errors import SmartvecError
 from ..store.store import Store
 from .consolidate import Consolidator
 from .indexer import Indexer
@@ -132,16 +131,6 @@ NIGHTLY: tuple[Stage, ...] = (
     Stage("compact", compact_stage),
 )
 CONCEPTS_ONLY: tuple[Stage, ...] = (Stage("concepts", concepts_stage),)
-
-
-class RefreshFailed(SmartvecError):
-    """A stage failed; the run was recorded all the same and its record travels with the error."""
-
-    def __init__(self, cause: Exception, record: dict):
-        super().__init__(str(cause))
-        self.cause = cause
-        self.record = record
-        self.exit_code = getattr(cause, "exit_code", self.exit_code)
 
 
 @dataclass

@@ -3,10 +3,10 @@
 Every current passage of the note is a question, asked of every current passage of every other live
 note (``best``): a note scores the cosine of its passage that answers one of them best, and a note
 none of whose passages reaches ``RELATED_FLOOR`` (a cosine under which MiniLM's passages are about something
-else) for any of them is not related at all. The alternatives,
-measured on ``sample_vault`` against its own links and shared tags (``docs/filters.md``), were the
-note's mean vector as one question (``mean``) and the mean over the note's passages of each one's
-best answer in the other note (``average``); ``best`` was right as often or more.
+else) for any of them is not related at all. The alternatives are the note's mean vector as one
+question (``mean``) and the mean over the note's passages of each one's best answer in the other note
+(``average``); ``best`` is the default because it agrees with a vault's own links and shared tags as
+often as they do or more (``docs/filters.md`` compares them on ``sample_vault``).
 
 The note itself is never related to itself, and neither are its versions: the notes its lineage
 (written or inferred ``supersedes`` edges, ``memory.lineage``) connects it with, in either direction.

@@ -8,7 +8,8 @@ from pathlib import Path, PurePosixPath
 from ..errors import SmartvecError, UsageError
 from ..store.store import LEFT_OUT, Store
 from ..vault.paths import OutsideFolder, vault_relative
-from .keys import FEEDBACK_EVENT, GRAPH_NODE, PASSAGE_LISTS, renamed
+from .keys import FEEDBACK_EVENT, PASSAGE_LISTS, renamed
+from .results import GraphAttachment, GraphEdge, GraphNode, NoteGraph
 
 BARE_SHARE_WARNED = 0.5
 """Above this share of notes with neither a kind nor a date, ``status`` warns that trust has nothing to go on:
@@ -252,7 +253,7 @@ def _event(at: str, kind: str, data: dict) -> dict:
 
 def graph(
     store: Store, name: str | None = None, depth: int = 1, limit: int | None = None, vault: str | Path | None = None
-) -> dict:
+) -> NoteGraph:
     """Notes and the typed edges between them; with ``name``, only its neighbourhood up to ``depth`` hops.
 
     With ``limit``, at most that many notes (the nearest to ``name`` first, else the first indexed) and the
@@ -278,60 +279,16 @@ def graph(
         attachment = json.loads(detail).get("attachment")
         if src in keep and attachment:
             files[(src, attachment, kind)] = files.get((src, attachment, kind), 0) + 1
-    return {
-        "nodes": [
-            renamed({"note_id": notes[n]["note_id"], "path": notes[n]["path"], "title": notes[n]["title"]}, GRAPH_NODE)
-            for n in sorted(keep)
-        ],
-        "edges": [
-            {"source": notes[a]["note_id"], "target": notes[b]["note_id"], "type": kind, "count": count}
-            | ({"inferred": inferred[(a, b, kind)]} if (a, b, kind) in inferred else {})
+    return NoteGraph(
+        nodes=tuple(GraphNode(notes[n]["note_id"], notes[n]["path"], notes[n]["title"]) for n in sorted(keep)),
+        edges=tuple(
+            GraphEdge(notes[a]["note_id"], notes[b]["note_id"], kind, count, inferred.get((a, b, kind)))
             for (a, b, kind), count in sorted(pairs.items())
             if a in keep and b in keep
-        ],
-        "attachments": [
-            {"source": notes[src]["note_id"], "path": path, "type": kind, "count": count}
+        ),
+        attachments=tuple(
+            GraphAttachment(notes[src]["note_id"], path, kind, count)
             for (src, path, kind), count in sorted(files.items())
-        ],
-        "left_out": left_out,
-    }
-
-
-def graph_as_mermaid(data: dict) -> str:
-    ids = {node["note_id"]: f"n{i}" for i, node in enumerate(data["nodes"])}
-    lines = ["graph LR"]
-    for node in data["nodes"]:
-        title = node["title"].replace('"', "'")
-        lines.append(f'  {ids[node["note_id"]]}["{title}"]')
-    arrows = {"contradicts": "-.->", "supersedes": "==>"}
-    for edge in data["edges"]:
-        label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
-        lines.append(f"  {ids[edge['source']]} {arrows.get(edge['type'], '-->')}|{label}| {ids[edge['target']]}")
-    files = {path: f"f{i}" for i, path in enumerate(dict.fromkeys(a["path"] for a in data.get("attachments", [])))}
-    for path, node in files.items():
-        lines.append(f'  {node}[/"{path.replace(chr(34), chr(39))}"/]')
-    for link in data.get("attachments", []):
-        lines.append(f"  {ids[link['source']]} -.->|{link['type']}| {files[link['path']]}")
-    return "\n".join(lines)
-
-
-def graph_as_dot(data: dict) -> str:
-    def quote(text: str) -> str:
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    lines = ["digraph smartvec {", "  rankdir=LR;"]
-    for node in data["nodes"]:
-        lines.append(f"  {quote(node['note_id'])} [label={quote(node['title'])}];")
-    styles = {"contradicts": " style=dashed color=red", "supersedes": " style=bold"}
-    for edge in data["edges"]:
-        label = f"{edge['type']} (inferred)" if edge.get("inferred") else edge["type"]
-        style = styles.get(edge["type"], "")
-        lines.append(f"  {quote(edge['source'])} -> {quote(edge['target'])} [label={quote(label)}{style}];")
-    for path in dict.fromkeys(a["path"] for a in data.get("attachments", [])):
-        lines.append(f"  {quote('file:' + path)} [label={quote(path)} shape=note];")
-    for link in data.get("attachments", []):
-        lines.append(
-            f"  {quote(link['source'])} -> {quote('file:' + link['path'])} [label={quote(link['type'])} style=dotted];"
-        )
-    lines.append("}")
-    return "\n".join(lines)
+        ),
+        left_out=left_out,
+    )

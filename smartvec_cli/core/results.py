@@ -1,9 +1,10 @@
-"""What a question returns, as typed frozen values: a hit, an answer, one answer of a batch.
+"""What the ``Vault`` returns, as typed frozen values: a question's hit, answer and batch answer, and ``doctor``'s
+report, the note graph, what ``forget`` erased and what an index run did.
 
-These are the one definition of the answers' JSON: ``to_dict()`` builds what ``query --json`` prints,
-what ``query --batch`` prints a line of and what the daemon's query socket carries, so the Python API
-and the command line cannot drift apart. Only the standard library is imported, so that a caller can
-name the types without loading the core.
+These are the one definition of their JSON: ``to_dict()`` builds what ``query --json`` prints, what ``query
+--batch`` prints a line of and what the daemon's query socket carries, and what ``doctor``, ``graph --format json``
+and ``forget`` print, so the Python API, the command line and the daemons cannot drift apart. Only the standard
+library is imported, so that a caller (a command's module among them) can name the types without loading the core.
 """
 
 from __future__ import annotations
@@ -185,3 +186,284 @@ class BatchAnswer:
             "relevant": self.relevant,
             "notes_matched": self.notes_matched,
         }
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What one index run did (``Vault.update``): the notes scanned, new, changed, unchanged, deleted and renamed;
+    the passages embedded, reused (their vector already stored), archived (replaced by new text) and recut (the
+    rules for cutting notes changed); the notes that could not be read (``{"path", "error"}``); and how long it
+    took. ``to_dict()`` is the first part of what ``index --json`` prints."""
+
+    notes_scanned: int
+    notes_new: int
+    notes_changed: int
+    notes_unchanged: int
+    notes_deleted: int
+    notes_renamed: int
+    passages_embedded: int
+    passages_reused: int
+    passages_archived: int
+    passages_recut: int
+    errors: tuple[Mapping[str, str], ...]
+    seconds: float
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> IndexReport:
+        values = {name: data[name] for name in _INDEX_FIELDS}
+        values["errors"] = tuple(MappingProxyType(dict(error)) for error in data["errors"])
+        return cls(**values)
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {name: getattr(self, name) for name in _INDEX_FIELDS}
+        data["errors"] = [dict(error) for error in self.errors]
+        return data
+
+
+_INDEX_FIELDS = tuple(field.name for field in fields(IndexReport))
+
+
+DOCTOR_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "index": (
+            "database",
+            "schema",
+            "vectors",
+            "orphans",
+            "lexical",
+            "ann",
+            "ann_file",
+            "ann_index",
+            "ann_sync",
+            "vector_index",
+        ),
+        "model": ("model", "model_files"),
+        "vault": ("notes",),
+        "index folder": ("leftovers", "access", "locks"),
+    }
+)
+"""What each of ``doctor``'s checks looks at: the groups it prints its findings in."""
+
+SEVERITIES = ("fail", "fixed", "warn", "note", "ok")
+"""Worst first. ``fail``: a problem (exit 1 while one remains); ``fixed``: one ``--repair`` put right; ``warn``: the
+index is sound but the user should act (notes to fix in the vault, a read-only folder); ``note``: worth knowing,
+nothing to do (a lock a killed process left, which the next writer takes over)."""
+
+
+def check_kind(name: str) -> str:
+    """The group (``DOCTOR_KINDS``) a check of this name belongs to."""
+    return next((kind for kind, names in DOCTOR_KINDS.items() if name in names), "index")
+
+
+@dataclass(frozen=True)
+class DoctorCheck:
+    """One of ``doctor``'s findings: ``name`` (what was checked), ``ok``, ``detail`` (what was found, and what a
+    repair did), ``repaired``; ``repairable`` (``--repair`` would put it right) and ``level`` (``warn`` or
+    ``note`` for a check that passed with something to say) are not printed, but decide ``severity``."""
+
+    name: str
+    ok: bool
+    detail: str
+    repaired: bool = False
+    repairable: bool = False
+    level: str = ""
+
+    @property
+    def severity(self) -> str:
+        """One of ``SEVERITIES``."""
+        if self.repaired:
+            return "fixed"
+        if not self.ok:
+            return "fail"
+        return self.level or "ok"
+
+    @property
+    def kind(self) -> str:
+        return check_kind(self.name)
+
+    def to_dict(self) -> JsonObject:
+        """``{"name", "ok", "detail", "repaired", "kind", "severity"}``, a check of ``doctor --json``."""
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "detail": self.detail,
+            "repaired": self.repaired,
+            "kind": self.kind,
+            "severity": self.severity,
+        }
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """What ``doctor`` found (``Vault.doctor``): its checks in the order made, and the notes to fix in the vault
+    (``{"path", "error", "seen_at"}``: skipped, or read without their metadata)."""
+
+    checks: tuple[DoctorCheck, ...]
+    note_problems: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """No problem remains: every check passed or was repaired."""
+        return all(c.ok or c.repaired for c in self.checks)
+
+    @property
+    def repairable(self) -> bool:
+        """A problem remains that ``--repair`` would put right."""
+        return any(not c.ok and not c.repaired and c.repairable for c in self.checks)
+
+    @property
+    def problems(self) -> int:
+        """How many problems remain."""
+        return sum(1 for c in self.checks if not c.ok and not c.repaired)
+
+    def grouped(self) -> list[tuple[str, list[DoctorCheck]]]:
+        """The checks by kind (``DOCTOR_KINDS``), the group with the worst finding first, each group worst first."""
+        rank = {severity: i for i, severity in enumerate(SEVERITIES)}
+        groups: dict[str, list[DoctorCheck]] = {}
+        for check in self.checks:
+            groups.setdefault(check.kind, []).append(check)
+        for checks in groups.values():
+            checks.sort(key=lambda c: rank[c.severity])  # stable: checks of one severity keep their order
+        order = list(DOCTOR_KINDS)
+        return sorted(
+            groups.items(),
+            key=lambda item: (rank[item[1][0].severity], order.index(item[0]) if item[0] in order else len(order)),
+        )
+
+    def to_dict(self) -> JsonObject:
+        """``{"ok", "checks", "note_problems"}``: what ``doctor --json`` prints."""
+        return {
+            "ok": self.ok,
+            "checks": [c.to_dict() for c in self.checks],
+            "note_problems": [dict(p) for p in self.note_problems],
+        }
+
+
+@dataclass(frozen=True)
+class DeletedNote:
+    """A note deleted from the vault whose passages the index still keeps (``Vault.deleted_notes``)."""
+
+    path: str
+    note_id: str
+    deleted_at: str | None
+
+    def to_dict(self) -> JsonObject:
+        return {"path": self.path, "note_id": self.note_id, "deleted_at": self.deleted_at}
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    """What ``forget`` erased (``Vault.forget``): the notes' paths, and how many passage versions."""
+
+    forgotten: tuple[str, ...] = ()
+    passage_versions: int = 0
+
+    def to_dict(self) -> JsonObject:
+        """``{"forgotten", "passage_versions"}``: what ``forget --json`` prints."""
+        return {"forgotten": list(self.forgotten), "passage_versions": self.passage_versions}
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A note of the graph."""
+
+    note_id: str
+    path: str
+    title: str
+
+    def to_dict(self) -> JsonObject:
+        return {"note_id": self.note_id, "path": self.path, "title": self.title}
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """``count`` typed edges (``link``, ``depends_on``, ``supersedes``, ``contradicts``, ...) from one note to
+    another; ``inferred`` says why when smartvec inferred it (a supersession from the notes' names), else None."""
+
+    source: str
+    target: str
+    type: str
+    count: int
+    inferred: str | None = None
+
+    def to_dict(self) -> JsonObject:
+        """The edge as ``graph --format json`` prints it: ``inferred`` only when there is a reason."""
+        data: JsonObject = {"source": self.source, "target": self.target, "type": self.type, "count": self.count}
+        if self.inferred is not None:
+            data["inferred"] = self.inferred
+        return data
+
+
+@dataclass(frozen=True)
+class GraphAttachment:
+    """``count`` links of one ``type`` from a note (``source``) to a file of the vault that is not a note."""
+
+    source: str
+    path: str
+    type: str
+    count: int
+
+    def to_dict(self) -> JsonObject:
+        return {"source": self.source, "path": self.path, "type": self.type, "count": self.count}
+
+
+@dataclass(frozen=True)
+class NoteGraph:
+    """Notes and the typed edges between them (``Vault.note_graph``), with the files they link to; ``left_out``
+    counts the notes a limit kept out. ``to_dict()`` is ``graph --format json``; ``mermaid()`` and ``dot()`` the
+    other formats."""
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    attachments: tuple[GraphAttachment, ...]
+    left_out: int
+
+    def to_dict(self) -> JsonObject:
+        return {
+            "nodes": [node.to_dict() for node in self.nodes],
+            "edges": [edge.to_dict() for edge in self.edges],
+            "attachments": [link.to_dict() for link in self.attachments],
+            "left_out": self.left_out,
+        }
+
+    def mermaid(self) -> str:
+        """A Mermaid flowchart (to paste into a note): contradictions dotted, supersession bold, files as
+        parallelograms."""
+        ids = {node.note_id: f"n{i}" for i, node in enumerate(self.nodes)}
+        lines = ["graph LR"]
+        for node in self.nodes:
+            title = node.title.replace('"', "'")
+            lines.append(f'  {ids[node.note_id]}["{title}"]')
+        arrows = {"contradicts": "-.->", "supersedes": "==>"}
+        for edge in self.edges:
+            label = f"{edge.type} (inferred)" if edge.inferred else edge.type
+            lines.append(f"  {ids[edge.source]} {arrows.get(edge.type, '-->')}|{label}| {ids[edge.target]}")
+        files = {path: f"f{i}" for i, path in enumerate(dict.fromkeys(a.path for a in self.attachments))}
+        for path, name in files.items():
+            lines.append(f'  {name}[/"{path.replace(chr(34), chr(39))}"/]')
+        for link in self.attachments:
+            lines.append(f"  {ids[link.source]} -.->|{link.type}| {files[link.path]}")
+        return "\n".join(lines)
+
+    def dot(self) -> str:
+        """Graphviz dot: contradictions dashed red, supersession bold, files as note shapes."""
+
+        def quote(text: str) -> str:
+            return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        lines = ["digraph smartvec {", "  rankdir=LR;"]
+        for node in self.nodes:
+            lines.append(f"  {quote(node.note_id)} [label={quote(node.title)}];")
+        styles = {"contradicts": " style=dashed color=red", "supersedes": " style=bold"}
+        for edge in self.edges:
+            label = f"{edge.type} (inferred)" if edge.inferred else edge.type
+            style = styles.get(edge.type, "")
+            lines.append(f"  {quote(edge.source)} -> {quote(edge.target)} [label={quote(label)}{style}];")
+        for path in dict.fromkeys(a.path for a in self.attachments):
+            lines.append(f"  {quote('file:' + path)} [label={quote(path)} shape=note];")
+        for link in self.attachments:
+            lines.append(
+                f"  {quote(link.source)} -> {quote('file:' + link.path)} [label={quote(link.type)} style=dotted];"
+            )
+        lines.append("}")
+        return "\n".join(lines)

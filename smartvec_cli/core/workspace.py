@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..clock import Clock
-from ..config import Config, is_import_spec, is_store_url, load_config
+from ..config import Config, is_import_spec, load_config
 from ..errors import UsageError
+from ..store.backend import StoreBackend, WriterLock, store_backend
 from ..store.layout import (
     IndexLayout,
     guard_index_folder,
@@ -50,7 +51,7 @@ class Workspace:
     index_dir: Path
     clock: Clock
     config: Config
-    store_url: str | None = None  # a PostgreSQL store shared by a team; None: SQLite in the index folder
+    backend: StoreBackend  # where the index's database is (``store.backend``): the index folder, or a team's server
     private_bits: int = 0  # the group/other permission bits the vault withholds, and so its index too
     facts: dict = field(default_factory=dict)
     """What the index says of itself that choosing a model needs (``model``: the one its vectors are from;
@@ -79,12 +80,10 @@ class Workspace:
         guard_index_folder(index_path)
         clock = Clock(now or os.environ.get("SMARTVEC_NOW") or None)
         config = load_config(IndexLayout(index_path).config)
-        store_url = store or os.environ.get("SMARTVEC_STORE") or config.store
-        if store_url and not is_store_url(store_url):
-            raise UsageError(f"--store must be a postgresql:// URL, not {store_url!r}")
+        backend = store_backend(store or os.environ.get("SMARTVEC_STORE") or config.store, index_path)
         private_bits = private_mask(vault_path)
         narrow_umask(private_bits)
-        return cls(vault_path.resolve(), index_path, clock, config, store_url or None, private_bits)
+        return cls(vault_path.resolve(), index_path, clock, config, backend, private_bits)
 
     @property
     def layout(self) -> IndexLayout:
@@ -94,15 +93,7 @@ class Workspace:
         """The store this workspace is configured for: the index folder's SQLite database, or the team's
         PostgreSQL server (whose client libraries are imported only then). ``fresh_start`` (``index --full``)
         sets an emptied or truncated SQLite database aside instead of refusing it."""
-        store: Store
-        if self.store_url:
-            from ..store.postgres.store import PgStore
-
-            store = PgStore.open(self.store_url, self.index_dir, create=create)
-        else:
-            from ..store.sqlite import SqliteStore
-
-            store = SqliteStore.open(self.index_dir, create=create, fresh_start=fresh_start)
+        store = self.backend.open(create=create, fresh_start=fresh_start)
         self.learn_from(store)
         return store
 
@@ -116,31 +107,17 @@ class Workspace:
             self.facts["languages"] = languages.split()
 
     def _peek(self) -> None:
-        """The index's facts without opening the store (a cold query starts loading its model first): a
-        read-only look at the SQLite file's ``meta`` table; a PostgreSQL store is learnt when opened."""
-        if self.facts.get("peeked") or self.store_url:
+        """The index's facts without opening the store (a cold query starts loading its model first), where the
+        backend can read them so (``StoreBackend.peek_meta``); a PostgreSQL store is learnt when opened."""
+        if self.facts.get("peeked"):
             return
         self.facts["peeked"] = True
-        import sqlite3
-
-        path = self.layout.db
-        if not path.is_file():
+        found = self.backend.peek_meta(("fingerprint", "languages"))
+        if not found:
             return
-        try:
-            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
-            try:
-                rows = dict(
-                    connection.execute(
-                        "SELECT key, value FROM meta WHERE key IN ('fingerprint', 'languages')"
-                    ).fetchall()
-                )
-            finally:
-                connection.close()
-        except sqlite3.Error:
-            return
-        self._learn_fingerprint(rows.get("fingerprint"), overwrite=False)
-        if rows.get("languages"):
-            self.facts.setdefault("languages", rows["languages"].split())
+        self._learn_fingerprint(found.get("fingerprint"), overwrite=False)
+        if found.get("languages"):
+            self.facts.setdefault("languages", found["languages"].split())
 
     def _learn_fingerprint(self, fingerprint: str | None, overwrite: bool) -> None:
         from ..embed import model_of_fingerprint, precision_of_fingerprint
@@ -201,24 +178,12 @@ class Workspace:
 
     def open_store_unmigrated(self) -> Store:
         """The store as it is, for ``doctor``: pending migrations are reported, not applied."""
-        if self.store_url:
-            from ..store.postgres.store import PgStore
+        return self.backend.open_unmigrated()
 
-            return PgStore.open_unmigrated(self.store_url, self.index_dir)
-        from ..store.sqlite import SqliteStore
-
-        return SqliteStore.open_unmigrated(self.index_dir)
-
-    def writer_lock(self, command: str):
+    def writer_lock(self, command: str) -> WriterLock:
         """The one-writer-at-a-time lock: a lock file in the index folder, or for a PostgreSQL store an
         advisory lock on the server, which writers on every machine share."""
-        if self.store_url:
-            from ..store.postgres.lock import AdvisoryLock
-
-            return AdvisoryLock.writer(self.store_url, command)
-        from ..store.lock import FileLock
-
-        return FileLock.writer(self.index_dir, command)
+        return self.backend.writer_lock(command)
 
     def narrow_index_modes(self) -> int:
         """Take from the index folder and its files the permission bits the vault withholds; how many changed."""
@@ -247,7 +212,7 @@ class Workspace:
         unknown = self.embedder_model() is None or (
             self.config.embedder_precision == "auto" and "precision" not in self.facts
         )
-        if unknown and self.store_url and not is_import_spec(self.config.embedder_backend):
+        if unknown and not self.backend.peekable and not is_import_spec(self.config.embedder_backend):
             return None
         embedder = self.embedder()
         start_loading = getattr(embedder, "start_loading", None)

@@ -36,7 +36,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -178,57 +178,34 @@ class SharedEmbedder:
 
 
 class QueryService:
-    """Answers requests from the index as last written: the daemon's own batches hand over their
-    store (its ANN index already in memory); a change by another writer is noticed through the
-    database's ANN generation and the store is opened again.
+    """Answers requests from the index as last written, through a ``Vault`` of its own (``core.api``): the
+    daemon's own batches hand over their store (``adopt``: its ANN index already in memory); a change by another
+    writer is noticed through the database's ANN generation and the store is opened again. Each request is
+    answered at its client's ``--now`` (``Vault.at``, the same store and model).
 
     Answers run one at a time, whichever worker of the socket asks: the store's database
     connection and its ANN index in memory serve one reader, and the model is shared with the
     daemon's batches (``SharedEmbedder``)."""
 
     def __init__(self, workspace, embedder, log: Log):
-        self.ws = workspace
-        self.embedder = embedder
+        from ..core.api import Vault
+
+        self.vault = Vault(workspace, embedder)
         self.log = log
         self._lock = threading.Lock()
-        self._store = None
-        self._synced_generation = None
 
-    def adopt(self, store) -> None:
-        """Serve from ``store`` from now on; its ANN index must be in step with the database."""
+    def adopt(self, writer) -> None:
+        """Serve from the store the ``writer`` vault's last ``update`` left open, its ANN index in step with the
+        database."""
         with self._lock:
-            self._replace(store, store.generation)
+            self.vault.adopt_reader(writer)
 
     def close(self) -> None:
         with self._lock:
-            self._replace(None, None)
-
-    def _replace(self, store, generation) -> None:
-        old, self._store, self._synced_generation = self._store, store, generation
-        if old is not None and old is not store:
-            old.close()
-
-    def _current_store(self):
-        store = self._store
-        if store is not None and store.generation == self._synced_generation:
-            return store
-        fresh = self.ws.open_store()
-        try:
-            fresh.check_fingerprint(self.embedder.fingerprint)
-            generation = fresh.generation
-            fresh.load_ann()
-        except BaseException:
-            fresh.close()
-            raise
-        for notice in fresh.notices:
-            self.log(f"warning: {notice}")
-        self._replace(fresh, generation)
-        return fresh
+            self.vault.close()
 
     def answer(self, request: dict) -> dict:
-        from ..clock import Clock
-        from ..core.api import search_options_from_json
-        from ..core.query import QueryEngine, Question
+        from ..core.api import Question, search_options_from_json
 
         try:
             text = request["query"]
@@ -240,7 +217,7 @@ class QueryService:
             as_of = request.get("as_of") or None  # a moment or words; the engine resolves them
             if as_of is not None and not isinstance(as_of, str):
                 raise TypeError("'as_of' must be a string")
-            workspace = replace(self.ws, clock=Clock(request.get("now")))
+            vault = self.vault.at(request.get("now"))
         except (KeyError, TypeError, ValueError, SmartvecError) as exc:
             return {"error": f"bad request: {exc}", "exit_code": None}
         try:
@@ -251,8 +228,11 @@ class QueryService:
             return {"error": str(exc), "exit_code": exc.exit_code}
         try:
             with self._lock:
-                engine = QueryEngine(workspace, self._current_store(), lambda: self.embedder)
-                answer = engine.ask(Question(text, request.get("id"), as_of), options)
+                try:
+                    answer = vault.ask(Question(text, request.get("id"), as_of), options)
+                finally:
+                    for notice in self.vault.take_notices():
+                        self.log(f"warning: {notice}")
         except SmartvecError as exc:
             return {"error": str(exc), "exit_code": exc.exit_code}
         except Exception as exc:  # one bad question must not take the daemon down

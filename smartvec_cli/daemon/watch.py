@@ -25,12 +25,15 @@ from typing import AbstractSet, Callable
 
 from watchdog.events import FileSystemEventHandler
 
-from ..core.writing import writer_lock
+from ..core.api import Vault
+from ..core.results import IndexReport
 from ..errors import SmartvecError
-from ..store.lock import DEFAULT_WAIT, FileLock, LockBusyError
+from ..store.lock import DEFAULT_WAIT, FileLock, Holder, LockBusyError
 from ..vault.scan import VaultRules, is_ignored, printable_path
 from .query_socket import QueryServer, QueryService, SharedEmbedder, socket_path
 
+COMMAND = "smartvec watch"
+"""How the daemon's batches name themselves to other writers waiting for the lock."""
 POLL_SECONDS = 0.2
 MAX_DELAY_FACTOR = 5
 RETRY_FIRST_SECONDS = 5.0
@@ -101,6 +104,9 @@ class Debouncer:
 
 
 class Watcher:
+    """The daemon over one vault: its batches are ``Vault.update`` calls on a vault of its own, whose store the
+    ``QueryService`` then answers from (``Vault.adopt_reader``)."""
+
     def __init__(
         self, workspace, embedder, debounce: float = 2.0, lock_wait: float = DEFAULT_WAIT, log: Log | None = None
     ):
@@ -109,6 +115,7 @@ class Watcher:
         self.debounce = debounce
         self.lock_wait = lock_wait
         self.log = log or (lambda text: None)
+        self.vault = Vault(workspace, self.embedder, wait=lock_wait, on_wait=self._waiting)
         self.queries = QueryService(workspace, self.embedder, self.log)
         self.batches = 0
         self._events: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -146,9 +153,10 @@ class Watcher:
         """Create the index if there is none (so that queries never race its creation), refuse at once
         rather than at every batch an index built with other weights, and load the model."""
         started = time.monotonic()
-        with self._writer_lock():
-            with self.ws.open_store(create=True) as store:
-                store.check_fingerprint(self.embedder.fingerprint)
+        try:
+            self.vault.ensure_index(COMMAND)
+        finally:
+            self._log_notices()
         self.embedder.embed(["warm up"])
         self.log(f"model {self.embedder.name} ready in {time.monotonic() - started:.1f}s")
 
@@ -180,6 +188,7 @@ class Watcher:
                 observer.join(timeout=5)
             server.close()
             self.queries.close()
+            self.vault.close()
 
     def _event(self, path: str) -> None:
         self._events.put(path)
@@ -199,23 +208,14 @@ class Watcher:
         return False
 
     def _batch(self, reason: str) -> None:
-        from ..core.consolidate import Consolidator
-        from ..core.indexer import Indexer
-
         paths = self._debouncer.take()
         started = time.monotonic()
         try:
-            with self._writer_lock():
-                store = self.ws.open_store(create=True)
-                try:
-                    summary = Indexer(self.ws, store, lambda: self.embedder).run()
-                    Consolidator(self.ws, store).run()  # incremental: the batch's notes and their neighbourhood
-                except BaseException:
-                    store.close()
-                    raise
-                for notice in store.notices:
-                    self.log(f"warning: {notice}")
-                self.queries.adopt(store)
+            try:
+                summary = self.vault.update(COMMAND)
+            finally:
+                self._log_notices()
+            self.queries.adopt(self.vault)
         except Exception as exc:
             self._failures += 1
             delay = min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** (self._failures - 1))
@@ -226,20 +226,16 @@ class Watcher:
         self.batches += 1
         self._report(reason, summary, time.monotonic() - started, paths)
 
-    def _writer_lock(self):
-        def waiting(holder) -> None:
-            who = holder.describe() if holder else "another process"
-            self.log(f"waiting up to {self.lock_wait:g}s for {who} to release the writer lock")
+    def _waiting(self, holder: Holder | None) -> None:
+        who = holder.describe() if holder else "another process"
+        self.log(f"waiting up to {self.lock_wait:g}s for {who} to release the writer lock")
 
-        return writer_lock(
-            self.ws,
-            "smartvec watch",
-            self.lock_wait,
-            on_wait=waiting,
-            on_notice=lambda notice: self.log(f"warning: {notice}"),
-        )
+    def _log_notices(self) -> None:
+        """What the writer's vault has to tell (a lock taken over from a dead writer, a rebuilt vector file)."""
+        for notice in self.vault.take_notices():
+            self.log(f"warning: {notice}")
 
-    def _report(self, reason: str, s, seconds: float, paths: AbstractSet[str] = frozenset()) -> None:
+    def _report(self, reason: str, s: IndexReport, seconds: float, paths: AbstractSet[str] = frozenset()) -> None:
         """One line per batch that changed something, naming the changed files; a failing file is reported
         once, not every batch."""
         current = {e["path"]: e["error"] for e in s.errors}
@@ -248,11 +244,11 @@ class Watcher:
                 self.log(f"warning: {path}: {error}")
         self._reported = current
         touched = s.notes_new + s.notes_changed + s.notes_deleted + s.notes_renamed
-        if touched or s.chunks_embedded or s.chunks_archived or reason == "catch-up":
+        if touched or s.passages_embedded or s.passages_archived or reason == "catch-up":
             self.log(
                 f"{reason}{named(paths)}: {s.notes_new} new, {s.notes_changed} changed, {s.notes_renamed} renamed, "
                 f"{s.notes_deleted} deleted; "
-                f"{s.chunks_embedded} passages embedded, {s.chunks_reused} passages reused ({seconds:.2f}s)"
+                f"{s.passages_embedded} passages embedded, {s.passages_reused} passages reused ({seconds:.2f}s)"
             )
 
 

@@ -74,8 +74,8 @@ INT8_SUFFIX = "+int8"
 """What the fingerprint of vectors made by MiniLM's int8 graph ends with (``embed.onnx.precision_fingerprint``)."""
 INT8_FROM_PASSAGES = 1000
 """``[embedder] precision = "auto"``: a new index whose first run embeds at least this many passages is embedded
-in int8 (1.2x the passages per second on a quiet 2-core machine, 1.6x under load; retrieval within a point of
-fp32: ``docs/benchmarks.md``); a smaller one, which fp32 embeds in 10 to 30 seconds, keeps fp32's exact vectors."""
+in int8 (more passages a second, retrieval within a point of fp32: ``docs/benchmarks.md``, *int8 embedding*); a
+smaller one, which fp32 embeds in moments, keeps fp32's exact vectors."""
 
 
 BF16_SUFFIX = "+bf16"
@@ -85,10 +85,10 @@ vectors come from bf16 matrix products, its questions' and small runs' from the 
 
 BF16_FROM_PASSAGES = 5000
 """``[embedder] precision = "auto"`` on a CPU with AMX: a new index whose first run embeds at least this many passages
-is embedded in bf16 (``embed.bf16``) instead of int8. Loading torch (about 3 s, beside the embedding, whose first
-passages the fp32 graph embeds meanwhile) is what bf16 must win back: ``smartvec index`` of ``bench perf``'s vault
-on a 2-core Xeon took 13.7-14.7 s against int8's 14.2-14.5 s at 4,310 passages, at 832 MB against 341, and 32.1 s
-against 41.4 s at 12,930; bf16's vectors are fp32's to cosine 0.9999, int8's to 0.985."""
+is embedded in bf16 (``embed.bf16``) instead of int8. Loading torch (beside the embedding, whose first passages
+the fp32 graph embeds meanwhile) is what bf16 must win back, and it takes more memory: below this many passages a
+first index is no faster in bf16 than in int8 (``docs/benchmarks.md``, *bf16 embedding*); bf16's vectors are
+closer to fp32's than int8's."""
 
 
 def model_of_fingerprint(fingerprint: str | None) -> str | None:

@@ -1,10 +1,9 @@
 """MiniLM with bf16 matrix products, for the large runs of an index at ``[embedder] precision = "bf16"``.
 
-On a CPU with AMX (``amx_bf16`` among its flags, as on the 2-core Xeon measured), torch multiplies bf16
-matrices through oneDNN about nine times as fast as fp32 (3.5 against 0.39 TFLOP/s for a 2,048 x 384 x 1,536
-product on 2 cores), and the packaged weights run in bf16 give vectors within cosine 0.9999 of fp32's (1,600
-passages each of the Rust book and tldr: mean 0.99996, lowest 0.9999; the int8 graph's lowest was 0.985). So a
-bf16 index's vectors are fp32's to the fourth decimal, made about twice as fast, with no quantization at all.
+On a CPU with AMX (``amx_bf16`` among its flags), torch multiplies bf16 matrices through oneDNN many times as
+fast as fp32, and the packaged weights run in bf16 give vectors within cosine 0.9999 of fp32's, closer than the
+int8 graph's. So a bf16 index's vectors are fp32's to the fourth decimal, made faster, with no quantization at
+all (``docs/benchmarks.md``, *bf16 embedding*, has the numbers).
 
 Importing torch and transformers costs seconds, which a question cannot afford. So :class:`Bf16Embedder`
 embeds with the fp32 ONNX graph (its ``fp32`` embedder, carrying the bf16 fingerprint) and loads the bf16
@@ -26,19 +25,17 @@ from . import DIMENSIONS
 
 ENCODER_FROM_PASSAGES = 1000
 """A run of this many passages loads the bf16 encoder (or a single call of as many texts): loading torch,
-transformers and the weights took 2.9-3.0 s on a quiet 2-core Xeon, what the fp32 graph needs for about 600
-passages, and it loads beside the embedding."""
+transformers and the weights costs what the fp32 graph needs for several hundred passages, so a smaller run
+would not win it back; it loads beside the embedding."""
 BF16_BATCH = 16
-"""Passages per bf16 batch, two batches side by side on one torch thread each (:meth:`Bf16Embedder._layout`). On one
-batch at a time on 2 threads (1,600 tldr passages, 2 cores, AMX), 8 a batch gave 644 passages/s, 16 816, 32 1,001,
-64 1,071; two batches of 16 side by side embedded 565-571 passages/s of 2,400 Rust book and tldr passages in the
-indexer's calls of 32, one batch of 32 on 2 threads 529-534."""
+"""Passages per bf16 batch, two batches side by side on one torch thread each (:meth:`Bf16Embedder._layout`): the
+indexer's calls of 32 embed faster as two batches of 16 side by side than as one batch of 32 on two threads,
+though larger batches alone run faster (``docs/benchmarks.md``, *bf16 embedding*)."""
 BATCHES_SIDE_BY_SIDE = 2
 PAD_TO_MULTIPLE = 16
 """A bf16 batch is padded to a multiple of this many tokens. oneDNN keeps the kernels it made for each shape it
-has seen, so batches of every width made a long run's memory grow: 18,000 passages of the Rust book and tldr in
-unsorted calls of 32 (as a git history's commits give them) peaked at 1,332 MB padded to their longest, 800 MB
-to a multiple of 8, 704 MB of 16, 672 MB of 32, and ran at 269, 304, 296 and 284 passages/s."""
+has seen, so batches of every width would make a long run's memory grow; padded to a multiple of 16 a run keeps
+few shapes, and pays little padding for it (``docs/benchmarks.md``, *bf16 embedding*, compares the multiples)."""
 
 
 def amx_bf16_available(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
@@ -59,7 +56,8 @@ class TorchBf16Encoder:
     pools, from token rows already cut by the ONNX embedder's tokenizer."""
 
     def __init__(self, model_dir: Path, threads: int):
-        """Built from the weights file directly: ``AutoModel.from_pretrained`` took 4.4 s here, this 0.4 s."""
+        """Built from the weights file directly: ``AutoModel.from_pretrained`` does much more work for the same
+        weights (``docs/benchmarks.md``, *bf16 embedding*)."""
         import torch
         from safetensors.torch import load_file
 

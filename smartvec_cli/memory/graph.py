@@ -46,7 +46,8 @@ def neighbourhood(edges: Iterable[tuple[int, int]], start: int, depth: int) -> d
     """The notes at most ``depth`` hops from ``start`` along edges in either direction, each with its distance.
 
     The walk ends as soon as a hop reaches no note not already reached, so any depth past the graph's
-    diameter costs what that diameter costs (``--depth 1000000`` once made a million passes over every edge)."""
+    diameter costs what that diameter costs, not one pass over every edge per hop asked for (``--depth
+    1000000``)."""
     adjacent: dict[int, set[int]] = defaultdict(set)
     for a, b in edges:
         adjacent[a].add(b)

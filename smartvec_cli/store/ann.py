@@ -294,8 +294,9 @@ class HnswIndex:
 
         The graph can miss a true neighbour (many near-duplicates crowd it); this cannot. The
         matrix of the live items' vectors comes from ``fetch_vectors`` (the database's stored
-        vectors: hnswlib's ``get_items`` took 25 s for 100,000 items) and is kept until the live
-        set changes, so a long-lived reader pays for it once."""
+        vectors, read in one pass: hnswlib's ``get_items`` copies them out one item at a time, far
+        slower at this size) and is kept until the live set changes, so a long-lived reader pays
+        for it once."""
         if not self.live or k <= 0:
             return []
         return cosine_top_k(self.exact_matrix(fetch_vectors), vector, k)
@@ -387,8 +388,8 @@ def cosine_top_k(matrix: tuple[np.ndarray, np.ndarray], vector: np.ndarray, k: i
         return []
     query = np.asarray(vector, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(query))
-    # einsum's own loop rather than BLAS: OpenBLAS's two-thread matrix-vector product took 17 ms instead of
-    # 0.3 ms for 4,300 rows on a busy 2-core machine; einsum is single-threaded and took 0.4 ms there.
+    # einsum's own single-threaded loop rather than BLAS: OpenBLAS's threads wait for each other on a machine
+    # whose cores are busy, and a product this small gains nothing from them (docs/benchmarks.md).
     similarities = np.einsum("ij,j->i", rows, query / norm if norm > 0 else query)
     k = min(k, len(labels))
     best = np.argpartition(-similarities, k - 1)[:k] if k < len(labels) else np.arange(len(labels))

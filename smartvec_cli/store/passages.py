@@ -81,9 +81,9 @@ class PassageQueries(StoreBase):
 
     def passages(self, ids: Sequence[int]) -> dict[int, Passage]:
         """The stored versions with these row ids (deleted ones left out), keyed by id, each with the count of its
-        note's live passages. (The count per row, from the index on the note, took half the time of counting
-        the notes of the rows once in a joined subquery, which SQLite materialised and indexed each time; the
-        supersession's edges are read only for a superseded note, not every edge that points to a note.)"""
+        note's live passages. The count is read per row from the index on the note, not from a joined subquery
+        over the rows' notes, which SQLite would materialise and index anew for each batch; the supersession's
+        edges are read only for a superseded note, not every edge that points to a note."""
         found: dict[int, Passage] = {}
         for part, marks in in_lists(ids, BATCH):
             found.update(
@@ -96,7 +96,8 @@ class PassageQueries(StoreBase):
 
     def importance_range(self) -> tuple[float, float]:
         """The least and the greatest graph importance of a live note (0, 0 before consolidation). Read once while
-        the database stays unchanged (``kept``): the statement reads every note (10 ms for 10,000)."""
+        the database stays unchanged (``kept``): the statement reads every note, which a reader answering many
+        questions need not do for each."""
 
         def read() -> tuple[float, float]:
             low, high = self.db.execute(

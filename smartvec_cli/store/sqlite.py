@@ -20,8 +20,9 @@ from .ann import CorruptIndexError, HnswIndex
 from .db import SqliteDatabase, open_database
 from .dialect import SQLITE
 from .fts5 import Fts5Queries
+from .health import EXAMPLES, Finding, Findings
 from .inlist import in_lists
-from .layout import SQLITE_SIDE_FILES, IndexLayout, is_ann_file_name
+from .layout import ANN_SIDECAR_FILE, DB_FILE, SQLITE_SIDE_FILES, IndexLayout, is_ann_file_name
 from .store import VECTORS_OF_CHUNKS, Migrations, Store
 
 ONE_PASS_FROM = 2000  # rows asked for, above which ``vectors_for_chunks`` reads the whole table once
@@ -63,6 +64,13 @@ def damaged_database_advice(layout: IndexLayout) -> str:
     )
 
 
+DAMAGED_DATABASE = (
+    f"the database file is damaged: restore it from a backup, or try 'sqlite3 {DB_FILE} .recover'; "
+    "as a last resort move the index folder away and run 'smartvec index' (feedback and history would be lost)"
+)
+"""What to do about a database file SQLite cannot read whole."""
+
+
 @lru_cache(maxsize=64)
 def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
     names = ", ".join(f'"{c}"' for c in columns)
@@ -76,6 +84,8 @@ class SqliteStore(Fts5Queries, Store):
     dialect = SQLITE
     migrations: ClassVar[Migrations] = schema
     DATABASE_ERRORS = (sqlite3.DatabaseError,)
+    damage_advice = DAMAGED_DATABASE
+    vector_index_check = "ann"
     db: SqliteDatabase
 
     def __init__(self, index_dir: Path, db: SqliteDatabase):
@@ -178,8 +188,8 @@ class SqliteStore(Fts5Queries, Store):
         return self.db.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
 
     def insert_row(self, table: str, values: dict[str, Any]) -> int:
-        """One statement on the connection: sqlite-utils' ``insert`` reads the table's columns and keys first,
-        which took most of the time of a git import's hundreds of thousands of writes."""
+        """One statement on the connection: sqlite-utils' ``insert`` reads the table's columns and keys before
+        each row, which a git import's hundreds of thousands of writes would each pay."""
         cursor = self.db.conn.execute(_insert_sql(table, tuple(values)), list(values.values()))
         return int(cursor.lastrowid or 0)
 
@@ -198,8 +208,8 @@ class SqliteStore(Fts5Queries, Store):
     def vectors_for_chunks(self, chunk_ids: list[int]) -> np.ndarray:
         """Stored vectors of these chunk rows, in the order given.
 
-        Many rows (exact search reads every live one) are read in one pass over the table, which took
-        a fifth of the time of batched ``IN`` lookups for 4,300 rows."""
+        Many rows (exact search reads every live one) are read in one pass over the table: past
+        ``ONE_PASS_FROM`` rows, that is cheaper than looking each batch up by ``IN``."""
         by_id: dict[int, bytes] = {}
         join = VECTORS_OF_CHUNKS
         if len(chunk_ids) > ONE_PASS_FROM:
@@ -315,6 +325,11 @@ class SqliteStore(Fts5Queries, Store):
         self.db.execute("VACUUM")
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def check_saved_ann(self) -> None:
+        damage = self.ann.verify()
+        if damage:
+            self.mend_ann(f"vector index: {damage}")
+
     def save_ann(self) -> None:
         """Save the ANN index; a damaged one it replaces is copied to ``backup/`` first, and the user told."""
         kept = self.keep_ann_copies() if self.ann_damage else []
@@ -330,3 +345,91 @@ class SqliteStore(Fts5Queries, Store):
         """SQLite's own check of the file, ``["ok"]`` when whole; raises ``sqlite3.DatabaseError``
         when the file cannot even be read that far."""
         return [r[0] for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
+
+    # -- health (doctor) ----------------------------------------------------------------------
+
+    def check_database(self, findings: Findings) -> bool:
+        """SQLite's integrity check; a damaged file stops the other checks, which would read it."""
+        try:
+            problems = self.integrity_problems()
+        except sqlite3.DatabaseError as exc:
+            findings.add("database", False, f"SQLite cannot read the index database ({exc}); {DAMAGED_DATABASE}")
+            return False
+        if problems != ["ok"]:
+            findings.add(
+                "database",
+                False,
+                f"SQLite integrity check failed: {'; '.join(problems[:EXAMPLES])}; {DAMAGED_DATABASE}",
+            )
+            return False
+        size = IndexLayout(self.index_dir).db.stat().st_size
+        findings.add("database", True, f"SQLite integrity ok ({size / 1048576:.1f} MB)")
+        return True
+
+    def check_vector_index(self, findings: Findings, repair: bool) -> None:
+        """The saved hnswlib file, read afresh: ``ann_file`` (readable, its checksum whole, there when passages
+        are) and ``ann_sync`` (its generation the database's, its labels the live passages). A repair keeps a
+        copy of the old file in ``backup/``."""
+        saved = HnswIndex(self.index_dir, self.dim)
+        expected = self.ann_expected_labels()
+        generation = self.generation
+        file_check: Finding
+        try:
+            present = saved.load()
+            damage = saved.verify() if present else None
+        except CorruptIndexError as exc:
+            present, damage = False, str(exc)
+        if damage:
+            file_check = findings.add(
+                "ann_file",
+                False,
+                damage if damage.startswith("vector index") else f"vector index: {damage}",
+                repairable=True,
+            )
+        elif not present and expected:
+            file_check = findings.add(
+                "ann_file", False, f"no saved vector index for {len(expected)} passages", repairable=True
+            )
+        else:
+            file_check = findings.add(
+                "ann_file",
+                True,
+                f"{ANN_SIDECAR_FILE} and its index file are readable and intact" if present else "no passages yet",
+            )
+
+        problems = []
+        if present and not damage:
+            if saved.generation != generation:
+                problems.append(
+                    f"saved at generation {saved.generation}, the database is at {generation}"
+                    " (a writer stopped before saving)"
+                )
+            live = self.live_passage_ids()
+            missing, orphans = expected - saved.live, saved.live - live
+            if missing:
+                examples = ", ".join(self.passage_names(sorted(missing)[:EXAMPLES]))
+                problems.append(f"{len(missing)} passages are missing from it (e.g. {examples})")
+            if orphans:
+                problems.append(f"{len(orphans)} of its labels belong to no live passage")
+        sync = (
+            findings.add("ann_sync", False, "; ".join(problems), repairable=True)
+            if problems
+            else findings.add("ann_sync", True, _sync_summary(saved, present, damage))
+        )
+        broken = [c for c in (file_check, sync) if not c.ok]
+        if broken and repair:
+            kept = self.keep_ann_copies()
+            count = self.rebuild_ann()
+            self.save_ann()
+            where = f" (the old file is kept as {kept[0].relative_to(self.index_dir)})" if kept else ""
+            for check in broken:
+                check.repaired = True
+                check.detail += f"; rebuilt from {count} stored vectors and saved{where}"
+
+
+def _sync_summary(saved: HnswIndex, present: bool, damage: str | None) -> str:
+    if damage:
+        return "not compared: the saved file is unusable"
+    if not present:
+        return "nothing saved to compare"
+    return f"{len(saved.live)} live, {len(saved.tombstones)} tombstones, generation {saved.generation}"

@@ -20,6 +20,7 @@ from ..errors import ModelMismatchError, SmartvecError
 from .ann import VectorIndex
 from .base import Database
 from .graph import GraphQueries
+from .health import Findings
 from .inlist import in_lists
 from .layout import IndexLayout, open_regular, temp_path
 from .notes import NoteQueries
@@ -66,6 +67,10 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     """What a damaged database raises."""
     migrations: ClassVar[Migrations]
     """The database's schema module (``db``, ``postgres.database``)."""
+    damage_advice: ClassVar[str]
+    """What to do about a database that fails to answer, for ``doctor``'s findings."""
+    vector_index_check: ClassVar[str]
+    """The name ``doctor`` reports ``check_vector_index`` under when the database fails it half way."""
 
     def __init__(self, index_dir: Path, db: Database):
         self.index_dir = Path(index_dir)
@@ -217,6 +222,11 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     def save_ann(self) -> None:
         """Keep the vector index as the database now stands."""
 
+    def check_saved_ann(self) -> None:
+        """Before a writer builds on the saved vector index: its full check (a writer can afford it, a query
+        cannot), and a damaged one rebuilt from the stored vectors. Nothing to check where the database keeps
+        the index itself (PostgreSQL)."""
+
     def erase_freed(self) -> None:
         """Rewrite what still holds rows just deleted (``forget``): free pages, full-text segments, the log. A
         PostgreSQL server keeps dead rows until its own vacuum; see docs/reliability.md."""
@@ -363,6 +373,20 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
     @abstractmethod
     def integrity_problems(self) -> list[str]:
         """The database's own check, ``["ok"]`` when whole."""
+
+    @abstractmethod
+    def check_database(self, findings: Findings) -> bool:
+        """``doctor``'s ``database`` finding: is the database whole (and the server ready for it)? Whether the other
+        checks can go on."""
+
+    @abstractmethod
+    def check_vector_index(self, findings: Findings, repair: bool) -> None:
+        """``doctor``'s findings on the vector index: is it whole, and in step with the stored vectors? ``repair``
+        builds it again from them (no re-embedding)."""
+
+    def passage_names(self, ids: Sequence[int]) -> list[str]:
+        """``chunk_id@version`` of these passage rows, as findings name them."""
+        return [f"{chunk_id}@{version}" for chunk_id, version in self.passage_versions(ids)]
 
     def newer_migrations(self) -> list[str]:
         """Migrations recorded by a newer smartvec than this one."""

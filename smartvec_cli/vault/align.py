@@ -36,10 +36,9 @@ STORED_CHUNK_COLUMNS = tuple(f.name for f in fields(StoredChunk))
 
 CHAIN_SIMILARITY = 0.5
 """Word overlap (Dice) from which a new passage continues an old one's version chain when neither its text nor
-its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Checked against
-the overlaps of real edits by ``smartvec bench history`` (docs/benchmarks.md, *History*): most keep 70% of their
-words or more, and the 0.3-0.6 range between edits and unrelated paragraphs is thinly populated, with no clean
-valley."""
+its key matches: a paragraph reworded, moved to another section, or the larger half of a split. Real edits keep
+most of their words, far above this; unrelated paragraphs share far fewer; few pairs fall between, where no
+value separates them cleanly (``smartvec bench history``'s overlaps: docs/benchmarks.md, *History*)."""
 KEY_BONUS = 0.3
 """Added to the overlap of a pair in the same place (same key): position breaks near ties, never a clear text match."""
 MERGED_CONTAINMENT = 0.8

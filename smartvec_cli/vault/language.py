@@ -28,9 +28,9 @@ mixed, it is multilingual-e5's."""
 SAMPLE_CHARS = 3000
 SAMPLE_NOTES = 2000
 """A vault of more notes is read from this many, drawn at random: a share of 20% read from 2,000 draws strays by
-about a point (binomial, sqrt(0.2 * 0.8 / 2000); more where notes differ much in length). Reading every note took
-2.31 s for the 10,000 notes of ``bench perf``'s vault and 1.15 s for the 6,571 of the Obsidian hub; the sample
-0.87 s and 0.37 s, with the same shares (both vaults are English)."""
+about a point (binomial, sqrt(0.2 * 0.8 / 2000); more where notes differ much in length), which no choice made
+from the shares notices, while reading every note of a large vault would cost its first index several times as
+long (docs/benchmarks.md, *Measurements behind the code*)."""
 MIN_PROSE = 20
 MIN_VAULT_PROSE = 300
 """Below this many characters of prose in the whole vault, its language is not guessed (English, MiniLM, unless

@@ -22,6 +22,7 @@ from ...errors import SmartvecError
 from ...memory.analysis import analysed, split_cjk
 from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..dialect import POSTGRES
+from ..health import Findings
 from ..inlist import first_of_each
 from ..store import VECTORS_OF_CHUNKS, Migrations, Store
 from . import database as schema
@@ -39,9 +40,9 @@ from .database import (
 from .lock import WRITE_TRANSACTION
 
 MAX_EF_SEARCH = 1000  # pgvector's ceiling for hnsw.ef_search
-SEARCH_MANY_IN_PROCESS = (
-    200  # neighbour lists asked at once from which the live matrix is read (a round number, not measured)
-)
+SEARCH_MANY_IN_PROCESS = 200
+"""Neighbour lists asked at once from which the live matrix is read rather than the server asked for each: a round
+number, not tuned; fewer lists are not worth reading the whole matrix for."""
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
 FetchVectors = Callable[[list[int]], np.ndarray]
@@ -95,8 +96,9 @@ class PgVectorIndex:
 
     def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """Many neighbour lists at once (a consolidation of thousands of passages): in process over the live
-        matrix, read once, rather than one round trip to the graph each (43,126 at 10,000 notes, at about 10 ms
-        each there); a few are still asked of the server, to spare a short consolidation reading the matrix."""
+        matrix, read once, rather than one round trip to the graph each, which a large vault's tens of thousands
+        of lists would each pay; a few are still asked of the server, to spare a short consolidation reading the
+        matrix."""
         if len(vectors) < SEARCH_MANY_IN_PROCESS:
             return [self.search(vector, k) for vector in vectors]
         return cosine_top_k_many(self.exact_matrix(), vectors, k)
@@ -105,8 +107,8 @@ class PgVectorIndex:
         self, vector: np.ndarray, k: int, fetch_vectors: FetchVectors | None = None
     ) -> list[tuple[int, float]]:
         """Every live passage compared, in process, as on SQLite: the matrix of their vectors is read once
-        per generation (a long-lived reader pays for it once; a statement comparing every row on the
-        server took 33 ms for 4,310 passages on a busy machine, the product well under one)."""
+        per generation, which a long-lived reader pays for once, and the product in process is far cheaper than a
+        statement that compares every row on the server for each question."""
         return cosine_top_k(self.exact_matrix(), vector, k)
 
     def exact_matrix(self, fetch_vectors: FetchVectors | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +143,8 @@ class PgStore(Store):
     dialect = POSTGRES
     migrations: ClassVar[Migrations] = schema
     DATABASE_ERRORS = (psycopg.DatabaseError,)
+    damage_advice = "see the PostgreSQL server's log"
+    vector_index_check = "vector_index"
     db: PgDatabase
 
     def __init__(self, index_dir: Path, db: PgDatabase):
@@ -206,6 +210,43 @@ class PgStore(Store):
 
     def database_size(self) -> int:
         return int(one(self.db.conn.execute("SELECT pg_database_size(current_database())")))
+
+    def check_database(self, findings: Findings) -> bool:
+        """The server keeps its files whole; what can be missing is pgvector, which the migration that the schema
+        check applies installs, so the checks go on either way."""
+        problems = self.integrity_problems()
+        if problems != ["ok"]:
+            findings.add(
+                "database",
+                False,
+                f"PostgreSQL at {self.location}: {'; '.join(problems)} "
+                "(run 'CREATE EXTENSION vector' as a user allowed to, or any writing command)",
+                repairable=True,
+            )
+            return True
+        findings.add(
+            "database",
+            True,
+            f"PostgreSQL at {self.location}, pgvector installed ({self.database_size() / 1048576:.1f} MB)",
+        )
+        return True
+
+    def check_vector_index(self, findings: Findings, repair: bool) -> None:
+        """No ANN file: the vectors are searched by an HNSW index in the database, which ``repair`` builds again
+        when it is gone (a database restored without its indexes)."""
+        if not self.vector_index_missing():
+            findings.add("ann_index", True, f"pgvector HNSW index serves {len(self.load_ann().live)} passages")
+            return
+        check = findings.add(
+            "ann_index",
+            False,
+            f"the stored vectors have no HNSW index (idx_embeddings_hnsw_{self.dim})",
+            repairable=True,
+        )
+        if repair:
+            count = self.rebuild_ann()
+            check.repaired = True
+            check.detail += f"; built for {count} passages"
 
     # -- vectors ------------------------------------------------------------------------------
 
