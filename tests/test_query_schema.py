@@ -64,11 +64,9 @@ def test_a_baseline_mode_claims_no_confidence_and_keeps_its_score(indexed, cli, 
     if mode == "cosine":
         assert all(hit["score"] == pytest.approx(hit["signals"]["semantic"]) for hit in hits)
     else:
-        best = hits[0]["explain"]["bm25"]
-        assert [hit["score"] for hit in hits] == pytest.approx(
-            [hit["explain"]["bm25"] / best for hit in hits], abs=1e-5
-        )
-        assert hits[0]["score"] == 1.0
+        scores = [hit["score"] for hit in hits]  # BM25 over the best hit's (raw, it is far below 1 here)
+        assert scores[0] == 1.0 and all(0 < b <= a for a, b in zip(scores, scores[1:], strict=False))
+        assert all(0 < hit["explain"]["bm25"] < 1 for hit in hits)
     with pytest.raises(jsonschema.ValidationError):  # the schema holds a baseline to it
         jsonschema.validate([{**hits[0], "confidence": hits[0]["score"]}], SCHEMA)
     shown = cli("--now", "2026-02-01", *question)
