@@ -279,6 +279,12 @@ the question's candidates, say little: relevance is then the cosine's own log-od
 odds at a cosine of 0.4; ``relevance_margin``, 1, is a cosine 0.15 apart), with the question's verbatim phrase share
 added, and 0.3 of cosine less for a passage whose note has another candidate stating a value or a person of the kind
 asked for (``memory.answer``) when it states none: which paragraph of a note answers, not which note."""
+FEW_WEAK_COSINE = 0.35
+"""Among fewer than ``FEW_CANDIDATES`` candidates a first hit under this cosine is a weak match (``weak_line``). The
+fitted model's ``weak_below`` is a line on its own log-odds, which the cosine's log-odds above do not share: read on
+them it falls far below the cosine of a paragraph unrelated to the question, which a filter (``--since``,
+``--path``) or a small vault leaving it alone would otherwise return without a warning, its lead over nothing else
+making it look confident."""
 
 
 def corrections_in_place(
@@ -441,7 +447,7 @@ def rank(
     if len(ranked) == 1:
         under = [c for c in pool if c.passage.id in topical and c.passage.id != ranked[0].passage.id]
         runner_up = max((topical[c.passage.id] for c in under), default=None)
-    calibrate(ranked, scoring, runner_up)
+    calibrate(ranked, scoring, runner_up, few=len(pool) < FEW_CANDIDATES)
     shown_scores(ranked)
     for above, below in zip(ranked, ranked[1:], strict=False):
         below.confidence = min(below.confidence, above.confidence)  # the list says what it ranked likelier
@@ -539,19 +545,22 @@ def lead_over_others(values: list[float], i: int, runner_up: float | None = None
     return values[0] - (other if other is not None else log_odds(1e-4))
 
 
-def calibrate(ranked: list[Ranked], scoring: ScoringSettings, runner_up: float | None = None) -> None:
+def calibrate(
+    ranked: list[Ranked], scoring: ScoringSettings, runner_up: float | None = None, few: bool = False
+) -> None:
     """Each hit's confidence (``hit_confidence``), with its lead and place kept in ``explain`` (``bench`` fits on
-    them). A first hit less relevant than ``weak_below`` is a weak match: nothing in the vault is near the
-    question, and it says so."""
+    them). A first hit less relevant than ``weak_line`` (``weak_below``; ``few``: ranked among fewer than
+    ``FEW_CANDIDATES``, at least ``FEW_WEAK_COSINE``) is a weak match: nothing in the vault is near the question,
+    and it says so."""
     values = [item.relevance for item in ranked]
-    weak = log_odds(scoring.weak_below)
+    weak = weak_line(scoring, few)
     for i, item in enumerate(ranked):
         explain = item.explain
         explain["lead"] = round(lead_over_others(values, i, runner_up), 6)
         explain["first"] = i == 0
         is_weak = i == 0 and item.relevance < weak or i > 0 and ranked[0].relevance < weak
         if is_weak:
-            item.warnings.append(weak_warning(item.relevance, scoring))
+            item.warnings.append(weak_warning(item.relevance, scoring, weak))
         item.confidence = hit_confidence(
             item.relevance,
             explain["lead"],
@@ -605,13 +614,22 @@ def first_seen_warning(ask: Ask, unknown_then: bool) -> list[str]:
 WEAK_MATCH = "weak match"  # how the warning of ``weak_warning`` begins (``bench questions`` reads it)
 
 
-def weak_warning(relevance: float, scoring: ScoringSettings) -> str:
-    """A hit of a question whose most relevant passage is under ``weak_below``: nothing in the vault matched
-    better, and it may not answer."""
-    return (
-        f"{WEAK_MATCH} (relevance {sigmoid(relevance):.2f}, under {scoring.weak_below:.2f}): "
-        "it may not answer the question"
-    )
+def weak_warning(relevance: float, scoring: ScoringSettings, line: float | None = None) -> str:
+    """A hit of a question whose most relevant passage is under the weak line (``line``, log-odds; by default
+    ``weak_below``): nothing in the vault matched better, and it may not answer."""
+    under = scoring.weak_below if line is None else sigmoid(line)
+    return f"{WEAK_MATCH} (relevance {sigmoid(relevance):.2f}, under {under:.2f}): it may not answer the question"
+
+
+def weak_line(scoring: ScoringSettings, few: bool) -> float:
+    """The relevance (log-odds) under which a first hit is a weak match: ``weak_below``, the fitted model's line;
+    among fewer than ``FEW_CANDIDATES`` candidates, whose relevance is the cosine's own log-odds
+    (``few_candidates_relevance``), the higher of it and that of a cosine of ``FEW_WEAK_COSINE``. A ``weak_below``
+    of 0 turns weak matches off either way."""
+    line = log_odds(scoring.weak_below)
+    if few and scoring.weak_below > 0:
+        return max(line, FEW_SCALE * (FEW_WEAK_COSINE - FEW_MIDPOINT))
+    return line
 
 
 def relation_warnings(relations: Sequence[Relation], wanted: set[int]) -> dict[int, list[str]]:
