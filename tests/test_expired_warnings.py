@@ -191,6 +191,17 @@ def test_time_warnings_name_how_an_archived_passage_left():
     assert not expired_last_word(expired_then_deleted, now) and expired_last_word(passage(until_source="declared"), now)
 
 
+def test_time_warnings_tell_a_retired_note_from_an_edit_that_came_before_it():
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    retired_at = "2021-01-01T00:00:00Z"
+    retired = passage(until_source="inferred", note_superseded_at=retired_at, note_status="deprecated")
+    assert time_warnings(retired, now) == ["its note was deprecated on 2021-01-01"]
+    unread = passage(until_source="inferred", note_superseded_at=retired_at)  # a status no longer read: the state
+    assert time_warnings(unread, now) == ["its note was archived on 2021-01-01"]
+    edited_before = passage(until_source="observed", valid_until="2020-06-01T00:00:00Z", note_superseded_at=retired_at)
+    assert time_warnings(edited_before, now) == ["removed from its note on 2020-06-01"]
+
+
 GYM = "# Gym\n\nThe office gym opens at 7 am for all staff.\n"
 BIKE_SCHEME = (
     "---\nsource_type: policy\nvalid_from: 2020-01-01\n---\n# Bike scheme\n\n"
@@ -295,3 +306,35 @@ def test_only_a_declared_start_makes_a_time_before_the_first_index_known():
     assert not first_seen_later(
         passage(**current, valid_from=None, from_source=None), Ask(back_then.moment, True)
     )  # no first index known
+
+
+@both_stores
+def test_a_retired_note_says_it_was_archived_and_then_deleted_not_removed(vault, cli, fake_embedder):
+    """A note its front matter retires (``status: archived`` or ``deprecated``) answers for its time with a warning
+    that says what happened to it, in its own word, and, once it is deleted too, both; on the terminal as in JSON."""
+    garage = "# Garage\n\nThe garage gate code is 4711 for staff.\n"
+    canteen = "# Canteen\n\nThe canteen serves soup on Mondays for all staff.\n"
+    write(vault, "garage.md", garage)
+    write(vault, "canteen.md", canteen)
+    write(vault, "lunch.md", LUNCH)
+    cli.json("--now", "2026-01-01", "index", "--json")
+    write(vault, "garage.md", "---\nstatus: archived\n---\n" + garage)
+    write(vault, "canteen.md", "---\nstatus: Deprecated\n---\n" + canteen)
+    cli.json("--now", "2026-02-01", "index", "--json")
+    cli.json("--now", "2026-02-01", "consolidate", "--json")
+
+    def warned(question: str, text: str, now: str = "2026-03-01") -> list[str]:
+        hits = cli.json("--now", now, "query", question, "--json", "--no-track", "--as-of", "2026-01-15")
+        hit = next(h for h in hits if text in h["text"])
+        assert hit["state"] == "ARCHIVED"
+        shown = cli("--now", now, "query", question, "--no-track", "--as-of", "2026-01-15").stdout
+        assert all(f"! {w}" in shown for w in hit["warnings"]) and "removed from its note" not in shown
+        return hit["warnings"]
+
+    gate, soup = "What is the garage gate code for staff?", "What does the canteen serve on Mondays?"
+    assert warned(gate, "4711") == ["its note was archived on 2026-02-01"]
+    assert warned(soup, "soup") == ["its note was deprecated on 2026-02-01"]
+    (vault / "garage.md").unlink()
+    cli.json("--now", "2026-02-15", "index", "--json")
+    cli.json("--now", "2026-02-15", "consolidate", "--json")
+    assert warned(gate, "4711") == ["its note was archived on 2026-02-01 and deleted on 2026-02-15"]

@@ -252,6 +252,30 @@ def test_a_passage_whose_text_stays_is_embedded_once(vault, fake_embedder):
     assert data["passages_embedded"] == len(index_rows("SELECT hash FROM embeddings"))
 
 
+def test_the_import_summary_adds_up_and_says_what_it_counts(vault, fake_embedder, cli):
+    """Embedded and reused count passage versions the import stored, once each (not once per commit that kept
+    them), so they add up to what it stored; commits read are the ones replayed and those that changed no note."""
+    repo = small_history(vault)
+    line = cli("index", "--from-git")
+    assert line.exit_code == 0, line.stderr
+    assert line.stdout.startswith("7 commits read (6 replayed, 1 changed no note), 2021-01-01 to 2021-07-01: ")
+    assert "3 notes added, 3 edits, 1 deletion, 1 rename" in line.stdout
+    # "budget back" restores a text the first commit had: a new version, its vector the stored one
+    assert "; 9 passages written: 8 embedded, 1 reused from an earlier commit; 9 passages stored in all;" in (
+        line.stdout
+    )
+    repo.commit(
+        "2021-08-01",
+        "floor and a copy",
+        {"plan.md": PLAN + "\n## Floor\n\nThe floor is laid from larch boards on gravel.\n", "copy.md": ROOF},
+    )
+    data = cli.json("index", "--from-git", "--json")
+    assert (data["commits_read"], data["commits_replayed"], data["commits_without_notes"]) == (1, 1, 0)
+    assert (data["passages_embedded"], data["passages_reused"], data["passages_written"]) == (1, 1, 2)
+    assert data["passages_stored"] == 11  # the 9 before and the 2 this import added
+    assert len(index_rows("SELECT id FROM chunks")) == data["passages_stored"]
+
+
 def test_max_commits_imports_that_many_then_the_rest(vault, fake_embedder, cli):
     repo = small_history(vault)
     shas = repo.git("rev-list", "--reverse", "HEAD").split()

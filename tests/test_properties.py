@@ -10,7 +10,8 @@ What the chunker promises, and what is checked here on every example:
   outside code), navigation rows and lone closing tags (``is_page_chrome``) and lines of link-only lists
   (``is_link_item``, which may be left out), appears in the passage texts, in order, and nothing
   else does (only whitespace may change, where a long paragraph is cut or lines are joined);
-  a heading with text under it is carried in the ``heading`` path of that text's passages;
+  a heading with more than a scrap of text under it is carried in the ``heading`` path of that text's passages;
+  where a code block is cut, its fence is closed and opened again, and those fence lines are all that is added;
 - passages fit the model window (``max_chars``), keys are unique, each hash is that of its
   embedded text;
 - passage ids are stable under unrelated edits: after inserting, deleting or rewriting one
@@ -24,7 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from smartvec_cli.vault.align import StoredChunk, align_chunks
-from smartvec_cli.vault.chunk import is_link_item, is_page_chrome
+from smartvec_cli.vault.chunk import is_junk, is_link_item, is_page_chrome
 from smartvec_cli.vault.hashing import sha256_text
 from smartvec_cli.vault.markdown import ACLARAI_COMMENT, ANCHOR_LINE, FENCE, HEADING, TRAILING_ANCHOR
 from smartvec_cli.vault.parse import normalise_text, parse_note
@@ -215,21 +216,29 @@ def visible_lines(body: str) -> list[str]:
     return kept
 
 
-def content_outside_headings(body: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+def content_outside_headings(body: str) -> tuple[list[tuple[str, bool, str | None]], list[tuple[str, bool]]]:
     """([(non-whitespace characters of a line passages must hold, whether they may be left out as a link-only
-    list item)], [(heading, has text under it)]), by the syntax alone."""
-    kept, headings, in_fence = [], [], False
+    list item, for a line of code the fence lines a cut inside its block adds)], [(heading, has more than a
+    scrap of text under it)]), by the syntax alone."""
+    kept: list[tuple[str, bool, str | None]] = []
+    headings: list[str] = []
+    under, in_fence, opening = [""], False, ""
     for line in visible_lines(body):
         if FENCE.match(line):
             in_fence = not in_fence
-            kept.append((squeeze(strip_comments(line)), False))
+            opening = line
+            kept.append((squeeze(strip_comments(line)), False, None))
+            under[-1] += strip_comments(line)
             continue
         if in_fence:
-            kept.append((squeeze(strip_comments(line)), False))
+            mark = re.match(r"\s*(`{3,}|~{3,})", opening)
+            kept.append((squeeze(strip_comments(line)), False, (mark.group(1) if mark else "") + squeeze(opening)))
+            under[-1] += strip_comments(line)
             continue
         heading = HEADING.match(line)
         if heading:
-            headings.append([strip_comments(heading.group(2)).strip(), False])
+            headings.append(strip_comments(heading.group(2)).strip())
+            under.append("")
             continue
         line = strip_comments(line)
         if ANCHOR_LINE.match(line):
@@ -239,26 +248,27 @@ def content_outside_headings(body: str) -> tuple[list[tuple[str, bool]], list[tu
             line = line[: trailing.start()]
         if line.strip():
             optional = is_link_item(line.rstrip())
-            kept.append((squeeze(line), optional))
-            if headings and not optional:
-                headings[-1][1] = True
-    return [k for k in kept if k[0]], [tuple(h) for h in headings]
+            kept.append((squeeze(line), optional, None))
+            if not optional:
+                under[-1] += line
+    return [k for k in kept if k[0] or k[2]], [
+        (h, not is_junk(text)) for h, text in zip(headings, under[1:], strict=True)
+    ]
 
 
-def holds_in_order(passages: str, lines: list[tuple[str, bool]]) -> bool:
-    """Whether ``passages`` is exactly the lines in order, some of the optional ones left out."""
-    from functools import lru_cache
-
-    @lru_cache(maxsize=None)
-    def from_here(i: int, at: int) -> bool:
-        if i == len(lines):
-            return at == len(passages)
-        text, optional = lines[i]
-        return (passages.startswith(text, at) and from_here(i + 1, at + len(text))) or (
-            optional and from_here(i + 1, at)
-        )
-
-    return from_here(0, 0)
+def holds_in_order(passages: str, lines: list[tuple[str, bool, str | None]]) -> bool:
+    """Whether ``passages`` is exactly the lines in order, some of the optional ones left out, and where a code
+    block was cut (between its lines, or inside a line too long for a passage), its fence closed and opened
+    again there (and only there: after a line of code, before another of the same block)."""
+    pattern = []
+    for n, (text, optional, reopened) in enumerate(lines):
+        if reopened is None:
+            pattern.append(f"(?:{re.escape(text)})?" if optional else re.escape(text))
+            continue
+        cut = f"(?:{re.escape(reopened)})?"
+        after_code = n > 0 and lines[n - 1][2] == reopened
+        pattern.append((cut if after_code else "") + cut.join(re.escape(ch) for ch in text))
+    return re.fullmatch("".join(pattern), passages, re.DOTALL) is not None
 
 
 def squeeze(text: str) -> str:
@@ -307,12 +317,15 @@ WORDS = st.lists(
 
 @st.composite
 def documents(draw):
-    """Sections of substantial paragraphs; each paragraph carries a unique word, so no two are equal."""
+    """Sections of substantial paragraphs (never a scrap, which joins a neighbour); each carries a unique word, so no
+    two are equal."""
     counter = iter(range(10_000))
     sections = []
     for s in range(draw(st.integers(1, 4))):
         heading = draw(st.sampled_from(["Intro", "Details", "Notes", "Rules", "Notes"]))
-        paragraphs = [f"uniq{next(counter)} " + " ".join(draw(WORDS)) + "." for _ in range(draw(st.integers(1, 4)))]
+        paragraphs = [
+            f"uniq{next(counter)} paragraph " + " ".join(draw(WORDS)) + "." for _ in range(draw(st.integers(1, 4)))
+        ]
         sections.append([f"{heading} {s}" if draw(st.booleans()) else heading, paragraphs])
     return sections, counter
 
@@ -337,7 +350,8 @@ def test_passage_ids_survive_unrelated_edits(document, data):
     frontmatter = "title: Fixed title\n"
     if edit == "insert":
         paragraphs.insert(
-            data.draw(st.integers(0, len(paragraphs))), f"uniq{next(counter)} " + " ".join(data.draw(WORDS)) + "."
+            data.draw(st.integers(0, len(paragraphs))),
+            f"uniq{next(counter)} paragraph " + " ".join(data.draw(WORDS)) + ".",
         )
     elif edit == "delete":
         assume(len(paragraphs) > 1)
@@ -345,11 +359,11 @@ def test_passage_ids_survive_unrelated_edits(document, data):
     elif edit == "rewrite":
         k = data.draw(st.integers(0, len(paragraphs) - 1))
         touched = paragraphs[k]
-        paragraphs[k] = f"uniq{next(counter)} " + " ".join(data.draw(WORDS)) + "."
+        paragraphs[k] = f"uniq{next(counter)} paragraph " + " ".join(data.draw(WORDS)) + "."
     elif edit == "frontmatter":
         frontmatter += "tags: [changed]\nauthor: someone\n"
     else:
-        sections.insert(s, [f"Inserted {s}", [f"uniq{next(counter)} " + " ".join(data.draw(WORDS)) + "."]])
+        sections.insert(s, [f"Inserted {s}", [f"uniq{next(counter)} paragraph " + " ".join(data.draw(WORDS)) + "."]])
     after = parse_note(render(sections, frontmatter), "doc.md", max_chars=120).chunks
 
     stored = [StoredChunk(i, c.key, c.hash, 1) for i, c in enumerate(before)]

@@ -51,3 +51,28 @@ def test_the_schema_refuses_what_is_not_a_hit(indexed, cli):
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate([broken], SCHEMA)
+
+
+@pytest.mark.parametrize("mode", ["cosine", "lexical"])
+def test_a_baseline_mode_claims_no_confidence_and_keeps_its_score(indexed, cli, mode):
+    """``confidence`` is smart mode's calibrated probability and nothing else: a baseline has none (null), and
+    its own measure is the score (the similarity; BM25 over the best hit's), in JSON, on the terminal and in
+    ``--context``."""
+    question = ("query", "office gym desks", "--no-track", "--mode", mode)
+    hits = cli.json("--now", "2026-02-01", *question, "--json", "--explain")
+    assert hits and all(hit["confidence"] is None for hit in hits)
+    if mode == "cosine":
+        assert all(hit["score"] == pytest.approx(hit["signals"]["semantic"]) for hit in hits)
+    else:
+        scores = [hit["score"] for hit in hits]  # BM25 over the best hit's (raw, it is far below 1 here)
+        assert scores[0] == 1.0 and all(0 < b <= a for a, b in zip(scores, scores[1:], strict=False))
+        assert all(0 < hit["explain"]["bm25"] < 1 for hit in hits)
+    with pytest.raises(jsonschema.ValidationError):  # the schema holds a baseline to it
+        jsonschema.validate([{**hits[0], "confidence": hits[0]["score"]}], SCHEMA)
+    shown = cli("--now", "2026-02-01", *question)
+    assert shown.exit_code == 0 and "score" in shown.stdout and "confidence" not in shown.stdout
+    context = cli("--now", "2026-02-01", *question, "--context").stdout
+    assert f"{mode} score {hits[0]['score']:.2f}" in context and "None" not in context
+    smart = cli.json("--now", "2026-02-01", "query", "office gym desks", "--json", "--no-track")
+    with pytest.raises(jsonschema.ValidationError):  # and smart mode's hits always claim one
+        jsonschema.validate([{**smart[0], "confidence": None}], SCHEMA)

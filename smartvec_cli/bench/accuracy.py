@@ -133,13 +133,15 @@ def off_topic_questions(other: BenchVault) -> list[OffTopicQuestion]:
 
 
 def answered_off_topic(answers: dict[str, list[dict]]) -> dict:
-    """How many off-topic questions got a hit at all, and the confidence their first hits claimed."""
+    """How many off-topic questions got a hit at all, and the confidence their first hits claimed (None in a
+    baseline mode, whose hits claim none)."""
     tops = [hits[0]["confidence"] for hits in answers.values() if hits]
+    claimed = [c for c in tops if c is not None]
     return {
         "asked": len(answers),
         "answered": len(tops),
         "answered_share": round(len(tops) / len(answers), 4) if answers else None,
-        "mean_top_confidence": round(sum(tops) / len(tops), 4) if tops else None,
+        "mean_top_confidence": round(sum(claimed) / len(claimed), 4) if claimed else None,
     }
 
 
@@ -375,7 +377,7 @@ def ece_with_off_topic(run: StyleRun) -> float:
     outcomes = run.main.outcomes["smart"]
     tops = [hits[0]["confidence"] for hits in (run.off_topic_answers or {}).values() if hits]
     return expected_calibration_error(
-        [o.confidence for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops)
+        [o.confidence or 0.0 for o in outcomes] + tops, [o.correct for o in outcomes] + [False] * len(tops)
     )
 
 

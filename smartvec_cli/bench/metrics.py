@@ -15,7 +15,7 @@ a hit on another paragraph of the right note does not count, and both vault styl
 - note top-1: the first hit comes from the answer's note, whatever paragraph: with top-1
   it shows how often a near miss in the same note wins;
 - expected calibration error of the first hit's ``confidence`` over equal-width bins:
-  ``Σ_b (n_b / N) · |accuracy_b − mean confidence_b|``;
+  ``Σ_b (n_b / N) · |accuracy_b − mean confidence_b|`` (smart mode's: a baseline's hits have no confidence);
 - precision and recall of ``contradicts`` edges against the pairs known to disagree;
 - recall@k of an approximate neighbour search (``bench perf``): the share of the exact
   top k that the approximate top k holds.
@@ -44,7 +44,7 @@ class Outcome:
     contradicted: bool
     right_passage: bool  # states some version of the answer, maybe not the right one
     right_note: bool  # comes from the answer's note, maybe another paragraph of it
-    confidence: float
+    confidence: float | None  # the first hit's; None in a baseline mode, which has no confidence
     top: str | None  # path of the first hit
     phrase_kind: str | None = None
 
@@ -76,7 +76,7 @@ def judge(
         contradicted=doc_of.get(top["path"]) in set(remark_docs),
         right_passage=any(states(top, v, doc_of) for v in question.versions),
         right_note=doc_of.get(top["path"]) == question.answer.doc,
-        confidence=float(top.get("confidence") or 0.0),
+        confidence=None if top.get("confidence") is None else float(top["confidence"]),
         top=top["path"],
         phrase_kind=question.phrase_kind,
     )
@@ -107,6 +107,13 @@ def expected_calibration_error(confidences: Sequence[float], correct: Sequence[b
     return sum(count / n * abs(hits / count - conf_sum / count) for count, conf_sum, hits in totals if count)
 
 
+def ece_of(outcomes: Sequence[Outcome]) -> float | None:
+    """The ECE of the first hits' confidence; None for a baseline mode, whose hits have none."""
+    if any(o.confidence is None for o in outcomes):
+        return None
+    return round(expected_calibration_error([o.confidence or 0.0 for o in outcomes], [o.correct for o in outcomes]), 4)
+
+
 def summarise(outcomes: Sequence[Outcome], types: Sequence[str]) -> dict:
     """The per-mode block of the report: overall metrics, then by question type and by date phrasing."""
     by_type = {t: [o for o in outcomes if o.type == t] for t in types}
@@ -123,7 +130,7 @@ def summarise(outcomes: Sequence[Outcome], types: Sequence[str]) -> dict:
         "passage_top1": round(share(outcomes, "right_passage"), 4),
         "note_top1": round(share(outcomes, "right_note"), 4),
         "stale_rate": round(share(outcomes, "stale"), 4),
-        "ece": round(expected_calibration_error([o.confidence for o in outcomes], [o.correct for o in outcomes]), 4),
+        "ece": ece_of(outcomes),
         "contradiction_rate": round(share(outcomes, "contradicted"), 4),
         "by_type": rounded(by_type),
         "top3_by_type": rounded(by_type, "top3"),

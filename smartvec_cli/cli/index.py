@@ -48,13 +48,7 @@ def index_command(
     if as_json:
         print_json(data)
     elif not quiet and from_git:
-        result(
-            f"{data['commits_replayed']} commits replayed ({data['commits_without_notes']} changed no note)"
-            + (f", {data['first_date'][:10]} to {data['last_date'][:10]}" if data["first_date"] else "")
-            + f": {data['notes_new']} notes new, {data['notes_changed']} changed, {data['notes_deleted']} deleted, "
-            f"{data['notes_renamed']} renamed; {passage_counts(data)}; {data['seconds']:.2f}s"
-            + (f"; {data['commits_left']} commits left (run it again to go on)" if data["commits_left"] else "")
-        )
+        result(import_line(data))
     elif not quiet:
         result(
             f"{data['notes_scanned']} notes: {data['notes_new']} new, {data['notes_changed']} changed, "
@@ -84,6 +78,29 @@ def passage_counts(data: dict) -> str:
         f"{data['passages_embedded']} passages embedded, {data['passages_reused']} passages reused, "
         f"{data['passages_stored']} passages stored in all"
     )
+
+
+def import_line(data: dict) -> str:
+    """The summary of ``index --from-git``: ``7 commits read (6 replayed, 1 changed no note), 2021-01-01 to
+    2021-07-01: 3 notes added, 3 edits, 1 deletion, 1 rename; 9 passages written: 8 embedded, 1 reused from an
+    earlier commit; 9 passages stored in all; 0.65s``. The changes to notes are counted per commit (a note edited in
+    three commits is three edits); the passages written (new versions, and passages whose title or heading changed)
+    once each, each embedded or reused, so the two add up to them; "in all" is every passage version the index
+    holds, as ``status`` counts them."""
+    period = f", {data['first_date'][:10]} to {data['last_date'][:10]}" if data["first_date"] else ""
+    left = f"; {data['commits_left']} commits left (run it again to go on)" if data["commits_left"] else ""
+    return (
+        f"{plural(data['commits_read'], 'commit')} read ({data['commits_replayed']} replayed, "
+        f"{data['commits_without_notes']} changed no note){period}: {plural(data['notes_new'], 'note')} added, "
+        f"{plural(data['notes_changed'], 'edit')}, {plural(data['notes_deleted'], 'deletion')}, "
+        f"{plural(data['notes_renamed'], 'rename')}; {plural(data['passages_written'], 'passage')} written: "
+        f"{data['passages_embedded']} embedded, {data['passages_reused']} reused from an earlier commit; "
+        f"{data['passages_stored']} passages stored in all; {data['seconds']:.2f}s{left}"
+    )
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def next_step(notes: int) -> str:

@@ -445,10 +445,10 @@ def show_answer(answer: dict, explain: bool) -> None:
     for hit in hits:
         place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
         state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
+        confidence = "" if hit["confidence"] is None else f"  confidence {hit['confidence']:.0%}"  # None: a baseline
         console.print(
             f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score "
-            f"{hit['score']:.3f}  "
-            f"confidence {hit['confidence']:.0%}{escape(state)}",
+            f"{hit['score']:.3f}{confidence}{escape(state)}",
             markup=True,
         )
         for line in snippet_lines(hit["text"]):
@@ -524,7 +524,7 @@ def show_explain_table(console, hits: list[dict]) -> None:
             cell(signals["temporal"]),
             cell(signals["confidence"]),
             cell(signals["relational"]),
-            f"{hit['confidence']:.0%}",
+            "-" if hit["confidence"] is None else f"{hit['confidence']:.0%}",
             validity(hit),
         )
     console.print(table)

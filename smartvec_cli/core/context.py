@@ -30,7 +30,8 @@ def context_block(question: str, answer: Mapping[str, Any], mode: str = "smart")
     for hit in hits:
         where = _inert(hit["path"]) + (f" > {_inert(hit['heading'])}" if hit.get("heading") else "")
         window = f"{_day(hit.get('valid_from'), 'always')} to {_day(hit.get('valid_until'), 'open')}"
-        measure = f"confidence {hit['confidence']:.0%}" if mode == "smart" else f"{mode} score {hit['confidence']:.2f}"
+        confidence = hit.get("confidence")  # None in a baseline mode, whose score is all it has
+        measure = f"confidence {confidence:.0%}" if confidence is not None else f"{mode} score {hit['score']:.2f}"
         lines.append("")
         lines.append(f"[{hit['rank']}] {where}")
         lines.append(f"    id: {hit['chunk_id']} (version {hit['version']}, {hit['state'].lower()})")

@@ -45,9 +45,11 @@ COUNTED = (
     "notes_deleted",
     "notes_renamed",
     "chunks_embedded",
-    "chunks_reused",
     "chunks_archived",
 )
+"""What each commit's run counts that the import adds up: events (a note added, edited, deleted, renamed by a commit;
+a version archived) and the texts it embedded itself. Not what it reused: a commit that edits one paragraph of a
+note finds all the others stored, and summed over commits that counted the same passages again and again."""
 
 
 @dataclass
@@ -70,6 +72,12 @@ class Change:
 
 @dataclass
 class ImportSummary:
+    """What an import did. ``notes_*`` count a commit's changes to notes (a note edited in three commits counts
+    three); ``passages_written`` the passage texts it wrote (new versions, and passages whose title or heading
+    changed), each either embedded (``chunks_embedded``: sent to the model by this import) or reused
+    (``chunks_reused``: its vector made by an earlier commit), so the two add up to it."""
+
+    commits_read: int = 0  # replayed, and without a note changed
     commits_replayed: int = 0
     commits_without_notes: int = 0
     commits_left: int = 0  # not imported by this run (``max_commits``): the next import replays them
@@ -84,6 +92,7 @@ class ImportSummary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_archived: int = 0
+    passages_written: int = 0
     errors: list[dict] = field(default_factory=list)
     past_errors: list[dict] = field(default_factory=list)
     seconds: float = 0.0
@@ -284,6 +293,7 @@ def import_git_history(
     floor = later_of(store.get_meta(GIT_DATE), store.latest_index_run())
     rules = VaultRules.of(ws.vault, ws.config.exclude)
     touched_last: dict[str, str] = {}  # each note's path: the latest commit that replayed or refused it
+    claimed: set[str] = set()  # the texts this import embedded that a written passage already took
     checkout_parent = Path(tempfile.mkdtemp(prefix="smartvec-git-"))
     embedding = Indexer(
         ws, store, embedder_factory, source=GIT, progress=report.embedding_ahead, versions_memo=VersionsMemo()
@@ -311,15 +321,23 @@ def import_git_history(
                 floor = when
                 if changes:
                     report.step(f"replaying commit {done} ({when[:10]})")
-                    run = _replay(
+                    replayed = _replay(
                         ws, store, embedder_factory, changes, contents, when, checkout_parent / str(done), embedding
                     )
-                    summary.add(run, commit)
+                    summary.add(replayed.summary, commit)
+                    for text in replayed.written_hashes:
+                        made_now = text in embedding.embedded_hashes or text in replayed.embedded_hashes
+                        if made_now and text not in claimed:
+                            claimed.add(text)
+                        else:
+                            summary.chunks_reused += 1
+                    summary.passages_written += len(replayed.written_hashes)
                     summary.commits_replayed += 1
                     summary.first_date = summary.first_date or when
                     summary.last_date = when
                 else:
                     summary.commits_without_notes += 1
+                summary.commits_read += 1
                 with store.write():
                     store.set_meta(GIT_COMMIT, commit.sha)
                     store.set_meta(GIT_DATE, when)
@@ -331,8 +349,7 @@ def import_git_history(
         if store.ann_loaded and store.ann.generation != store.generation:
             store.save_ann()
     summary.settle(touched_last)
-    summary.chunks_embedded += embedding.summary.chunks_embedded  # each run then found these stored: not reused
-    summary.chunks_reused = max(0, summary.chunks_reused - embedding.summary.chunks_embedded)
+    summary.chunks_embedded += embedding.summary.chunks_embedded  # the texts of the commits read ahead
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary
 
@@ -460,9 +477,10 @@ def _replay(
     when: str,
     checkout: Path,
     ahead: Indexer,
-) -> IndexSummary:
+) -> Indexer:
     """One commit as one index run over the notes it touched: their new text held in memory, or, when a folder
-    could not hold them all as they are named (``in_memory``), written to ``checkout`` (outside the vault)."""
+    could not hold them all as they are named (``in_memory``), written to ``checkout`` (outside the vault); the
+    indexer that ran it, with its summary."""
     new = {c.new: contents[c.blob] for c in changes if c.new and c.blob}
     if in_memory(list(new), ws):
         return _run_commit(ws, store, embedder_factory, changes, when, checkout, ahead, given=new)
@@ -482,7 +500,7 @@ def _replay(
                 changes.remove(change)
     try:
         run = _run_commit(ws, store, embedder_factory, changes, when, checkout, ahead)
-        run.errors.extend(problems)
+        run.summary.errors.extend(problems)
         return run
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
@@ -497,7 +515,7 @@ def _run_commit(
     checkout: Path,
     ahead: Indexer,
     given: dict[str, bytes] | None = None,
-) -> IndexSummary:
+) -> Indexer:
     """The index run of one commit over the notes it touched, read from ``checkout`` or ``given``."""
     touched = {p for c in changes for p in (c.old, c.new) if p}
     moved = {c.new: c.old for c in changes if c.old and c.new and c.old != c.new}
@@ -512,4 +530,5 @@ def _run_commit(
         given=given,
         versions_memo=ahead.versions_memo,
     )
-    return indexer.run(only=touched, save_ann=False)
+    indexer.run(only=touched, save_ann=False)
+    return indexer

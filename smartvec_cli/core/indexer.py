@@ -179,6 +179,9 @@ class Indexer:
         self.versions_memo = versions_memo
         self._first_index = store.get_meta(FIRST_INDEX_AT) is None
         self._embedded_hashes: set[str] = set()
+        # the hash of each embedded text this run wrote: a new passage version's, or a kept passage's whose title or
+        # heading changed (a git import counts which of them reused a vector)
+        self.written_hashes: list[str] = []
         self._written_notes: set[int] = set()
         self._newly_archived: set[int] = set()  # notes whose front matter retired them in this run
         self._departed = DepartedText()
@@ -190,6 +193,12 @@ class Indexer:
         self._to_embed_total = self._embedded_so_far = 0
         self._embedded_in_run = 0  # across every phase of the run, for a rate in passages per second
         self._model_used = False
+
+    @property
+    def embedded_hashes(self) -> frozenset[str]:
+        """The hashes of the texts this indexer sent to the model (a git import tells a new version's vector made
+        now from one an earlier commit made)."""
+        return frozenset(self._embedded_hashes)
 
     @property
     def embedder(self) -> Embedder:
@@ -726,6 +735,7 @@ class Indexer:
             )
             if old.hash != chunk.hash:
                 rehashed.append(old.id)
+                self.written_hashes.append(chunk.hash)
         existing = row is not None and not row.get("deleted_at")
         same_text = (
             row is not None and existing and row["file_sha"] == item.file_sha and row["path"] == item.file.rel_path
@@ -775,10 +785,12 @@ class Indexer:
             self._archive(old.id, ended, ended_by, superseded_by=new_id)
             added.append(new_id)
             row_of[id(chunk)] = new_id
+            self.written_hashes.append(chunk.hash)
         for chunk in plan.add:
             new_id = self.store.insert_chunk(self._chunk_row(note_pk, note_id, chunk, 1, observed, observed_by))
             added.append(new_id)
             row_of[id(chunk)] = new_id
+            self.written_hashes.append(chunk.hash)
         for old, chunk in plan.merged:
             self._archive(old.id, ended, ended_by, superseded_by=row_of[id(chunk)])
         for old in plan.retire:

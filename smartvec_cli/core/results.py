@@ -53,9 +53,9 @@ class QueryHit:
     - ``path``: the note's path inside the vault; ``heading``: the section's heading ("" before the first).
     - ``text``: the passage as written in the note.
     - ``score``: what the hits are ordered by (smart mode: the weighted signals; cosine: the similarity;
-      lexical: BM25).
-    - ``confidence``: smart mode: the calibrated probability that this hit answers the question, never rising
-      down the list; cosine: the similarity; lexical: the BM25 relative to the best hit's.
+      lexical: the BM25 relative to the best hit's).
+    - ``confidence``: the calibrated probability that this hit answers the question, never rising down the list;
+      None in the baseline modes (cosine, lexical), which have no such probability (their ``score`` is theirs).
     - ``signals``: the four signals (``Signals``).
     - ``state``: ``ACTIVE``, ``UNCONSOLIDATED`` (indexed, not yet consolidated), ``ARCHIVED`` (superseded)
       or ``DORMANT``.
@@ -77,7 +77,7 @@ class QueryHit:
     heading: str
     text: str
     score: float
-    confidence: float
+    confidence: float | None
     signals: Signals
     state: str
     valid_from: str | None

@@ -7,7 +7,9 @@ valid, or when they are the expired last word on a question nothing else answers
 (or future) moment is answered from the passages valid at that moment, archived
 versions included. ``mode="cosine"`` is plain cosine similarity over every stored
 passage, all versions, computed exactly: the baseline every comparison is made against; its
-``confidence`` is the similarity itself, as a plain RAG system would report it.
+``score`` is the similarity itself, as a plain RAG system would report it. ``mode="lexical"`` is BM25,
+the other baseline, its ``score`` the BM25 over the best hit's. Neither baseline has a probability that a
+hit answers, so their hits' ``confidence`` is None: it means one thing, smart mode's calibrated probability.
 
 Smart mode's candidates are exact too while the index is small enough for one matrix
 product to be cheap (``EXACT_CANDIDATES_UP_TO``), and come from the ANN graph above that,
@@ -75,7 +77,7 @@ class Hit:
     heading: str
     text: str
     score: float
-    confidence: float
+    confidence: float | None  # smart mode's calibrated probability; None in the baseline modes
     signals: dict
     state: str
     valid_from: str | None
@@ -323,8 +325,9 @@ def lexical_matches_within(
 
 
 def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
-    """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``); with
-    ``within``, every match is read and those outside it dropped (FTS5 scores every match to sort them anyway)."""
+    """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``), each hit's score
+    its BM25 over the best hit's (the raw BM25 stays in ``explain``); with ``within``, every match is read and those
+    outside it dropped (FTS5 scores every match to sort them anyway)."""
     expression = match_expression(query_text, store.lexical_language())
     if not expression:
         return []
@@ -334,10 +337,10 @@ def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | 
     hits = []
     for label, bm25 in matches:
         if label in passages:
+            relative = bm25 / best if best > 0 else 0.0  # the raw BM25 differs between stores; its share does not
             hit = _hit(
-                passages[label], bm25, {"semantic": None, "temporal": None, "confidence": None, "relational": None}
+                passages[label], relative, {"semantic": None, "temporal": None, "confidence": None, "relational": None}
             )
-            hit.confidence = round(bm25 / best, 4) if best > 0 else 0.0
             hit.explain = {"bm25": round(bm25, 6), "valid_at_reference": None}
             hits.append(hit)
     return hits
@@ -352,7 +355,7 @@ def _hit(passage: Passage, score: float, signals: dict) -> Hit:
         heading=passage.heading,
         text=passage.text,
         score=round(score, 6),
-        confidence=0.0,
+        confidence=None,
         signals={k: (None if v is None else round(v, 6)) for k, v in signals.items()},
         state=passage.state,
         valid_from=passage.valid_from,
@@ -373,7 +376,6 @@ def _smart_hit(item: Ranked) -> Hit:
 def _cosine_hit(passage: Passage, similarity: float) -> Hit:
     semantic = max(0.0, min(1.0, similarity))
     hit = _hit(passage, semantic, {"semantic": semantic, "temporal": None, "confidence": None, "relational": None})
-    hit.confidence = round(semantic, 4)
     hit.explain = {"valid_at_reference": None}
     return hit
 

@@ -96,7 +96,7 @@ Mode = Annotated[
     Field(
         description="smart: ranked by meaning, time, trust and relations (use this). cosine: plain similarity over "
         "every stored version, for comparison. lexical: full-text (BM25) over every stored version, for exact "
-        "words, names and identifiers."
+        "words, names and identifiers. Only smart mode gives a hit a confidence; in the others it is null."
     ),
 ]
 ChangesSince = Annotated[
@@ -371,8 +371,8 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
         is about (null: now), as_of_phrase the words that named it, as_of_period the first and last day they
         name and as_of_rule how the moment was chosen from them. Each hit (the same as `smartvec query --json`) has
         chunk_id, path, heading, text, score, a calibrated confidence (the probability that this hit answers
-        the question; never rising down the list), state, its validity window (valid_from, valid_until), version,
-        warnings
+        the question; never rising down the list; null in the cosine and lexical modes), state, its validity
+        window (valid_from, valid_until), version, warnings
         and url (opens the note: obsidian:// in an Obsidian vault, else file://): read the
         warnings, they say when a passage was superseded, contradicted, expired or corrected. path, tag, where, since
         and until restrict the search to the notes they match (notes_matched says how many; 0 means no hits)."""

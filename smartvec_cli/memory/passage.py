@@ -50,6 +50,7 @@ class Passage:
         None  # why its note was inferred to be superseded (memory.lineage); None if declared
     )
     note_deleted_at: str | None = None  # when the run that found its note gone ran; None while the note exists
+    note_status: str | None = None  # its note's front-matter ``status`` (``archived``, ``deprecated`` retire it)
     note_passages: int = 0  # how many live passages its note holds now (a confidence feature)
 
     @property

@@ -42,7 +42,7 @@ from .scoring import (
     sigmoid,
     temporal_signal,
 )
-from .temporal import DECLARED, later
+from .temporal import ARCHIVED_STATUSES, DECLARED, INFERRED, later
 
 NOT_VALID_CONFIDENCE_FACTOR = 0.1
 FIRST_SEEN_LATER_CONFIDENCE_FACTOR = 0.5
@@ -593,9 +593,30 @@ def _day(value: str | None) -> str:
     return (value or "")[:10]
 
 
+def retired_at(passage: Passage) -> str | None:
+    """When its note's front matter retired it (``status: archived`` or ``deprecated``), if that is what closed this
+    passage's window: not a note another supersedes, nor a text an edit took out before. A retired note is kept as
+    superseded by nothing from then; once it is deleted too, that is gone, and its passages' window, closed then
+    (``inferred``) before the deletion, with the status still in its front matter, says it."""
+    if passage.note_superseded_by is not None:
+        return None
+    at = passage.note_superseded_at
+    if (
+        at is None
+        and passage.note_deleted_at
+        and (passage.note_status or "").strip().lower() in ARCHIVED_STATUSES
+        and passage.until_source == INFERRED
+        and (passage.valid_until or passage.note_deleted_at) < passage.note_deleted_at
+    ):
+        at = passage.valid_until
+    if at is None or (passage.valid_until or at) < at:
+        return None
+    return at
+
+
 def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
-    """Superseded, removed from its note by an edit, its note deleted, not yet valid or expired (its declared
-    window closed), as seen from ``moment``."""
+    """Superseded, its note archived (retired by its front matter; then maybe deleted), its note deleted, removed
+    from its note by an edit, not yet valid or expired (its declared window closed), as seen from ``moment``."""
     notes = []
     if passage.successor_chunk:
         notes.append(
@@ -605,6 +626,13 @@ def time_warnings(passage: Passage, moment: dt.datetime) -> list[str]:
     elif passage.note_superseded_by and passage.successor_note_path:
         inferred = " (inferred)" if passage.supersession_inferred else ""
         notes.append(f"superseded by {passage.successor_note_path} on {_day(passage.note_superseded_at)}{inferred}")
+    elif passage.state == "ARCHIVED" and retired_at(passage):
+        status = (passage.note_status or "").strip().lower()
+        deleted = f" and deleted on {_day(passage.note_deleted_at)}" if passage.note_deleted_at else ""
+        notes.append(
+            f"its note was {status if status in ARCHIVED_STATUSES else 'archived'} on {_day(retired_at(passage))}"
+            + deleted
+        )
     elif passage.state == "ARCHIVED" and passage.note_deleted_at:
         notes.append(f"its note was deleted on {_day(passage.note_deleted_at)}")
     elif passage.state == "ARCHIVED" and not closed_by_expiry(passage):

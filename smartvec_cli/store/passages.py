@@ -18,7 +18,7 @@ PASSAGE_SQL = """
            c.contradiction_penalty, c.ripple_penalty, c.echo_penalty,
            n.note_id, n.path, n.title, n.authority, n.source_type, n.declared, n.doc_date, n.importance,
            n.superseded_at AS note_superseded_at, n.superseded_by AS note_superseded_by,
-           n.deleted_at AS note_deleted_at,
+           n.deleted_at AS note_deleted_at, {note_status} AS note_status,
            s.chunk_id AS successor_chunk, s.version AS successor_version, s.valid_from AS successor_from,
            sn.path AS successor_note_path,
            CASE WHEN n.superseded_by IS NOT NULL THEN
@@ -72,6 +72,7 @@ def _passage(row: dict) -> Passage:
         successor_note_path=row["successor_note_path"],
         supersession_inferred=row["supersession_inferred"],
         note_deleted_at=row["note_deleted_at"],
+        note_status=row["note_status"] if isinstance(row["note_status"], str) else None,
         note_passages=row["note_passages"] or 0,
     )
 
@@ -89,7 +90,12 @@ class PassageQueries(StoreBase):
             found.update(
                 (row["id"], _passage(row))
                 for row in self.db.query(
-                    PASSAGE_SQL.format(marks=marks, inferred_reason=self.dialect.inferred_reason), part
+                    PASSAGE_SQL.format(
+                        marks=marks,
+                        inferred_reason=self.dialect.inferred_reason,
+                        note_status=self.dialect.field("n.metadata", "status"),
+                    ),
+                    part,
                 )
             )
         return found

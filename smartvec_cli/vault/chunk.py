@@ -16,7 +16,11 @@ nothing but remote images (download and version badges) are left out of passage 
 links is context for the paragraph before it in its section, or left out when none is. Their links
 still count: links are read from the whole body (``vault.parse``), not from passages. A step keeps
 its code: a lead-in ending in ``:``, a numbered step or a caption joins the code block that follows
-it, and code keeps its line breaks.
+it, and code keeps its line breaks. A fenced code block is never cut so that a passage holds half a
+fence: it stays whole when it fits a passage, and a longer one is cut between its lines, each part
+closing the fence and the next opening it again. A scrap (``?``, ``Ok.``, a rule: fewer than
+``JUNK_WORD_CHARACTERS`` letters and digits) is never a passage of its own while the note has another: it
+joins the passage before it in its section, else the one after it.
 
 ``CHUNKING_RULES`` names these rules: when they change, every note is read again once
 (``core.indexer.note_rules_key``), and only the passages whose text changed are embedded.
@@ -44,8 +48,15 @@ from .markdown import (
 )
 
 CHUNKING_RULES = (
-    "4: comments, navigation rows, empty anchors, badges and lone link lists are not passages; a step keeps its code"
+    "5: comments, navigation rows, empty anchors, badges and lone link lists are not passages; a step keeps its code;"
+    " a code block is cut only between lines, its fence closed and reopened; a scrap joins a neighbour"
 )
+JUNK_WORD_CHARACTERS = 15
+"""A passage with fewer letters and digits than this (``?``, ``Ok.``, ``---``, ``See [[X]].``) says nothing a
+question could find on its own: it joins a neighbour (``_merge_junk``, and ``_split_long`` for the end of a
+long paragraph)."""
+LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+FENCE_MARK = re.compile(r"^(\s*)(`{3,}|~{3,})")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_STANDALONE_WORDS = 4
 EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
@@ -384,38 +395,177 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
     return result
 
 
+def is_junk(text: str) -> bool:
+    """Too little to be found on its own: fewer than ``JUNK_WORD_CHARACTERS`` letters and digits."""
+    return len(LETTER_OR_DIGIT.findall(text)) < JUNK_WORD_CHARACTERS
+
+
+def _merge_junk(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """Fold each scrap (``is_junk``) into the paragraph before it in its section, else the one after it, else the
+    one before it; a note of one paragraph keeps it. What ``_merge_short`` leaves alone (a short line under its
+    own heading, a scrap of code) is folded here too: a passage of ``?`` answers nothing."""
+    result = list(paragraphs)
+    i = 0
+    while i < len(result) and len(result) > 1:
+        para = result[i]
+        if not is_junk(para.text):
+            i += 1
+            continue
+        before = result[i - 1] if i > 0 else None
+        after = result[i + 1] if i + 1 < len(result) else None
+        if before is not None and (before.headings == para.headings or after is None):
+            result[i - 1 : i + 1] = [_joined(para, before, slight_first=False)]
+        elif after is not None:
+            result[i : i + 2] = [_joined(para, after, slight_first=True)]  # may still be a scrap: looked at again
+    return result
+
+
+Unit = tuple[str, str, str]
+"""What ``_split_long`` packs into pieces: (what separated it from the unit before, its text, its kind): ``prose``
+(a sentence, or a line), ``block`` (a whole fenced code block), or, of a block too long for one piece, ``open``
+(its opening line), ``code`` (one of its lines) and ``close`` (its closing line); ``reopen`` and ``reclose`` are
+the fence lines a cut adds."""
+
+
+def _units(text: str, max_chars: int) -> list[Unit]:
+    """The units of a paragraph: prose by sentence, a fenced block whole, or by line when it is longer than a piece
+    (and a line too long for a piece cut at a space). A block whose fence line leaves no room for code in a piece
+    (a fence line longer than a passage) is read as prose."""
+    units: list[Unit] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if FENCE.match(lines[i]):
+            end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), len(lines) - 1)
+            block = lines[i : end + 1]
+            closed = end > i and FENCE.match(lines[end]) is not None
+            if len("\n".join(block)) <= max_chars:
+                units.append(("\n", "\n".join(block), "block"))
+                i = end + 1
+                continue
+            room = max_chars - len(block[0]) - max(len(_closing(block[0])), len(block[-1]) if closed else 0) - 2
+            if room > 0:
+                units.append(("\n", block[0], "open"))
+                for line in block[1:-1] if closed else block[1:]:
+                    while len(line) > room:
+                        cut = line.rfind(" ", 0, room)
+                        cut = cut if cut > room // 2 else room
+                        units.append(("\n", line[:cut].rstrip(), "code"))
+                        line = line[cut:].lstrip()
+                    units.append(("\n", line, "code"))
+                if closed:
+                    units.append(("\n", block[-1], "close"))
+                i = end + 1
+                continue
+        parts_of_line = (s for s in SENTENCE_END.split(lines[i]) if s)
+        units.extend(("\n" if k == 0 else " ", s, "prose") for k, s in enumerate(parts_of_line))
+        i += 1
+    return units
+
+
+def _closing(opening: str) -> str:
+    """The line that closes the fence ``opening`` opens: its indent and its run of backticks or tildes."""
+    mark = FENCE_MARK.match(opening)
+    return mark.group(1) + mark.group(2) if mark else opening.strip()
+
+
 def _split_long(text: str, max_chars: int) -> list[str]:
     """Pieces of at most ``max_chars`` characters, cut at sentence ends, then line ends, then spaces.
 
     Line breaks inside a piece are kept, and so is the indent of the line a piece starts with: code
     stays code, and two lines never run together into something neither said (half a comment on one
-    line closed on the next).
+    line closed on the next). A fenced code block is kept whole when it fits a piece; a longer one is cut
+    between its lines, the piece before the cut closing the fence and the piece after it opening it again
+    with the same line, so that no piece holds half a fence. A scrap left at either end of a piece
+    (``is_junk``: "Why?" after a long paragraph) joins the piece beside it (``_rejoined``).
     """
     if len(text) <= max_chars:
         return [text]
-    units: list[tuple[str, str]] = []  # (what separated it from the unit before, the unit)
-    for line in text.split("\n"):
-        units.extend(("\n" if k == 0 else " ", s) for k, s in enumerate(s for s in SENTENCE_END.split(line) if s))
-    pieces: list[str] = []
-    current = ""
-    for separator, unit in units:
-        while len(unit) > max_chars:
-            cut = unit.rfind(" ", 0, max_chars)
-            cut = cut if cut > max_chars // 2 else max_chars
-            if current:
-                pieces.append(current)
-                current = ""
-            pieces.append(unit[:cut].rstrip())
-            unit = unit[cut:].strip()
-        joined = f"{current}{separator}{unit}".rstrip() if current else unit
-        if len(joined) > max_chars and current:
+    pieces: list[list[Unit]] = []
+    current: list[Unit] = []
+    fence: str | None = None  # the opening line of the block being cut, while inside it
+
+    def fits(*more: Unit, reserve: int = 0) -> bool:
+        return len(_text(current + list(more))) + reserve <= max_chars
+
+    def flush() -> None:
+        nonlocal current
+        if current:
             pieces.append(current)
-            current = unit
+        current = []
+
+    units = _units(text, max_chars)
+    reserve = 0  # room kept for the line that closes the fence, while inside a block being cut
+    for at, (separator, unit, kind) in enumerate(units):
+        if kind == "prose":
+            while len(unit) > max_chars:
+                cut = unit.rfind(" ", 0, max_chars)
+                cut = cut if cut > max_chars // 2 else max_chars
+                flush()
+                pieces.append([(separator, unit[:cut].rstrip(), kind)])
+                separator, unit = " ", unit[cut:].strip()
+        elif kind == "open":
+            fence = unit
+            end = next((u for u in units[at:] if u[2] == "close"), None)
+            reserve = 1 + max(len(_closing(unit)), len(end[1]) if end else 0)
+            continue  # written with its first line, where that fits
+        elif kind == "code" and fence is not None:
+            inside = bool(current) and current[-1][2] in ("open", "reopen", "code")  # this piece has it open
+            start: list[Unit] = [] if inside else [("\n", fence, "open")]
+            if not fits(*start, (separator, unit, kind), reserve=reserve):
+                if inside:
+                    current.append(("\n", _closing(fence), "reclose"))
+                flush()
+                start = [("\n", fence, "reopen" if inside else "open")]
+            current.extend(start)
+            current.append((separator, unit, kind))
+            continue
+        elif kind == "close":
+            fence = None
+            current.append((separator, unit, kind))
+            continue
+        if current and not fits((separator, unit, kind)):
+            flush()
+        current.append((separator, unit, kind))
+    flush()
+    pieces = [piece for piece in pieces if _text(piece).strip()]
+    i = 0
+    while i < len(pieces):
+        if is_junk(_text(pieces[i])):  # the piece before it first, else the one after it
+            if i > 0 and (joined := _rejoined(pieces[i - 1], pieces[i], max_chars, scrap_last=True)):
+                pieces[i - 1 : i + 1] = joined
+                continue
+            if i + 1 < len(pieces) and (joined := _rejoined(pieces[i], pieces[i + 1], max_chars, scrap_last=False)):
+                pieces[i : i + 2] = joined
+        i += 1
+    return [_text(piece).rstrip() for piece in pieces]
+
+
+def _text(units: list[Unit]) -> str:
+    return "".join(f"{separator}{unit}" if n else unit for n, (separator, unit, _) in enumerate(units))
+
+
+def _rejoined(first: list[Unit], second: list[Unit], max_chars: int, scrap_last: bool) -> list[list[Unit]]:
+    """Two neighbouring pieces, one a scrap (the second when ``scrap_last``, else the first): joined when both fit
+    (without the fence lines a cut between them added), else the scrap given its neighbour's prose beside it, a
+    unit at a time, until neither is a scrap; empty when neither works within ``max_chars``."""
+    other = first if scrap_last else second
+    if first[-1][2] == "reclose" and second[0][2] == "reopen":
+        joined = first[:-1] + second[1:]
+    else:
+        joined = first + second
+    if len(_text(joined)) <= max_chars:
+        return [joined]
+    for moved in range(1, len(other)):
+        if scrap_last:
+            giver, given, taker = other[:-moved], other[-moved:], other[-moved:] + second
         else:
-            current = joined
-    if current:
-        pieces.append(current)
-    return [p.rstrip() for p in pieces if p.strip()]
+            giver, given, taker = other[moved:], other[:moved], first + other[:moved]
+        if any(kind != "prose" for _, _, kind in given) or len(_text(taker)) > max_chars:
+            break
+        if not is_junk(_text(taker)) and not is_junk(_text(giver)):
+            return [giver, taker] if scrap_last else [taker, giver]
+    return []
 
 
 def embed_text_for(title: str, headings: list[str], text: str) -> str:
@@ -428,7 +578,9 @@ def embed_text_for(title: str, headings: list[str], text: str) -> str:
 
 def chunk_note(title: str, body: str, max_chars: int = 900) -> list[Chunk]:
     """The passages of a note body (frontmatter already removed), in reading order."""
-    paragraphs = _merge_short(_join_steps(_place_link_lists(_attach_metadata_only(_paragraphs(visible_text(body))))))
+    paragraphs = _merge_junk(
+        _merge_short(_join_steps(_place_link_lists(_attach_metadata_only(_paragraphs(visible_text(body))))))
+    )
     chunks: list[Chunk] = []
     used_keys: set[str] = set()
     per_section: dict[str, int] = {}
