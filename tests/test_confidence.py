@@ -159,3 +159,19 @@ def test_a_question_is_a_weak_match_when_its_answerability_is_under_the_line_wha
     squeezed = Ask(NOW, False, cosine_map=(0.0, 0.5))  # the index's model reads 0.70 as MiniLM's 0.35
     [first, _] = rank(candidates, squeezed, scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
     assert any(w.startswith("weak match") for w in first.warnings)
+
+
+def test_the_version_that_replaced_a_passage_about_the_question_comes_before_it_however_their_relevance_differs():
+    """Versions of one text differ in a number; the relevance model can set them more than the margin apart. The
+    version in force is about the question because the one it replaced is, and the replaced one follows it."""
+    from dataclasses import replace
+
+    old = replace(passage(1), valid_until="2025-01-01T00:00:00Z", note_superseded_by=2)
+    new = passage(2)
+    unrelated = passage(3)
+    scoring = settings(relevance_margin=1.0)
+    candidates = [Candidate(old, 0.70), Candidate(new, 0.50), Candidate(unrelated, 0.45)]
+    hits = rank(candidates, Ask(NOW, False), scoring.weights, scoring, ConfidenceSettings(), (0.0, 0.0))
+    assert logit(0.70) - logit(0.50) > scoring.relevance_margin  # the two versions are further apart than the margin
+    assert [h.passage.id for h in hits] == [2, 1, 3]
+    assert hits[0].relevant and not hits[2].relevant

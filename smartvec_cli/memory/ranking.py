@@ -426,15 +426,18 @@ def rank(
             asked_for_archived(c.passage, ask),
         )
         item.relevant = item.relevance >= best - scoring.relevance_margin
-        item.order = item.relevance + (
-            scoring.tie_weight * near_tie_signal(item.signals, weights) if item.relevant else 0.0
-        )
         unknown_then = first_seen_later(c.passage, ask)
         item.explain["known_at_reference"] = not unknown_then
         item.warnings = (
             time_warnings(c.passage, ask.moment) + first_seen_warning(ask, unknown_then) + related.get(c.passage.id, [])
         )
         ranked.append(item)
+    for item in successors_about_the_question(ranked, ask.moment, scoring.relevance_spread):
+        item.relevant = True
+    for item in ranked:
+        item.order = item.relevance + (
+            scoring.tie_weight * near_tie_signal(item.signals, weights) if item.relevant else 0.0
+        )
     yielding = gives_way(relations, ranked)
     for item in ranked:
         item.explain["gives_way"] = item.passage.id in yielding
@@ -457,6 +460,28 @@ def near_tie_signal(signals: dict, weights: Weights) -> float:
     if total <= 0:
         return 0.0
     return sum(w * signals[k] for k, w in rest.items()) / total - 0.5
+
+
+def successors_about_the_question(ranked: Sequence[Ranked], moment: dt.datetime, spread: float) -> list[Ranked]:
+    """The versions that replaced a passage about the question, when they are not about it themselves: for each
+    replaced passage about the question (``replaced_by``), the passage that took its place in its note
+    (``successor_chunk``), else the most relevant passage of the note that superseded its note, if within
+    ``spread`` log-odds of it. Versions of one text differ in a number or a date, which the relevance model's
+    ranks and normalised cosines can set a log-odds or more apart; the replacement is still about the question,
+    and the replaced version then follows it (``ranking_key``)."""
+    by_chunk = {item.passage.chunk_id: item for item in ranked}
+    by_note: dict[int, Ranked] = {}
+    for item in ranked:
+        if item.passage.note not in by_note or item.relevance > by_note[item.passage.note].relevance:
+            by_note[item.passage.note] = item
+    found: dict[int, Ranked] = {}
+    for old in ranked:
+        if not (old.relevant and replaced_by(old.passage, moment)):
+            continue
+        successor = by_chunk.get(old.passage.successor_chunk or "") or by_note.get(old.passage.note_superseded_by or -1)
+        if successor is not None and not successor.relevant and successor.relevance >= old.relevance - spread:
+            found[successor.passage.id] = successor
+    return list(found.values())
 
 
 def gives_way(relations: Sequence[Relation], ranked: Sequence[Ranked]) -> set[int]:
