@@ -223,12 +223,15 @@ def sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def fit_platt(samples: Sequence[tuple], l2: float = 1e-5, iterations: int = 100) -> tuple[float, ...]:
+def fit_platt(
+    samples: Sequence[tuple], l2: float = 1e-5, iterations: int = 100, weights: Sequence[float] | None = None
+) -> tuple[float, ...]:
     """Logistic regression ``P(correct) = σ(w·features + c)`` by Newton's method.
 
     ``samples`` are (feature, ..., correct), e.g. (score, lead, cosine, correct); returns the
     feature weights, then the bias. A small ridge keeps the fit finite when the two classes
-    are separable, as they nearly are on an easy vault.
+    are separable, as they nearly are on an easy vault. ``weights``: what each sample counts for
+    (their mean is taken as one, so the ridge means the same with or without them).
     """
     import numpy as np
 
@@ -236,13 +239,15 @@ def fit_platt(samples: Sequence[tuple], l2: float = 1e-5, iterations: int = 100)
         raise ValueError("no samples to fit")
     x = np.array([[*sample[:-1], 1.0] for sample in samples], dtype=float)
     y = np.array([1.0 if sample[-1] else 0.0 for sample in samples])
+    counts = np.ones(len(samples)) if weights is None else np.asarray(weights, dtype=float)
+    counts = counts / counts.mean()
     n = x.shape[1]
     w = np.zeros(n)
     ridge = np.diag([l2] * (n - 1) + [0.0]) * len(samples)
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60, 60)))
-        gradient = x.T @ (p - y) + ridge @ w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge + 1e-9 * np.eye(n)
+        gradient = x.T @ (counts * (p - y)) + ridge @ w
+        hessian = (x * (counts * p * (1 - p))[:, None]).T @ x + ridge + 1e-9 * np.eye(n)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.max(np.abs(step)) < 1e-10:

@@ -211,9 +211,15 @@ def hits_of(model: RelevanceModel, q: dict, floor: float) -> list[dict]:
 
 
 def fit_calibration(model: RelevanceModel, questions: Sequence[dict], floor: float) -> Calibration:
-    """Platt scaling of every hit of the first five (nonsense and unanswerable questions' hits are wrong)."""
-    samples = [(*hit["features"], hit["answers"]) for q in questions for hit in hits_of(model, q, floor)]
-    return Calibration(*fit_platt(samples, l2=1e-3))
+    """Platt scaling of every hit of the first five (nonsense and unanswerable questions' hits are wrong), each
+    group of corpora (``GROUPS``) weighing the same, as in the relevance fit."""
+    samples, groups = [], []
+    for q in questions:
+        for hit in hits_of(model, q, floor):
+            samples.append((*hit["features"], hit["answers"]))
+            groups.append(GROUPS.get(q["corpus"], q["corpus"]))
+    per_group = {group: groups.count(group) for group in set(groups)}
+    return Calibration(*fit_platt(samples, l2=1e-3, weights=[1.0 / per_group[group] for group in groups]))
 
 
 def answerability_row(q: dict, hits: Sequence[dict]) -> list[float]:
