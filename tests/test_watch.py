@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, FakeEmbedder, cli_process, write
 from fake_backend import subprocess_env, use_fake_backend
 
-from smartvec_cli.core.search import SearchOptions
+from smartvec_cli.core.results import QueryRequest
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.daemon.query_socket import QueryServer, QueryService, SharedEmbedder, ask_daemon, socket_path
 from smartvec_cli.daemon.watch import Debouncer, Watcher, vault_path_of
@@ -41,7 +41,7 @@ def eventually(check, timeout=60.0, what="condition"):
 
 
 def top_paths(index_dir: Path, text: str, k: int = 3) -> list[str] | None:
-    answer = ask_daemon(index_dir, text, SearchOptions(top_k=k, record_access=False).to_json())
+    answer = ask_daemon(index_dir, text, QueryRequest(top_k=k, track=False).to_json())
     return None if answer is None else [h["path"] for h in answer["hits"] if h["explain"]["cosine"] > 0.2]
 
 
@@ -382,7 +382,14 @@ def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without
         after = cli_process(*args, input=stdin)
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
         assert after.heavy == [] or number == 6, args  # a missing vault is found missing by the core
-    assert len(requests) == 4 + 1 + 1  # every question with a vault went to the daemon (the batch has two)
+    # every good question with a vault went to the daemon (the batch has two); a bad --mode or --as-of is refused
+    # by the client, as the daemon would refuse it, before any daemon is asked
+    assert len(requests) == 4 + 1
+    assert [r["query"] for r in requests] == [
+        *(["how many remote days per week"] * 2),
+        "office",
+        *("travel per diem", "office weekdays"),
+    ]
 
 
 def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(monkeypatch):

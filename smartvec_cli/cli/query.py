@@ -13,18 +13,11 @@ from typing import List, Optional
 
 import typer
 
+from ..core.results import QueryRequest
 from ..errors import UsageError
 from .app import app, open_vault
 from .output import JsonOutput, print_json
-from .query_line import (
-    Answerer,
-    checked_filters,
-    hits_for_output,
-    merged_filters,
-    print_answer,
-    read_batch,
-    search_request,
-)
+from .query_line import Answerer, hits_for_output, print_answer, read_batch
 
 
 @app.command("query")
@@ -114,15 +107,25 @@ def query_command(
     if context and (as_json or batch is not None or explain):
         raise UsageError("--context prints a block of text: it goes with neither --json, --batch nor --explain")
     found = ctx.find_root().obj
-    shared = {"path": path or [], "tag": tag or [], "where": where or [], "since": since, "until": until}
-    options = search_request(
-        top_k, mode, as_of, include_archived, include_dormant, weights, no_track, found.now, shared
+    request = QueryRequest(
+        top_k=top_k,
+        mode=mode,
+        as_of=as_of or None,
+        include_archived=include_archived,
+        include_dormant=include_dormant,
+        weights=weights,
+        track=not no_track,
+        explain=explain,
+        path=path or None,
+        tag=tag or None,
+        where=where or None,
+        since=since,
+        until=until,
     )
-    with Answerer(found.vault, found.index_dir, found.now, options, open_direct=partial(open_vault, ctx)) as answerer:
+    with Answerer(found.vault, found.index_dir, found.now, request, open_direct=partial(open_vault, ctx)) as answerer:
         if batch is not None:
-            for question_id, question, question_as_of, own in read_batch(batch, found.now):
-                filters = checked_filters(merged_filters(shared, own), found.now) if own else None
-                answer = answerer.ask(question, question_id, question_as_of, filters)
+            for question_id, question, question_as_of, own in read_batch(batch, request, found.now):
+                answer = answerer.ask(question, question_id, question_as_of, own)
                 print_json(
                     {
                         "id": question_id,
@@ -131,26 +134,22 @@ def query_command(
                         "notes_matched": answer.get("notes_matched"),
                     }
                 )
-                hint_when_nothing_matched(answer, filters or options.get("filters"), f"line with id {question_id!r}: ")
+                hint_when_nothing_matched(answer, own or request, f"line with id {question_id!r}: ")
             return
         assert text is not None  # exactly one of the question and --batch is given
         answer = answerer.ask(text)
     print_answer(answer, explain, as_json, context=context, question=text, mode=mode)
-    hint_when_nothing_matched(answer, options.get("filters"))
+    hint_when_nothing_matched(answer, request)
 
 
-def hint_when_nothing_matched(answer: dict, filters: dict | None, where: str = "") -> None:
+def hint_when_nothing_matched(answer: dict, request: QueryRequest, where: str = "") -> None:
     """A filter that keeps no note answers like a question nothing is relevant to (exit 0, no hits), and says why
     on stderr, so that a typo in a tag is not read as "the vault knows nothing about it"."""
-    if filters and answer.get("notes_matched") == 0:
-        from ..core.filters import note_filter_from_json
-        from ..memory.date_languages import DATE_LANGUAGES
+    kept = request.note_filter() if answer.get("notes_matched") == 0 else None
+    if kept:
         from .printing import message
 
-        kept = note_filter_from_json(filters, ("en", *DATE_LANGUAGES))
-        assert kept is not None  # ``filters`` is not empty, so it holds a condition
-        described = kept.describe()
         message(
-            f"hint: {where}no indexed note matches {described}; check the spelling, or see 'smartvec show NOTE' for a "
-            "note's tags and fields"
+            f"hint: {where}no indexed note matches {kept.describe()}; check the spelling, or see 'smartvec show NOTE' "
+            "for a note's tags and fields"
         )

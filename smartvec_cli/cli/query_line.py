@@ -27,11 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..core.results import FILTER_FIELDS, QueryRequest
 from ..errors import UsageError, check_question_length
 
 if TYPE_CHECKING:
     from ..core.api import Vault
-    from ..core.search import SearchOptions
 
 GLOBAL_OPTIONS = {"--vault": "vault", "--index-dir": "index_dir", "--now": "now", "--store": "store"}
 GLOBAL_ENV = {
@@ -114,18 +114,18 @@ def answer_query_line(argv: list[str]) -> int | None:
     if line is None:
         return None
     try:
-        options = search_request(
-            line["top_k"],
-            line["mode"],
-            line["as_of"],
-            line["include_archived"],
-            line["include_dormant"],
-            line["weights"],
-            line["no_track"],
-            line["now"],
+        request = QueryRequest(
+            top_k=line["top_k"],
+            mode=line["mode"],
+            as_of=line["as_of"] or None,
+            include_archived=line["include_archived"],
+            include_dormant=line["include_dormant"],
+            weights=line["weights"],
+            track=not line["no_track"],
+            explain=line["explain"],
         )
         with Answerer(
-            line["vault"], line["index_dir"], line["now"], options, open_direct=partial(direct_session, line)
+            line["vault"], line["index_dir"], line["now"], request, open_direct=partial(direct_session, line)
         ) as answerer:
             answer = answerer.ask(line["text"])
         print_answer(answer, line["explain"], line["as_json"], line["context"], line["text"], line["mode"])
@@ -146,69 +146,6 @@ def direct_session(line: dict, embeds_questions: bool):
     )
 
 
-def search_request(
-    top_k: int,
-    mode: str,
-    as_of: str | None,
-    include_archived: bool,
-    include_dormant: bool,
-    weights: str | None,
-    no_track: bool,
-    now: str | None = None,
-    filters: dict | None = None,
-) -> dict:
-    """``query``'s options as the daemon's protocol carries them (``SearchOptions.to_json()``); whoever answers checks
-    them.
-
-    ``--weights`` and ``--as-of`` are checked here (a bad one is a usage error before any daemon is asked) and sent as
-    the words given, so that the answer can say which words, period and rule its moment came from."""
-    if as_of:
-        from ..clock import Clock
-        from ..memory.asof import resolve_as_of
-        from ..memory.date_languages import DATE_LANGUAGES
-
-        resolve_as_of(
-            as_of, Clock(now).now(), ("en", *DATE_LANGUAGES)
-        )  # the vault's languages are checked when it answers
-    if weights is not None:
-        from ..memory.scoring import Weights
-
-        Weights.parse(weights)  # the daemon checks them again; a bad one fails here, before any is asked
-    request = {
-        "top_k": top_k,
-        "mode": mode,
-        "as_of": as_of or None,
-        "include_archived": include_archived,
-        "include_dormant": include_dormant,
-        "weights": weights,
-        "record_access": not no_track,
-    }
-    checked = checked_filters(filters, now)
-    if checked:
-        request["filters"] = checked
-    return request
-
-
-def checked_filters(fields: dict | None, now: str | None = None) -> dict | None:
-    """A note filter's fields (``path``, ``tag``, ``where``, ``since``, ``until``) checked as the daemon will check
-    them, as ``NoteFilter.to_json()`` writes them; None when they hold no condition."""
-    if not fields or not any(fields.values()):
-        return None
-    from ..clock import Clock
-    from ..core.filters import note_filter_from_json
-    from ..memory.date_languages import DATE_LANGUAGES
-
-    found = note_filter_from_json(fields, ("en", *DATE_LANGUAGES), Clock(now).now())
-    return found.to_json() if found else None
-
-
-def merged_filters(shared: dict | None, own: dict | None) -> dict | None:
-    """A batch line's filter fields replace the command line's of the same name, for that line."""
-    if not own:
-        return shared
-    return {**(shared or {}), **{name: value for name, value in own.items() if value}}
-
-
 class Answerer:
     """Asks the daemon serving this index while it answers; otherwise the vault itself, opened (with the core
     imported) on first need by ``open_direct``, told whether the questions will be embedded (not in lexical
@@ -219,7 +156,7 @@ class Answerer:
         vault: str | None,
         index_dir: str | None,
         now: str | None,
-        options: dict,
+        request: QueryRequest,
         open_direct: Callable[..., AbstractContextManager] | None = None,
     ):
         from ..store.layout import index_dir_for
@@ -227,14 +164,13 @@ class Answerer:
         vault_dir = Path(vault or ".").expanduser()
         self.index_dir = index_dir_for(vault_dir, index_dir) if vault_dir.is_dir() else None  # None: ask no daemon
         self.now = now
-        self.options = options
+        self.request = request
         self.open_direct = open_direct
         self._stack = ExitStack()
         self._vault: Vault | None = None
-        self._search_options: SearchOptions | None = None
 
     def ask_daemon(
-        self, text: str, question_id=None, as_of: str | None = None, options: dict | None = None
+        self, text: str, question_id=None, as_of: str | None = None, request: QueryRequest | None = None
     ) -> dict | None:
         """The daemon's answer, or None (and no more asking) when there is none."""
         if self.index_dir is None:
@@ -246,7 +182,7 @@ class Answerer:
         answer = ask_daemon(
             self.index_dir,
             text,
-            options or self.options,
+            (request or self.request).to_json(),
             clock.now().isoformat() if clock.is_fixed else None,
             question_id,
             as_of,
@@ -255,35 +191,21 @@ class Answerer:
             self.index_dir = None
         return answer
 
-    def ask(self, text: str, question_id=None, as_of: str | None = None, filters: dict | None = None) -> dict:
-        """One answer; ``filters`` (checked, ``checked_filters``) replace the options' own for this question."""
+    def ask(self, text: str, question_id=None, as_of: str | None = None, request: QueryRequest | None = None) -> dict:
+        """One answer; ``request`` (a batch line's own) replaces the command line's for this question."""
         check_question_length(text)
-        options = (
-            self.options
-            if filters is None
-            else {**{k: v for k, v in self.options.items() if k != "filters"}, "filters": filters}
-        )
-        answer = self.ask_daemon(text, question_id, as_of, options)
-        return answer if answer is not None else self._ask_directly(text, question_id, as_of, options)
+        request = request or self.request
+        answer = self.ask_daemon(text, question_id, as_of, request)
+        return answer if answer is not None else self._ask_directly(text, question_id, as_of, request)
 
-    def _ask_directly(self, text: str, question_id, as_of: str | None, options: dict) -> dict:
+    def _ask_directly(self, text: str, question_id, as_of: str | None, request: QueryRequest) -> dict:
         if self._vault is None:
             assert self.open_direct is not None, "no daemon answered and there is no direct vault to ask"
-            embeds = self.options["mode"] in ("smart", "cosine")  # lexical answers without the model
+            embeds = self.request.mode in ("smart", "cosine")  # lexical answers without the model
             self._vault = self._stack.enter_context(self.open_direct(embeds_questions=embeds))
-            from ..core.api import search_options_from_json  # after the model has started loading
+        from ..core.api import Question  # after the model has started loading
 
-            self._search_options = search_options_from_json(self.options)
-        from ..core.query import Question
-
-        search_options = self._search_options
-        assert search_options is not None  # read with the vault, just above
-        if options is not self.options:
-            from ..core.api import search_options_from_json
-
-            search_options = search_options_from_json(options)
-        question = Question(text, question_id, as_of)
-        return self._vault.ask(question, search_options).to_json()
+        return self._vault.ask(Question(text, question_id, as_of), request).to_json()
 
     def __enter__(self) -> "Answerer":
         return self
@@ -292,10 +214,12 @@ class Answerer:
         self._stack.__exit__(*exc)
 
 
-def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, str | None, dict | None]]:
-    """(id, question, as-of or None, the line's own note filter or None) for each line of a ``--batch`` file
-    (``-``: stdin); a line's filter fields (``path``, ``tag``, ``where``, ``since``, ``until``) are checked as
-    the command line's flags are.
+def read_batch(
+    source: str, request: QueryRequest, now: str | None = None
+) -> list[tuple[object, str, str | None, QueryRequest | None]]:
+    """(id, question, as-of or None, the line's own request or None) for each line of a ``--batch`` file
+    (``-``: stdin); a line's filter fields (``path``, ``tag``, ``where``, ``since``, ``until``) replace
+    ``request``'s of the same name for that line, checked as the command line's flags are.
 
     The whole file is read and checked before the first question is answered, so a malformed line stops
     the batch as a usage error naming its line (not UTF-8, not JSON, nested too deeply, not an object, a
@@ -333,16 +257,13 @@ def read_batch(source: str, now: str | None = None) -> list[tuple[object, str, s
                 resolve_as_of(as_of, now_moment, ("en", *DATE_LANGUAGES))
             except UsageError as exc:
                 raise UsageError(f"{where}: as_of: {exc}") from None
-        fields = {name: item.get(name) for name in BATCH_FILTER_FIELDS if item.get(name) not in (None, "", [])}
+        fields = {name: item.get(name) for name in FILTER_FIELDS if item.get(name) not in (None, "", [])}
         try:
-            own = checked_filters(fields, now)
+            own = request.with_filters(fields) if fields else None
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
-        questions.append((item.get("id"), item["query"], as_of or None, fields if own else None))
+        questions.append((item.get("id"), item["query"], as_of or None, own))
     return questions
-
-
-BATCH_FILTER_FIELDS = ("path", "tag", "where", "since", "until")
 
 
 def batch_item(text: str, where: str) -> dict:
