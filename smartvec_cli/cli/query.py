@@ -17,24 +17,27 @@ from ..core.results import QueryRequest
 from ..errors import UsageError
 from .app import app, open_vault
 from .output import JsonOutput, print_json
-from .query_line import Answerer, hits_for_output, print_answer, read_batch
+from .printing import hits_for_output, print_answer
+from .query_line import REQUEST_DEFAULTS, Answerer, read_batch
 
 
 @app.command("query")
 def query_command(
     ctx: typer.Context,
     text: Optional[str] = typer.Argument(None, help="The question."),
-    top_k: int = typer.Option(5, "--top-k", "-k", min=1, max=1000, help="How many hits."),
+    top_k: int = typer.Option(REQUEST_DEFAULTS.top_k, "--top-k", "-k", min=1, max=1000, help="How many hits."),
     mode: str = typer.Option(
-        "smart",
+        REQUEST_DEFAULTS.mode,
         "--mode",
         help="smart (default), cosine (plain cosine over all versions: the baseline) or lexical (BM25 full-text "
         "search).",
     ),
     include_archived: bool = typer.Option(
-        False, "--include-archived", help="Also return archived (superseded) passages."
+        REQUEST_DEFAULTS.include_archived, "--include-archived", help="Also return archived (superseded) passages."
     ),
-    include_dormant: bool = typer.Option(False, "--include-dormant", help="Also return dormant passages."),
+    include_dormant: bool = typer.Option(
+        REQUEST_DEFAULTS.include_dormant, "--include-dormant", help="Also return dormant passages."
+    ),
     as_of: Optional[str] = typer.Option(
         None,
         "--as-of",

@@ -1,4 +1,4 @@
-"""``smartvec query`` without the command-line framework, and how answers are printed.
+"""``smartvec query`` without the command-line framework: a command line read into a ``QueryRequest``.
 
 A question should cost what answering it costs: the daemon's answer when ``watch`` or
 ``mcp`` serves the index, else loading the core and the model; not also the imports of
@@ -11,9 +11,10 @@ would, and reports failures as the command would (``session``). Any other line
 (``--batch``, ``--help``, ``--name=value``, an unknown option, a value that looks like an
 option) is declined and the Typer app runs it: the Typer command stays the definition
 of ``query``, its help and its errors; this is a shortcut for the lines it recognises,
-and declining is always safe. The Typer command asks the daemon first too (``Answerer``).
+and declining is always safe. The Typer command asks the daemon first too (``Answerer``), and
+both print through ``printing.print_answer``; ``read_batch`` reads and checks a ``--batch`` file.
 
-Until the core is needed, only the standard library, ``clock``, ``errors``,
+Until the core is needed, only the standard library, ``clock``, ``errors``, ``core.results``,
 ``store.layout`` and the socket client are imported; rich only for terminal output.
 """
 
@@ -23,12 +24,14 @@ import json
 import os
 import sys
 from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..core.results import FILTER_FIELDS, QueryRequest
 from ..errors import UsageError, check_question_length
+from .printing import print_answer
 
 if TYPE_CHECKING:
     from ..core.api import Vault
@@ -49,24 +52,29 @@ QUERY_FLAGS = {
     "--include-dormant": "include_dormant",
     "--context": "context",
 }
-QUERY_DEFAULTS = {
-    "top_k": 5,
-    "mode": "smart",
-    "as_of": None,
-    "weights": None,
-    "as_json": False,
-    "explain": False,
-    "no_track": False,
-    "include_archived": False,
-    "include_dormant": False,
-    "context": False,
-}
-"""The ``query`` command's defaults; ``tests/test_watch.py`` checks them against the Typer command's."""
+REQUEST_DEFAULTS = QueryRequest()
+"""``query``'s defaults, written once: the Typer command's options and the shortcut both start from them."""
 
 
-def parse_query_line(argv: list[str]) -> dict | None:
-    """The global options, ``query`` options and question of a plain command line, or None for anything else."""
-    line: dict = dict.fromkeys(GLOBAL_OPTIONS.values())
+@dataclass(frozen=True)
+class QueryLine:
+    """A plain ``query`` command line read: where to ask (the global options), the question, the request, and how
+    to print the answer (``--json``, ``--context``)."""
+
+    vault: str | None
+    index_dir: str | None
+    now: str | None
+    store: str | None
+    text: str
+    request: QueryRequest
+    as_json: bool = False
+    context: bool = False
+
+
+def parse_query_line(argv: list[str]) -> QueryLine | None:
+    """The plain command line as a ``QueryLine``, or None for anything else. A value the command would refuse
+    (a ``--mode`` or ``--as-of`` it does not know) raises ``UsageError`` as the command does."""
+    where: dict = dict.fromkeys(GLOBAL_OPTIONS.values())
     tokens = iter(argv)
     for token in tokens:
         if token == "query":
@@ -74,32 +82,33 @@ def parse_query_line(argv: list[str]) -> dict | None:
         value = next(tokens, None)
         if token not in GLOBAL_OPTIONS or not plain_value(value):
             return None
-        line[GLOBAL_OPTIONS[token]] = value
+        where[GLOBAL_OPTIONS[token]] = value
     else:
         return None
     for name, variable in GLOBAL_ENV.items():
-        line[name] = line[name] or os.environ.get(variable) or None
-    line.update(QUERY_DEFAULTS)
+        where[name] = where[name] or os.environ.get(variable) or None
+    given: dict = {}
     texts = []
     for token in tokens:
         if token in QUERY_FLAGS:
-            line[QUERY_FLAGS[token]] = True
+            given[QUERY_FLAGS[token]] = True
         elif token in QUERY_VALUES:
             value = next(tokens, None)
             if not plain_value(value):
                 return None
-            line[QUERY_VALUES[token]] = value
+            given[QUERY_VALUES[token]] = value
         elif token.startswith("-"):
             return None
         else:
             texts.append(token)
-    top_k = str(line["top_k"])
-    if line["context"] and (line["as_json"] or line["explain"]):
+    top_k = str(given.get("top_k", REQUEST_DEFAULTS.top_k))
+    as_json, context = given.pop("as_json", False), given.pop("context", False)
+    if context and (as_json or given.get("explain")):
         return None  # the command itself says what is wrong
     if len(texts) != 1 or not (top_k.isascii() and top_k.isdigit() and 1 <= int(top_k) <= 1000):
         return None
-    line["top_k"], line["text"] = int(top_k), texts[0]
-    return line
+    given["top_k"], given["track"] = int(top_k), not given.pop("no_track", False)
+    return QueryLine(**where, text=texts[0], request=QueryRequest(**given), as_json=as_json, context=context)
 
 
 def plain_value(token: str | None) -> bool:
@@ -110,25 +119,15 @@ def plain_value(token: str | None) -> bool:
 def answer_query_line(argv: list[str]) -> int | None:
     """Answer a plain ``query`` line as the command would (the daemon's answer, else the vault's own) and
     return the exit code; None for any other line, which the Typer app then runs."""
-    line = parse_query_line(argv)
-    if line is None:
-        return None
     try:
-        request = QueryRequest(
-            top_k=line["top_k"],
-            mode=line["mode"],
-            as_of=line["as_of"] or None,
-            include_archived=line["include_archived"],
-            include_dormant=line["include_dormant"],
-            weights=line["weights"],
-            track=not line["no_track"],
-            explain=line["explain"],
-        )
+        line = parse_query_line(argv)
+        if line is None:
+            return None
         with Answerer(
-            line["vault"], line["index_dir"], line["now"], request, open_direct=partial(direct_session, line)
+            line.vault, line.index_dir, line.now, line.request, open_direct=partial(direct_session, line)
         ) as answerer:
-            answer = answerer.ask(line["text"])
-        print_answer(answer, line["explain"], line["as_json"], line["context"], line["text"], line["mode"])
+            answer = answerer.ask(line.text)
+        print_answer(answer, line.request.explain, line.as_json, line.context, line.text, line.request.mode)
     except (Exception, KeyboardInterrupt) as exc:
         from .session import report_failure
 
@@ -136,13 +135,14 @@ def answer_query_line(argv: list[str]) -> int | None:
     return 0
 
 
-def direct_session(line: dict, embeds_questions: bool):
+def direct_session(line: QueryLine, embeds_questions: bool):
+    """The vault opened by this process, its ``Workspace`` resolved before the core is imported so that the model
+    loads meanwhile (``Workspace.question_embedder``), as the Typer app's ``open_vault`` does."""
     from ..core.workspace import Workspace
     from .session import open_session
 
     return open_session(
-        Workspace.resolve(line["vault"], line["index_dir"], line["now"], line["store"]),
-        embeds_questions=embeds_questions,
+        Workspace.resolve(line.vault, line.index_dir, line.now, line.store), embeds_questions=embeds_questions
     )
 
 
@@ -302,171 +302,3 @@ def batch_item(text: str, where: str) -> dict:
 def _no_constant(name: str):
     """``NaN`` and ``Infinity`` are not JSON: a NaN id would be printed back as a bare ``NaN``."""
     raise ValueError(f"{name} is not a JSON value")
-
-
-def hits_for_output(answer: dict, explain: bool) -> list[dict]:
-    """The hits as ``query --json`` prints them: each with ``as_of``, the moment (ISO, UTC) it was judged at (the
-    as-of given or named in the question; null: now), with or without ``--explain``; ``explain`` only when asked
-    for."""
-    out = []
-    for hit in answer["hits"]:
-        shown = {key: value for key, value in hit.items() if explain or key != "explain"}
-        shown.setdefault("as_of", answer.get("as_of"))  # a daemon of an older version does not give it
-        out.append(shown)
-    return out
-
-
-def print_answer(
-    answer: dict, explain: bool, as_json: bool, context: bool = False, question: str | None = None, mode: str = "smart"
-) -> None:
-    from .printing import print_json
-
-    if context:
-        from ..core.context import context_block
-
-        sys.stdout.write(context_block(question or "", answer, mode))
-    elif as_json:
-        print_json(hits_for_output(answer, explain))
-    else:
-        show_answer(answer, explain)
-
-
-def as_of_origin(answer: dict) -> str:
-    """Where the moment came from: ' ("mid-2022": 2022-06-01 to 2022-07-31, the middle of the period)'."""
-    phrase, rule = answer.get("as_of_phrase"), answer.get("as_of_rule")
-    first, last = answer.get("as_of_period") or (None, None)
-    period = (
-        f"{first} to {last}"
-        if first and last and first != last
-        else f"up to {last}"
-        if last and not first
-        else f"from {first}"
-        if first and not last
-        else first
-    )
-    said = f'"{phrase}"' if phrase else ""
-    details = ", ".join(filter(None, (period, rule)))
-    return f" ({said}: {details})" if said and details else f" ({said or details})" if said or details else ""
-
-
-def show_answer(answer: dict, explain: bool) -> None:
-    from rich.markup import escape
-
-    from .printing import printable, stdout_console
-
-    console = stdout_console()
-    hits = answer["hits"]
-    if answer.get("as_of"):
-        console.print(f"[dim]as of {answer['as_of']}{escape(printable(as_of_origin(answer)))}[/dim]")
-    if not hits:
-        console.print("no relevant passage: nothing in the vault is close enough to the question")
-        return
-    if explain:
-        show_explain_table(console, hits)
-    for hit in hits:
-        place = hit["path"] + (f" › {hit['heading']}" if hit["heading"] else "")
-        state = "" if hit["state"] in ("ACTIVE", "UNCONSOLIDATED") else f" [{hit['state'].lower()}]"
-        confidence = "" if hit["confidence"] is None else f"  confidence {hit['confidence']:.0%}"  # None: a baseline
-        console.print(
-            f"[bold]{hit['rank']}.[/bold] {linked(console, printable(place), hit.get('url'))}  score "
-            f"{hit['score']:.3f}{confidence}{escape(state)}",
-            markup=True,
-        )
-        for line in snippet_lines(hit["text"]):
-            console.print(f"   {line}", markup=False)
-        for warning in hit["warnings"]:
-            console.print(f"   [yellow]! {escape(printable(warning))}[/yellow]", markup=True)
-
-
-def linked(console, name: str, url: str | None, style: str = "cyan") -> str:
-    """``name`` as rich markup in ``style``, a hyperlink to ``url`` when stdout is a terminal (elsewhere the
-    escape sequence would only be noise in a pipe or a log). The URL is percent-encoded (``core.note_links``):
-    it holds no ``]`` nor space to end the markup tag, nor a control character."""
-    from rich.markup import escape
-
-    if url and console.is_terminal and url.isprintable() and " " not in url and "]" not in url:
-        return f"[{style} link={url}]{escape(name)}[/{style} link]"
-    return f"[{style}]{escape(name)}[/{style}]"
-
-
-def snippet_lines(text: str, limit: int = 300) -> list[str]:
-    """A hit as shown: prose runs on as one line, a fenced code block keeps its lines (its layout is
-    part of what it says); cut with "…" after ``limit`` characters. Control characters are escapes
-    (``printable``): an escape sequence in a note (a clipboard write, a link, a cursor move over the lines above)
-    must never reach the terminal."""
-    from ..vault.markdown import FENCE
-    from .printing import printable
-
-    lines: list[str] = []
-    prose: list[str] = []
-    in_fence = False
-    for line in text.split("\n"):
-        if FENCE.match(line) or in_fence:
-            if " ".join(prose).strip():
-                lines.append(" ".join(" ".join(prose).split()))
-            prose.clear()
-            if FENCE.match(line):
-                in_fence = not in_fence
-            lines.append(line.rstrip().expandtabs(4))
-        else:
-            prose.append(line)
-    if " ".join(prose).strip():
-        lines.append(" ".join(" ".join(prose).split()))
-    lines = [printable(line) for line in lines]
-    shown: list[str] = []
-    room = limit
-    for line in lines:
-        if len(line) > room:
-            shown.append(line[:room] + "…")
-            break
-        shown.append(line)
-        room -= len(line)
-    return shown
-
-
-def show_explain_table(console, hits: list[dict]) -> None:
-    """Each signal per hit and its validity window with where each bound came from; the weighted sum is the
-    score (weights in --json --explain)."""
-    from rich.table import Table
-
-    from .printing import plain
-
-    longest = max((len(plain(hit["chunk_id"])) for hit in hits), default=0)
-    with_ids = console.width >= longest + EXPLAIN_COLUMNS_WIDTH  # else an id would be folded over many lines
-    table = Table("#", *(["chunk"] if with_ids else []), "score", "sem", "time", "trust", "rel", "conf", "valid")
-    for hit in hits:
-        cell = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        signals = hit["signals"]
-        table.add_row(
-            str(hit["rank"]),
-            *([plain(hit["chunk_id"])] if with_ids else []),
-            f"{hit['score']:.3f}",
-            cell(signals["semantic"]),
-            cell(signals["temporal"]),
-            cell(signals["confidence"]),
-            cell(signals["relational"]),
-            "-" if hit["confidence"] is None else f"{hit['confidence']:.0%}",
-            validity(hit),
-        )
-    console.print(table)
-    if not with_ids:  # each id whole on its own line, under the table that numbers them
-        for hit in hits:
-            console.print(f"{hit['rank']:>3}  {plain(hit['chunk_id'])}", markup=False, highlight=False, soft_wrap=True)
-
-
-EXPLAIN_COLUMNS_WIDTH = 75
-"""What the ``--explain`` table needs besides its chunk column: on a console narrower than that and the longest id,
-the ids are printed under the table instead of folded inside it."""
-
-
-def validity(hit: dict) -> str:
-    """``2023-03-01 observed – open``: each bound of the hit's window with its source (``always`` / ``open`` when
-    unknown)."""
-    explain = hit.get("explain") or {}
-
-    def bound(value: str | None, source: str | None, unknown: str) -> str:
-        return f"{value[:10]} {source}" if value and source else (value or "")[:10] or unknown
-
-    start = bound(hit["valid_from"], explain.get("valid_from_source"), "always")
-    end = bound(hit["valid_until"], explain.get("valid_until_source"), "open")
-    return f"{start} – {end}"
