@@ -136,14 +136,14 @@ def search(
     moment = options.as_of or now
     assert isinstance(moment, dt.datetime), "the question's words are read into a moment before search"
     ask = Ask(
-        moment,
-        options.as_of is not None,
-        options.include_archived,
-        options.include_dormant,
-        parse_optional(store.known_since),
-        query_text,
-        store.lexical_language(),
-        cosine_map(store.fingerprint),
+        moment=moment,
+        as_of=options.as_of is not None,
+        include_archived=options.include_archived,
+        include_dormant=options.include_dormant,
+        known_since=parse_optional(store.known_since),
+        question=query_text,
+        language=store.lexical_language(),
+        cosine_map=cosine_map(store.fingerprint),
     )
     ranked = rank(
         found,
