@@ -4,21 +4,26 @@ While a daemon (``watch`` or ``mcp``) serves this index, each question goes to i
 query socket, and the core (numpy, SQLite, the vector index, the model) is imported only
 when no daemon answers. Both paths print from the same JSON, so their output is the same.
 A plain command line never even gets here when a daemon answers it (``query_line.answer_query_line``).
+A ``--batch`` file is read and checked whole (``read_batch``) before its first question is asked.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from functools import partial
+from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ..core.results import QueryRequest
-from ..errors import UsageError
+from ..core.results import FILTER_FIELDS, QueryRequest
+from ..errors import UsageError, check_question_length
 from .app import app, open_vault
+from .asking import Answerer
 from .output import JsonOutput, print_json
 from .printing import hits_for_output, print_answer
-from .query_line import REQUEST_DEFAULTS, Answerer, read_batch
+from .query_line import REQUEST_DEFAULTS
 
 
 @app.command("query")
@@ -156,3 +161,93 @@ def hint_when_nothing_matched(answer: dict, request: QueryRequest, where: str = 
             f"hint: {where}no indexed note matches {kept.describe()}; check the spelling, or see 'smartvec show NOTE' "
             "for a note's tags and fields"
         )
+
+
+def read_batch(
+    source: str, request: QueryRequest, now: str | None = None
+) -> list[tuple[object, str, str | None, QueryRequest | None]]:
+    """(id, question, as-of or None, the line's own request or None) for each line of a ``--batch`` file
+    (``-``: stdin); a line's filter fields (``path``, ``tag``, ``where``, ``since``, ``until``) replace
+    ``request``'s of the same name for that line, checked as the command line's flags are.
+
+    The whole file is read and checked before the first question is answered, so a malformed line stops
+    the batch as a usage error naming its line (not UTF-8, not JSON, nested too deeply, not an object, a
+    field of the wrong type, an impossible ``as_of``) and nothing is printed: a script never gets half of
+    its answers with an exit code that says they are all there."""
+    try:
+        if source == "-":
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        else:
+            raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read batch file {source}: {exc.strerror or exc}") from None
+    now_moment = None
+    questions = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        where = f"{source}:{number}"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{where}: not UTF-8 (byte {line[exc.start]:#04x} at column {exc.start + 1}); save the batch file as "
+                "UTF-8"
+            ) from None
+        if not text.strip():
+            continue
+        item = batch_item(text, where)
+        as_of = item.get("as_of")
+        if as_of:
+            from ..clock import Clock
+            from ..memory.asof import resolve_as_of
+            from ..memory.date_languages import DATE_LANGUAGES
+
+            now_moment = now_moment or Clock(now).now()
+            try:
+                resolve_as_of(as_of, now_moment, ("en", *DATE_LANGUAGES))
+            except UsageError as exc:
+                raise UsageError(f"{where}: as_of: {exc}") from None
+        fields = {name: item.get(name) for name in FILTER_FIELDS if item.get(name) not in (None, "", [])}
+        try:
+            own = request.with_filters(fields) if fields else None
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+        questions.append((item.get("id"), item["query"], as_of or None, own))
+    return questions
+
+
+def batch_item(text: str, where: str) -> dict:
+    """One batch line's object, its fields checked: ``query`` a non-empty string, ``id`` a string, a number
+    or null, ``as_of`` a string or null."""
+    expected = 'expected a JSON object such as {"id": 1, "query": "...", "as_of": "2023-03-05"}'
+    try:
+        item = json.loads(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise UsageError(f"{where}: not JSON ({exc}); {expected}") from None
+    except RecursionError:  # the parser's limit (about 1,000 levels; a question needs 2)
+        raise UsageError(f"{where}: JSON nested too deeply; {expected}") from None
+    if not isinstance(item, dict):
+        raise UsageError(
+            f"{where}: a JSON {type(item).__name__ if item is not None else 'null'}, not an object; {expected}"
+        )
+    query = item.get("query")
+    if not isinstance(query, str) or not query.strip():
+        found = "missing" if "query" not in item else f"{json.dumps(query)[:60]}"
+        raise UsageError(f'{where}: "query" must be a non-empty string, not {found}')
+    try:
+        check_question_length(query)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    question_id = item.get("id")
+    if isinstance(question_id, bool) or not isinstance(question_id, (str, int, float, type(None))):
+        raise UsageError(f'{where}: "id" must be a string, a number or null, not {json.dumps(question_id)[:60]}')
+    as_of = item.get("as_of")
+    if not isinstance(as_of, (str, type(None))):
+        raise UsageError(
+            f'{where}: "as_of" must be a date or time as a string (e.g. "2023-03-05"), not {json.dumps(as_of)[:60]}'
+        )
+    return item
+
+
+def _no_constant(name: str):
+    """``NaN`` and ``Infinity`` are not JSON: a NaN id would be printed back as a bare ``NaN``."""
+    raise ValueError(f"{name} is not a JSON value")
