@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .core.api import QueryOptions, Vault, open_vault
+    from .core.api import Vault, open_vault
     from .core.query import Answer, Question
     from .core.results import (
         BatchAnswer,
@@ -22,15 +22,15 @@ if TYPE_CHECKING:
         NoteGraph,
         QueryAnswer,
         QueryHit,
+        QueryRequest,
         Signals,
     )
-    from .core.search import SearchOptions
     from .errors import SmartvecError, UsageError
 
 _HOMES = {
     "open_vault": "core.api",
     "Vault": "core.api",
-    "QueryOptions": "core.api",
+    "QueryRequest": "core.results",
     "QueryHit": "core.results",
     "QueryAnswer": "core.results",
     "BatchAnswer": "core.results",
@@ -42,7 +42,6 @@ _HOMES = {
     "IndexReport": "core.results",
     "Question": "core.query",
     "Answer": "core.query",
-    "SearchOptions": "core.search",
     "SmartvecError": "errors",
     "UsageError": "errors",
 }
@@ -51,7 +50,7 @@ _HOMES = {
 __all__ = [
     "open_vault",
     "Vault",
-    "QueryOptions",
+    "QueryRequest",
     "QueryHit",
     "QueryAnswer",
     "BatchAnswer",
@@ -63,7 +62,6 @@ __all__ = [
     "IndexReport",
     "Question",
     "Answer",
-    "SearchOptions",
     "SmartvecError",
     "UsageError",
     "__version__",

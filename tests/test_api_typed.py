@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO, write
 
 import smartvec_cli
-from smartvec_cli import BatchAnswer, QueryAnswer, QueryHit, QueryOptions, Signals
+from smartvec_cli import BatchAnswer, QueryAnswer, QueryHit, QueryRequest, Signals
 
 NOW = "2026-01-01"
 QUESTION = "How many days per week can I work from home?"
@@ -124,7 +124,7 @@ def test_options_are_keywords_only(indexed):
     for method in (indexed.query, indexed.answer, indexed.query_batch):
         parameters = list(inspect.signature(method).parameters.values())
         assert parameters[0].kind is inspect.Parameter.POSITIONAL_ONLY
-        assert [p.name for p in parameters[1:]] == [field.name for field in dataclasses.fields(QueryOptions)]
+        assert [p.name for p in parameters[1:]] == [field.name for field in dataclasses.fields(QueryRequest)]
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])
     with pytest.raises(TypeError, match="keywords"):
         indexed.query(QUESTION, "2021-06-01")
@@ -134,19 +134,19 @@ def test_options_are_keywords_only(indexed):
         indexed.query_batch([{"query": QUESTION}], 3)
     with pytest.raises(TypeError, match="top_kk"):
         indexed.query(QUESTION, top_kk=3)
-    options = QueryOptions(top_k=2)
+    options = QueryRequest(top_k=2)
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.top_k = 3  # type: ignore[misc]
     with pytest.raises(TypeError):
-        QueryOptions(None, 2)  # type: ignore[misc]
+        QueryRequest(None, 2)  # type: ignore[misc]
     assert len(indexed.query(QUESTION, top_k=1, track=False)) == 1
 
 
 def test_the_public_names_import_from_the_package_top():
     from smartvec_cli import (  # noqa: F401
         Answer,
+        QueryRequest,
         Question,
-        SearchOptions,
         SmartvecError,
         UsageError,
         Vault,

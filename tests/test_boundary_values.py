@@ -63,7 +63,7 @@ def test_bad_weights_are_refused_by_the_command_line(indexed, cli, weights, name
 
 def test_bad_weights_are_refused_in_the_python_api_and_the_socket_options(indexed):
     """The Python API and the query socket's options go through the same parser as ``--weights``."""
-    from smartvec_cli.core.api import search_options, search_options_from_json
+    from smartvec_cli.core.api import QueryRequest
     from smartvec_cli.errors import UsageError
 
     for bad in (
@@ -74,13 +74,13 @@ def test_bad_weights_are_refused_in_the_python_api_and_the_socket_options(indexe
         {"semantic": True},
     ):
         with pytest.raises(UsageError, match="must be a finite number"):
-            search_options(weights=bad)
+            QueryRequest(weights=bad)
         with pytest.raises(UsageError, match="must be a finite number"):
-            search_options_from_json({"weights": bad})
+            QueryRequest.from_json({"weights": bad})
     with pytest.raises(UsageError, match="semantic=nan"):
-        search_options_from_json({"weights": "semantic=nan"})
+        QueryRequest.from_json({"weights": "semantic=nan"})
     with pytest.raises(UsageError, match="unknown weight"):
-        search_options(weights={"semantics": 0.5})
+        QueryRequest(weights={"semantics": 0.5})
 
 
 def test_good_weights_give_finite_scores_and_confidences(indexed, cli):

@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO, write
 from fake_backend import subprocess_env, use_fake_backend
 
-from smartvec_cli.core.search import SearchOptions
+from smartvec_cli.core.results import QueryRequest
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.daemon import query_socket
 from smartvec_cli.daemon.query_socket import QueryServer, QueryService, SharedEmbedder, ask_daemon, socket_path
@@ -29,7 +29,7 @@ NOTES = {
     "travel.md": "# Travel\n\nThe per diem for travel is 40 euros per day.\n",
     "oncall.md": "# On-call\n\nOn-call engineers are paid a weekly stipend.\n",
 }
-OPTIONS = SearchOptions(top_k=3, record_access=False).to_json()
+OPTIONS = QueryRequest(top_k=3, track=False).to_json()
 
 
 @pytest.fixture

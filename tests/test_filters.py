@@ -192,7 +192,7 @@ def test_every_hit_has_a_url_that_opens_its_note(vault, cli, real_embedder):
 def test_on_a_terminal_the_header_links_and_control_characters_are_shown_escaped(monkeypatch):
     from rich.console import Console
 
-    from smartvec_cli.cli import printing, query_line
+    from smartvec_cli.cli import printing
     from smartvec_cli.core.note_links import note_url
 
     screen = io.StringIO()
@@ -213,7 +213,7 @@ def test_on_a_terminal_the_header_links_and_control_characters_are_shown_escaped
         "warnings": [],
         "url": url,
     }
-    query_line.show_answer({"hits": [hit]}, explain=False)
+    printing.show_answer({"hits": [hit]}, explain=False)
     shown = screen.getvalue()
     assert "\x1b]8;id=" in shown and url in shown  # an OSC 8 hyperlink to the note
     text = re.sub(r"\x1b\]8;[^\x1b]*\x1b\\|\x1b\[[0-9;]*m", "", shown)  # what the reader sees

@@ -312,7 +312,7 @@ def test_each_old_text_answers_for_its_time(edited_house, cli):
 
 
 def test_the_explain_table_shows_each_bound_and_its_source(bikes_vault, cli):
-    from smartvec_cli.cli.query_line import validity
+    from smartvec_cli.cli.printing import validity
 
     hit = query(cli, BIKE_QUESTION)[0]
     assert validity(hit) == "2023-03-01 observed – open"

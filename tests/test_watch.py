@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, FakeEmbedder, cli_process, write
 from fake_backend import subprocess_env, use_fake_backend
 
-from smartvec_cli.core.search import SearchOptions
+from smartvec_cli.core.results import QueryRequest
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.daemon.query_socket import QueryServer, QueryService, SharedEmbedder, ask_daemon, socket_path
 from smartvec_cli.daemon.watch import Debouncer, Watcher, vault_path_of
@@ -41,7 +41,7 @@ def eventually(check, timeout=60.0, what="condition"):
 
 
 def top_paths(index_dir: Path, text: str, k: int = 3) -> list[str] | None:
-    answer = ask_daemon(index_dir, text, SearchOptions(top_k=k, record_access=False).to_json())
+    answer = ask_daemon(index_dir, text, QueryRequest(top_k=k, track=False).to_json())
     return None if answer is None else [h["path"] for h in answer["hits"] if h["explain"]["cosine"] > 0.2]
 
 
@@ -382,32 +382,47 @@ def test_query_processes_print_what_the_command_prints_with_a_daemon_and_without
         after = cli_process(*args, input=stdin)
         assert (after.exit_code, after.stdout, after.stderr) == (before.exit_code, before.stdout, before.stderr), args
         assert after.heavy == [] or number == 6, args  # a missing vault is found missing by the core
-    assert len(requests) == 4 + 1 + 1  # every question with a vault went to the daemon (the batch has two)
+    # every good question with a vault went to the daemon (the batch has two); a bad --mode or --as-of is refused
+    # by the client, as the daemon would refuse it, before any daemon is asked
+    assert len(requests) == 4 + 1
+    assert [r["query"] for r in requests] == [
+        *(["how many remote days per week"] * 2),
+        "office",
+        *("travel per diem", "office weekdays"),
+    ]
 
 
-def test_the_shortcut_reads_only_plain_query_lines_with_the_commands_defaults(monkeypatch):
+def test_the_shortcut_reads_only_plain_query_lines_into_the_commands_request(monkeypatch):
     import typer
 
     from smartvec_cli.cli.app import app
-    from smartvec_cli.cli.query_line import QUERY_DEFAULTS, QUERY_FLAGS, QUERY_VALUES, parse_query_line
+    from smartvec_cli.cli.query_line import QUERY_FLAGS, QUERY_VALUES, QueryLine, parse_query_line
+    from smartvec_cli.core.results import QueryRequest
+    from smartvec_cli.errors import UsageError
 
     command = typer.main.get_command(app).commands["query"]
-    params = {param.name: param for param in command.params}
-    assert {name: params[name].default for name in QUERY_DEFAULTS} == QUERY_DEFAULTS
-    flags = {opt: param.name for param in command.params for opt in param.opts if param.name in QUERY_DEFAULTS}
-    assert flags == {**QUERY_FLAGS, **QUERY_VALUES}
+    named = {*QUERY_FLAGS.values(), *QUERY_VALUES.values()}
+    flags = {opt: param.name for param in command.params for opt in param.opts if param.name in named}
+    assert flags == {**QUERY_FLAGS, **QUERY_VALUES}  # the shortcut's options are the command's, by the same names
 
     monkeypatch.setenv("SMARTVEC_VAULT", "/from/env")
     monkeypatch.delenv("SMARTVEC_NOW", raising=False)
     line = parse_query_line(["--index-dir", "/i", "query", "per diem", "-k", "3", "--json", "--as-of", "2023-01-01"])
-    assert line["vault"] == "/from/env" and line["index_dir"] == "/i" and line["now"] is None
-    assert (line["text"], line["top_k"], line["as_json"], line["as_of"], line["mode"]) == (
-        "per diem",
-        3,
-        True,
-        "2023-01-01",
-        "smart",
+    assert line == QueryLine(
+        vault="/from/env",
+        index_dir="/i",
+        now=None,
+        store=None,
+        text="per diem",
+        request=QueryRequest(top_k=3, as_of="2023-01-01"),
+        as_json=True,
     )
+    line = parse_query_line(["query", "x", "--no-track", "--explain", "--include-dormant", "--mode", "lexical"])
+    assert line is not None and line.request == QueryRequest(
+        track=False, explain=True, include_dormant=True, mode="lexical"
+    )
+    with pytest.raises(UsageError, match="mode must be one of"):
+        parse_query_line(["query", "x", "--mode", "psychic"])
     for declined in (
         ["query"],
         ["query", "a", "b"],

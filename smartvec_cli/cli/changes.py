@@ -8,8 +8,7 @@ import typer
 
 from .app import app, open_vault
 from .output import JsonOutput, print_json, stdout_console
-from .printing import printable
-from .query_line import snippet_lines
+from .printing import printable, snippet_lines
 
 
 @app.command("changes")

@@ -6,8 +6,7 @@ import typer
 
 from .app import app, open_vault
 from .output import JsonOutput, print_json, stdout_console
-from .printing import printable
-from .query_line import linked, snippet_lines
+from .printing import linked, printable, snippet_lines
 
 
 @app.command("related")

@@ -24,20 +24,21 @@ import datetime as dt
 import functools
 import inspect
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
 from ..clock import Clock
 from ..embed import Embedder
 from ..errors import RefreshFailed, UsageError
-from ..memory.scoring import Weights
 from ..store.lock import DEFAULT_WAIT
 from ..store.store import Store
-from .filters import NoteFilter, note_filter, note_filter_from_json
+from .filters import NoteFilter, note_filter
 from .progress import ProgressCallback
 from .query import Answer, QueryEngine, Question
 from .results import (
+    TOP_K_MAX,
+    TOP_K_MIN,
     BatchAnswer,
     DeletedNote,
     DoctorReport,
@@ -46,8 +47,9 @@ from .results import (
     NoteGraph,
     QueryAnswer,
     QueryHit,
+    QueryRequest,
 )
-from .search import MODES, SearchOptions
+from .search import SearchOptions
 from .workspace import Workspace
 from .writing import OnWait, recorded_if_unfinished, writer_lock, writing_store
 
@@ -61,52 +63,17 @@ __all__ = [
     "NoteGraph",
     "QueryAnswer",
     "QueryHit",
-    "QueryOptions",
+    "QueryRequest",
     "Question",
     "RefreshFailed",
-    "SearchOptions",
     "Vault",
     "Workspace",
     "open_vault",
-    "search_options",
-    "search_options_from_json",
 ]
 """What a caller of the door names: the vault, its options and the values it returns. A daemon or command
 imports these from here (or ``core.results``) and nothing else of the core (the contract in pyproject.toml)."""
 
 FEEDBACK_VERDICTS = ("up", "down", "correct")
-FILTER_FIELDS = ("path", "tag", "where", "since", "until")
-TOP_K_MIN, TOP_K_MAX = 1, 1000
-
-
-@dataclass(frozen=True, kw_only=True)
-class QueryOptions:
-    """How ``Vault.query``, ``Vault.answer`` and ``Vault.query_batch`` search, given to them as keywords (the
-    command's flags of the same names):
-
-    - ``as_of``: the moment to answer at: a date or time, or words such as "March 2023" or "mid-2022";
-      None: a date the question names, else now.
-    - ``top_k``: how many hits, 1 to 1000. ``mode``: ``smart``, ``cosine`` (the plain-cosine baseline) or
-      ``lexical`` (BM25).
-    - ``include_archived``, ``include_dormant``: also return superseded or dormant passages.
-    - ``weights``: the signals' weights, a mapping of signal to number or the ``--weights`` text.
-    - ``track``: count the retrieval as an access (False for scripts and benchmarks, ``--no-track``).
-    - ``explain``: keep each hit's ``explain`` (where each signal came from).
-    - ``path``, ``tag``, ``where``, ``since``, ``until``: only the notes they match (``core.filters``)."""
-
-    as_of: str | dt.date | dt.datetime | None = None
-    top_k: int = 5
-    mode: str = "smart"
-    include_archived: bool = False
-    include_dormant: bool = False
-    weights: Mapping[str, float] | str | None = None
-    track: bool = True
-    explain: bool = False
-    path: str | Sequence[str] | None = None
-    tag: str | Sequence[str] | None = None
-    where: Mapping[str, object] | Sequence[str] | None = None
-    since: str | dt.date | None = None
-    until: str | dt.date | None = None
 
 
 Self_ = TypeVar("Self_")
@@ -147,7 +114,7 @@ def _signature(method: Callable[..., object], options: Callable[..., object]) ->
     return own.replace(parameters=[*first_two, *keywords])
 
 
-keyword_options = taking_keywords(QueryOptions)
+keyword_options = taking_keywords(QueryRequest)
 
 
 class _Models:
@@ -461,9 +428,13 @@ class Vault:
             reader.store.close()
         reader.store, reader.generation, self._engine = None, None, None
 
-    def ask(self, question: Question, options: SearchOptions) -> Answer:
-        """The answer as the engine's own objects (hits with their row ids, the resolved moment): ``query``'s own
-        path, for a caller that builds ``SearchOptions`` itself."""
+    def ask(self, question: Question, request: QueryRequest) -> Answer:
+        """The answer as the engine's own objects (hits with their row ids, the resolved moment): what ``query``
+        prints and the daemon's socket carries (``Answer.to_json()``). The question's own ``as_of`` comes before
+        the request's."""
+        return self._ask(question, self._search_options(request))
+
+    def _ask(self, question: Question, options: SearchOptions) -> Answer:
         store = self._reader_store()
         assert self._engine is not None  # made for the store
         try:
@@ -472,51 +443,49 @@ class Vault:
             self._keep_notices(store)
 
     @keyword_options
-    def query(self, question: str, options: QueryOptions) -> tuple[QueryHit, ...]:
+    def query(self, question: str, request: QueryRequest) -> tuple[QueryHit, ...]:
         """The hits of ``query --json`` (``hit.to_dict()`` is what it prints of each); the options are
-        ``QueryOptions``, given as keywords."""
-        return self._answer(question, options).hits
+        ``QueryRequest``'s, given as keywords."""
+        return self._answer(question, request).hits
 
     @keyword_options
-    def answer(self, question: str, options: QueryOptions) -> QueryAnswer:
+    def answer(self, question: str, request: QueryRequest) -> QueryAnswer:
         """``query``'s hits with the moment they are about (``QueryAnswer``): that of the ``as_of`` given (a
         moment, or words such as "mid-2022"), or of the date the question names, else None (now)."""
-        return self._answer(question, options)
+        return self._answer(question, request)
 
     @keyword_options
-    def query_batch(self, questions: Iterable[Mapping[str, Any]], options: QueryOptions) -> Iterator[BatchAnswer]:
+    def query_batch(self, questions: Iterable[Mapping[str, Any]], request: QueryRequest) -> Iterator[BatchAnswer]:
         """``query --batch``, one model load: ``{"id", "query", "as_of"?, "path"?, "tag"?, "where"?, "since"?,
         "until"?}`` in, a ``BatchAnswer`` out for each. A question's own ``as_of`` and filter fields replace the
         options of the same name for that question."""
-        shared = self._note_filter(options)
-        searched = self._search_options(options, shared)
+        searched = self._search_options(request)
         for item in questions:
-            question = Question(item["query"], item.get("id"), item.get("as_of") or options.as_of or None)
-            own = self.note_filter(*(item.get(name) for name in FILTER_FIELDS))
-            chosen = (shared or NoteFilter()).replaced_by(own) if own else shared
-            answer = self.ask(question, replace(searched, filters=chosen or None))
-            yield BatchAnswer.of(item.get("id"), answer.result(options.explain))
+            own = request.with_filters(item)
+            options = searched if own is request else self._search_options(own)
+            question = Question(item["query"], item.get("id"), item.get("as_of") or None)
+            answer = self._ask(question, options)
+            yield BatchAnswer.of(item.get("id"), answer.result(request.explain))
 
-    def _answer(self, text: str, options: QueryOptions) -> QueryAnswer:
-        searched = self._search_options(options, self._note_filter(options))
+    def _answer(self, text: str, request: QueryRequest) -> QueryAnswer:
+        searched = self._search_options(request)
         if not isinstance(text, str) or not text.strip():
             raise UsageError("the question is empty: say what to look for")
-        return self.ask(Question(text, as_of=options.as_of), searched).result(options.explain)
+        return self._ask(Question(text), searched).result(request.explain)
 
-    def _search_options(self, options: QueryOptions, filters: NoteFilter | None) -> SearchOptions:
-        return search_options(
-            options.top_k,
-            options.mode,
-            None,
-            options.include_archived,
-            options.include_dormant,
-            options.weights,
-            options.track,
-            filters,
+    def _search_options(self, request: QueryRequest) -> SearchOptions:
+        """The engine's options for a checked request, its note filter read in the vault's languages at its
+        moment."""
+        return SearchOptions(
+            top_k=request.top_k,
+            mode=request.mode,
+            as_of=request.as_of or None,
+            include_archived=request.include_archived,
+            include_dormant=request.include_dormant,
+            weights=request.checked_weights(),
+            record_access=request.track,
+            filters=self.note_filter(request.path, request.tag, request.where, request.since, request.until),
         )
-
-    def _note_filter(self, options: QueryOptions) -> NoteFilter | None:
-        return self.note_filter(options.path, options.tag, options.where, options.since, options.until)
 
     def note_filter(
         self,
@@ -615,65 +584,6 @@ def after_indexing(store: Store) -> dict[str, Any]:
         "notes_to_consolidate": len(store.pending_notes()),
         "passages_stored": sum(store.passage_counts_by_state().values()),
     }
-
-
-def search_options(
-    top_k: int = 5,
-    mode: str = "smart",
-    as_of: dt.datetime | str | None = None,
-    include_archived: bool = False,
-    include_dormant: bool = False,
-    weights: Mapping[str, float] | str | None = None,
-    track: bool = True,
-    filters: NoteFilter | None = None,
-) -> SearchOptions:
-    """Checked search options: one clear usage error for each value a caller can get wrong."""
-    if mode not in MODES:
-        raise UsageError(f"mode must be one of {', '.join(MODES)}")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
-        raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
-    checked = None
-    if isinstance(weights, str):
-        checked = Weights.parse(weights)
-    elif weights is not None:
-        checked = Weights.from_mapping(weights)
-    return SearchOptions(
-        top_k, mode, as_of, include_archived, include_dormant, checked, record_access=track, filters=filters or None
-    )
-
-
-def search_options_from_json(data: Mapping[str, Any]) -> SearchOptions:
-    """Options as a ``query`` process sends them to a daemon (``SearchOptions.to_json()``, with ``weights``
-    as a mapping or as the ``--weights`` text), checked like the command line's.
-
-    A key this version does not know raises TypeError: the client is of another version."""
-    unknown = set(data) - {f.name for f in fields(SearchOptions)}
-    if unknown:
-        raise TypeError(f"unknown search options: {', '.join(sorted(unknown))}")
-    default = SearchOptions()
-    as_of = data.get("as_of")
-    return search_options(
-        data.get("top_k", default.top_k),
-        data.get("mode", default.mode),
-        as_of or None,
-        bool(data.get("include_archived", default.include_archived)),
-        bool(data.get("include_dormant", default.include_dormant)),
-        data.get("weights"),
-        bool(data.get("record_access", default.record_access)),
-        filters_from_json(data.get("filters")),
-    )
-
-
-def filters_from_json(data: object) -> NoteFilter | None:
-    """A filter as a ``query`` process sends it (``NoteFilter.to_json()``), its dates checked in every language
-    a question may use (the vault's own are what matching reads)."""
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise UsageError("'filters' must be an object")
-    from ..memory.date_languages import DATE_LANGUAGES
-
-    return note_filter_from_json(data, ("en", *DATE_LANGUAGES))
 
 
 def open_vault(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Callable
 
 from ..clock import to_iso
@@ -14,7 +16,7 @@ from ..memory.asof import AsOf, parse_as_of, resolve_as_of
 from ..store.store import Store
 from .filters import matching_notes
 from .note_links import is_obsidian_vault, note_url
-from .results import QueryAnswer, QueryHit
+from .results import QueryAnswer, QueryHit, Signals
 from .search import Hit, SearchOptions, prepare_search, record_retrieval, search
 from .workspace import Workspace
 
@@ -61,8 +63,27 @@ class Answer:
 
 
 def query_hit(hit: Hit, explain: dict | None, as_of: str | None = None) -> QueryHit:
-    """The public value of a ranked hit, with ``explain`` in place of the hit's own explanation."""
-    return QueryHit.from_dict({**vars(hit), "explain": explain, "as_of": as_of})
+    """The public value of a ranked hit, field by field (the engine's ``row_id`` stays behind), with ``explain`` in
+    place of the hit's own explanation."""
+    return QueryHit(
+        rank=hit.rank,
+        chunk_id=hit.chunk_id,
+        note_id=hit.note_id,
+        path=hit.path,
+        heading=hit.heading,
+        text=hit.text,
+        score=hit.score,
+        confidence=hit.confidence,
+        signals=Signals.from_dict(hit.signals),
+        state=hit.state,
+        valid_from=hit.valid_from,
+        valid_until=hit.valid_until,
+        version=hit.version,
+        warnings=tuple(hit.warnings),
+        explain=None if explain is None else MappingProxyType(copy.deepcopy(explain)),
+        url=hit.url,
+        as_of=as_of,
+    )
 
 
 def _masked(text: str, titles: list[str]) -> str:

@@ -5,20 +5,176 @@ These are the one definition of their JSON: ``to_dict()`` builds what ``query --
 --batch`` prints a line of and what the daemon's query socket carries, and what ``doctor``, ``graph --format json``
 and ``forget`` print, so the Python API, the command line and the daemons cannot drift apart. Only the standard
 library is imported, so that a caller (a command's module among them) can name the types without loading the core.
+
+A question goes in as one value too, ``QueryRequest``: the command line, a batch line, the daemon's socket, the MCP
+tools and the Python API all build one, and building it is the one check of its values.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, fields
+import datetime as dt
+from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from ..memory.scoring import Weights
+    from .filters import NoteFilter
 
 JsonObject = dict[str, Any]
 """A JSON object as ``json.loads`` gives it back."""
 
 BatchId = str | int | float | None
 """A batch line's ``id``: whatever JSON scalar the caller gave, echoed back."""
+
+
+MODES = ("smart", "cosine", "lexical")
+TOP_K_MIN, TOP_K_MAX = 1, 1000
+FILTER_FIELDS = ("path", "tag", "where", "since", "until")
+_WIRE_KEYS = frozenset({"top_k", "mode", "as_of", "include_archived", "include_dormant", "weights", "record_access"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryRequest:
+    """A question's options, the one shape every front end builds (``query``'s flags, a ``--batch`` line, the
+    daemon's socket, the MCP tools, ``Vault.query`` and its kin) and ``Vault.ask`` takes; given as keywords only,
+    named as ``query``'s flags:
+
+    - ``as_of``: the moment to answer at: a date or time, or words such as "March 2023" or "mid-2022";
+      None: a date the question names, else now.
+    - ``top_k``: how many hits, 1 to 1000. ``mode``: ``smart``, ``cosine`` (the plain-cosine baseline) or
+      ``lexical`` (BM25).
+    - ``include_archived``, ``include_dormant``: also return superseded or dormant passages.
+    - ``weights``: the signals' weights, a mapping of signal to number or the ``--weights`` text.
+    - ``track``: count the retrieval as an access (False for scripts and benchmarks, ``--no-track``).
+    - ``explain``: keep each hit's ``explain`` (where each signal came from).
+    - ``path``, ``tag``, ``where``, ``since``, ``until``: only the notes they match (``core.filters``).
+
+    Making one checks it: a value the command line would refuse raises ``UsageError`` (exit code 2) with one
+    line saying what is wrong, so that whoever answers it need not check it again. The dates (``as_of``,
+    ``since``, ``until``) are read in every language a question may use, against the wall clock; the vault reads
+    them again in its own languages, at its own moment, when it answers. The field defaults are ``query``'s."""
+
+    as_of: str | dt.date | dt.datetime | None = None
+    top_k: int = 5
+    mode: str = "smart"
+    include_archived: bool = False
+    include_dormant: bool = False
+    weights: Mapping[str, float] | str | None = None
+    track: bool = True
+    explain: bool = False
+    path: str | Sequence[str] | None = None
+    tag: str | Sequence[str] | None = None
+    where: Mapping[str, object] | Sequence[str] | None = None
+    since: str | dt.date | None = None
+    until: str | dt.date | None = None
+
+    def __post_init__(self) -> None:
+        from ..errors import UsageError
+
+        if self.mode not in MODES:
+            raise UsageError(f"mode must be one of {', '.join(MODES)}")
+        top_k = self.top_k
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not TOP_K_MIN <= top_k <= TOP_K_MAX:
+            raise UsageError(f"top_k must be a whole number from {TOP_K_MIN} to {TOP_K_MAX}")
+        self.checked_weights()
+        if self.as_of:
+            from ..clock import Clock
+            from ..memory.asof import resolve_as_of
+            from ..memory.date_languages import DATE_LANGUAGES
+
+            resolve_as_of(self.as_of, Clock().now(), ("en", *DATE_LANGUAGES))
+        self.note_filter()
+
+    def checked_weights(self) -> Weights | None:
+        """``weights`` read (``memory.scoring.Weights``); None: the vault's own."""
+        if self.weights is None:
+            return None
+        from ..memory.scoring import Weights
+
+        if isinstance(self.weights, str):
+            return Weights.parse(self.weights)
+        return Weights.from_mapping(self.weights)
+
+    def note_filter(self) -> NoteFilter | None:
+        """The notes the hits may come from (``core.filters.NoteFilter``); None: every note."""
+        if not any(getattr(self, name) not in (None, "", [], ()) for name in FILTER_FIELDS):
+            return None
+        from ..memory.date_languages import DATE_LANGUAGES
+        from .filters import note_filter
+
+        where = dict(self.where) if isinstance(self.where, Mapping) else self.where
+        found = note_filter(self.path, self.tag, where, self.since, self.until, ("en", *DATE_LANGUAGES))
+        return found or None
+
+    def to_json(self) -> JsonObject:
+        """The request as the daemon's query socket carries it: the command's option names (``track`` as
+        ``record_access``), ``weights`` as given, ``filters`` (``NoteFilter.to_json()``) only when there are some,
+        so that a daemon of a version without them still answers the questions without. ``explain`` stays with the
+        client: the daemon always sends each hit's explanation."""
+        as_of = self.as_of
+        data: JsonObject = {
+            "top_k": self.top_k,
+            "mode": self.mode,
+            "as_of": as_of.isoformat() if isinstance(as_of, dt.date) else (as_of or None),
+            "include_archived": self.include_archived,
+            "include_dormant": self.include_dormant,
+            "weights": self.weights if self.weights is None or isinstance(self.weights, str) else dict(self.weights),
+            "record_access": self.track,
+        }
+        found = self.note_filter()
+        if found:
+            data["filters"] = found.to_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QueryRequest:
+        """``to_json()`` back, checked like the command line's flags. A key this version does not know raises
+        TypeError: the client is of another version."""
+        unknown = set(data) - _WIRE_KEYS - {"filters"}
+        if unknown:
+            raise TypeError(f"unknown search options: {', '.join(sorted(unknown))}")
+        filters = data.get("filters") or {}
+        if not isinstance(filters, Mapping):
+            from ..errors import UsageError
+
+            raise UsageError("'filters' must be an object")
+        unknown = set(filters) - set(FILTER_FIELDS)
+        if unknown:
+            from ..errors import UsageError
+
+            raise UsageError(f"unknown filter fields: {', '.join(sorted(unknown))}")
+        default = cls()
+        return cls(
+            as_of=data.get("as_of") or None,
+            top_k=data.get("top_k", default.top_k),
+            mode=data.get("mode", default.mode),
+            include_archived=bool(data.get("include_archived", default.include_archived)),
+            include_dormant=bool(data.get("include_dormant", default.include_dormant)),
+            weights=data.get("weights"),
+            track=bool(data.get("record_access", default.track)),
+            path=filters.get("path"),
+            tag=filters.get("tag"),
+            where=filters.get("where"),
+            since=filters.get("since"),
+            until=filters.get("until"),
+        )
+
+    def with_filters(self, own: Mapping[str, Any]) -> QueryRequest:
+        """This request with each filter field ``own`` gives (a ``--batch`` line's ``path``, ``tag``, ``where``,
+        ``since``, ``until``; empty ones left out) in place of its own, checked as a whole."""
+        given = {name: own[name] for name in FILTER_FIELDS if own.get(name) not in (None, "", [])}
+        if not given:
+            return self
+        return replace(
+            self,
+            path=given.get("path", self.path),
+            tag=given.get("tag", self.tag),
+            where=given.get("where", self.where),
+            since=given.get("since", self.since),
+            until=given.get("until", self.until),
+        )
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ whose search list grows with the index (``store.ann.search_list_size``).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..clock import parse_optional, to_iso
+from ..clock import parse_optional
 from ..config import Config
 from ..embed import cosine_map
 from ..memory.answer import AskedAnswer
@@ -45,8 +45,8 @@ from ..memory.scoring import Weights
 from ..store.ann import cosine_top_k, unit_matrix
 from ..store.store import Store
 from .filters import NoteFilter
+from .results import MODES  # noqa: F401  (bench.questions names the modes here)
 
-MODES = ("smart", "cosine", "lexical")
 CANDIDATE_FACTOR = 10
 MIN_CANDIDATES = 100
 LEXICAL_CANDIDATES = 50  # the best full-text matches join the ANN's candidates, so rare words are never lost
@@ -91,24 +91,17 @@ class Hit:
 
 @dataclass
 class SearchOptions:
+    """The engine's own options: a checked ``QueryRequest`` as the vault reads it (the weights parsed, the note
+    filter read in the vault's languages, ``as_of`` still the words until the question is asked)."""
+
     top_k: int = 5
     mode: str = "smart"
-    as_of: dt.datetime | str | None = None  # words ("March 2023") until the question is asked; a moment for search
+    as_of: dt.datetime | dt.date | str | None = None  # words ("March 2023") until asked; a moment for search
     include_archived: bool = False
     include_dormant: bool = False
     weights: Weights | None = None
     record_access: bool = True
     filters: NoteFilter | None = None  # the notes the hits may come from (``core.filters``); None: every note
-
-    def to_json(self) -> dict:
-        """The options as plain JSON (the watch daemon's socket protocol carries them); ``filters`` only when
-        there are some, so that a daemon of a version without them still answers the questions without."""
-        data = asdict(self)
-        data["as_of"] = to_iso(self.as_of) if isinstance(self.as_of, dt.datetime) else self.as_of
-        data.pop("filters")
-        if self.filters:
-            data["filters"] = self.filters.to_json()
-        return data
 
 
 def search(
@@ -143,14 +136,14 @@ def search(
     moment = options.as_of or now
     assert isinstance(moment, dt.datetime), "the question's words are read into a moment before search"
     ask = Ask(
-        moment,
-        options.as_of is not None,
-        options.include_archived,
-        options.include_dormant,
-        parse_optional(store.known_since),
-        query_text,
-        store.lexical_language(),
-        cosine_map(store.fingerprint),
+        moment=moment,
+        as_of=options.as_of is not None,
+        include_archived=options.include_archived,
+        include_dormant=options.include_dormant,
+        known_since=parse_optional(store.known_since),
+        question=query_text,
+        language=store.lexical_language(),
+        cosine_map=cosine_map(store.fingerprint),
     )
     ranked = rank(
         found,

@@ -5,7 +5,7 @@ seconds it takes to import and load it. The protocol is one JSON line each way o
 fresh connection:
 
     request   {"query": "...", "id": ..., "as_of": "<ISO time>" | null,
-               "options": {<SearchOptions.to_json()>, "weights" may be the --weights text},
+               "options": {<QueryRequest.to_json()>, "weights" may be the --weights text},
                "now": "<ISO time>" | null}
     response  {"hits": [<hit with explain>, ...], "as_of": "<ISO time>" | null, "as_of_phrase": "..." | null}
           or  {"error": "...", "exit_code": 1}
@@ -205,7 +205,7 @@ class QueryService:
             self.vault.close()
 
     def answer(self, request: dict) -> dict:
-        from ..core.api import Question, search_options_from_json
+        from ..core.api import QueryRequest, Question
 
         try:
             text = request["query"]
@@ -221,7 +221,7 @@ class QueryService:
         except (KeyError, TypeError, ValueError, SmartvecError) as exc:
             return {"error": f"bad request: {exc}", "exit_code": None}
         try:
-            options = search_options_from_json(options)
+            asked = QueryRequest.from_json(options)
         except (TypeError, ValueError, AttributeError) as exc:  # e.g. weights that are not numbers, or not a mapping
             return {"error": f"bad request: {exc}", "exit_code": None}
         except SmartvecError as exc:  # a bad value the command line would refuse the same way
@@ -229,7 +229,7 @@ class QueryService:
         try:
             with self._lock:
                 try:
-                    answer = vault.ask(Question(text, request.get("id"), as_of), options)
+                    answer = vault.ask(Question(text, request.get("id"), as_of), asked)
                 finally:
                     for notice in self.vault.take_notices():
                         self.log(f"warning: {notice}")
