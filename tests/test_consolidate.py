@@ -444,3 +444,64 @@ def test_template_pages_of_different_subjects_do_not_contradict_while_planted_co
     expected = {frozenset(p.removesuffix(".md") for p in (plant.original, plant.planted)) for plant in planted}
     assert found <= expected, found - expected
     assert len(found) >= len(expected) - 1, expected - found
+
+
+VENDORS = {"Tidal Foods": ("V-204", 40), "Onyx Media": ("V-311", 45), "Kestrel Labs": ("V-418", 60)}
+VENDORS |= {"Harbor Energy": ("V-525", 30), "Summit Freight": ("V-632", 45)}
+
+
+def write_vendor_pages(vault):
+    """Pages of one template: the vendor's id in the first passage, its name in the next."""
+    for name, (vendor, days) in VENDORS.items():
+        write(
+            vault,
+            f"vendors/{name}.md",
+            f"---\ndate: 2024-03-04\n---\n# Vendor: {name}\n\nVendor {vendor}, onboarded in 2019 by the "
+            "purchasing team.\n\n## Contract\n\nThe framework contract runs for three years. Orders go through the "
+            f"purchasing portal.\n\n## Terms\n\n{name} keeps {days} GB of order data in the supplier portal. "
+            "Invoices are paid by bank transfer.\n",
+        )
+
+
+@pytest.mark.slow
+def test_a_statement_naming_the_id_another_passage_of_the_page_gives_is_of_that_page(
+    vault, cli, real_embedder, tmp_path
+):
+    """A call that names a vendor only by the id its page gives in another passage ("Vendor V-204 keeps 90 GB
+    of order data") speaks of the page's "Tidal Foods keeps 40 GB of order data": the page's passages inherit
+    the note's subject. A call about another vendor's id, restating its page, conflicts with no page."""
+    write_vendor_pages(vault)
+    meeting = "---\ndate: 2024-03-04\nsource_type: meeting_notes\n---\n# Call with finance\n\nQuarterly call.\n\n"
+    write(
+        vault, "calls/Call about V-204.md", meeting + "Vendor V-204 keeps 90 GB of order data in the supplier portal.\n"
+    )
+    write(
+        vault, "calls/Call about V-418.md", meeting + "Vendor V-418 keeps 60 GB of order data in the supplier portal.\n"
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"vendors/Tidal Foods", "calls/Call about V-204"})}
+
+
+@pytest.mark.slow
+def test_pages_of_numbered_notes_of_one_series_are_other_subjects(vault, cli, real_embedder, tmp_path):
+    """A review of release 7 that denies what the page of release 7 says conflicts with it, not with the pages
+    of releases 6 and 8 that say the same as release 7's page: the number in a title is which note of the series
+    it is about."""
+    for number in (6, 7, 8):
+        write(
+            vault,
+            f"releases/Release {number}.md",
+            f"---\ndate: 2024-03-04\n---\n# Atlas Release {number}\n\nThe release of Atlas shipped on time.\n",
+        )
+    write(
+        vault,
+        "reviews/Review of release 7.md",
+        "---\ndate: 2024-03-04\nsource_type: meeting_notes\n---\n# Review: Atlas, release 7\n\n"
+        "The release of Atlas did not ship on time.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"releases/Release 7", "reviews/Review of release 7"})}

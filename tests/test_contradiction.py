@@ -449,3 +449,17 @@ def test_a_sentence_naming_part_of_its_title_speaks_of_the_whole_title():
     assert not Frames().apart(
         "Ana Silva works 36 hours a week.", Where("Re: Ana Silva"), "Ana works 32 hours a week.", person("Ana Silva")
     )
+
+
+def test_a_note_subject_is_its_few_identifiers_and_the_numbered_names_of_its_title():
+    """The identifiers a note names in any passage and its title's numbered names are what the note is about; a
+    note naming many identifiers is about none of them in particular."""
+    from smartvec_cli.memory.contradiction import note_subject, other_notes
+
+    page = note_subject("Falcon Sprint 14", ["Board FAL-S14. Goal: search filters.", "Velocity was 32 points."])
+    assert page == {"FAL-S14", "sprint#14"}
+    assert note_subject("Incidents", [f"Alert ALR-{n} fired twice." for n in range(10)]) == frozenset()
+    assert other_notes(page, note_subject("Retro: Falcon, sprint 13", ["Velocity was 40 points."]))
+    assert not other_notes(page, note_subject("Retro: Falcon, sprint 14", ["Velocity was 40 points."]))
+    assert not other_notes(page, note_subject("Call with finance", ["Board FAL-S14 had 5 tickets."]))
+    assert not other_notes(page, note_subject("Weekly notes", ["Velocity was 40 points."]))  # names no subject

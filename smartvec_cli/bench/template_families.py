@@ -12,6 +12,10 @@ for one of its slots, or deny what its page says: conflicts a reader would flag 
 - ``customers``: account pages of customers, the subject a company name and an account id in some sentences
   and only in the title in others. Held out: the subject rules were written against the first two families
   and ``bench.templates`` only, and this one was run to measure them, never to fit them.
+- ``sprints``: sprint reviews of many teams, one note per team and sprint, the sprint numbers shared between
+  teams ("Sprint 14" of team Falcon is not sprint 14 of team Kestrel), the board id ("FAL-S14") in one passage,
+  the team and sprint in some sentences and only in the title in others. Held out from the start: written
+  after the subject rules, and measured on them before they were changed.
 
 ``python -m smartvec_cli.bench.template_families DIR --family people [--notes N] [--seed S]`` writes one
 family's vault and ``planted.json`` beside it; with ``--score INDEX_DIR`` (after ``index`` and ``consolidate``)
@@ -57,6 +61,18 @@ COMPANY_KINDS = (
     "Freight",
 )
 PLANS = ("enterprise", "business", "team")
+TEAMS = (
+    "Falcon Kestrel Heron Lynx Otter Puma Raven Marten Ibis Bison Condor Dingo Egret Gecko Jackal Koala Lemur "
+    "Mantis Narwhal Ocelot"
+).split()
+GOALS = (
+    "the new onboarding flow",
+    "faster invoice export",
+    "the audit log",
+    "search filters",
+    "the mobile login",
+    "offline mode",
+)
 
 
 @dataclass(frozen=True)
@@ -244,10 +260,69 @@ retained for {v["retention"]} days.
     return planted
 
 
+def write_sprints(root: Path, notes: int = 500, seed: int = 19) -> list[Planted]:
+    """Sprint reviews of many teams, one note per team and sprint: the sprint numbers repeat across teams, the
+    board id stands in one passage, and most metric sentences name neither the team nor the sprint."""
+    rng = random.Random(seed)
+    planted_count = _plant_count(notes)
+    per_team = max(1, -(-(notes - planted_count) // len(TEAMS)))
+    subjects = [(team, sprint) for sprint in range(1, per_team + 1) for team in TEAMS][: notes - planted_count]
+    written: dict[str, str] = {}
+    values: dict[str, tuple[str, int, str, dict]] = {}
+    for team, sprint in subjects:
+        board = f"{team[:3].upper()}-S{sprint}"
+        v = {
+            "velocity": rng.randrange(18, 60),
+            "carry": rng.randrange(0, 9),
+            "capacity": rng.randrange(30, 90),
+            "bugs": rng.randrange(2, 30),
+            "shipped": rng.random() < 0.6,
+        }
+        shipped = "shipped on time" if v["shipped"] else "did not ship on time"
+        body = f"""
+Board {board}. Goal: {rng.choice(GOALS)}.
+
+## Metrics
+
+Velocity was {v["velocity"]} points. {v["carry"]} tickets carried over to the next sprint. The team had \
+{v["capacity"]} person-days of capacity.
+
+## Quality
+
+Sprint {sprint} of team {team} closed {v["bugs"]} bugs. The release of sprint {sprint} {shipped}.
+"""
+        path = f"sprints/{team}/Sprint {sprint}.md"
+        written[path] = _note(f"{team} Sprint {sprint}", body)
+        values[path] = (team, sprint, board, v)
+    planted = []
+    for n, path in enumerate(rng.sample(sorted(values), planted_count)):
+        team, sprint, board, v = values[path]
+        slot = n % 3
+        if slot == 0:
+            claim = f"The velocity of team {team} in sprint {sprint} was {v['velocity'] + rng.randrange(5, 15)} points."
+        elif slot == 1:
+            claim = f"Board {board} had {v['carry'] + rng.randrange(3, 8)} tickets carried over to the next sprint."
+        else:
+            claim = (
+                f"The release of sprint {sprint} of team {team} "
+                f"{'did not ship on time' if v['shipped'] else 'shipped on time'}."
+            )
+        retro = f"retros/Retro {team} {sprint}.md"
+        written[retro] = _note(
+            f"Retro: {team}, sprint {sprint}",
+            f"Notes from the retrospective with the product owner.\n\n{claim}\n\nAction items follow in the tracker.",
+            "meeting_notes",
+        )
+        planted.append(Planted(path, retro, claim))
+    _write(root, written)
+    return planted
+
+
 FAMILIES = {
     "projects": Family(write_projects),
     "people": Family(write_people),
     "customers": Family(write_customers, held_out=True),
+    "sprints": Family(write_sprints, held_out=True),
 }
 
 

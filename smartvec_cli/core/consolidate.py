@@ -41,19 +41,23 @@ from ..clock import parse_optional
 from ..memory.consolidation import ConsolidationSettings
 from ..memory.contradiction import (
     NO_FRAMES,
+    TITLES_NAMED_AT_MOST,
     Disagreement,
     Frames,
     Quantity,
     Titles,
     Where,
     disagreement,
+    identifiers,
     judged_conflicts,
     names,
     negated,
+    note_subject,
     quantities,
     repeated_outdated_value,
     repeats_a_value,
     same_statement_groups,
+    sentences,
     value_conflicts,
 )
 from ..memory.graph import pagerank
@@ -100,6 +104,9 @@ PROGRESS_PAIRS = 2000
 """Pairs of passages judged between two progress reports: their sentences are embedded in one batch, as a
 whole run's were (the model's own batches are smaller), so the blocks cost nothing in speed."""
 
+HOLDER_PASSAGES = 4 * (TITLES_NAMED_AT_MOST + 1)
+"""Passages read to count the notes that name an identifier (``Consolidator._identifier_holders``)."""
+
 PAIR_BLOCK = 4096
 """Pairs whose cosines ``pair_cosines`` reads in one product (4096 x 2 x 384 floats: 12 MB)."""
 
@@ -119,11 +126,14 @@ def pair_cosines(vectors: dict[int, np.ndarray], pairs: list[tuple[int, int]]) -
     return found
 
 
-def _where(passage: Passage) -> Where:
-    """What a passage stands under (title and headings) and the day its note is of: what sets apart the
-    siblings and editions of a template."""
+def _where(passage: Passage, note: frozenset[str] = frozenset()) -> Where:
+    """What a passage stands under (title and headings), the day its note is of and the note's subject
+    (``note_subject``): what sets apart the siblings and editions of a template."""
     return Where(
-        " > ".join([passage.title] + passage.heading_path), passage.doc_date or passage.valid_from, names(passage.text)
+        " > ".join([passage.title] + passage.heading_path),
+        passage.doc_date or passage.valid_from,
+        names(passage.text),
+        note,
     )
 
 
@@ -158,6 +168,8 @@ class Consolidator:
         self._sentence_vectors: dict[str, object] = {}
         self._frames = NO_FRAMES
         self._wheres: dict[int, Where] = {}
+        self._note_subjects: dict[int, frozenset[str]] = {}
+        self._holders: dict[str, set[int]] = {}  # identifier -> the few notes whose passages name it
         self._rows: dict[int, Passage] = {}
         self._nearest_found: dict[int, dict[int, list[tuple[int, float]]]] = {}  # by the search list's size
 
@@ -318,6 +330,10 @@ class Consolidator:
             for note, path, title, *_ in self.store.live_note_names()
         )
         named = {chunk: notes for chunk, p in passages.items() if (notes := titles.named_in(p.text) - {p.note})}
+        for chunk, p in passages.items():
+            holders = self._identifier_holders(chunk, p.text) - {p.note}
+            if holders:
+                named[chunk] = named.get(chunk, set()) | holders
         if named:
             held: dict[int, list[int]] = {}
             for note, row, _, _ in self.store.current_passages_of(sorted(set().union(*named.values()))):
@@ -331,6 +347,24 @@ class Consolidator:
             )
             if expression:
                 found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
+        return found
+
+    def _identifier_holders(self, chunk: int, text: str) -> set[int]:
+        """The notes (at most ``TITLES_NAMED_AT_MOST``) whose passages name an identifier that a sentence of
+        ``text`` giving a value or negating names ("Account C-1833 stores 502 GB"): the page that gives C-1833 in
+        one passage and the stored size in another, which neither index finds among a family of such pages."""
+        found: set[int] = set()
+        for sentence in sentences(text):
+            if not (quantities(sentence) or negated(sentence)):
+                continue
+            for identifier in sorted(identifiers(sentence)):
+                notes = self._holders.get(identifier)
+                if notes is None:
+                    expression = any_of([identifier]) or ""
+                    rows = self.store.body_neighbours(chunk, expression, HOLDER_PASSAGES) if expression else []
+                    notes = {p.note for p in self.store.passages(rows).values()}
+                    notes = self._holders[identifier] = notes if len(notes) <= TITLES_NAMED_AT_MOST else set()
+                found |= notes
         return found
 
     def _relate(self, queued: list[int]) -> None:
@@ -347,6 +381,7 @@ class Consolidator:
             ((p.id, p.text) for p in rows.values() if p.state in LIVE_STATES),
             notes={p.id: p.note for p in rows.values()},
         )
+        self._read_note_subjects(rows)
         for group in same_statement_groups(
             ((p.id, p.text, self._where(p).day) for p in rows.values() if p.state in LIVE_STATES), self._frames
         ):
@@ -416,11 +451,29 @@ class Consolidator:
             ]
         )
 
+    def _read_note_subjects(self, rows: dict[int, Passage]) -> None:
+        """``note_subject`` of every note these passages stand in, from all of its current passages (a passage
+        that names no subject inherits its note's, which another passage may give), read once per run."""
+        notes = sorted({p.note for p in rows.values()} - self._note_subjects.keys())
+        if not notes:
+            return
+        held: dict[int, list[int]] = {}
+        for note, row, _, _ in self.store.current_passages_of(notes):
+            held.setdefault(note, []).append(row)
+        missing = [row for rows_of in held.values() for row in rows_of if row not in rows]
+        texts = {row: p.text for row, p in rows.items()}
+        texts.update((row, p.text) for row, p in self.store.passages(missing).items())
+        titles = {p.note: p.title for p in rows.values()}
+        for note in notes:
+            self._note_subjects[note] = note_subject(
+                titles.get(note, ""), (texts[row] for row in held.get(note, ()) if row in texts)
+            )
+
     def _where(self, passage: Passage) -> Where:
         """``_where`` of a passage, read once per run."""
         found = self._wheres.get(passage.id)
         if found is None:
-            found = self._wheres[passage.id] = _where(passage)
+            found = self._wheres[passage.id] = _where(passage, self._note_subjects.get(passage.note, frozenset()))
         return found
 
     def _disagreement(

@@ -344,16 +344,43 @@ def _mostly_in(words: frozenset[str], other: frozenset[str]) -> bool:
 def _speaks_of(where: "Where", sentence: str, place: "Where") -> bool:
     """Whether a sentence, read with its own title and headings (``place``), speaks of the note ``where`` stands
     in: most of the words of that note's title are in it (its headings are sections, which two notes of one
-    template share). An e-mail "Re: Hugo Gallo" that says "Hugo Gallo may work remotely on Fridays" speaks of
-    the page "Hugo Gallo"; the page of Ana Jensen saying "She may work remotely on Fridays" does not speak of
-    the page of Ana Gallo."""
+    template share), or it names an identifier of that note's subject (``Where.note``). An e-mail "Re: Hugo
+    Gallo" that says "Hugo Gallo may work remotely on Fridays" speaks of the page "Hugo Gallo", and "Vendor V-204
+    pays within 90 days" of the page whose first passage gives V-204; the page of Ana Jensen saying "She may
+    work remotely on Fridays" does not speak of the page of Ana Gallo."""
     said = _said_words(sentence) | _said_words(place.context)
-    return _mostly_in(_said_words(where.context.split(" > ", 1)[0]), said)
+    if _mostly_in(_said_words(where.context.split(" > ", 1)[0]), said):
+        return True
+    return not _words_of(identifiers(sentence)).isdisjoint(_words_of(where.note))
 
 
-def _about_other_names(text_a: str, text_b: str) -> bool:
-    """Both sentences name someone or something, and of other subjects (``other_subjects``)."""
-    return other_subjects(names(text_a), names(text_b))
+def _about_other_names(text_a: str, text_b: str, where_a: "Where", where_b: "Where") -> bool:
+    """Both sentences name someone or something, and of other subjects (``other_subjects``), unless what one
+    names is the other's note's subject (``_names_the_note``): "Account C-1833 stores 502 GB" names the
+    customer whose page says "Onyx Foods stores 181 GB" and gives the account C-1833 in another passage."""
+    named_a, named_b = names(text_a), names(text_b)
+    return other_subjects(named_a, named_b) and not _names_the_note(named_a, where_b, named_b, where_a)
+
+
+def _other_subjects_where(named_a: frozenset[str], where_a: "Where", named_b: frozenset[str], where_b: "Where") -> bool:
+    """``other_subjects`` of what two sentences name, each with its note's title (``_with_title``), unless what
+    one names is the subject of the other's note (``Where.note``): "Account C-1833 stores 502 GB" in a call is of
+    the page "Customer: Onyx Foods" whose first passage gives the account C-1833."""
+    if not other_subjects(_with_title(named_a, where_a), _with_title(named_b, where_b)):
+        return False
+    return not _names_the_note(named_a, where_b, named_b, where_a)
+
+
+def _names_the_note(named_a: frozenset[str], where_b: "Where", named_b: frozenset[str], where_a: "Where") -> bool:
+    """What one sentence names is the subject of the other's note (``Where.note``), whichever passage of that
+    note names it."""
+    in_b = bool(named_a) and _named_in(named_a, _words_of(where_b.note))
+    return in_b or bool(named_b) and _named_in(named_b, _words_of(where_a.note))
+
+
+def _own_subject(named: frozenset[str], where: "Where") -> frozenset[str]:
+    """The words of what a sentence names with its note's title (``_with_title``) and its note's subject."""
+    return _words_of(_with_title(named, where) | where.note)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -369,19 +396,27 @@ def same_value(a: Quantity, b: Quantity) -> bool:
     return math.isclose(a.value, b.value, rel_tol=1e-9)
 
 
-def value_conflicts(text_a: str, text_b: str) -> list[tuple[Quantity, Quantity]]:
+def value_conflicts(
+    text_a: str, text_b: str, where_a: "Where | None" = None, where_b: "Where | None" = None
+) -> list[tuple[Quantity, Quantity]]:
     """Pairs of values, one from each passage, in the same dimension and rate that differ while neither
     passage also gives the other's value: a passage that recounts the old and the new value (a history,
     a comparison) agrees with both. Every pair is judged on its own, so one shared value ("Plus 200 MB"
     in both) does not hide another that differs ("50 MB" against "5 MB"). Two sentences that name only
     other places or people than each other ("the Krakow office", "the Hamburg office") give no pair; the
     names are read in the two sentences, not the whole passages, because a chat's speaker line or a
-    department named in another sentence ("declared to Legal") says nothing about what the values are of."""
+    department named in another sentence ("declared to Legal") says nothing about what the values are of;
+    ``where_a`` and ``where_b`` (``Where``) add what the sentences' notes are about."""
+    where_a, where_b = where_a or Where(), where_b or Where()
     qa, qb = quantities(text_a), quantities(text_b)
     found = []
     for a in qa:
         for b in qb:
-            if not same_unit(a.unit, b.unit) or same_value(a, b) or _about_other_names(a.sentence, b.sentence):
+            if (
+                not same_unit(a.unit, b.unit)
+                or same_value(a, b)
+                or _about_other_names(a.sentence, b.sentence, where_a, where_b)
+            ):
                 continue
             if any(same_unit(x.unit, b.unit) and same_value(x, b) for x in qa) or any(
                 same_unit(y.unit, a.unit) and same_value(y, a) for y in qb
@@ -412,12 +447,64 @@ class Where:
     names: frozenset[str] = (
         frozenset()
     )  # what the whole passage names: the subject of a template sentence that names none
+    note: frozenset[str] = frozenset()  # the note's own subject (``note_subject``), whichever passage names it
 
     @property
     def subject(self) -> frozenset[str]:
         """The words of what a sentence that names nobody is about: its note's title and headings ("Ana Schmidt >
-        Employment") and what its passage names, in lower case."""
-        return name_words(self.context) | _words_of(self.names)
+        Employment"), what its passage names and the note's subject (``note_subject``), in lower case."""
+        return name_words(self.context) | _words_of(self.names) | _words_of(self.note)
+
+
+NOTE_IDENTIFIERS = 3
+"""A note naming more identifiers than this is about many things (a list, a log): none of them is its subject."""
+NUMBERED_NAME = re.compile(r"\b([^\W\d_]{2,})[\s,:#]+(\d{1,6})\b(?![-/.:]\d)")
+
+
+def numbered_names(title: str) -> frozenset[str]:
+    """The numbered names of a title, a word and the number that follows it ("Sprint 14", "Status 017", "week 3"),
+    as "sprint#14": the number is which one of many notes of a series the note is about."""
+    return frozenset(
+        f"{m.group(1).lower()}#{int(m.group(2))}"
+        for m in NUMBERED_NAME.finditer(title)
+        if m.group(1).lower() not in STOPWORDS and m.group(1).lower() not in UNITS
+    )
+
+
+def note_subject(title: str, texts: Iterable[str]) -> frozenset[str]:
+    """What a note is about, whichever of its passages says it: the numbered names of its title and the
+    identifiers its passages name ("Account C-1833" in the first passage is what "the contract value is EUR
+    40,000" in the next one is of), unless it names too many to be about any one (``NOTE_IDENTIFIERS``). A
+    sentence that names no subject, or names one of these, inherits the rest."""
+    found: set[str] = set()
+    for text in texts:
+        named = identifiers(text)
+        found |= {i for i in named if not any(i != j and i in j for j in named)}  # FAL-S14, not its S14 too
+        if len(found) > NOTE_IDENTIFIERS:
+            found = set()
+            break
+    return frozenset(found) | numbered_names(title)
+
+
+def _kind(name: str) -> str:
+    """The kind of a subject name, its value taken out: "sprint#14" is a sprint, C-1833 an account id (``c-``)."""
+    return name.split("#", 1)[0] + "#" if "#" in name else re.sub(r"\d+", "", name.lower())
+
+
+def other_notes(subject_a: frozenset[str], subject_b: frozenset[str]) -> bool:
+    """Two notes' subjects (``note_subject``) are of other subjects: they hold a name of the same kind and none
+    of that kind in common (sprint 22 is not sprint 23, project P017 not project P018); notes that name no
+    subject of a kind they share are not set apart by it."""
+    if not subject_a or not subject_b:
+        return False
+    kinds_a: dict[str, set[str]] = {}
+    for name in subject_a:
+        kinds_a.setdefault(_kind(name), set()).add(name.lower())
+    kinds_b: dict[str, set[str]] = {}
+    for name in subject_b:
+        kinds_b.setdefault(_kind(name), set()).add(name.lower())
+    shared = kinds_a.keys() & kinds_b.keys()
+    return bool(shared) and all(kinds_a[k].isdisjoint(kinds_b[k]) for k in shared)
 
 
 def _frame_tokens(text: str) -> tuple[str, ...]:
@@ -523,11 +610,13 @@ class Frames:
             names(sentence_a) | titled(sentence_a, where_a),
             names(sentence_b) | titled(sentence_b, where_b),
         )
-        if other_subjects(_with_title(names_a, where_a), _with_title(names_b, where_b)):
+        if _other_subjects_where(names_a, where_a, names_b, where_b):
             return True
         context = frame_difference(where_a.context, where_b.context) if where_a.context != where_b.context else ()
         if context and all(_only_values(words_a) and _only_values(words_b) for _, words_a, words_b in context):
             return True
+        if other_notes(where_a.note, where_b.note):
+            return True  # a review of release 7 is not of the page "Atlas Release 6", nor project P018 of P017
         template_a, template_b = self.is_template(sentence_a), self.is_template(sentence_b)
         if not (template_a or template_b):
             return False
@@ -545,6 +634,9 @@ class Frames:
                 and not _only_values(words_a)
                 and not _only_values(words_b)
                 and not _names_for_pronouns(words_a, words_b, named)
+                and not _names_for_names(
+                    words_a, words_b, _own_subject(names_a, where_a), _own_subject(names_b, where_b)
+                )
                 for how, words_a, words_b in differences
             ):
                 return True
@@ -632,6 +724,15 @@ def _names_for_pronouns(words_a: tuple[str, ...], words_b: tuple[str, ...], name
     return False
 
 
+def _names_for_names(
+    words_a: tuple[str, ...], words_b: tuple[str, ...], own_a: frozenset[str], own_b: frozenset[str]
+) -> bool:
+    """Each side of a difference names its own sentence's subject (``_own_subject``), which ``Frames.apart`` has
+    found no other subjects: "Onyx Foods stores 181 GB" on the company's page and "Account C-1833 stores 502 GB"
+    in a call, where the page gives C-1833 as the company's account, name one customer two ways."""
+    return not own_a.isdisjoint(words_a) and not own_b.isdisjoint(words_b)
+
+
 NO_FRAMES = Frames()
 SAME_STATEMENT_GROUP = 12
 """More notes than this filling one frame for one subject on one day are a series (a log), not one statement twice."""
@@ -706,7 +807,9 @@ def judged_conflicts(
 ) -> list[tuple[Quantity, Quantity]]:
     """The ``value_conflicts`` left for a judge of meaning: not those that ``frames`` sets apart."""
     return [
-        (a, b) for a, b in value_conflicts(text_a, text_b) if not frames.apart(a.sentence, where_a, b.sentence, where_b)
+        (a, b)
+        for a, b in value_conflicts(text_a, text_b, where_a, where_b)
+        if not frames.apart(a.sentence, where_a, b.sentence, where_b)
     ]
 
 
