@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Sequence
+from typing import ClassVar, Self, Sequence
 
 from .lexical import query_terms
 
@@ -196,23 +196,25 @@ def feature_rows(question: str, found: Sequence[Evidence], language: str = "en")
 
 
 @dataclass(frozen=True)
-class RelevanceModel:
-    """A linear model over ``FEATURES`` (standardised by ``mean`` and ``scale``): the log-odds that a passage
-    answers the question."""
+class LinearModel:
+    """Weights over standardised features (``(x - mean) / scale``) plus a bias: a log-odds. Each subclass names
+    its features (``FEATURE_NAMES``), which its stored form carries and checks."""
 
     weights: tuple[float, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     bias: float
-    features: tuple[str, ...] = FEATURES
+    FEATURE_NAMES: ClassVar[tuple[str, ...]] = ()
+    WHAT: ClassVar[str] = "linear model"
 
-    def logits(self, rows: Sequence[Sequence[float]]) -> list[float]:
-        terms = list(zip(self.weights, self.mean, self.scale, strict=True))
-        return [self.bias + sum(w * (x - m) / s for (w, m, s), x in zip(terms, row, strict=True)) for row in rows]
+    def log_odds(self, row: Sequence[float]) -> float:
+        return self.bias + sum(
+            w * (x - m) / s for w, m, s, x in zip(self.weights, self.mean, self.scale, row, strict=True)
+        )
 
     def to_json(self) -> dict:
         return {
-            "features": list(self.features),
+            "features": list(self.FEATURE_NAMES),
             "weights": list(self.weights),
             "mean": list(self.mean),
             "scale": list(self.scale),
@@ -220,17 +222,27 @@ class RelevanceModel:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "RelevanceModel":
+    def from_json(cls, data: dict) -> Self:
         names = tuple(data["features"])
-        if names != FEATURES:
-            raise ValueError(f"the relevance model's features {names} are not this version's {FEATURES}")
+        if names != cls.FEATURE_NAMES:
+            raise ValueError(f"the {cls.WHAT}'s features {names} are not this version's {cls.FEATURE_NAMES}")
         return cls(
             tuple(float(w) for w in data["weights"]),
             tuple(float(m) for m in data["mean"]),
             tuple(float(s) or 1.0 for s in data["scale"]),
             float(data["bias"]),
-            names,
         )
+
+
+@dataclass(frozen=True)
+class RelevanceModel(LinearModel):
+    """A linear model over ``FEATURES``: the log-odds that a passage answers the question."""
+
+    FEATURE_NAMES: ClassVar[tuple[str, ...]] = FEATURES
+    WHAT: ClassVar[str] = "relevance model"
+
+    def logits(self, rows: Sequence[Sequence[float]]) -> list[float]:
+        return [self.log_odds(row) for row in rows]
 
 
 ANSWERABILITY_FEATURES = ("relevance", "lead", "cosine", "phrase", "coverage")
@@ -242,47 +254,22 @@ the cosine and the word shares say that."""
 
 
 @dataclass(frozen=True)
-class Answerability:
+class Answerability(LinearModel):
     """A logistic model over ``ANSWERABILITY_FEATURES``: how likely the vault answers the question at all. Fitted by
     ``bench.ranker`` on the real sets' answerable questions against their nonsense and unanswerable ones, the two
     classes weighing the same; ``ScoringSettings.weak_below`` is the line under which every hit is a weak match."""
 
-    weights: tuple[float, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    bias: float
+    FEATURE_NAMES: ClassVar[tuple[str, ...]] = ANSWERABILITY_FEATURES
+    WHAT: ClassVar[str] = "answerability model"
 
     def probability(self, values: Sequence[float]) -> float:
-        z = self.bias + sum(
-            w * (x - m) / s for w, m, s, x in zip(self.weights, self.mean, self.scale, values, strict=True)
-        )
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, self.log_odds(values)))))
 
     @classmethod
     def relevance_only(cls) -> "Answerability":
         """The first hit's relevance as it is: a question is as answerable as its best passage is relevant."""
         n = len(ANSWERABILITY_FEATURES)
         return cls((1.0,) + (0.0,) * (n - 1), (0.0,) * n, (1.0,) * n, 0.0)
-
-    def to_json(self) -> dict:
-        return {
-            "features": list(ANSWERABILITY_FEATURES),
-            "weights": list(self.weights),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "bias": self.bias,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> "Answerability":
-        if tuple(data["features"]) != ANSWERABILITY_FEATURES:
-            raise ValueError(f"the answerability model's features {data['features']} are not {ANSWERABILITY_FEATURES}")
-        return cls(
-            tuple(float(w) for w in data["weights"]),
-            tuple(float(m) for m in data["mean"]),
-            tuple(float(s) or 1.0 for s in data["scale"]),
-            float(data["bias"]),
-        )
 
 
 @lru_cache(maxsize=1)
