@@ -21,18 +21,20 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 from ..core.api import open_vault
 from ..core.search import EXACT_CANDIDATES_UP_TO, gather, nearest
 from ..embed import cosine_map, embed_queries, model_of_fingerprint
 from ..memory.asof import parse_as_of
 from ..memory.ranking import WEAK_MATCH_CONFIDENCE_CEILING, Ask, eligible, evidence
-from ..memory.relevance import FEATURES, Answerability, RelevanceModel, feature_rows
+from ..memory.relevance import FEATURES, Answerability, LinearModel, RelevanceModel, feature_rows
 from ..memory.scoring import Calibration, log_odds
 from .metrics import expected_calibration_error, fit_platt
 from .questions import from_answering_note, read_questions
 from .real.run import CORPORA, HERE, PARALLEL
+
+M = TypeVar("M", bound=LinearModel)
 
 DEPTH = 100
 GROUPS = {
@@ -125,7 +127,6 @@ each set holds."""
 def fit(questions: Sequence[dict], c: float = 1.0) -> RelevanceModel:
     """A logistic model of "this candidate answers" over the answerable questions' candidates, each group of
     corpora weighing ``GROUP_WEIGHT``."""
-    import numpy as np
     from sklearn.linear_model import LogisticRegression
 
     usable = [
@@ -142,16 +143,23 @@ def fit(questions: Sequence[dict], c: float = 1.0) -> RelevanceModel:
             xs.append(cand["x"])
             ys.append(1 if cand["answers"] else 0)
             ws.append(share)
+    return logistic(RelevanceModel, xs, ys, LogisticRegression(C=c, max_iter=3000), ws)
+
+
+def logistic(kind: type[M], xs: Sequence, ys: Sequence[int], regression, weights: Sequence[float] | None = None) -> M:
+    """``regression`` (scikit-learn's ``LogisticRegression``) fitted on the standardised ``xs``, as a ``kind`` of
+    ``memory.relevance.LinearModel``."""
+    import numpy as np
+
     x = np.asarray(xs, dtype=float)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=c, max_iter=3000)
-    model.fit((x - mean) / scale, np.asarray(ys), sample_weight=np.asarray(ws))
-    return RelevanceModel(
-        tuple(float(w) for w in model.coef_[0]),
+    regression.fit((x - mean) / scale, np.asarray(ys), sample_weight=None if weights is None else np.asarray(weights))
+    return kind(
+        tuple(float(w) for w in regression.coef_[0]),
         tuple(float(m) for m in mean),
         tuple(float(s) for s in scale),
-        float(model.intercept_[0]),
+        float(regression.intercept_[0]),
     )
 
 
@@ -249,21 +257,11 @@ def answerability_samples(model: RelevanceModel, questions: Sequence[dict], floo
 def fit_answerability(model: RelevanceModel, questions: Sequence[dict], floor: float) -> Answerability:
     """A logistic model of "the vault answers this question", answerable and unanswerable questions weighing the
     same."""
-    import numpy as np
     from sklearn.linear_model import LogisticRegression
 
     samples = answerability_samples(model, questions, floor)
-    x = np.asarray([row for row, _ in samples], dtype=float)
-    y = np.asarray([1 if ok else 0 for _, ok in samples])
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    fitted = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000).fit((x - mean) / scale, y)
-    return Answerability(
-        tuple(float(w) for w in fitted.coef_[0]),
-        tuple(float(m) for m in mean),
-        tuple(float(s) for s in scale),
-        float(fitted.intercept_[0]),
-    )
+    regression = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000)
+    return logistic(Answerability, [row for row, _ in samples], [1 if ok else 0 for _, ok in samples], regression)
 
 
 def choose_weak(
