@@ -551,3 +551,25 @@ def test_a_review_naming_a_day_conflicts_with_that_days_daily_note_only(vault, c
     consolidate(cli)
     found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
     assert found == {frozenset({"daily/2023-01-06", "reviews/Week 1"})}
+
+
+def test_a_note_is_also_the_subject_its_front_matter_aliases_name(vault, cli, real_embedder, tmp_path):
+    """A customer page called `C-1833` in its front matter only is the subject of a call saying "Account C-1833
+    stores 502 GB": the call conflicts with that page, and not with another customer's page of one template."""
+    for name, account, stored in (("Onyx Foods", "C-1833", 181), ("Falcon Capital", "C-2040", 230)):
+        write(
+            vault,
+            f"customers/{name}.md",
+            f"---\ndate: 2024-03-04\naliases: [{account}]\n---\n# {name}\n\nEnterprise plan since 2021.\n\n"
+            f"## Usage\n\n{name} stores {stored} GB of data with us.\n",
+        )
+    write(
+        vault,
+        "calls/Call C-1833.md",
+        "---\ndate: 2024-03-04\nsource_type: meeting_notes\n---\n# Quarterly call\n\n"
+        "Quarterly call with their IT lead.\n\nAccount C-1833 stores 502 GB of data with us.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"customers/Onyx Foods", "calls/Call C-1833"})}

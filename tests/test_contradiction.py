@@ -481,6 +481,8 @@ def test_a_count_of_things_is_a_value_and_a_label_or_a_time_is_not():
     assert read("See Sprint 24 notes.") == []
     assert read("The 2024 budgets are final.") == []
     assert read("Sprint 24 retro notes") == []
+    assert read("Listing 13-22 shows an example.") == []
+    assert read("Figure 3 shows the result.") == []
     assert value_conflicts("Velocity was 41 points.", "The velocity was 44 points.")
     assert not value_conflicts("Velocity was 41 points.", "41 points of velocity, said the team.")
     assert not value_conflicts("Velocity was 41 points.", "Closed 44 tickets.")  # other things counted

@@ -258,6 +258,8 @@ COUNT = "count:"
 """The unit of a number of things, before the stem of what is counted: "41 points" is ``count:point``."""
 IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "staff", "personnel", "feet", "mice"})
 YEAR = re.compile(r"(?:19|20)\d\d")
+DETERMINERS = frozenset("a an the this that these those its their his her our your my how what which".split())
+"""Words that follow a verb, not a counted noun: "Figure 3 shows the result" counts no shows."""
 
 
 def _plural(word: str) -> bool:
@@ -286,13 +288,14 @@ def _counted_noun(matches: list[re.Match], lowered: list[str], i: int) -> int | 
     people"), or None: the noun stands in the same sentence, in lower case, at most one word after the number.
     A number with no plural noun after it ("sprint 24 was") or after a capitalised word inside a sentence ("see
     Release 7 notes") is a label, one written as a year ("the 2024 budgets") a year, and one inside a time, a
-    version or a fraction ("6:57", "2.5", "3/4") part of it: none is a count."""
+    version, a fraction or a range ("6:57", "2.5", "3/4", "13-22") part of it: none is a count. A word ending in
+    s that a determiner follows is a verb ("Figure 3 shows the result")."""
     number = matches[i]
     text = number.string
     if (
         not number.group(0)[:1].isdigit()
         or YEAR.fullmatch(number.group(0))
-        or text[number.start() - 1 : number.start()] in (":", ".", "/")  # 6:57, v2.5, 3/4
+        or text[number.start() - 1 : number.start()] in (":", ".", "/", "-")  # 6:57, v2.5, 3/4, Listing 13-22
     ):
         return None
     after_capital = i > 0 and matches[i - 1].group(0)[:1].isupper()
@@ -307,7 +310,7 @@ def _counted_noun(matches: list[re.Match], lowered: list[str], i: int) -> int | 
         ):
             return None  # "Woke at 6:57. Focus for the day" counts nothing
         if _plural(lowered[j]):
-            return j
+            return None if j + 1 < len(lowered) and lowered[j + 1] in DETERMINERS else j  # "Figure 3 shows the"
     return None
 
 
@@ -355,6 +358,15 @@ def names(text: str) -> frozenset[str]:
     alerts, hosts, settings and commands a statement is about."""
     said = frozenset(name for name in NAME.findall(text) if name.lower() not in TIME_WORDS)
     return said | identifiers(text) | frozenset(CODE_SPAN.findall(text))
+
+
+def without_names(sentence: str) -> str:
+    """The sentence with what ``names`` finds in it left out: what it says of its subject, whoever that is."""
+    named = sorted(names(sentence), key=len, reverse=True)
+    if not named:
+        return sentence
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(name)}(?![\w-])" for name in named))
+    return re.sub(r"\s{2,}", " ", pattern.sub("", sentence)).strip()
 
 
 TIME_WORDS = frozenset(words.MONTHS) | words.WEEKDAYS
@@ -586,11 +598,18 @@ def numbered_names(title: str) -> frozenset[str]:
     )
 
 
-def note_subject(title: str, texts: Iterable[str]) -> frozenset[str]:
+def note_subject(title: str, texts: Iterable[str], other_names: Iterable[str] = ()) -> frozenset[str]:
     """What a note is about, whichever of its passages says it: the numbered names of its title and the
     identifiers its passages name ("Account C-1833" in the first passage is what "the contract value is EUR
     40,000" in the next one is of), unless it names too many to be about any one (``NOTE_IDENTIFIERS``). A
-    sentence that names no subject, or names one of these, inherits the rest."""
+    sentence that names no subject, or names one of these, inherits the rest. ``other_names`` are what the note
+    is also called (its front matter's ``aliases`` and ``id``): their identifiers and numbered names are always
+    part of it."""
+    called = frozenset().union(*(identifiers(name) | numbered_names(name) for name in other_names))
+    return _passages_subject(texts) | numbered_names(title) | called
+
+
+def _passages_subject(texts: Iterable[str]) -> frozenset[str]:
     found: set[str] = set()
     for text in texts:
         named = identifiers(text)
@@ -598,7 +617,7 @@ def note_subject(title: str, texts: Iterable[str]) -> frozenset[str]:
         if len(found) > NOTE_IDENTIFIERS:
             found = set()
             break
-    return frozenset(found) | numbered_names(title)
+    return frozenset(found)
 
 
 def _kind(name: str) -> str:
