@@ -505,3 +505,15 @@ def test_a_sentence_speaks_of_the_day_it_names():
     claim = "On Friday 6 January 2023 I ran 11 km after work."
     assert not frames.apart(claim, review, "Ran 6 km after work.", daily)
     assert frames.apart(claim, review, "Ran 5 km after work.", other)
+
+
+def test_code_blocks_and_bracketed_years_state_no_value():
+    """A program's output in a fenced block is an example, not a statement; a unit and a number with a sentence's
+    end or a bracket between them ("these days? (2021)") are not one value."""
+    from smartvec_cli.memory.contradiction import quantities, value_conflicts
+
+    output = "Cargo fetches the crates:\n\n```console\n$ cargo build\n  Downloaded 3 crates (162.9KiB) in 0.59s\n```\n"
+    assert not value_conflicts(output, "```console\n  Downloaded 1 crate (213.6 KB) in 0.40s\n```")
+    assert value_conflicts(output + "\nA clean build takes 5 seconds.", "A clean build takes 9 seconds.")
+    assert [q.unit for q in quantities("What's the best TV to buy these days? (2021)")] == []
+    assert [q.written for q in quantities("Slides change every 30 days (or sooner).")] == ["30 days"]

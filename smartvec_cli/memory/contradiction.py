@@ -203,7 +203,12 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
             continue
         unit, first, last = None, i, i
         for j in (i + 1, i - 1, i + 2):
-            if 0 <= j < len(tokens) and lowered[j] in UNITS and number_value(tokens[j]) is None:
+            if (
+                0 <= j < len(tokens)
+                and lowered[j] in UNITS
+                and number_value(tokens[j]) is None
+                and not _apart_in_text(matches, min(i, j), max(i, j))
+            ):
                 unit, first, last = UNITS[lowered[j]], min(i, j), max(i, j)
                 break
         if unit is None:
@@ -254,6 +259,16 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
 
 
 ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+BREAK = re.compile(r"[.!?;:()\[\]|]")
+
+
+def _apart_in_text(matches: list[re.Match], first: int, last: int) -> bool:
+    """A sentence's end, a bracket or a table's bar stands between two tokens: "these days? (2021)" gives no
+    duration of 2021 days."""
+    text = matches[first].string
+    return any(BREAK.search(text, matches[k].end(), matches[k + 1].start()) for k in range(first, last))
+
+
 COUNT = "count:"
 """The unit of a number of things, before the stem of what is counted: "41 points" is ``count:point``."""
 IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "staff", "personnel", "feet", "mice"})
@@ -535,7 +550,7 @@ def value_conflicts(
     department named in another sentence ("declared to Legal") says nothing about what the values are of;
     ``where_a`` and ``where_b`` (``Where``) add what the sentences' notes are about."""
     where_a, where_b = where_a or Where(), where_b or Where()
-    qa, qb = quantities(text_a), quantities(text_b)
+    qa, qb = quantities(prose(text_a)), quantities(prose(text_b))
     found = []
     for a in qa:
         for b in qb:
@@ -551,6 +566,15 @@ def value_conflicts(
                 continue
             found.append((a, b))
     return found
+
+
+FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def prose(text: str) -> str:
+    """The text without its fenced code blocks: a program's output ("Downloaded 3 crates (162.9KiB) in 0.59s") or
+    code is an example, not a statement that could contradict another."""
+    return FENCED.sub("", text) if "```" in text or "~~~" in text else text
 
 
 def same_context(a: Quantity, b: Quantity) -> bool:
