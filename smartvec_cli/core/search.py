@@ -275,7 +275,7 @@ def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False)
     first; exact when asked or when the index is small (``EXACT_CANDIDATES_UP_TO``), else from the graph."""
     ann = store.load_ann()
     # A damaged saved graph is searched exactly until a writer rebuilds it (pgvector's index is always there).
-    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO and getattr(ann, "has_graph", True):
+    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO and ann.has_graph:
         try:
             return ann.search(query_vector, k)
         except RuntimeError:  # hnswlib reached fewer than k items: duplicates have cut the graph apart

@@ -71,7 +71,6 @@ class PgVectorIndex:
     saving are nothing to do, and a search is one statement."""
 
     tombstones: frozenset[int] = frozenset()
-    has_graph = True  # pgvector's HNSW index, kept by the server
 
     def __init__(self, store: PgStore):
         self.store = store
@@ -85,6 +84,11 @@ class PgVectorIndex:
         if self._live is None:
             self._live = self.store.ann_expected_labels()
         return self._live
+
+    @property
+    def has_graph(self) -> bool:
+        """Always: pgvector's HNSW index, which the server keeps."""
+        return True
 
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         self._live = self._exact = None
