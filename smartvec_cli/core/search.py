@@ -41,7 +41,7 @@ from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.ann import cosine_top_k, unit_matrix
 from ..store.lexical import LexicalQuery
-from ..store.store import Store
+from ..store.protocols import AccessLog, FullTextSearch, Retrieval, VectorSearch
 from .filters import NoteFilter
 from .results import MODES  # noqa: F401  (bench.questions names the modes here)
 
@@ -103,7 +103,7 @@ class SearchOptions:
 
 
 def search(
-    store: Store,
+    store: Retrieval,
     config: Config,
     query_vector: np.ndarray | None,
     query_text: str,
@@ -164,7 +164,7 @@ class Gathered:
 
 
 def gather(
-    store: Store,
+    store: Retrieval,
     query_vector: np.ndarray,
     query_text: str,
     similar: dict[int, float],
@@ -261,7 +261,7 @@ def gather(
     return Gathered(found, [e for e in relations if e.src in passages or e.dst in passages])
 
 
-def prepare_search(store: Store, options: SearchOptions) -> None:
+def prepare_search(store: VectorSearch, options: SearchOptions) -> None:
     """Read what ``search`` reads whatever the question: the vector index and, where the candidates are exact,
     the matrix of stored vectors. A cold query does it while its model is still loading; later calls cost nothing."""
     if options.mode != "lexical":
@@ -270,7 +270,7 @@ def prepare_search(store: Store, options: SearchOptions) -> None:
             ann.exact_matrix(store.vectors_for_chunks)
 
 
-def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False) -> list[tuple[int, float]]:
+def nearest(store: VectorSearch, query_vector: np.ndarray, k: int, exact: bool = False) -> list[tuple[int, float]]:
     """The candidate stage: the ``k`` stored passages most similar to the question, (row id, cosine) best
     first; exact when asked or when the index is small (``EXACT_CANDIDATES_UP_TO``), else from the graph."""
     ann = store.load_ann()
@@ -283,7 +283,7 @@ def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False)
     return ann.exact_search(query_vector, k, store.vectors_for_chunks)
 
 
-def nearest_within(store: Store, query_vector: np.ndarray, k: int, rows: set[int]) -> list[tuple[int, float]]:
+def nearest_within(store: VectorSearch, query_vector: np.ndarray, k: int, rows: set[int]) -> list[tuple[int, float]]:
     """``nearest`` among ``rows`` only, always exact: the searchable passages of the filtered notes. Read
     from the matrix ``prepare_search`` keeps while the index is small, else from the rows' own vectors."""
     ann = store.load_ann()
@@ -304,7 +304,7 @@ def _numbered(hits: list[Hit]) -> list[Hit]:
 
 
 def lexical_matches_within(
-    store: Store, query: LexicalQuery, limit: int, within: set[int] | None
+    store: FullTextSearch, query: LexicalQuery, limit: int, within: set[int] | None
 ) -> list[tuple[int, float]]:
     """The best ``limit`` full-text matches, among the passages ``within`` when a filter gives them: every match is
     read and those outside dropped before the cut (FTS5 scores every match to sort them anyway), so a filter
@@ -314,7 +314,7 @@ def lexical_matches_within(
     return [match for match in store.lexical_matches(query, EVERY_MATCH) if match[0] in within][:limit]
 
 
-def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
+def _lexical_hits(store: Retrieval, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
     """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``), each hit's score
     its BM25 over the best hit's (the raw BM25 stays in ``explain``); with ``within``, every match is read and those
     outside it dropped (FTS5 scores every match to sort them anyway)."""
@@ -370,7 +370,7 @@ def _cosine_hit(passage: Passage, similarity: float) -> Hit:
     return hit
 
 
-def record_retrieval(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
+def record_retrieval(store: AccessLog, text: str, hits: list[Hit], now_iso: str) -> None:
     """Every returned hit counts an access; the hits are remembered for ``feedback --rank N``."""
     if store.read_only:  # a read-only index answers, but cannot remember that it did
         return

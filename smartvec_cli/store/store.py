@@ -3,7 +3,9 @@
 ``Store`` is abstract. Its statements are grouped by who needs them (``notes``, ``graph``, ``passages``,
 ``reports``, ``problems``), mixed in here and written once, their dialect's pieces taken from ``dialect``;
 what the two databases do in different ways (transactions, vectors and their ANN index, full-text search,
-migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``.
+migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``. The parts of it the core asks for by
+themselves (reading passages, full-text search, vector search, transactions, the access log, the notes' relations)
+are the protocols of ``protocols``, which every ``Store`` satisfies.
 """
 
 from __future__ import annotations
