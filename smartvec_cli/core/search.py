@@ -59,7 +59,7 @@ and could not be chosen by their words. Scoring the candidates by row id instead
 to them) cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
 TITLE_ROWS = 200  # passages of the notes whose titles best match the question's words, read to find...
 TITLE_PASSAGES = 3  # ...this many of each such note, which join the candidates
-EVERY_MATCH = 1 << 40  # a LIMIT no store reaches
+NO_LIMIT = 1 << 40  # a limit no store reaches: every match
 EXACT_CANDIDATES_UP_TO = 20_000
 """Passages up to which smart mode scores every stored vector instead of asking the graph. The product
 grows with the index (0.4 ms for 4,300 rows; about 90 ms for 100,000 on a busy 2-core machine, where the
@@ -199,7 +199,7 @@ def gather(
     asked_phrases = phrases(query_text)
     holding = (
         store.phrase_holders(
-            [tuple(words) for words in asked_phrases], LEXICAL_CANDIDATES if within is None else EVERY_MATCH
+            [tuple(words) for words in asked_phrases], LEXICAL_CANDIDATES if within is None else NO_LIMIT
         )
         if asked_phrases
         else []
@@ -311,7 +311,7 @@ def lexical_matches_within(
     never loses a match that better ones elsewhere in the vault would have pushed out."""
     if within is None:
         return store.lexical_matches(query, limit)
-    return [match for match in store.lexical_matches(query, EVERY_MATCH) if match[0] in within][:limit]
+    return [match for match in store.lexical_matches(query, NO_LIMIT) if match[0] in within][:limit]
 
 
 def _lexical_hits(store: Retrieval, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
