@@ -62,11 +62,12 @@ from ..memory.contradiction import (
     without_names,
 )
 from ..memory.graph import pagerank
-from ..memory.lexical import any_of, query_terms
+from ..memory.lexical import query_terms
 from ..memory.lineage import lineages
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.ann import search_list_size
+from ..store.lexical import LexicalQuery
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
@@ -346,11 +347,11 @@ class Consolidator:
                 found[chunk].update(row for note in notes for row in held.get(note, ()))
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
-            expression = any_of(
+            query = LexicalQuery.any_of(
                 sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms]
             )
-            if expression:
-                found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
+            if query:
+                found[chunk].update(self.store.body_neighbours(chunk, query, self.settings.body_neighbours))
         return found
 
     def _identifier_holders(self, chunk: int, text: str) -> set[int]:
@@ -364,8 +365,7 @@ class Consolidator:
             for identifier in sorted(identifiers(sentence)):
                 notes = self._holders.get(identifier)
                 if notes is None:
-                    expression = any_of([identifier]) or ""
-                    rows = self.store.body_neighbours(chunk, expression, HOLDER_PASSAGES) if expression else []
+                    rows = self.store.body_neighbours(chunk, LexicalQuery.any_of([identifier]), HOLDER_PASSAGES)
                     notes = {p.note for p in self.store.passages(rows).values()} | self._called_by(identifier)
                     notes = self._holders[identifier] = notes if len(notes) <= TITLES_NAMED_AT_MOST else set()
                 found |= notes
