@@ -25,6 +25,11 @@ def edges(tmp_path, kind):
     return [(a, b, json.loads(detail)) for a, b, detail in index_rows(sql, [kind])]
 
 
+def contradicting_notes(tmp_path) -> set[frozenset[str]]:
+    """The pairs of notes (paths without ``.md``) joined by a ``contradicts`` edge."""
+    return {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+
+
 @pytest.mark.slow
 @both_stores
 @pytest.mark.parametrize("as_if_large", [False, True], ids=["small", "as-if-large"])
@@ -343,7 +348,7 @@ def test_agreeing_negations_are_not_flagged_and_a_negated_claim_is(vault, cli, r
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset(("help/mobile", "forum/answers"))}
 
 
@@ -480,7 +485,7 @@ def test_a_statement_naming_the_id_another_passage_of_the_page_gives_is_of_that_
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset({"vendors/Tidal Foods", "calls/Call about V-204"})}
 
 
@@ -503,7 +508,7 @@ def test_pages_of_numbered_notes_of_one_series_are_other_subjects(vault, cli, re
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset({"releases/Release 7", "reviews/Review of release 7"})}
 
 
@@ -527,7 +532,7 @@ def test_a_count_of_things_given_for_one_note_of_a_series_conflicts_with_that_no
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset({"sprints/Sprint 5", "retros/Retro Condor 5"})}
 
 
@@ -549,7 +554,7 @@ def test_a_review_naming_a_day_conflicts_with_that_days_daily_note_only(vault, c
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset({"daily/2023-01-06", "reviews/Week 1"})}
 
 
@@ -571,5 +576,5 @@ def test_a_note_is_also_the_subject_its_front_matter_aliases_name(vault, cli, re
     )
     cli.json("index", "--json")
     consolidate(cli)
-    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    found = contradicting_notes(tmp_path)
     assert found == {frozenset({"customers/Onyx Foods", "calls/Call C-1833"})}
