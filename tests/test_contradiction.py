@@ -480,6 +480,8 @@ def test_a_count_of_things_is_a_value_and_a_label_or_a_time_is_not():
     assert read("Woke at 6:57. Focus for the day: the audit log.") == []
     assert read("See Sprint 24 notes.") == []
     assert read("The 2024 budgets are final.") == []
+    assert read("In 2024 teams grew.") == []
+    assert read("Walked 2010 steps.") == [("2010 steps", "count:step")]
     assert read("Sprint 24 retro notes") == []
     assert read("Listing 13-22 shows an example.") == []
     assert read("Figure 3 shows the result.") == []

@@ -273,6 +273,11 @@ COUNT = "count:"
 """The unit of a number of things, before the stem of what is counted: "41 points" is ``count:point``."""
 IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "staff", "personnel", "feet", "mice"})
 YEAR = re.compile(r"(?:19|20)\d\d")
+BEFORE_A_YEAR = frozenset(
+    "the in of since from until till by for during before after to and or between a an this that".split()
+)
+"""Words a year follows ("in 2024 budgets grew", "the 2024 budgets"): after any other word ("Walked 2010 steps") a
+number that could be a year counts what follows it."""
 DETERMINERS = frozenset("a an the this that these those its their his her our your my how what which".split())
 """Words that follow a verb, not a counted noun: "Figure 3 shows the result" counts no shows."""
 
@@ -302,14 +307,14 @@ def _counted_noun(matches: list[re.Match], lowered: list[str], i: int) -> int | 
     """Where the plural noun that a number written in digits counts stands ("41 points", "12 open tickets", "5
     people"), or None: the noun stands in the same sentence, in lower case, at most one word after the number.
     A number with no plural noun after it ("sprint 24 was") or after a capitalised word inside a sentence ("see
-    Release 7 notes") is a label, one written as a year ("the 2024 budgets") a year, and one inside a time, a
-    version, a fraction or a range ("6:57", "2.5", "3/4", "13-22") part of it: none is a count. A word ending in
-    s that a determiner follows is a verb ("Figure 3 shows the result")."""
+    Release 7 notes") is a label, one that could be a year after a word a year follows ("the 2024 budgets") a
+    year, and one inside a time, a version, a fraction or a range ("6:57", "2.5", "3/4", "13-22") part of it:
+    none is a count. A word ending in s that a determiner follows is a verb ("Figure 3 shows the result")."""
     number = matches[i]
     text = number.string
     if (
         not number.group(0)[:1].isdigit()
-        or YEAR.fullmatch(number.group(0))
+        or (YEAR.fullmatch(number.group(0)) and (i == 0 or lowered[i - 1] in BEFORE_A_YEAR))
         or text[number.start() - 1 : number.start()] in (":", ".", "/", "-")  # 6:57, v2.5, 3/4, Listing 13-22
     ):
         return None
