@@ -1,6 +1,7 @@
 """The reports' ``--json`` is a contract with scripts: on a copy of ``sample_vault`` at a fixed ``--now``, what
 ``index``, ``consolidate``, ``status``, ``show``, ``history``, ``related``, ``graph``, ``doctor`` (and ``doctor
---repair``), ``changes``, ``forget`` and ``feedback`` print is compared byte for byte with the files in ``tests/snapshots/``.
+--repair``), ``changes``, ``forget`` and ``feedback`` print is compared byte for byte with the files in
+``tests/snapshots/``.
 
 A refactoring of the code behind a command must leave these files as they are. Only what differs from run to
 run is masked before comparing: the temporary folder's path and the seconds a run took. A change that is meant

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..config import load_config
+from ..core.results import VaultStatus
 from ..errors import SmartvecError
 from ..memory.ranking import WEAK_MATCH
 from ..memory.scoring import Calibration
@@ -150,7 +151,7 @@ class StyleRun:
     style: str
     levels: list[Level]
     main: Level
-    status: dict
+    status: VaultStatus
     paths: BenchPaths
     contradictions: dict | None = None
     off_topic: dict | None = None  # per mode: ``answered_off_topic``
@@ -584,8 +585,8 @@ def build_report(
         "styles": {
             style: {
                 "notes": run.notes,
-                "passages_stored": sum(run.status["passages"].values()),
-                "passages_by_state": run.status["passages"],
+                "passages_stored": sum(run.status.passages.values()),
+                "passages_by_state": dict(run.status.passages),
                 "index_runs": run.index_runs,
             }
             for style, run in runs.items()
@@ -597,7 +598,7 @@ def build_report(
             for kind in sorted({q.phrase_kind for q in bench.questions if q.phrase_kind})
         },
         "top_k": top_k,
-        "model": labelled.status.get("model"),
+        "model": labelled.status.model,
     }
     return report
 

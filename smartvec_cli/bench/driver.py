@@ -13,6 +13,7 @@ from typing import Protocol, Sequence
 
 from ..core.api import Vault
 from ..core.consolidate import Consolidator
+from ..core.results import VaultStatus
 from ..errors import SmartvecError
 
 
@@ -46,7 +47,7 @@ class Driver:
     def consolidate(self, when: dt.date) -> dict:
         return self.api.at(when).consolidate()
 
-    def status(self, now: dt.date) -> dict:
+    def status(self, now: dt.date) -> VaultStatus:
         return self.api.at(now).status()
 
     def ask(self, questions: Sequence[AskedQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:

@@ -42,12 +42,14 @@ from .results import (
     BatchAnswer,
     DeletedNote,
     DoctorReport,
+    EmbedderChoice,
     ForgetResult,
     IndexReport,
     NoteGraph,
     QueryAnswer,
     QueryHit,
     QueryRequest,
+    VaultStatus,
 )
 from .search import SearchOptions
 from .workspace import Workspace
@@ -67,6 +69,7 @@ __all__ = [
     "Question",
     "RefreshFailed",
     "Vault",
+    "VaultStatus",
     "Workspace",
     "open_vault",
 ]
@@ -505,22 +508,18 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> VaultStatus:
+        """What the index holds: notes, passages by state, the model, the vector index and the last run; what
+        ``status --json`` prints (``to_dict()``)."""
         from .report import status
 
-        def read(store: Store) -> dict[str, Any]:
-            data = status(store, str(self.ws.vault))
-            data["notes_with_problems"] = store.count_note_problems()
-            return data
-
-        data = self._report(read)
-        data["onnx_export"] = self.ws.onnx_export()
-        data["embedder"] = {
-            "model": self.ws.embedder_model(),
-            "chosen_by": "config.toml" if self.ws.config.embedder_model != "auto" else "languages",
-            "languages": self.ws.languages(),
-        }
-        return data
+        embedder = EmbedderChoice(
+            model=self.ws.embedder_model(),
+            chosen_by="config.toml" if self.ws.config.embedder_model != "auto" else "languages",
+            languages=tuple(self.ws.languages()),
+        )
+        onnx_export = self.ws.onnx_export()
+        return self._report(lambda store: status(store, str(self.ws.vault), onnx_export, embedder))
 
     def show(self, note: str) -> dict[str, Any]:
         from .report import show_note

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 
 from ..errors import SmartvecError, UsageError
 from ..store.store import LEFT_OUT, Store
 from ..vault.paths import OutsideFolder, vault_relative
 from .keys import FEEDBACK_EVENT, PASSAGE_LISTS, renamed
-from .results import GraphAttachment, GraphEdge, GraphNode, NoteGraph
+from .results import (
+    AnnStatus,
+    EmbedderChoice,
+    GraphAttachment,
+    GraphEdge,
+    GraphNode,
+    LastRun,
+    NoteGraph,
+    NoteKinds,
+    ReviewNote,
+    VaultStatus,
+)
 
 BARE_SHARE_WARNED = 0.5
 """Above this share of notes with neither a kind nor a date, ``status`` warns that trust has nothing to go on:
@@ -29,42 +41,36 @@ def kinds_and_trust_warning(counts: dict) -> tuple[dict, str | None]:
     )
 
 
-def status(store: Store, vault: str) -> dict:
+def status(store: Store, vault: str, onnx_export: str | None, embedder: EmbedderChoice) -> VaultStatus:
+    """What the index holds (``results.VaultStatus``); ``onnx_export`` and ``embedder`` are the workspace's."""
     kinds, trust_warning = kinds_and_trust_warning(store.note_kind_counts())
     states = store.passage_counts_by_state()
-    last_run = store.last_run()
     ann = store.load_ann()
-    return renamed(
-        {
-            "vault": vault,
-            "index_dir": str(store.index_dir),
-            "model": store.fingerprint,
-            "notes": store.live_note_count(),
-            "notes_deleted": store.deleted_note_count(),
-            "passages_of_deleted_notes": store.deleted_notes_passage_count(),
-            "kinds": kinds,
-            "trust_warning": trust_warning,
-            "passages": {
-                state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
-            },
-            "vectors": store.vector_count(),
-            "edges": store.edge_count(),
-            "ann": {
-                "live": len(ann.live),
-                "tombstones": len(ann.tombstones),
-                "in_sync": ann.generation == store.generation,
-            },
-            "left_out": json.loads(store.get_meta(LEFT_OUT) or "{}"),
-            "needs_review": [
-                {"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()
-            ],
-            "last_run": _last_run(last_run),
-        },
-        PASSAGE_LISTS,
+    return VaultStatus(
+        vault=vault,
+        index_dir=str(store.index_dir),
+        model=store.fingerprint,
+        notes=store.live_note_count(),
+        notes_deleted=store.deleted_note_count(),
+        passages_of_deleted_notes=store.deleted_notes_passage_count(),
+        kinds=NoteKinds(**kinds),
+        trust_warning=trust_warning,
+        passages=MappingProxyType(
+            {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")}
+        ),
+        vectors=store.vector_count(),
+        edges=store.edge_count(),
+        ann=AnnStatus(live=len(ann.live), tombstones=len(ann.tombstones), in_sync=ann.generation == store.generation),
+        left_out=MappingProxyType(json.loads(store.get_meta(LEFT_OUT) or "{}")),
+        needs_review=tuple(ReviewNote(path, reason, since) for path, reason, since in store.notes_needing_review()),
+        last_run=_last_run(store.last_run()),
+        notes_with_problems=store.count_note_problems(),
+        onnx_export=onnx_export,
+        embedder=embedder,
     )
 
 
-def _last_run(run: dict | None) -> dict | None:
+def _last_run(run: dict | None) -> LastRun | None:
     """The latest run as ``status`` shows it: a killed one (its ``running`` record left, its process gone) is
     interrupted, with why."""
     if run is None:
@@ -72,7 +78,8 @@ def _last_run(run: dict | None) -> dict | None:
     from .writing import run_status
 
     status, why = run_status(run)
-    return {**run, "status": status, "why": why, "summary": json.loads(run["summary"] or "{}")}
+    summary = json.loads(run["summary"] or "{}")
+    return LastRun(run["command"], run["started_at"], run["finished_at"], status, MappingProxyType(summary), why)
 
 
 def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:

@@ -623,3 +623,118 @@ class NoteGraph:
             )
         lines.append("}")
         return "\n".join(lines)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it: a result by its ``to_dict()``, a tuple as a list, a mapping as a dict (each
+    inside too, so that the caller gets its own copy)."""
+    if isinstance(value, Report):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _frozen(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only view of the caller's own copy of ``data``, for a field whose keys are open-ended (a note's front
+    matter, a run's summary)."""
+    return MappingProxyType(copy.deepcopy(dict(data or {})))
+
+
+class Report:
+    """A result whose ``to_dict()`` is its fields in order, each as JSON holds it: nested results by their own
+    ``to_dict()``, tuples as lists."""
+
+    def to_dict(self) -> JsonObject:
+        value: Any = self
+        return {field.name: _plain(getattr(self, field.name)) for field in fields(value)}
+
+
+@dataclass(frozen=True)
+class NoteKinds(Report):
+    """How many live notes have a declared kind (``source_type``), one a kind rule inferred, or none."""
+
+    declared: int
+    inferred: int
+    unknown: int
+
+
+@dataclass(frozen=True)
+class AnnStatus(Report):
+    """The vector index: its live vectors, its tombstones (deleted, not yet compacted), and whether it holds the
+    index's latest generation (False: a reader catches up on its next query)."""
+
+    live: int
+    tombstones: int
+    in_sync: bool
+
+
+@dataclass(frozen=True)
+class ReviewNote(Report):
+    """A live note consolidation flagged for a human: why, and since when."""
+
+    path: str
+    reason: str
+    since: str | None
+
+
+@dataclass(frozen=True)
+class LastRun(Report):
+    """The latest recorded run: the command, when it started and finished (None: it did not), ``status`` (``ok``,
+    ``failed``, ``running`` or ``interrupted``: its process gone), its ``summary`` (the command's own ``--json``,
+    as far as it got) and ``why`` (what interrupted it; None)."""
+
+    command: str
+    started_at: str
+    finished_at: str | None
+    status: str
+    summary: Mapping[str, Any]
+    why: str | None
+
+
+@dataclass(frozen=True)
+class EmbedderChoice(Report):
+    """The model the vault is embedded with (None: not chosen yet), whether ``config.toml`` or the notes'
+    ``languages`` chose it, and those languages, the main one first."""
+
+    model: str | None
+    chosen_by: str
+    languages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VaultStatus(Report):
+    """What the index holds (``Vault.status``); ``to_dict()`` is what ``status --json`` prints.
+
+    - ``vault``, ``index_dir``: the folders; ``model``: the index's model fingerprint (None: nothing indexed).
+    - ``notes``, ``notes_deleted``: live and deleted notes; ``passages_of_deleted_notes``: the passage versions
+      the deleted ones keep (``forget`` erases them).
+    - ``kinds``: the live notes by where their kind came from; ``trust_warning``: said when most notes have
+      neither a kind nor a date, else None.
+    - ``passages``: the passage versions by state (``UNCONSOLIDATED``, ``ACTIVE``, ``DORMANT``, ``ARCHIVED``,
+      ``DELETED``); ``vectors``, ``edges``: how many are stored; ``ann``: the vector index.
+    - ``left_out``: the notes the last index run did not index, counted by why; ``needs_review``: the notes
+      consolidation flagged; ``notes_with_problems``: notes skipped or read without their metadata.
+    - ``last_run``: the latest recorded run (None before the first); ``onnx_export``: where the ONNX model
+      queries use lives (None without one); ``embedder``: the model and how it was chosen."""
+
+    vault: str
+    index_dir: str
+    model: str | None
+    notes: int
+    notes_deleted: int
+    passages_of_deleted_notes: int
+    kinds: NoteKinds
+    trust_warning: str | None
+    passages: Mapping[str, int]
+    vectors: int
+    edges: int
+    ann: AnnStatus
+    left_out: Mapping[str, int]
+    needs_review: tuple[ReviewNote, ...]
+    last_run: LastRun | None
+    notes_with_problems: int
+    onnx_export: str | None
+    embedder: EmbedderChoice

@@ -482,7 +482,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     @tool(READ)
     def status() -> dict[str, Any]:
         """What is indexed: notes, passages by lifecycle state, the model, the vector index and the last run."""
-        return memory.call(lambda v: v.status())
+        return memory.call(lambda v: v.status().to_dict())
 
     return server
 

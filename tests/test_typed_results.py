@@ -1,0 +1,56 @@
+"""Each report the ``Vault`` returns is a frozen value whose ``to_dict()`` is what the command's ``--json`` prints,
+byte for byte: ``status``, ``show``, ``history``, ``related``, ``changes`` and ``consolidate``.
+
+Real SQLite indexes of temporary vaults, the command line through ``CliRunner``, the fake embedder."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from conftest import write
+
+import smartvec_cli
+from smartvec_cli.core import results
+
+NOW = "2026-01-01"
+
+
+def printed(value: object) -> str:
+    """What a command's ``--json`` writes of a value (``cli.printing.print_json``)."""
+    return json.dumps(value, ensure_ascii=False, indent=None) + "\n"
+
+
+@pytest.fixture
+def indexed(vault, cli, fake_embedder):
+    write(vault, "policies/remote.md", "# Remote work\n\nEmployees may work from home two days a week.\n")
+    write(vault, "notes/office.md", "# Office\n\nSee [[remote]] for the days at home.\n\n![[plan.pdf]]\n")
+    write(vault, "notes/home.md", "# Home\n\nEmployees may work from home two days a week, says [[remote]].\n")
+    (vault / "plan.pdf").write_bytes(b"%PDF-1.4\n")
+    cli.json("--now", NOW, "index", "--json")
+    cli.json("--now", NOW, "consolidate", "--json")
+    write(vault, "policies/remote.md", "# Remote work\n\nEmployees may work from home three days a week.\n")
+    cli.json("--now", "2026-02-01", "index", "--json")
+    return vault
+
+
+def check_printed_as(value: object, kind: type, cli, *command: str) -> None:
+    """``value`` is a frozen ``kind`` whose dict is what ``command --json`` prints at the same moment."""
+    assert isinstance(value, kind), type(value)
+    first = dataclasses.fields(value)[0].name  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, first, None)
+    result = cli("--now", "2026-02-01", *command, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert printed(value.to_dict()) == result.stdout  # type: ignore[attr-defined]
+
+
+def test_status_is_a_vault_status(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        status = vault.status()
+    check_printed_as(status, results.VaultStatus, cli, "status")
+    assert status.notes == 3 and status.kinds.unknown == 3 and status.ann.in_sync
+    assert status.passages["UNCONSOLIDATED"] == 1 and status.embedder.languages == ("en",)
+    assert status.last_run is not None and status.last_run.command == "index" and status.last_run.status == "ok"
+    assert status.last_run.summary["notes_changed"] == 1
