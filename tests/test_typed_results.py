@@ -54,3 +54,31 @@ def test_status_is_a_vault_status(indexed, cli):
     assert status.passages["UNCONSOLIDATED"] == 1 and status.embedder.languages == ("en",)
     assert status.last_run is not None and status.last_run.command == "index" and status.last_run.status == "ok"
     assert status.last_run.summary["notes_changed"] == 1
+
+
+def test_show_is_a_note_view(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        view = vault.show("notes/office.md")
+    check_printed_as(view, results.NoteView, cli, "show", "notes/office.md")
+    assert view.path == "notes/office.md" and view.kind.type is None and view.tags == ()
+    assert [(link.type, link.resolved, link.attachment) for link in view.links] == [
+        ("link", "policies/remote.md", False),
+        ("embed", "plan.pdf", True),
+    ]
+    assert all("reason" not in link.to_dict() for link in view.links)
+    assert [p.version for p in view.passages] == [1] and view.passages[0].state == "ACTIVE"
+
+
+def test_history_is_a_note_history(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        lineage = vault.history("policies/remote.md")
+    check_printed_as(lineage, results.NoteHistory, cli, "history", "policies/remote.md")
+    [passage] = lineage.passages
+    first, second = passage.versions
+    assert (first.state, second.state) == ("ARCHIVED", "UNCONSOLIDATED")  # the edit replaced v1 at once
+    assert first.replaced_by == f"{passage.chunk_id}@2" and "three days" in second.text
+
+
+def test_a_note_event_prints_its_detail_beside_when_and_what():
+    event = results.NoteEvent("2026-01-01T00:00:00Z", "feedback", {"signal": "down", "trust_before": 0.9})
+    assert event.to_dict() == {"at": "2026-01-01T00:00:00Z", "kind": "feedback", "signal": "down", "trust_before": 0.9}

@@ -46,6 +46,8 @@ from .results import (
     ForgetResult,
     IndexReport,
     NoteGraph,
+    NoteHistory,
+    NoteView,
     QueryAnswer,
     QueryHit,
     QueryRequest,
@@ -63,6 +65,8 @@ __all__ = [
     "ForgetResult",
     "IndexReport",
     "NoteGraph",
+    "NoteHistory",
+    "NoteView",
     "QueryAnswer",
     "QueryHit",
     "QueryRequest",
@@ -521,7 +525,9 @@ class Vault:
         onnx_export = self.ws.onnx_export()
         return self._report(lambda store: status(store, str(self.ws.vault), onnx_export, embedder))
 
-    def show(self, note: str) -> dict[str, Any]:
+    def show(self, note: str) -> NoteView:
+        """One note (a path, note id, title or former name) as the index knows it: its metadata, links and every
+        stored version of its passages; what ``show --json`` prints (``to_dict()``)."""
         from .report import show_note
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
@@ -540,7 +546,9 @@ class Vault:
             )
         )
 
-    def history(self, note: str) -> dict[str, Any]:
+    def history(self, note: str) -> NoteHistory:
+        """The lineage of one note: every version of every passage, what replaced what and when, the notes it
+        supersedes or is superseded by, and its events; what ``history --json`` prints (``to_dict()``)."""
         from .report import history
 
         return self._report(lambda store: history(store, note, self.ws.vault))

@@ -738,3 +738,162 @@ class VaultStatus(Report):
     notes_with_problems: int
     onnx_export: str | None
     embedder: EmbedderChoice
+
+
+@dataclass(frozen=True)
+class FormerName(Report):
+    """A path and note id a note had before it moved, and when it stopped having them."""
+
+    path: str
+    note_id: str | None
+    until: str | None
+
+
+@dataclass(frozen=True)
+class NoteKind(Report):
+    """A note's kind (``source_type``; None: none), where it came from (``declared``, ``inferred``), and the kind
+    rule that inferred it."""
+
+    type: str | None
+    source: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class NoteLink(Report):
+    """A link as ``show`` lists it: its ``type``, the ``target`` written, and what it ``resolved`` to (a note's path,
+    or an ``attachment``'s; None: nothing). An edge consolidation found between two passages (``contradicts``)
+    runs from this note's passage (``target``) to ``path#chunk_id`` of the other, with its ``reason``, which only
+    such an edge prints (``between_passages``)."""
+
+    type: str
+    target: str | None
+    resolved: str | None
+    attachment: bool
+    reason: str | None = None
+    between_passages: bool = False
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {
+            "type": self.type,
+            "target": self.target,
+            "resolved": self.resolved,
+            "attachment": self.attachment,
+        }
+        if self.between_passages:
+            data["reason"] = self.reason
+        return data
+
+
+@dataclass(frozen=True)
+class StoredPassage(Report):
+    """One stored version of a note's passage as ``show`` lists it: its state, text and hash, its validity window
+    and where each end came from (``declared``, ``inferred``, ...), and how often it was retrieved."""
+
+    chunk_id: str
+    version: int
+    state: str
+    heading: str
+    text: str
+    hash: str
+    valid_from: str | None
+    valid_until: str | None
+    valid_from_source: str | None
+    valid_until_source: str | None
+    access_count: int
+
+
+@dataclass(frozen=True)
+class NoteView(Report):
+    """One note as the index knows it (``Vault.show``); ``to_dict()`` is what ``show --json`` prints.
+
+    Its ids and path, when it was deleted (None: live), the names it had before, its title, hash and last update,
+    its version (the front matter's, else aclarai's), aclarai's id and version, the encoding it was read in, its
+    kind and authority, its tags, its front matter as read (``metadata``), its links and every stored version of
+    its passages."""
+
+    note_id: str
+    path: str
+    deleted_at: str | None
+    former_names: tuple[FormerName, ...]
+    title: str | None
+    embedding_hash: str | None
+    last_updated: str | None
+    version: Any
+    aclarai_id: str | None
+    aclarai_ver: Any
+    encoding: str | None
+    kind: NoteKind
+    authority: float | None
+    tags: tuple[str, ...]
+    metadata: Mapping[str, Any]
+    links: tuple[NoteLink, ...]
+    passages: tuple[StoredPassage, ...]
+
+
+@dataclass(frozen=True)
+class SupersededNote(Report):
+    """A note this one supersedes: its path, until when it held, and why smartvec inferred it (None: written)."""
+
+    path: str
+    until: str | None
+    inferred: str | None
+
+
+@dataclass(frozen=True)
+class LineageVersion(Report):
+    """One version of a passage in ``history``: its state, validity window and where each end came from, the
+    version that replaced it (``chunk_id@version``; None), and its text."""
+
+    version: int
+    state: str
+    valid_from: str | None
+    valid_until: str | None
+    valid_from_source: str | None
+    valid_until_source: str | None
+    replaced_by: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class PassageLineage(Report):
+    """A passage of the note and each of its versions, oldest first."""
+
+    chunk_id: str
+    versions: tuple[LineageVersion, ...]
+
+
+@dataclass(frozen=True)
+class NoteEvent(Report):
+    """Something that happened to the note (``kind``: ``split``, ``feedback``, ...) at ``at``; ``detail`` holds
+    what the event recorded, printed beside ``at`` and ``kind``."""
+
+    at: str
+    kind: str
+    detail: Mapping[str, Any]
+
+    def to_dict(self) -> JsonObject:
+        return {"at": self.at, "kind": self.kind, **_plain(self.detail)}
+
+
+@dataclass(frozen=True)
+class NoteHistory(Report):
+    """The lineage of one note (``Vault.history``); ``to_dict()`` is what ``history --json`` prints.
+
+    Its ids and path, when it was deleted, the names it had before, its validity window, the note that superseded
+    it (its path, when, and why smartvec inferred it; None), the notes it supersedes, why it needs review (None),
+    every version of every passage, and its events."""
+
+    note_id: str
+    path: str
+    deleted_at: str | None
+    former_names: tuple[FormerName, ...]
+    valid_from: str | None
+    valid_until: str | None
+    superseded_by: str | None
+    superseded_at: str | None
+    superseded_inferred: str | None
+    supersedes: tuple[SupersededNote, ...]
+    needs_review: str | None
+    passages: tuple[PassageLineage, ...]
+    events: tuple[NoteEvent, ...]

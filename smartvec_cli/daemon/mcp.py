@@ -411,13 +411,13 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     def note(path_or_id: NoteName) -> dict[str, Any]:
         """One note as the index knows it: path, title, tags, links, and every passage with its version, state and
         validity window (what `smartvec show` prints)."""
-        return memory.call(lambda v: v.show(path_or_id))
+        return memory.call(lambda v: v.show(path_or_id).to_dict())
 
     @tool(READ)
     def history(path_or_id: NoteName) -> dict[str, Any]:
         """A note's lineage over time: every version of every passage, what replaced what, which note supersedes it,
         whether it needs review, and its feedback events (what `smartvec history` prints)."""
-        return memory.call(lambda v: v.history(path_or_id))
+        return memory.call(lambda v: v.history(path_or_id).to_dict())
 
     @tool(READ)
     def context(
