@@ -82,3 +82,13 @@ def test_history_is_a_note_history(indexed, cli):
 def test_a_note_event_prints_its_detail_beside_when_and_what():
     event = results.NoteEvent("2026-01-01T00:00:00Z", "feedback", {"signal": "down", "trust_before": 0.9})
     assert event.to_dict() == {"at": "2026-01-01T00:00:00Z", "kind": "feedback", "signal": "down", "trust_before": 0.9}
+
+
+def test_related_is_related_notes(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        found = vault.related("notes/home.md", top_k=2)
+    check_printed_as(found, results.RelatedNotes, cli, "related", "notes/home.md", "-k", "2")
+    assert found.note.path == "notes/home.md" and found.method == "best"
+    assert found.related and all(isinstance(item, results.RelatedNote) for item in found.related)
+    assert [item.rank for item in found.related] == list(range(1, len(found.related) + 1))
+    assert all(item.passage.chunk_id.startswith(item.note_id) for item in found.related)

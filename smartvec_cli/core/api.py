@@ -51,6 +51,7 @@ from .results import (
     QueryAnswer,
     QueryHit,
     QueryRequest,
+    RelatedNotes,
     VaultStatus,
 )
 from .search import SearchOptions
@@ -72,6 +73,7 @@ __all__ = [
     "QueryRequest",
     "Question",
     "RefreshFailed",
+    "RelatedNotes",
     "Vault",
     "VaultStatus",
     "Workspace",
@@ -532,9 +534,9 @@ class Vault:
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
 
-    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict[str, Any]:
+    def related(self, note: str, top_k: int = 5, method: str = "best") -> RelatedNotes:
         """The notes most like ``note`` (a path, note id, title or former name), its versions left out: what
-        ``related --json`` prints (``core.related``)."""
+        ``related --json`` prints (``to_dict()``; ``core.related``)."""
         from .related import related_report
         from .report import find_note
 

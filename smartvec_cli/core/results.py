@@ -897,3 +897,57 @@ class NoteHistory(Report):
     needs_review: str | None
     passages: tuple[PassageLineage, ...]
     events: tuple[NoteEvent, ...]
+
+
+@dataclass(frozen=True)
+class NoteRef(Report):
+    """A note named: its path, id and title, and the URL that opens it (``obsidian://`` or ``file://``)."""
+
+    path: str
+    note_id: str
+    title: str | None
+    url: str | None
+
+
+@dataclass(frozen=True)
+class PassageRef(Report):
+    """A passage named by its id and heading (``text``: what it says, when given)."""
+
+    chunk_id: str
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PassageHeading(Report):
+    """A passage named by its id and heading."""
+
+    chunk_id: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class RelatedNote(Report):
+    """A note like the one asked about: its ``rank`` (1: the closest), path, id, title, ``score`` (the cosine
+    ``related``'s method gives it) and URL; its ``passage`` closest to the note, and the note's own passage that
+    one answers best (``because_of``; None when that passage is no longer stored)."""
+
+    rank: int
+    path: str
+    note_id: str
+    title: str | None
+    score: float
+    url: str | None
+    passage: PassageRef
+    because_of: PassageHeading | None
+
+
+@dataclass(frozen=True)
+class RelatedNotes(Report):
+    """The notes most like one note, its versions left out (``Vault.related``): the note, the ``method`` that
+    scored them (``best``, ``average``, ``mean``) and the notes, best first; ``to_dict()`` is what ``related
+    --json`` prints."""
+
+    note: NoteRef
+    method: str
+    related: tuple[RelatedNote, ...]

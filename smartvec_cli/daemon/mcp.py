@@ -463,7 +463,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     def related(path_or_id: NoteName, top_k: TopK = 5) -> dict[str, Any]:
         """The notes most like this one, its own versions left out (what `smartvec related --json` prints): to find
         what else the vault says on a note's subject."""
-        return memory.call(lambda v: v.related(path_or_id, top_k=top_k))
+        return memory.call(lambda v: v.related(path_or_id, top_k=top_k).to_dict())
 
     @tool(READ)
     def graph(path_or_id: MaybeNote = None, depth: Depth = 1, limit: Limit = None) -> dict[str, Any]:
