@@ -92,3 +92,16 @@ def test_related_is_related_notes(indexed, cli):
     assert found.related and all(isinstance(item, results.RelatedNote) for item in found.related)
     assert [item.rank for item in found.related] == list(range(1, len(found.related) + 1))
     assert all(item.passage.chunk_id.startswith(item.note_id) for item in found.related)
+
+
+def test_changes_is_a_changes_report(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        report = vault.changes("2026-01-15")
+    check_printed_as(report, results.ChangesReport, cli, "changes", "--since", "2026-01-15")
+    [added] = report.added
+    [replaced] = report.replaced
+    assert added.replaces == results.PassageVersionRef(replaced.chunk_id, 1, replaced.text)
+    assert replaced.how == "edited" and isinstance(replaced.by, results.PassageVersionRef) and replaced.by.version == 2
+    assert report.expired == () and report.contradicted == ()
+    shown = cli("--now", "2026-02-01", "changes", "--since", "2026-01-15")
+    assert shown.exit_code == 0 and "edited" in shown.stdout and "by v2" in shown.stdout

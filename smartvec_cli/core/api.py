@@ -40,6 +40,7 @@ from .results import (
     TOP_K_MAX,
     TOP_K_MIN,
     BatchAnswer,
+    ChangesReport,
     DeletedNote,
     DoctorReport,
     EmbedderChoice,
@@ -61,6 +62,7 @@ from .writing import OnWait, recorded_if_unfinished, writer_lock, writing_store
 __all__ = [
     "Answer",
     "BatchAnswer",
+    "ChangesReport",
     "DeletedNote",
     "DoctorReport",
     "ForgetResult",
@@ -555,9 +557,9 @@ class Vault:
 
         return self._report(lambda store: history(store, note, self.ws.vault))
 
-    def changes(self, since: str, until: str | None = None) -> dict[str, Any]:
+    def changes(self, since: str, until: str | None = None) -> ChangesReport:
         """The passages added, replaced, expired and contradicted from ``since`` to ``until`` (default now), with
-        their lineage: what ``changes --json`` prints (``core.changes``)."""
+        their lineage: what ``changes --json`` prints (``to_dict()``; ``core.changes``)."""
         from .changes import changes, window
 
         begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))

@@ -951,3 +951,89 @@ class RelatedNotes(Report):
     note: NoteRef
     method: str
     related: tuple[RelatedNote, ...]
+
+
+@dataclass(frozen=True)
+class PassageVersionRef(Report):
+    """One version of a passage, with its text."""
+
+    chunk_id: str
+    version: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SupersedingNote(Report):
+    """The note that superseded a passage's note."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class EndedPassage(Report):
+    """A passage version whose validity ended ``at`` (``changes``' ``expired``: its note's declared end fell):
+    its note's path, id, version, heading and text."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplacedPassage(EndedPassage):
+    """A passage version something replaced ``at``: ``how`` (``edited``, ``superseded``, ``retired``, ``deleted``,
+    ``removed``) and ``by`` what (the new version, the superseding note, or None)."""
+
+    how: str
+    by: PassageVersionRef | SupersedingNote | None
+
+
+@dataclass(frozen=True)
+class AddedPassage(Report):
+    """A passage version first stored ``at``; ``replaces``: the version an edit replaced with it (None: new)."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    heading: str
+    text: str
+    replaces: PassageVersionRef | None
+
+
+@dataclass(frozen=True)
+class ContradictingPassage(Report):
+    """The passage version (and its note) found to contradict another."""
+
+    path: str
+    chunk_id: str
+    version: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ContradictedPassage(Report):
+    """A passage version found ``at`` to be contradicted ``by`` another."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    text: str
+    by: ContradictingPassage
+
+
+@dataclass(frozen=True)
+class ChangesReport(Report):
+    """What the vault's passages did in ``[since, until)`` (ISO times; ``Vault.changes``): the versions added,
+    replaced, expired and contradicted, each oldest first; ``to_dict()`` is what ``changes --json`` prints."""
+
+    since: str
+    until: str
+    added: tuple[AddedPassage, ...]
+    replaced: tuple[ReplacedPassage, ...]
+    expired: tuple[EndedPassage, ...]
+    contradicted: tuple[ContradictedPassage, ...]

@@ -477,7 +477,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
         added (each naming the version it replaced), replaced (how: edited, superseded, retired, deleted or
         removed, and by what), expired and contradicted, with the time of each. The question a team asks on
         Monday: what changed since last week?"""
-        return memory.call(lambda v: v.changes(since, until))
+        return memory.call(lambda v: v.changes(since, until).to_dict())
 
     @tool(READ)
     def status() -> dict[str, Any]:
