@@ -37,7 +37,7 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     write(vault_dir, "policies/remote.md", V2)
     later = vault.at("2022-09-01")
     assert later.index()["notes_changed"] == 1
-    assert later.consolidate()["notes_processed"] >= 1
+    assert later.consolidate().notes_processed >= 1
 
     now = vault.at("2026-01-01")
     hits = now.query(QUESTION, top_k=2, track=False)

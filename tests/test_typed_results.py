@@ -105,3 +105,14 @@ def test_changes_is_a_changes_report(indexed, cli):
     assert report.expired == () and report.contradicted == ()
     shown = cli("--now", "2026-02-01", "changes", "--since", "2026-01-15")
     assert shown.exit_code == 0 and "edited" in shown.stdout and "by v2" in shown.stdout
+
+
+def test_consolidate_is_a_consolidate_report(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        report = vault.consolidate()
+    assert isinstance(report, results.ConsolidateReport) and report.notes_processed == 1
+    assert report.transitions["UNCONSOLIDATED->ACTIVE"] == 1
+    with pytest.raises(TypeError):
+        report.transitions["ACTIVE->DORMANT"] = 1  # type: ignore[index]
+    again = cli.json("--now", "2026-02-01", "consolidate", "--json")  # nothing left: the run's counts are zero
+    assert list(again) == list(report.to_dict()) and again["notes_processed"] == 0

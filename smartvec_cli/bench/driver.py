@@ -13,7 +13,7 @@ from typing import Protocol, Sequence
 
 from ..core.api import Vault
 from ..core.consolidate import Consolidator
-from ..core.results import VaultStatus
+from ..core.results import ConsolidateReport, VaultStatus
 from ..errors import SmartvecError
 
 
@@ -44,7 +44,7 @@ class Driver:
             raise SmartvecError(f"index on {when} reported errors: {summary['errors'][:3]}")
         return summary
 
-    def consolidate(self, when: dt.date) -> dict:
+    def consolidate(self, when: dt.date) -> ConsolidateReport:
         return self.api.at(when).consolidate()
 
     def status(self, now: dt.date) -> VaultStatus:

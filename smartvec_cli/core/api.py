@@ -41,6 +41,7 @@ from .results import (
     TOP_K_MIN,
     BatchAnswer,
     ChangesReport,
+    ConsolidateReport,
     DeletedNote,
     DoctorReport,
     EmbedderChoice,
@@ -63,6 +64,7 @@ __all__ = [
     "Answer",
     "BatchAnswer",
     "ChangesReport",
+    "ConsolidateReport",
     "DeletedNote",
     "DoctorReport",
     "ForgetResult",
@@ -292,8 +294,9 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def consolidate(self, progress: ProgressCallback | None = None) -> dict[str, Any]:
-        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints.
+    def consolidate(self, progress: ProgressCallback | None = None) -> ConsolidateReport:
+        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints
+        (``to_dict()``).
         ``progress`` hears the pairs of passages compared and what else the run is busy with."""
         from .consolidate import Consolidator
 
@@ -302,7 +305,7 @@ class Vault:
             with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
                 summary = consolidator.run()
         self._keep_notices(store)
-        return summary.to_dict()
+        return summary.report()
 
     def refresh(
         self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None

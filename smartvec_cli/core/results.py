@@ -1037,3 +1037,24 @@ class ChangesReport(Report):
     replaced: tuple[ReplacedPassage, ...]
     expired: tuple[EndedPassage, ...]
     contradicted: tuple[ContradictedPassage, ...]
+
+
+@dataclass(frozen=True)
+class ConsolidateReport(Report):
+    """What one ``consolidate`` run did (``Vault.consolidate``); ``to_dict()`` is what ``consolidate --json``
+    prints.
+
+    - ``transitions``: how many passage versions moved from one state to another (``"UNCONSOLIDATED->ACTIVE"``).
+    - ``edges_added``, ``edges_removed``: the relations it drew and took back; ``contradictions_found``.
+    - ``passages_rippled``: passages whose trust moved because a neighbour's did.
+    - ``notes_needing_review``: notes it flagged for a human; ``notes_processed``: notes it looked at.
+    - ``seconds``: how long it took."""
+
+    transitions: Mapping[str, int]
+    edges_added: int
+    edges_removed: int
+    contradictions_found: int
+    passages_rippled: int
+    notes_needing_review: int
+    notes_processed: int
+    seconds: float
