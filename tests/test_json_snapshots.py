@@ -1,6 +1,6 @@
 """The reports' ``--json`` is a contract with scripts: on a copy of ``sample_vault`` at a fixed ``--now``, what
 ``index``, ``consolidate``, ``status``, ``show``, ``history``, ``related``, ``graph``, ``doctor`` (and ``doctor
---repair``), ``changes``, ``forget`` and ``feedback`` print is compared byte for byte with the files in
+--repair``), ``changes``, ``forget``, ``feedback`` and ``refresh`` print is compared byte for byte with the files in
 ``tests/snapshots/``.
 
 A refactoring of the code behind a command must leave these files as they are. Only what differs from run to
@@ -36,10 +36,11 @@ REPORTS = {
     "changes": ("changes", "--since", "2020-01-01"),
     "forget": ("forget", "chat/2026-10-20 sales-travel.md", "--yes"),
     "feedback": ("feedback", "pol-remote-work-v3#office-days", "--down"),
+    "refresh": ("refresh", "--nightly"),
 }
 """Each snapshot's name and the command (``--json`` added, but to ``graph``) that prints it, in the order they run:
 ``doctor --repair`` after the vector file's sidecar was deleted, ``forget`` last, after its note was deleted and
-indexed again, ``feedback`` after it (it changes a passage's trust). The ``index`` and ``consolidate`` that build
+indexed again, ``feedback`` after it (it changes a passage's trust), ``refresh --nightly`` last. The ``index`` and ``consolidate`` that build
 the index are snapshotted too."""
 
 
@@ -100,6 +101,7 @@ def test_the_snapshots_hold_the_reports():
         "index": '"notes_to_consolidate"',
         "consolidate": '"transitions"',
         "feedback": '"trust_after"',
+        "refresh": '"stages"',
     }
     for name, needle in expected.items():
         assert needle in (SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"), name
