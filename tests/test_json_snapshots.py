@@ -39,9 +39,9 @@ REPORTS = {
     "refresh": ("refresh", "--nightly"),
 }
 """Each snapshot's name and the command (``--json`` added, but to ``graph``) that prints it, in the order they run:
-``doctor --repair`` after the vector file's sidecar was deleted, ``forget`` last, after its note was deleted and
-indexed again, ``feedback`` after it (it changes a passage's trust), ``refresh --nightly`` last. The ``index`` and ``consolidate`` that build
-the index are snapshotted too."""
+``doctor --repair`` after the vector file's sidecar was deleted, ``forget`` after its note was deleted and indexed
+again, then ``feedback`` (it changes a passage's trust) and ``refresh --nightly``. The ``index`` and
+``consolidate`` that build the index are snapshotted too."""
 
 
 @pytest.fixture(scope="module")

@@ -116,3 +116,21 @@ def test_consolidate_is_a_consolidate_report(indexed, cli):
         report.transitions["ACTIVE->DORMANT"] = 1  # type: ignore[index]
     again = cli.json("--now", "2026-02-01", "consolidate", "--json")  # nothing left: the run's counts are zero
     assert list(again) == list(report.to_dict()) and again["notes_processed"] == 0
+
+
+def test_refresh_is_a_refresh_record(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        record = vault.refresh()
+    assert isinstance(record, results.RefreshRecord) and record.status == "ok" and record.error is None
+    assert [stage.name for stage in record.stages] == ["index", "consolidate", "compact"]
+    assert record.stages[1].details["notes_processed"] == 1  # the edit of policies/remote.md
+    assert list(record.to_dict()) == list(cli.json("--now", "2026-02-01", "refresh", "--nightly", "--json"))
+
+
+def test_a_refresh_stage_prints_the_keys_its_status_has():
+    failed = results.RefreshStage("index", "failed", 0.5, error="disk full")
+    stopped = results.RefreshStage("compact", "interrupted", 0.1)
+    done = results.RefreshStage("compact", "ok", 0.2, note="", details={"compacted": False})
+    assert failed.to_dict() == {"name": "index", "status": "failed", "seconds": 0.5, "error": "disk full"}
+    assert stopped.to_dict() == {"name": "compact", "status": "interrupted", "seconds": 0.1}
+    assert list(done.to_dict()) == ["name", "status", "seconds", "changed", "note", "details"]

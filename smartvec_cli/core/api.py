@@ -53,6 +53,7 @@ from .results import (
     QueryAnswer,
     QueryHit,
     QueryRequest,
+    RefreshRecord,
     RelatedNotes,
     VaultStatus,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "QueryRequest",
     "Question",
     "RefreshFailed",
+    "RefreshRecord",
     "RelatedNotes",
     "Vault",
     "VaultStatus",
@@ -309,8 +311,9 @@ class Vault:
 
     def refresh(
         self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None
-    ) -> dict[str, Any]:
-        """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
+    ) -> RefreshRecord:
+        """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record, whose
+        ``to_dict()`` is what ``refresh --json`` prints.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
         from .refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
@@ -320,9 +323,10 @@ class Vault:
             context = RefreshContext(self.ws, store, self._models.writer, progress, concepts_folder)
             report = run_refresh(command, CONCEPTS_ONLY if concepts_only else NIGHTLY, context)
         self._keep_notices(store)
+        record = report.record()
         if report.failure is not None:
-            raise RefreshFailed(report.failure, report.to_dict())
-        return report.to_dict()
+            raise RefreshFailed(report.failure, record)
+        return record
 
     def feedback(
         self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None

@@ -13,6 +13,7 @@ tools and the Python API all build one, and building it is the one check of its 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
@@ -1058,3 +1059,56 @@ class ConsolidateReport(Report):
     notes_needing_review: int
     notes_processed: int
     seconds: float
+
+
+@dataclass(frozen=True)
+class RefreshStage(Report):
+    """One stage of a ``refresh`` run: its ``name`` (``index``, ``consolidate``, ``compact``, ``concepts``), its
+    ``status`` (``ok``, ``partial``, ``failed``, ``interrupted``) and how long it took. A stage that finished
+    says whether it ``changed`` the index, a few words for the human summary (``note``) and its own numbers
+    (``details``: the stage command's ``--json``); a failed one its ``error``. ``to_dict()`` holds the keys
+    its status has."""
+
+    name: str
+    status: str
+    seconds: float
+    changed: bool = False
+    note: str = ""
+    details: Mapping[str, Any] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+    error: str | None = None
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "status": self.status, "seconds": self.seconds}
+        if self.status == "failed":
+            data["error"] = self.error
+        elif self.status != "interrupted":
+            data.update(changed=self.changed, note=self.note, details=_plain(self.details))
+        return data
+
+
+@dataclass(frozen=True)
+class RefreshRecord(Report):
+    """What one ``refresh`` run did (``Vault.refresh``); ``to_dict()`` is what ``refresh --json`` prints and what
+    the run records.
+
+    - ``command``; ``status``: ``ok``, ``partial`` (notes it could not read that an earlier run had not already
+      reported), ``failed`` or ``interrupted``; when it started and finished, and how long it took.
+    - ``changed``: whether the index differs afterwards; ``processed``, ``updated``, ``skipped``: notes, summed
+      over the stages.
+    - ``errors``: the new problems (``{"path", "error"}``); ``known_problems``: notes whose problem an earlier
+      run reported already; ``error``: why the run failed (or ``interrupted``), else None.
+    - ``stages``: each stage run, in order."""
+
+    command: str
+    status: str
+    started_at: str
+    finished_at: str
+    seconds: float
+    changed: bool
+    processed: int
+    updated: int
+    skipped: int
+    errors: tuple[Mapping[str, str], ...]
+    known_problems: int
+    error: str | None
+    stages: tuple[RefreshStage, ...]
