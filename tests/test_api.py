@@ -74,7 +74,7 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
 
     chunk_id = hits[0].chunk_id
     result = now.feedback(chunk_id, "up")
-    assert result["chunk_id"] == chunk_id and result["trust_after"] > result["trust_before"]
+    assert result.chunk_id == chunk_id and result.trust_after > result.trust_before
     after = now.query(QUESTION, top_k=1, explain=True, track=False)[0]
     assert after.explain is not None and after.explain["feedback"] > 0
     assert after.signals.confidence is not None and hits[0].signals.confidence is not None

@@ -134,3 +134,13 @@ def test_a_refresh_stage_prints_the_keys_its_status_has():
     assert failed.to_dict() == {"name": "index", "status": "failed", "seconds": 0.5, "error": "disk full"}
     assert stopped.to_dict() == {"name": "compact", "status": "interrupted", "seconds": 0.1}
     assert list(done.to_dict()) == ["name", "status", "seconds", "changed", "note", "details"]
+
+
+def test_feedback_is_a_feedback_result(indexed, cli):
+    with smartvec_cli.open_vault(now="2026-02-01") as vault:
+        [hit] = vault.query("work from home", top_k=1, track=False)
+        given = vault.feedback(hit.chunk_id, "down")
+    assert isinstance(given, results.FeedbackResult) and given.chunk_id == hit.chunk_id and given.signal == "down"
+    assert given.trust_after < given.trust_before and given.correction_chunk_id is None
+    again = cli.json("--now", "2026-02-01", "feedback", hit.chunk_id, "--down", "--json")
+    assert list(again) == list(given.to_dict()) and again["trust_before"] == given.trust_after

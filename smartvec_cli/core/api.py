@@ -45,6 +45,7 @@ from .results import (
     DeletedNote,
     DoctorReport,
     EmbedderChoice,
+    FeedbackResult,
     ForgetResult,
     IndexReport,
     NoteGraph,
@@ -68,6 +69,7 @@ __all__ = [
     "ConsolidateReport",
     "DeletedNote",
     "DoctorReport",
+    "FeedbackResult",
     "ForgetResult",
     "IndexReport",
     "NoteGraph",
@@ -330,9 +332,9 @@ class Vault:
 
     def feedback(
         self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None
-    ) -> dict[str, Any]:
+    ) -> FeedbackResult:
         """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is
-        right."""
+        right; what ``feedback --json`` prints (``to_dict()``)."""
         from .feedback import give_feedback, resolve_target
 
         if verdict not in FEEDBACK_VERDICTS:
@@ -341,7 +343,7 @@ class Vault:
             target = resolve_target(store, chunk_id, rank)
             result = give_feedback(self.ws, store, target, verdict, correction, embedder_factory=self._models.reader)
         self._keep_notices(store)
-        return result.to_dict()
+        return result
 
     def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> tuple[DeletedNote, ...]:
         """The deleted notes ``forget`` would erase (by path, old path, id or title, or every deleted note), erasing

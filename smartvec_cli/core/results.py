@@ -1112,3 +1112,17 @@ class RefreshRecord(Report):
     known_problems: int
     error: str | None
     stages: tuple[RefreshStage, ...]
+
+
+@dataclass(frozen=True)
+class FeedbackResult(Report):
+    """What ``feedback`` did (``Vault.feedback``): the passage version (``chunk_id``, ``version``), the ``signal``
+    given (``up``, ``down``, ``correct``), its trust before and after, and the chunk id of the correction stored
+    (None unless ``correct``); ``to_dict()`` is what ``feedback --json`` prints."""
+
+    chunk_id: str
+    version: int
+    signal: str
+    trust_before: float
+    trust_after: float
+    correction_chunk_id: str | None = None

@@ -402,7 +402,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
             raise ToolError("verdict 'correct' needs the right answer in `correction`")
         if verdict != "correct" and correction is not None:
             raise ToolError("`correction` goes with verdict 'correct' only")
-        return memory.call(lambda v: v.feedback(chunk_id, verdict, correction))
+        return memory.call(lambda v: v.feedback(chunk_id, verdict, correction).to_dict())
 
     if feedback_tool:
         tool(WRITE)(feedback)
