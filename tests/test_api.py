@@ -32,11 +32,11 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     write(vault_dir, "policies/remote.md", V1)
     write(vault_dir, "chat/lunch.md", CHAT)
     first = vault.index()
-    assert (first["notes_new"], first["passages_embedded"], first["errors"]) == (2, 2, [])
+    assert (first.notes_new, first.passages_embedded, first.errors) == (2, 2, ())
 
     write(vault_dir, "policies/remote.md", V2)
     later = vault.at("2022-09-01")
-    assert later.index()["notes_changed"] == 1
+    assert later.index().notes_changed == 1
     assert later.consolidate().notes_processed >= 1
 
     now = vault.at("2026-01-01")

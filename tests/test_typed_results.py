@@ -144,3 +144,29 @@ def test_feedback_is_a_feedback_result(indexed, cli):
     assert given.trust_after < given.trust_before and given.correction_chunk_id is None
     again = cli.json("--now", "2026-02-01", "feedback", hit.chunk_id, "--down", "--json")
     assert list(again) == list(given.to_dict()) and again["trust_before"] == given.trust_after
+
+
+def test_index_is_an_index_run_with_the_totals_after_it(vault, cli, fake_embedder):
+    write(vault, "a.md", "# A\n\nSome text.\n")
+    with smartvec_cli.open_vault(now=NOW) as opened:
+        run = opened.index()
+    assert isinstance(run, results.IndexRun) and isinstance(run, results.IndexReport)
+    assert (run.notes_new, run.passages_embedded, run.notes_to_consolidate, run.passages_stored) == (1, 1, 1, 1)
+    write(vault, "b.md", "# B\n\nOther text.\n")
+    printed_keys = list(cli.json("--now", NOW, "index", "--json"))
+    assert list(run.to_dict()) == printed_keys and printed_keys[-2:] == ["notes_to_consolidate", "passages_stored"]
+
+
+def test_a_git_import_is_a_git_import_report(vault, cli, fake_embedder):
+    from test_git_import import small_history
+
+    repo = small_history(vault)
+    with smartvec_cli.open_vault(vault) as opened:
+        report = opened.index(from_git=True)
+    assert isinstance(report, results.GitImportReport)
+    assert (report.commits_read, report.commits_replayed, report.commits_without_notes) == (7, 6, 1)
+    assert report.errors == () and report.passages_stored == 9
+    repo.commit("2021-08-01", "another", {"more.md": "# More\n\nA new note.\n"})
+    again = cli.json("index", "--from-git", "--json")
+    assert list(again) == list(report.to_dict())
+    assert results.GitImportReport.from_dict(report.to_dict()) == report

@@ -270,10 +270,10 @@ def reembedding_cost(vault: Path, index_dir: Path, when: dt.date, seed: int, not
     write_files(vault, edited, when)
     with Driver(vault, index_dir) as driver:
         summary = driver.index(when)
-    embedded = summary["passages_embedded"]
+    embedded = summary.passages_embedded
     return {
         "notes_edited": len(edited),
-        "notes_changed": summary["notes_changed"],
+        "notes_changed": summary.notes_changed,
         "chunks_embedded": embedded,
         "whole_note_chunks": whole,
         "passages_per_note": round(whole / len(edited), 2) if edited else 0.0,

@@ -13,7 +13,7 @@ from typing import Protocol, Sequence
 
 from ..core.api import Vault
 from ..core.consolidate import Consolidator
-from ..core.results import ConsolidateReport, VaultStatus
+from ..core.results import ConsolidateReport, IndexRun, VaultStatus
 from ..errors import SmartvecError
 
 
@@ -37,11 +37,11 @@ class Driver:
         self.vault, self.index_dir = vault, index_dir
         self.api = Vault.open(vault, index_dir)
 
-    def index(self, when: dt.date) -> dict:
+    def index(self, when: dt.date) -> IndexRun:
         """``index`` with the clock at ``when``; a note that failed to index is an error here."""
         summary = self.api.at(when).index()
-        if summary["errors"]:
-            raise SmartvecError(f"index on {when} reported errors: {summary['errors'][:3]}")
+        if summary.errors:
+            raise SmartvecError(f"index on {when} reported errors: {[dict(e) for e in summary.errors[:3]]}")
         return summary
 
     def consolidate(self, when: dt.date) -> ConsolidateReport:

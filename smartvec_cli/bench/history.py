@@ -509,7 +509,7 @@ def run_history(
     with Vault.open(vault_path, folder / "index") as vault:
         imported = vault.index(from_git=True)
         log(
-            f"{imported['commits_replayed']} commits replayed in {imported['seconds']:.0f} s; asking "
+            f"{imported.commits_replayed} commits replayed in {imported.seconds:.0f} s; asking "
             + ", ".join(f"{len(v)} {k}" for k, v in asked.items())
         )
         histories: dict[str, NoteHistory | None] = {}
@@ -571,11 +571,11 @@ def run_history(
         "max_commits": max_commits,
         "per_kind": per_kind,
         "seed": seed,
-        "commits_replayed": imported["commits_replayed"],
-        "index_reused": not imported["commits_replayed"],
+        "commits_replayed": imported.commits_replayed,
+        "index_reused": not imported.commits_replayed,
         "first_date": chosen[0].date,
         "last_date": chosen[-1].date,
-        "import_seconds": imported["seconds"],
+        "import_seconds": imported.seconds,
         "notes_at_head": len(chosen[-1].notes),
         "paragraphs_left": account.left,
         "found": found_counts,

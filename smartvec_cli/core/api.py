@@ -26,7 +26,19 @@ import inspect
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
+from typing import (
+    Any,
+    Callable,
+    Concatenate,
+    Iterable,
+    Iterator,
+    Literal,
+    Mapping,
+    ParamSpec,
+    Sequence,
+    TypeVar,
+    overload,
+)
 
 from ..clock import Clock
 from ..embed import Embedder
@@ -47,7 +59,10 @@ from .results import (
     EmbedderChoice,
     FeedbackResult,
     ForgetResult,
+    GitImportReport,
     IndexReport,
+    IndexRun,
+    IndexTotals,
     NoteGraph,
     NoteHistory,
     NoteView,
@@ -71,7 +86,9 @@ __all__ = [
     "DoctorReport",
     "FeedbackResult",
     "ForgetResult",
+    "GitImportReport",
     "IndexReport",
+    "IndexRun",
     "NoteGraph",
     "NoteHistory",
     "NoteView",
@@ -250,6 +267,28 @@ class Vault:
         self.notices.clear()
         return taken
 
+    @overload
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        from_git: Literal[False] = False,
+        max_commits: int | None = None,
+    ) -> IndexRun: ...
+
+    @overload
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        *,
+        from_git: Literal[True],
+        max_commits: int | None = None,
+    ) -> GitImportReport: ...
+
+    @overload
     def index(
         self,
         full: bool = False,
@@ -257,11 +296,20 @@ class Vault:
         progress: ProgressCallback | None = None,
         from_git: bool = False,
         max_commits: int | None = None,
-    ) -> dict[str, Any]:
-        """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
-        notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
-        instead, each at its commit date (``progress`` then counts commits; see ``core.progress``), at most the
-        oldest ``max_commits`` of them."""
+    ) -> IndexRun | GitImportReport: ...
+
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        from_git: bool = False,
+        max_commits: int | None = None,
+    ) -> IndexRun | GitImportReport:
+        """Encode what changed (everything with ``full``); what ``index --json`` prints (``to_dict()``), with how
+        many notes wait for ``consolidate`` (``IndexRun``). ``from_git`` replays the vault's git commits since the
+        last import instead, each at its commit date (``progress`` then counts commits; see ``core.progress``), at
+        most the oldest ``max_commits`` of them (``GitImportReport``)."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -282,21 +330,20 @@ class Vault:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
-            data = summary.to_dict()
-            data.update(after_indexing(store))
+            run = IndexRun.of(IndexReport.from_dict(summary.to_dict()), after_indexing(store))
         self._keep_notices(store)
-        return data
+        return run
 
-    def _import_git(self, ws: Workspace, progress: ProgressCallback | None, max_commits: int | None) -> dict[str, Any]:
+    def _import_git(self, ws: Workspace, progress: ProgressCallback | None, max_commits: int | None) -> GitImportReport:
         from .git_import import ImportSummary, import_git_history
 
         summary = ImportSummary()
         with self._writing("smartvec index --from-git", create=True) as store:
             with recorded_if_unfinished(store, ws.clock, "index --from-git", summary.to_dict):
-                data = import_git_history(ws, store, self._models.writer, progress, summary, max_commits).to_dict()
-            data.update(after_indexing(store))
+                done = import_git_history(ws, store, self._models.writer, progress, summary, max_commits)
+            report = GitImportReport.from_dict({**done.to_dict(), **after_indexing(store).to_dict()})
         self._keep_notices(store)
-        return data
+        return report
 
     def consolidate(self, progress: ProgressCallback | None = None) -> ConsolidateReport:
         """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints
@@ -596,14 +643,12 @@ class Vault:
         self.close()
 
 
-def after_indexing(store: Store) -> dict[str, Any]:
-    """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
-    and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add
-    up to."""
-    return {
-        "notes_to_consolidate": len(store.pending_notes()),
-        "passages_stored": sum(store.passage_counts_by_state().values()),
-    }
+def after_indexing(store: Store) -> IndexTotals:
+    """What an index run reports of the whole index beside what it did (``IndexTotals``)."""
+    return IndexTotals(
+        notes_to_consolidate=len(store.pending_notes()),
+        passages_stored=sum(store.passage_counts_by_state().values()),
+    )
 
 
 def open_vault(

@@ -1126,3 +1126,79 @@ class FeedbackResult(Report):
     trust_before: float
     trust_after: float
     correction_chunk_id: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexTotals(Report):
+    """What the whole index holds after an index run, beside what the run did: the notes that wait for
+    ``consolidate``, and every passage version stored (``status`` counts the same; the run's embedded and reused
+    do not add up to it)."""
+
+    notes_to_consolidate: int
+    passages_stored: int
+
+
+@dataclass(frozen=True)
+class IndexRun(IndexReport):
+    """What ``index`` did (``Vault.index``): an ``IndexReport`` and the index's ``IndexTotals`` after it;
+    ``to_dict()`` is what ``index --json`` prints."""
+
+    notes_to_consolidate: int
+    passages_stored: int
+
+    @classmethod
+    def of(cls, report: IndexReport, totals: IndexTotals) -> IndexRun:
+        return cls(**vars(report), **vars(totals))
+
+    def to_dict(self) -> JsonObject:
+        return {
+            **super().to_dict(),
+            "notes_to_consolidate": self.notes_to_consolidate,
+            "passages_stored": self.passages_stored,
+        }
+
+
+@dataclass(frozen=True)
+class GitImportReport(Report):
+    """What ``index --from-git`` did (``Vault.index(from_git=True)``); ``to_dict()`` is what it prints with
+    ``--json``.
+
+    - ``commits_read``: the commits replayed and those without a note changed (``commits_without_notes``);
+      ``commits_left``: those a ``max_commits`` kept for the next import; ``from_commit``, ``to_commit`` and
+      ``first_date``, ``last_date``: the range imported (None: nothing was).
+    - ``notes_*``: a commit's changes to notes, counted per commit (a note edited in three commits counts three).
+    - ``passages_written``: the passage texts written, each either embedded (``passages_embedded``) or reused
+      (``passages_reused``: its vector made by an earlier commit); ``passages_archived``: versions replaced.
+    - ``errors``: problems of a note as the last commit imported has it (``{"path", "error", "commit"}``);
+      ``past_errors``: problems of versions a later commit replaced; ``seconds``: how long it took.
+    - ``notes_to_consolidate``, ``passages_stored``: the index after it (``IndexTotals``)."""
+
+    commits_read: int
+    commits_replayed: int
+    commits_without_notes: int
+    commits_left: int
+    from_commit: str | None
+    to_commit: str | None
+    first_date: str | None
+    last_date: str | None
+    notes_new: int
+    notes_changed: int
+    notes_deleted: int
+    notes_renamed: int
+    passages_embedded: int
+    passages_reused: int
+    passages_archived: int
+    passages_written: int
+    errors: tuple[Mapping[str, str], ...]
+    past_errors: tuple[Mapping[str, str], ...]
+    seconds: float
+    notes_to_consolidate: int
+    passages_stored: int
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GitImportReport:
+        """``to_dict()`` back (the keys of ``index --from-git --json``)."""
+        values = {field.name: data[field.name] for field in fields(cls)}
+        for name in ("errors", "past_errors"):
+            values[name] = tuple(MappingProxyType(dict(error)) for error in data[name])
+        return cls(**values)
