@@ -1,12 +1,12 @@
 """smartvec from Python, and the one door the commands and the daemons use too: one object per vault, whose
-methods return what the commands' ``--json`` prints: questions, ``doctor``, ``graph``, ``forget`` and a watch
-daemon's batch as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
+methods return what the commands' ``--json`` prints, each as a typed, frozen value (``core.results``;
+``to_dict()`` gives the JSON).
 
     import smartvec_cli
 
     with smartvec_cli.open_vault("~/notes") as vault:
         vault.index()
-        vault.consolidate()
+        print(vault.consolidate().transitions)
         for hit in vault.query("How many days can I work remotely?", as_of="2023-03-01", top_k=3):
             print(hit.path, hit.confidence, hit.warnings)
 

@@ -1,10 +1,12 @@
-"""What the ``Vault`` returns, as typed frozen values: a question's hit, answer and batch answer, and ``doctor``'s
-report, the note graph, what ``forget`` erased and what an index run did.
+"""What the ``Vault`` returns, as typed frozen values: a question's hit, answer and batch answer, and the report of
+every other command (``status``, ``show``, ``history``, ``related``, ``changes``, ``graph``, ``doctor``,
+``forget``, ``index``, ``consolidate``, ``refresh``, ``feedback``).
 
 These are the one definition of their JSON: ``to_dict()`` builds what ``query --json`` prints, what ``query
---batch`` prints a line of and what the daemon's query socket carries, and what ``doctor``, ``graph --format json``
-and ``forget`` print, so the Python API, the command line and the daemons cannot drift apart. Only the standard
-library is imported, so that a caller (a command's module among them) can name the types without loading the core.
+--batch`` prints a line of and what the daemon's query socket carries, and what each other command prints with
+``--json`` (and the MCP tools return), so the Python API, the command line and the daemons cannot drift apart.
+Only the standard library is imported, so that a caller (a command's module among them) can name the types
+without loading the core.
 
 A question goes in as one value too, ``QueryRequest``: the command line, a batch line, the daemon's socket, the MCP
 tools and the Python API all build one, and building it is the one check of its values.
