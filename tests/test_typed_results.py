@@ -170,3 +170,18 @@ def test_a_git_import_is_a_git_import_report(vault, cli, fake_embedder):
     again = cli.json("index", "--from-git", "--json")
     assert list(again) == list(report.to_dict())
     assert results.GitImportReport.from_dict(report.to_dict()) == report
+
+
+def test_a_consolidate_report_reads_back_from_its_dict():
+    data = {
+        "transitions": {"UNCONSOLIDATED->ACTIVE": 2},
+        "edges_added": 1,
+        "edges_removed": 0,
+        "contradictions_found": 0,
+        "passages_rippled": 0,
+        "notes_needing_review": 0,
+        "notes_processed": 2,
+        "seconds": 0.5,
+    }
+    report = results.ConsolidateReport.from_dict(data)
+    assert report.to_dict() == data and report.edges_added == 1

@@ -356,7 +356,7 @@ class Vault:
             with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
                 summary = consolidator.run()
         self._keep_notices(store)
-        return summary.report()
+        return ConsolidateReport.from_dict(summary.to_dict())
 
     def refresh(
         self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None

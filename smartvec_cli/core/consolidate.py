@@ -33,7 +33,6 @@ import math
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from types import MappingProxyType
 from typing import Iterable
 
 import numpy as np
@@ -70,7 +69,6 @@ from ..store.ann import search_list_size
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
-from .results import ConsolidateReport
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -90,11 +88,6 @@ class ConsolidationSummary:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-    def report(self) -> ConsolidateReport:
-        """The run's counts as the frozen value ``Vault.consolidate`` returns."""
-        data = self.to_dict()
-        return ConsolidateReport(**{**data, "transitions": MappingProxyType(data["transitions"])})
 
     @property
     def changed_anything(self) -> bool:

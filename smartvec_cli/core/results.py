@@ -1062,6 +1062,13 @@ class ConsolidateReport(Report):
     notes_processed: int
     seconds: float
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConsolidateReport:
+        """``to_dict()`` back (the keys of ``consolidate --json``): how the run's own counts become the value."""
+        values = {field.name: data[field.name] for field in fields(cls)}
+        values["transitions"] = MappingProxyType(dict(data["transitions"]))
+        return cls(**values)
+
 
 @dataclass(frozen=True)
 class RefreshStage(Report):
