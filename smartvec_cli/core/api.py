@@ -577,13 +577,16 @@ class Vault:
         ``status --json`` prints (``to_dict()``)."""
         from .report import status
 
-        embedder = EmbedderChoice(
-            model=self.ws.embedder_model(),
-            chosen_by="config.toml" if self.ws.config.embedder_model != "auto" else "languages",
-            languages=tuple(self.ws.languages()),
-        )
-        onnx_export = self.ws.onnx_export()
-        return self._report(lambda store: status(store, str(self.ws.vault), onnx_export, embedder))
+        def read(store: Store) -> VaultStatus:
+            # The model and the languages are the index's own: known once its store is open (a PostgreSQL one).
+            embedder = EmbedderChoice(
+                model=self.ws.embedder_model(),
+                chosen_by="config.toml" if self.ws.config.embedder_model != "auto" else "languages",
+                languages=tuple(self.ws.languages()),
+            )
+            return status(store, str(self.ws.vault), self.ws.onnx_export(), embedder)
+
+        return self._report(read)
 
     def show(self, note: str) -> NoteView:
         """One note (a path, note id, title or former name) as the index knows it: its metadata, links and every
