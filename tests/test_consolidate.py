@@ -505,3 +505,71 @@ def test_pages_of_numbered_notes_of_one_series_are_other_subjects(vault, cli, re
     consolidate(cli)
     found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
     assert found == {frozenset({"releases/Release 7", "reviews/Review of release 7"})}
+
+
+def test_a_count_of_things_given_for_one_note_of_a_series_conflicts_with_that_note_only(
+    vault, cli, real_embedder, tmp_path
+):
+    """A unitless count ("41 points", "3 tickets") is a value: a retro of sprint 5 giving another count than the
+    page of sprint 5 conflicts with it, and not with the pages of sprints 4 and 6, which give other counts too."""
+    for number, points, carried in ((4, 33, 5), (5, 41, 2), (6, 38, 7)):
+        write(
+            vault,
+            f"sprints/Sprint {number}.md",
+            f"---\ndate: 2024-03-04\n---\n# Condor Sprint {number}\n\nBoard CON-S{number}. Goal: the audit log.\n\n"
+            f"## Metrics\n\nVelocity was {points} points. {carried} tickets carried over to the next sprint.\n",
+        )
+    write(
+        vault,
+        "retros/Retro Condor 5.md",
+        "---\ndate: 2024-03-04\nsource_type: meeting_notes\n---\n# Retro: Condor, sprint 5\n\n"
+        "Notes from the retrospective.\n\nBoard CON-S5 had 8 tickets carried over to the next sprint.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"sprints/Sprint 5", "retros/Retro Condor 5"})}
+
+
+def test_a_review_naming_a_day_conflicts_with_that_days_daily_note_only(vault, cli, real_embedder, tmp_path):
+    """Daily notes titled by their day are each their own subject: a weekly review saying "On Friday 6 January
+    2023 I walked 3,100 steps" conflicts with the note of 6 January, not with the days around it, which give
+    other counts as daily notes do."""
+    for day, steps, km in (("2023-01-05", 8200, 5), ("2023-01-06", 9400, 6), ("2023-01-07", 4100, 4)):
+        write(
+            vault,
+            f"daily/{day}.md",
+            f"---\ndate: {day}\n---\n# {day}\n\n## Health\n\nWalked {steps} steps. Ran {km} km after work.\n",
+        )
+    write(
+        vault,
+        "reviews/Week 1.md",
+        "---\ndate: 2023-01-08\n---\n# Weekly review, week of 2023-01-08\n\nLooking back at the week.\n\n"
+        "On Friday 6 January 2023 I walked 3100 steps.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"daily/2023-01-06", "reviews/Week 1"})}
+
+
+def test_a_note_is_also_the_subject_its_front_matter_aliases_name(vault, cli, real_embedder, tmp_path):
+    """A customer page called `C-1833` in its front matter only is the subject of a call saying "Account C-1833
+    stores 502 GB": the call conflicts with that page, and not with another customer's page of one template."""
+    for name, account, stored in (("Onyx Foods", "C-1833", 181), ("Falcon Capital", "C-2040", 230)):
+        write(
+            vault,
+            f"customers/{name}.md",
+            f"---\ndate: 2024-03-04\naliases: [{account}]\n---\n# {name}\n\nEnterprise plan since 2021.\n\n"
+            f"## Usage\n\n{name} stores {stored} GB of data with us.\n",
+        )
+    write(
+        vault,
+        "calls/Call C-1833.md",
+        "---\ndate: 2024-03-04\nsource_type: meeting_notes\n---\n# Quarterly call\n\n"
+        "Quarterly call with their IT lead.\n\nAccount C-1833 stores 502 GB of data with us.\n",
+    )
+    cli.json("index", "--json")
+    consolidate(cli)
+    found = {frozenset(p.split("#")[0] for p in (loser, winner)) for loser, winner, _ in edges(tmp_path, "contradicts")}
+    assert found == {frozenset({"customers/Onyx Foods", "calls/Call C-1833"})}

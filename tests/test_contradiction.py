@@ -463,3 +463,57 @@ def test_a_note_subject_is_its_few_identifiers_and_the_numbered_names_of_its_tit
     assert not other_notes(page, note_subject("Retro: Falcon, sprint 14", ["Velocity was 40 points."]))
     assert not other_notes(page, note_subject("Call with finance", ["Board FAL-S14 had 5 tickets."]))
     assert not other_notes(page, note_subject("Weekly notes", ["Velocity was 40 points."]))  # names no subject
+
+
+def test_a_count_of_things_is_a_value_and_a_label_or_a_time_is_not():
+    """ "41 points" and "12 open tickets" are counts (``count:point``), compared like any value; a number after a
+    capitalised word inside a sentence ("see Sprint 24 notes"), a year, and the minutes of a time followed by the
+    next sentence ("Woke at 6:57. Focus for the day") count nothing."""
+    from smartvec_cli.memory.contradiction import quantities, value_conflicts
+
+    def read(text):
+        return [(q.written, q.unit) for q in quantities(text)]
+
+    assert read("Velocity was 41 points.") == [("41 points", "count:point")]
+    assert read("Project P017 has 12 open tickets.") == [("12 open tickets", "count:ticket")]
+    assert read("Walked 3735 steps.") == [("3735 steps", "count:step")]
+    assert read("Woke at 6:57. Focus for the day: the audit log.") == []
+    assert read("See Sprint 24 notes.") == []
+    assert read("The 2024 budgets are final.") == []
+    assert read("Sprint 24 retro notes") == []
+    assert read("Listing 13-22 shows an example.") == []
+    assert read("Figure 3 shows the result.") == []
+    assert value_conflicts("Velocity was 41 points.", "The velocity was 44 points.")
+    assert not value_conflicts("Velocity was 41 points.", "41 points of velocity, said the team.")
+    assert not value_conflicts("Velocity was 41 points.", "Closed 44 tickets.")  # other things counted
+
+
+def test_a_sentence_speaks_of_the_day_it_names():
+    """Days named in full are read whatever their form; two sentences naming different days are apart, and a month
+    or a weekday is no subject's name."""
+    from smartvec_cli.memory.contradiction import Frames, Where, frame_key, named_days, names
+
+    assert named_days("On Friday 6 January 2023 I ran 11 km.") == {"2023-01-06"}
+    assert named_days("Met on Jan 6, 2023 and on 2023-01-09.") == {"2023-01-06", "2023-01-09"}
+    assert named_days("On 31 February 2023 nothing happened.") == frozenset()
+    assert names("On Friday 6 January 2023 Ana ran 11 km.") == {"Ana"}
+    review = Where("Weekly review", "2023-01-08")
+    assert Frames().apart("On 6 January 2023 I ran 11 km.", review, "On 9 January 2023 I ran 5 km.", review)
+    daily = Where("2023-01-06 > Health", "2023-01-06")
+    other = Where("2023-01-05 > Health", "2023-01-05")
+    frames = Frames(frozenset({frame_key("Ran 6 km after work.")}))  # every daily note says it
+    claim = "On Friday 6 January 2023 I ran 11 km after work."
+    assert not frames.apart(claim, review, "Ran 6 km after work.", daily)
+    assert frames.apart(claim, review, "Ran 5 km after work.", other)
+
+
+def test_code_blocks_and_bracketed_years_state_no_value():
+    """A program's output in a fenced block is an example, not a statement; a unit and a number with a sentence's
+    end or a bracket between them ("these days? (2021)") are not one value."""
+    from smartvec_cli.memory.contradiction import quantities, value_conflicts
+
+    output = "Cargo fetches the crates:\n\n```console\n$ cargo build\n  Downloaded 3 crates (162.9KiB) in 0.59s\n```\n"
+    assert not value_conflicts(output, "```console\n  Downloaded 1 crate (213.6 KB) in 0.40s\n```")
+    assert value_conflicts(output + "\nA clean build takes 5 seconds.", "A clean build takes 9 seconds.")
+    assert [q.unit for q in quantities("What's the best TV to buy these days? (2021)")] == []
+    assert [q.written for q in quantities("Slides change every 30 days (or sooner).")] == ["30 days"]

@@ -351,15 +351,15 @@ def test_a_filter_keeps_an_identifier_match_that_better_matches_elsewhere_would_
     cli.json("index", "--json")
     from smartvec_cli.core.search import LEXICAL_CANDIDATES, lexical_matches_within
     from smartvec_cli.core.workspace import Workspace
-    from smartvec_cli.memory.lexical import match_expression
+    from smartvec_cli.memory.lexical import query_terms
+    from smartvec_cli.store.lexical import LexicalQuery
 
     store = Workspace.resolve().open_store()
     try:
         passages = store.passages(sorted(store.load_ann().live))
         kept = {row for row, p in passages.items() if p.path.startswith("keep/")}
         the_one = next(row for row, p in passages.items() if p.path == "keep/the-one.md")
-        expression = match_expression("ZQ9931X spare relay cables basement")
-        assert expression is not None
+        expression = LexicalQuery.any_of(query_terms("ZQ9931X spare relay cables basement"))
         everywhere = [row for row, _ in store.lexical_matches(expression, LEXICAL_CANDIDATES)]
         assert the_one not in everywhere  # the echoes outside the filter fill the cut
         assert the_one in [row for row, _ in lexical_matches_within(store, expression, LEXICAL_CANDIDATES, kept)]

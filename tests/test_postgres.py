@@ -25,6 +25,7 @@ from smartvec_cli.core.query import QueryEngine, Question
 from smartvec_cli.core.search import SearchOptions
 from smartvec_cli.core.workspace import Workspace
 from smartvec_cli.core.writing import writing_store
+from smartvec_cli.store.lexical import LexicalQuery
 
 NOW = "2026-03-01"
 HALF = 40  # notes in each half
@@ -304,7 +305,9 @@ def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store
     cli.json("index", "--json")
     with Workspace.resolve().open_store() as store:
         assert store.unknown_terms(["invoices", "billing", "zebrafish"]) == frozenset({"zebrafish"})
-        assert [store.passages([i])[i].path for i, _ in store.lexical_matches('"err" OR "4012"', 5)] == ["a.md"]
+        assert [store.passages([i])[i].path for i, _ in store.lexical_matches(LexicalQuery(("err", "4012")), 5)] == [
+            "a.md"
+        ]
         ids = sorted(store.live_passage_ids())
         frequency = store.term_frequencies(["queue", "restarting", "runbook"], cap=10)
         assert (len(ids), frequency["queue"], frequency["restarting"], frequency["runbook"]) == (
@@ -317,7 +320,7 @@ def test_full_text_signals_agree_on_both_stores(vault, cli, fake_embedder, store
         holders = store.term_holders(["queue", "restarting"], ids)
         assert holders["queue"] == set(ids) and len(holders["restarting"]) == 1
         a_id = next(i for i in ids if store.passages([i])[i].path == "a.md")
-        assert store.body_neighbours(a_id, '"queue"', 5) == [i for i in ids if i != a_id]
+        assert store.body_neighbours(a_id, LexicalQuery(("queue",)), 5) == [i for i in ids if i != a_id]
 
 
 def test_two_machines_index_query_and_consolidate_one_store_at_once_without_lost_or_double_rows(tmp_path, pg_databases):

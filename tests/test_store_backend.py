@@ -67,13 +67,15 @@ def test_an_emptied_sqlite_file_is_reported_with_what_is_left(vault, cli, fake_e
     assert said.startswith(str(refused.value)) and "restore" in said and "index --full" in said
 
 
-def test_the_core_reads_no_store_url_and_writes_no_sql():
-    """The URL is the backend factory's to read; SQL is the store's to write (``core/search.py`` aside: it is
-    another change's)."""
+def test_the_core_reads_no_store_url_and_writes_no_sql_or_full_text_syntax():
+    """The URL is the backend factory's to read; SQL is the store's to write, and so is a full-text query's syntax:
+    the core asks in words (``store.lexical.LexicalQuery``), and FTS5's MATCH expressions (quoted words joined by OR,
+    ``text :`` and ``title :`` column filters) are written in ``store/fts5.py`` alone."""
     core = ROOT / "smartvec_cli" / "core"
     statement = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|PRAGMA)\b")
+    full_text = re.compile(r"\bMATCH\b|\bNEAR\(|[\"'] OR [\"']|\b(text|title|heading) : ")
     for path in sorted(core.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert "store_url" not in text, path.name
-        if path.name != "search.py":
-            assert not statement.search(text), path.name
+        assert not statement.search(text), path.name
+        assert not full_text.search(text), (path.name, full_text.search(text))

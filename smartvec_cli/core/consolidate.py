@@ -59,16 +59,19 @@ from ..memory.contradiction import (
     same_statement_groups,
     sentences,
     value_conflicts,
+    without_names,
 )
 from ..memory.graph import pagerank
-from ..memory.lexical import any_of, query_terms
+from ..memory.lexical import query_terms
 from ..memory.lineage import lineages
 from ..memory.passage import Passage
 from ..memory.ranking import authority, passage_trust
 from ..store.ann import search_list_size
+from ..store.lexical import LexicalQuery
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
+from .relations import aliases_of
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -170,6 +173,8 @@ class Consolidator:
         self._wheres: dict[int, Where] = {}
         self._note_subjects: dict[int, frozenset[str]] = {}
         self._holders: dict[str, set[int]] = {}  # identifier -> the few notes whose passages name it
+        self._called: dict[int, tuple[str, ...]] | None = None  # note -> its aliases and id (``_other_names``)
+        self._called_ids: dict[str, set[int]] | None = None  # identifier -> the notes whose aliases or id name it
         self._rows: dict[int, Passage] = {}
         self._nearest_found: dict[int, dict[int, list[tuple[int, float]]]] = {}  # by the search list's size
 
@@ -342,11 +347,11 @@ class Consolidator:
                 found[chunk].update(row for note in notes for row in held.get(note, ()))
         frequency = Counter(term for words in terms.values() for term in words)
         for chunk, words in terms.items():
-            expression = any_of(
+            query = LexicalQuery.any_of(
                 sorted(words, key=lambda term: (frequency[term], -len(term)))[: self.settings.body_terms]
             )
-            if expression:
-                found[chunk].update(self.store.body_neighbours(chunk, expression, self.settings.body_neighbours))
+            if query:
+                found[chunk].update(self.store.body_neighbours(chunk, query, self.settings.body_neighbours))
         return found
 
     def _identifier_holders(self, chunk: int, text: str) -> set[int]:
@@ -360,12 +365,21 @@ class Consolidator:
             for identifier in sorted(identifiers(sentence)):
                 notes = self._holders.get(identifier)
                 if notes is None:
-                    expression = any_of([identifier]) or ""
-                    rows = self.store.body_neighbours(chunk, expression, HOLDER_PASSAGES) if expression else []
-                    notes = {p.note for p in self.store.passages(rows).values()}
+                    rows = self.store.body_neighbours(chunk, LexicalQuery.any_of([identifier]), HOLDER_PASSAGES)
+                    notes = {p.note for p in self.store.passages(rows).values()} | self._called_by(identifier)
                     notes = self._holders[identifier] = notes if len(notes) <= TITLES_NAMED_AT_MOST else set()
                 found |= notes
         return found
+
+    def _called_by(self, identifier: str) -> set[int]:
+        """The notes whose aliases or id name ``identifier`` (``aliases: [C-1833]``)."""
+        if self._called_ids is None:
+            self._called_ids = {}
+            for note, names in self._other_names().items():
+                for name in names:
+                    for named in identifiers(name):
+                        self._called_ids.setdefault(named, set()).add(note)
+        return self._called_ids.get(identifier, set())
 
     def _relate(self, queued: list[int]) -> None:
         settings = self.settings
@@ -449,7 +463,7 @@ class Consolidator:
                 for qa, qb in found
                 for text in self._readings(qa, a) + self._readings(qb, b)
             ]
-        )
+        )  # the readings without names, seldom needed, are embedded when asked for
 
     def _read_note_subjects(self, rows: dict[int, Passage]) -> None:
         """``note_subject`` of every note these passages stand in, from all of its current passages (a passage
@@ -464,10 +478,23 @@ class Consolidator:
         texts = {row: p.text for row, p in rows.items()}
         texts.update((row, p.text) for row, p in self.store.passages(missing).items())
         titles = {p.note: p.title for p in rows.values()}
+        called = self._other_names()
         for note in notes:
             self._note_subjects[note] = note_subject(
-                titles.get(note, ""), (texts[row] for row in held.get(note, ()) if row in texts)
+                titles.get(note, ""), (texts[row] for row in held.get(note, ()) if row in texts), called.get(note, ())
             )
+
+    def _other_names(self) -> dict[int, tuple[str, ...]]:
+        """What each live note is also called, its front matter's ``aliases`` and ``id``, read once per run."""
+        if self._called is None:
+            self._called = {}
+            for note, path, _, note_id, metadata in self.store.live_note_names():
+                aliases = aliases_of(metadata) or []
+                given_id = note_id if note_id != path.removesuffix(".md") else None  # not the path standing in
+                names = [*(aliases if isinstance(aliases, list) else [aliases]), given_id]
+                if named := tuple(str(name) for name in names if name is not None and str(name).strip()):
+                    self._called[note] = named
+        return self._called
 
     def _where(self, passage: Passage) -> Where:
         """``_where`` of a passage, read once per run."""
@@ -516,14 +543,22 @@ class Consolidator:
         ) and self._same_thing(a, passage_a, b, passage_b)
 
     def _sentence_closeness(self, a: Quantity, passage_a: Passage, b: Quantity, passage_b: Passage) -> float:
+        """The closest of the readings of the two sentences. When one names its subject by an identifier that the
+        other's note is also known by ("Account C-1833 stores 502 GB" and, on the page of account C-1833, "Onyx
+        Foods stores 181 GB"), the sentences are also read with their names left out: the names differ, the
+        subject does not, and what is said of it is what is compared."""
         alone_a, read_a = self._readings(a, passage_a)
         alone_b, read_b = self._readings(b, passage_b)
-        self._embed_sentences([alone_a, read_a, alone_b, read_b])
+        pairs = [(alone_a, alone_b), (read_a, alone_b), (alone_a, read_b)]
+        if self._names_the_other_note(a.sentence, passage_b) or self._names_the_other_note(b.sentence, passage_a):
+            pairs.append((without_names(a.sentence), without_names(b.sentence)))
+        self._embed_sentences([text for pair in pairs for text in pair])
         vector = self._sentence_vectors
-        return max(
-            cosine_similarity(vector[x], vector[y])
-            for x, y in ((alone_a, alone_b), (read_a, alone_b), (alone_a, read_b))
-        )
+        return max(cosine_similarity(vector[x], vector[y]) for x, y in pairs)
+
+    def _names_the_other_note(self, sentence: str, other: Passage) -> bool:
+        """The sentence names an identifier of the subject of ``other``'s note (``note_subject``)."""
+        return not identifiers(sentence).isdisjoint(self._where(other).note)
 
     def judged_value_pairs(self) -> list[tuple[Passage, Passage, float]]:
         """Every pair of passages in force, of different documents, whose values conflict, with the closeness

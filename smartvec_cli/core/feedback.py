@@ -20,6 +20,7 @@ from ..memory.confidence import SOURCE_AUTHORITY, reconsolidate
 from ..memory.passage import Passage
 from ..memory.ranking import passage_trust
 from ..memory.temporal import DECLARED
+from ..store.protocols import AccessLog
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from ..vault.hashing import sha256_text
@@ -30,7 +31,7 @@ SIGNALS = ("up", "down", "correct")
 CORRECTIONS_PREFIX = "smartvec:corrections/"
 
 
-def resolve_target(store: Store, chunk_id: str | None, rank: int | None) -> int:
+def resolve_target(store: AccessLog, chunk_id: str | None, rank: int | None) -> int:
     """The passage row feedback is about: ``CHUNK_ID`` (current version), ``CHUNK_ID@N``, or rank N of the last
     query, tracked or not (the hits the user saw last)."""
     if (chunk_id is None) == (rank is None):

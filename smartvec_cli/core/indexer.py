@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Collection
+from typing import AbstractSet, Callable, Collection
 
 import numpy as np
 
@@ -195,10 +195,11 @@ class Indexer:
         self._model_used = False
 
     @property
-    def embedded_hashes(self) -> frozenset[str]:
+    def embedded_hashes(self) -> AbstractSet[str]:
         """The hashes of the texts this indexer sent to the model (a git import tells a new version's vector made
-        now from one an earlier commit made)."""
-        return frozenset(self._embedded_hashes)
+        now from one an earlier commit made): the indexer's own set, read for membership, never copied, since a
+        long import asks once per passage written."""
+        return self._embedded_hashes
 
     @property
     def embedder(self) -> Embedder:

@@ -24,12 +24,13 @@ from ..memory.lineage import (
     infer_copies,
     infer_supersessions,
 )
+from ..store.protocols import NoteRelations, VectorSearch
 from ..store.store import Store
 from ..vault.links import KEYS_KEPT, LinkResolver, NoteName, lookup_keys, note_keys
 
 
 def resolve_links(
-    store: Store,
+    store: NoteRelations,
     attachments: list[str],
     only_notes: list[int] | None = None,
     renamed: tuple[list[NoteName], set[int]] | None = None,
@@ -143,7 +144,7 @@ def infer_versions(store: Store, config: Config, now: str, memo: VersionsMemo | 
     return True
 
 
-def apply_supersession(store: Store) -> None:
+def apply_supersession(store: NoteRelations) -> None:
     """A note that another note ``supersedes`` stops being valid when its successor starts; a note whose front
     matter says ``status: archived`` (or ``deprecated``) stops being valid when the index first saw it so
     (the time the indexer stored as its ``superseded_at``, with no successor): its passages then answer only
@@ -225,7 +226,7 @@ def passage_overlaps(store: Store, notes: set[int], memo: VersionsMemo | None = 
     return found
 
 
-def _vectors(store: Store, rows: list[int]) -> dict[int, np.ndarray]:
+def _vectors(store: VectorSearch, rows: list[int]) -> dict[int, np.ndarray]:
     """The stored vectors of these passage rows, none when some are lost (``doctor`` says so; ``index --full``
     embeds them again): identical texts only then."""
     try:

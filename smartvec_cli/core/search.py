@@ -28,12 +28,9 @@ from ..config import Config
 from ..embed import cosine_map
 from ..memory.answer import AskedAnswer
 from ..memory.lexical import (
-    any_of,
     common_passages,
     coverage,
-    match_expression,
     named_share,
-    phrase_expression,
     phrase_shares,
     phrases,
     query_terms,
@@ -43,7 +40,8 @@ from ..memory.passage import Passage, Relation
 from ..memory.ranking import Ask, Candidate, Ranked, rank
 from ..memory.scoring import Weights
 from ..store.ann import cosine_top_k, unit_matrix
-from ..store.store import Store
+from ..store.lexical import LexicalQuery
+from ..store.protocols import AccessLog, FullTextSearch, Retrieval, VectorSearch
 from .filters import NoteFilter
 from .results import MODES  # noqa: F401  (bench.questions names the modes here)
 
@@ -57,11 +55,11 @@ BM25_SCORED = 2000
 2,000 instead of 100 cost about 2 ms (6.6 → 8.5 ms, median of 20 questions on the 4,589 passages of the
 Obsidian hub sample), while the passages of one note that only the
 vector index found (a section whose words the question shares, beyond the first hundred) kept a BM25 of 0
-and could not be chosen by their words. Scoring the candidates by row id instead (an FTS5 MATCH restricted to
-them) cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
+and could not be chosen by their words. Scoring the candidates by row id instead (a full-text match restricted
+to them) cost 0.28 s a question on 3,115 passages: FTS5 runs the whole match once per listed row id."""
 TITLE_ROWS = 200  # passages of the notes whose titles best match the question's words, read to find...
 TITLE_PASSAGES = 3  # ...this many of each such note, which join the candidates
-EVERY_MATCH = 1 << 40  # a LIMIT no store reaches
+NO_LIMIT = 1 << 40  # a limit no store reaches: every match
 EXACT_CANDIDATES_UP_TO = 20_000
 """Passages up to which smart mode scores every stored vector instead of asking the graph. The product
 grows with the index (0.4 ms for 4,300 rows; about 90 ms for 100,000 on a busy 2-core machine, where the
@@ -105,7 +103,7 @@ class SearchOptions:
 
 
 def search(
-    store: Store,
+    store: Retrieval,
     config: Config,
     query_vector: np.ndarray | None,
     query_text: str,
@@ -166,7 +164,7 @@ class Gathered:
 
 
 def gather(
-    store: Store,
+    store: Retrieval,
     query_vector: np.ndarray,
     query_text: str,
     similar: dict[int, float],
@@ -188,12 +186,12 @@ def gather(
     joining: dict[int, None] = {}  # full-text candidates the vector index missed, in the order found
     rare_specific = [t for t in terms if t in specific]
     if rare_specific:
-        specific_expression = match_expression(" ".join(rare_specific), language)
-        assert specific_expression is not None  # ``terms`` are content words, so they make an expression
-        specific_matches = lexical_matches_within(store, specific_expression, LEXICAL_CANDIDATES, within)
+        specific_matches = lexical_matches_within(
+            store, LexicalQuery.any_of(query_terms(" ".join(rare_specific), language)), LEXICAL_CANDIDATES, within
+        )
         joining.update((label, None) for label, _ in specific_matches)
     bm25: dict[int, float] = {}
-    everything = match_expression(query_text, language)  # every content word, as lexical mode asks
+    everything = LexicalQuery.any_of(query_terms(query_text, language))  # every content word, as lexical mode asks
     if everything:
         scored = lexical_matches_within(store, everything, BM25_SCORED, within)
         bm25 = dict(scored)
@@ -201,7 +199,7 @@ def gather(
     asked_phrases = phrases(query_text)
     holding = (
         store.phrase_holders(
-            [phrase_expression(words) for words in asked_phrases], LEXICAL_CANDIDATES if within is None else EVERY_MATCH
+            [tuple(words) for words in asked_phrases], LEXICAL_CANDIDATES if within is None else NO_LIMIT
         )
         if asked_phrases
         else []
@@ -211,10 +209,9 @@ def gather(
     for held in holding:
         joining.update((label, None) for label in sorted(held))
     asked_terms = query_terms(query_text, language)
-    title_expression = any_of(asked_terms)
-    if title_expression:
+    if asked_terms:
         joining.update(
-            (label, None) for label in store.title_matches(f"title : ({title_expression})", TITLE_ROWS, TITLE_PASSAGES)
+            (label, None) for label in store.title_matches(LexicalQuery.any_of(asked_terms), TITLE_ROWS, TITLE_PASSAGES)
         )
     missing = [label for label in joining if label not in similar and (within is None or label in within)]
     if missing:
@@ -229,7 +226,7 @@ def gather(
     ids = [label for label in similar if label in passages]
     verbatim = phrase_shares(holding, [len(words) for words in asked_phrases], ids)
     named: dict[int, float] = {}
-    if title_expression:
+    if asked_terms:
         if not total:
             total = len(store.load_ann().live)
         counted = store.term_frequencies([t for t in asked_terms if t not in frequency], common_passages(total))
@@ -264,7 +261,7 @@ def gather(
     return Gathered(found, [e for e in relations if e.src in passages or e.dst in passages])
 
 
-def prepare_search(store: Store, options: SearchOptions) -> None:
+def prepare_search(store: VectorSearch, options: SearchOptions) -> None:
     """Read what ``search`` reads whatever the question: the vector index and, where the candidates are exact,
     the matrix of stored vectors. A cold query does it while its model is still loading; later calls cost nothing."""
     if options.mode != "lexical":
@@ -273,12 +270,12 @@ def prepare_search(store: Store, options: SearchOptions) -> None:
             ann.exact_matrix(store.vectors_for_chunks)
 
 
-def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False) -> list[tuple[int, float]]:
+def nearest(store: VectorSearch, query_vector: np.ndarray, k: int, exact: bool = False) -> list[tuple[int, float]]:
     """The candidate stage: the ``k`` stored passages most similar to the question, (row id, cosine) best
     first; exact when asked or when the index is small (``EXACT_CANDIDATES_UP_TO``), else from the graph."""
     ann = store.load_ann()
     # A damaged saved graph is searched exactly until a writer rebuilds it (pgvector's index is always there).
-    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO and getattr(ann, "has_graph", True):
+    if not exact and len(ann.live) > EXACT_CANDIDATES_UP_TO and ann.has_graph:
         try:
             return ann.search(query_vector, k)
         except RuntimeError:  # hnswlib reached fewer than k items: duplicates have cut the graph apart
@@ -286,7 +283,7 @@ def nearest(store: Store, query_vector: np.ndarray, k: int, exact: bool = False)
     return ann.exact_search(query_vector, k, store.vectors_for_chunks)
 
 
-def nearest_within(store: Store, query_vector: np.ndarray, k: int, rows: set[int]) -> list[tuple[int, float]]:
+def nearest_within(store: VectorSearch, query_vector: np.ndarray, k: int, rows: set[int]) -> list[tuple[int, float]]:
     """``nearest`` among ``rows`` only, always exact: the searchable passages of the filtered notes. Read
     from the matrix ``prepare_search`` keeps while the index is small, else from the rows' own vectors."""
     ann = store.load_ann()
@@ -307,24 +304,24 @@ def _numbered(hits: list[Hit]) -> list[Hit]:
 
 
 def lexical_matches_within(
-    store: Store, expression: str, limit: int, within: set[int] | None
+    store: FullTextSearch, query: LexicalQuery, limit: int, within: set[int] | None
 ) -> list[tuple[int, float]]:
     """The best ``limit`` full-text matches, among the passages ``within`` when a filter gives them: every match is
     read and those outside dropped before the cut (FTS5 scores every match to sort them anyway), so a filter
     never loses a match that better ones elsewhere in the vault would have pushed out."""
     if within is None:
-        return store.lexical_matches(expression, limit)
-    return [match for match in store.lexical_matches(expression, EVERY_MATCH) if match[0] in within][:limit]
+        return store.lexical_matches(query, limit)
+    return [match for match in store.lexical_matches(query, NO_LIMIT) if match[0] in within][:limit]
 
 
-def _lexical_hits(store: Store, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
+def _lexical_hits(store: Retrieval, query_text: str, top_k: int, within: set[int] | None = None) -> list[Hit]:
     """BM25 over every stored passage, all versions: the full-text baseline (``--mode lexical``), each hit's score
     its BM25 over the best hit's (the raw BM25 stays in ``explain``); with ``within``, every match is read and those
     outside it dropped (FTS5 scores every match to sort them anyway)."""
-    expression = match_expression(query_text, store.lexical_language())
-    if not expression:
+    query = LexicalQuery.any_of(query_terms(query_text, store.lexical_language()))
+    if not query:
         return []
-    matches = lexical_matches_within(store, expression, top_k, within)
+    matches = lexical_matches_within(store, query, top_k, within)
     passages = store.passages([label for label, _ in matches])
     best = matches[0][1] if matches else 0.0
     hits = []
@@ -373,7 +370,7 @@ def _cosine_hit(passage: Passage, similarity: float) -> Hit:
     return hit
 
 
-def record_retrieval(store: Store, text: str, hits: list[Hit], now_iso: str) -> None:
+def record_retrieval(store: AccessLog, text: str, hits: list[Hit], now_iso: str) -> None:
     """Every returned hit counts an access; the hits are remembered for ``feedback --rank N``."""
     if store.read_only:  # a read-only index answers, but cannot remember that it did
         return

@@ -13,6 +13,7 @@ from ..clock import Clock
 from ..config import write_default_config
 from ..errors import SmartvecError
 from ..store.lock import DEFAULT_WAIT, Holder, LockBusyError
+from ..store.protocols import Transactions
 from ..store.store import RUNNING, Store
 from .workspace import Workspace
 
@@ -75,7 +76,9 @@ def writing_store(
 
 
 @contextmanager
-def recorded_if_unfinished(store: Store, clock: Clock, command: str, summary: Callable[[], dict]) -> Iterator[None]:
+def recorded_if_unfinished(
+    store: Transactions, clock: Clock, command: str, summary: Callable[[], dict]
+) -> Iterator[None]:
     """Keep a ``running`` record while the block runs, so ``status`` never calls a killed run's predecessor the
     last word (``run_status`` tells a dead one from a live one); a run that does not finish becomes
     ``interrupted`` (Ctrl-C) or ``failed`` (an error), with ``summary()`` of what it had done, how long it ran

@@ -103,9 +103,3 @@ def analyse(text: str | None, language: str) -> str | None:
     if stem is not None:
         words = [stem(word) for word in words]
     return " ".join(words)
-
-
-def analyse_expression(expression: str, language: str) -> str:
-    """An FTS5 expression of quoted words (``memory.lexical``) in the analysed index's terms: each quoted
-    string analysed, so a word becomes its stem and a CJK word the phrase of its character pairs."""
-    return re.sub(r'"([^"]*)"', lambda m: '"' + (analyse(m.group(1), language) or m.group(1)) + '"', expression)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .contradiction import BARE, STOPWORDS, SYMBOLS, UNITS, quantities, stem
+from .contradiction import BARE, COUNT, STOPWORDS, SYMBOLS, UNITS, Quantity, quantities, stem
 from .words import MONTHS, QUESTION_WORDS
 from .words import STOPWORDS as COMMON_WORDS
 
@@ -134,6 +134,11 @@ def is_date_part(quantity) -> bool:
     return any(written in DIGITS.findall(match.group(0)) for match in DATE.finditer(quantity.sentence))
 
 
+def _unitless(quantity: Quantity, units: frozenset[str]) -> bool:
+    """A number given without a unit, or as a count of things ("199 spaces"), which a "how many" question asks for."""
+    return units == ALL_UNITS and (quantity.unit == BARE or quantity.unit.startswith(COUNT))
+
+
 def states_value(units: frozenset[str], about: frozenset[str], text: str) -> bool:
     """Whether ``text`` holds a quantity in one of ``units`` next to a word the question is about; for
     "how many/much" with no unit named, any number counts ("199 spaces") but a day or a year of a date does not."""
@@ -141,7 +146,8 @@ def states_value(units: frozenset[str], about: frozenset[str], text: str) -> boo
         return False
     found = quantities(text, bare=units == ALL_UNITS)
     return any(
-        (q.unit.split("/")[0] in units or (q.unit == BARE and not is_date_part(q))) and q.context & about for q in found
+        (q.unit.split("/")[0] in units or (_unitless(q, units) and not is_date_part(q))) and q.context & about
+        for q in found
     )
 
 

@@ -12,6 +12,7 @@ Precision matters more than recall: a wrong invalidation is worse than a missed 
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import math
 import re
@@ -180,8 +181,9 @@ def number_value(token: str) -> float | None:
 
 
 def quantities(text: str, bare: bool = False) -> tuple[Quantity, ...]:
-    """Numbers with a unit next to them and the content words around them; with ``bare``, numbers
-    without a unit too (their unit is ``BARE``). The cached tuple itself: consolidation asks a million times."""
+    """Numbers with a unit next to them, or counting the plural noun after them (``COUNT``), and the content words
+    around them; with ``bare``, numbers without a unit too (their unit is ``BARE``). The cached tuple itself:
+    consolidation asks a million times."""
     return _quantities(text, bare)
 
 
@@ -201,13 +203,22 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
             continue
         unit, first, last = None, i, i
         for j in (i + 1, i - 1, i + 2):
-            if 0 <= j < len(tokens) and lowered[j] in UNITS and number_value(tokens[j]) is None:
+            if (
+                0 <= j < len(tokens)
+                and lowered[j] in UNITS
+                and number_value(tokens[j]) is None
+                and not _apart_in_text(matches, min(i, j), max(i, j))
+            ):
                 unit, first, last = UNITS[lowered[j]], min(i, j), max(i, j)
                 break
         if unit is None:
-            if not bare:
+            counted = _counted_noun(matches, lowered, i)
+            if counted is not None:
+                unit, last = Unit(COUNT + stem(lowered[counted])), counted
+            elif not bare:
                 continue
-            unit = Unit(BARE)
+            else:
+                unit = Unit(BARE)
         dimension = unit.dimension
         rate = (
             last + 2
@@ -248,6 +259,74 @@ def _quantities(text: str, bare: bool) -> tuple[Quantity, ...]:
 
 
 ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+BREAK = re.compile(r"[.!?;:()\[\]|]")
+
+
+def _apart_in_text(matches: list[re.Match], first: int, last: int) -> bool:
+    """A sentence's end, a bracket or a table's bar stands between two tokens: "these days? (2021)" gives no
+    duration of 2021 days."""
+    text = matches[first].string
+    return any(BREAK.search(text, matches[k].end(), matches[k + 1].start()) for k in range(first, last))
+
+
+COUNT = "count:"
+"""The unit of a number of things, before the stem of what is counted: "41 points" is ``count:point``."""
+IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "staff", "personnel", "feet", "mice"})
+YEAR = re.compile(r"(?:19|20)\d\d")
+DETERMINERS = frozenset("a an the this that these those its their his her our your my how what which".split())
+"""Words that follow a verb, not a counted noun: "Figure 3 shows the result" counts no shows."""
+
+
+def _plural(word: str) -> bool:
+    return word in IRREGULAR_PLURALS or (len(word) > 3 and word.endswith("s") and not word.endswith("ss"))
+
+
+def _counts_things(word: str) -> bool:
+    """A word that may name what a number counts: a content word, not a unit, a month or another number."""
+    bare = word.replace("-", "")
+    return (
+        bare.isalpha()
+        and word not in STOPWORDS
+        and word not in UNITS
+        and word not in NUMBER_WORDS
+        and word not in words.MONTHS
+    )
+
+
+def _opens_sentence(token: re.Match) -> bool:
+    before = token.string[: token.start()].rstrip(" \t*#>-")
+    return not before or before[-1] in ".!?:;\n"
+
+
+def _counted_noun(matches: list[re.Match], lowered: list[str], i: int) -> int | None:
+    """Where the plural noun that a number written in digits counts stands ("41 points", "12 open tickets", "5
+    people"), or None: the noun stands in the same sentence, in lower case, at most one word after the number.
+    A number with no plural noun after it ("sprint 24 was") or after a capitalised word inside a sentence ("see
+    Release 7 notes") is a label, one written as a year ("the 2024 budgets") a year, and one inside a time, a
+    version, a fraction or a range ("6:57", "2.5", "3/4", "13-22") part of it: none is a count. A word ending in
+    s that a determiner follows is a verb ("Figure 3 shows the result")."""
+    number = matches[i]
+    text = number.string
+    if (
+        not number.group(0)[:1].isdigit()
+        or YEAR.fullmatch(number.group(0))
+        or text[number.start() - 1 : number.start()] in (":", ".", "/", "-")  # 6:57, v2.5, 3/4, Listing 13-22
+    ):
+        return None
+    after_capital = i > 0 and matches[i - 1].group(0)[:1].isupper()
+    if after_capital and not _opens_sentence(matches[i - 1]):
+        return None  # "in Sprint 24 notes": a label
+    for j in (i + 1,) if after_capital else (i + 1, i + 2):
+        if (
+            j >= len(matches)
+            or not _counts_things(lowered[j])
+            or matches[j].group(0)[:1].isupper()
+            or text[matches[j - 1].end() : matches[j].start()].strip(" \t")
+        ):
+            return None  # "Woke at 6:57. Focus for the day" counts nothing
+        if _plural(lowered[j]):
+            return None if j + 1 < len(lowered) and lowered[j + 1] in DETERMINERS else j  # "Figure 3 shows the"
+    return None
 
 
 def _ordinal_or_example(matches: list[re.Match], lowered: list[str], i: int) -> bool:
@@ -292,14 +371,68 @@ def names(text: str) -> frozenset[str]:
     """Capitalised words inside a sentence, identifiers, codes of letters and digits ("project P017",
     "host web03", but not "EUR75", a value) and code spans anywhere: the places, teams, people, projects,
     alerts, hosts, settings and commands a statement is about."""
-    return frozenset(NAME.findall(text)) | identifiers(text) | frozenset(CODE_SPAN.findall(text))
+    said = frozenset(name for name in NAME.findall(text) if name.lower() not in TIME_WORDS)
+    return said | identifiers(text) | frozenset(CODE_SPAN.findall(text))
+
+
+def without_names(sentence: str) -> str:
+    """The sentence with what ``names`` finds in it left out: what it says of its subject, whoever that is."""
+    named = sorted(names(sentence), key=len, reverse=True)
+    if not named:
+        return sentence
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(name)}(?![\w-])" for name in named))
+    return re.sub(r"\s{2,}", " ", pattern.sub("", sentence)).strip()
+
+
+TIME_WORDS = frozenset(words.MONTHS) | words.WEEKDAYS
+"""Capitalised words that say when, not what or who: "On Friday 6 January I ran 11 km" names no subject."""
+_MONTH = "|".join(sorted(words.MONTHS, key=len, reverse=True))
+NAMED_DAY = re.compile(
+    r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b"
+    rf"|\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})\.?,?\s+(?P<y1>\d{{4}})\b"
+    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})\b",
+    re.IGNORECASE,
+)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def named_days(text: str) -> frozenset[str]:
+    """The days a text names in full, as ISO dates: "2023-01-06", "Friday 6 January 2023", "Jan 6, 2023"."""
+    found = set()
+    for m in NAMED_DAY.finditer(text):
+        if m.group("iso"):
+            found.add(m.group("iso"))
+            continue
+        day, month, year = (
+            (m.group("d1"), m.group("m1"), m.group("y1"))
+            if m.group("d1")
+            else (m.group("d2"), m.group("m2"), m.group("y2"))
+        )
+        try:
+            found.add(dt.date(int(year), words.MONTHS[month.lower()], int(day)).isoformat())
+        except ValueError:
+            continue  # "31 February 2023"
+    return frozenset(found)
+
+
+def spoken_day(sentence: str, where: "Where") -> str:
+    """The day a sentence speaks of: the one day it names ("On 6 January 2023 I ran 11 km", in a weekly review),
+    else the day of its note."""
+    days = named_days(sentence)
+    return next(iter(days)) if len(days) == 1 else (where.day or "")[:10]
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def identifiers(text: str) -> frozenset[str]:
-    """Identifiers (ALR-3158, web-03) and codes of letters and digits (P017, C1042, but not EUR75, a value)."""
-    codes = (m.group(0) for m in CODE.finditer(text) if m.group("letters").lower() not in UNITS)
-    return frozenset(IDENTIFIER.findall(text)) | frozenset(codes)
+    """Identifiers (ALR-3158, web-03) and codes of letters and digits (P017, C1042, but not EUR75, a value). A code
+    inside an identifier is part of it: board CON-S5 names no "S5" of its own."""
+    spans = [m.span() for m in IDENTIFIER.finditer(text)]
+    codes = (
+        m.group(0)
+        for m in CODE.finditer(text)
+        if m.group("letters").lower() not in UNITS and not any(start <= m.start() < end for start, end in spans)
+    )
+    return frozenset(text[start:end] for start, end in spans) | frozenset(codes)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -348,10 +481,19 @@ def _speaks_of(where: "Where", sentence: str, place: "Where") -> bool:
     Gallo" that says "Hugo Gallo may work remotely on Fridays" speaks of the page "Hugo Gallo", and "Vendor V-204
     pays within 90 days" of the page whose first passage gives V-204; the page of Ana Jensen saying "She may
     work remotely on Fridays" does not speak of the page of Ana Gallo."""
+    title = where.context.split(" > ", 1)[0]
+    if DAILY_TITLE.match(title):
+        return _names_the_day(where, sentence) or _names_the_day(where, place.context)
     said = _said_words(sentence) | _said_words(place.context)
-    if _mostly_in(_said_words(where.context.split(" > ", 1)[0]), said):
+    if _mostly_in(_said_words(title), said):
         return True
     return not _words_of(identifiers(sentence)).isdisjoint(_words_of(where.note))
+
+
+def _names_the_day(where: "Where", text: str) -> bool:
+    """``where`` stands in a daily note ("2023-01-06") and ``text`` names its day ("On 6 January 2023 ...")."""
+    daily = DAILY_TITLE.match(where.context)
+    return daily is not None and daily.group(1) in named_days(text)
 
 
 def _about_other_names(text_a: str, text_b: str, where_a: "Where", where_b: "Where") -> bool:
@@ -408,7 +550,7 @@ def value_conflicts(
     department named in another sentence ("declared to Legal") says nothing about what the values are of;
     ``where_a`` and ``where_b`` (``Where``) add what the sentences' notes are about."""
     where_a, where_b = where_a or Where(), where_b or Where()
-    qa, qb = quantities(text_a), quantities(text_b)
+    qa, qb = quantities(prose(text_a)), quantities(prose(text_b))
     found = []
     for a in qa:
         for b in qb:
@@ -424,6 +566,15 @@ def value_conflicts(
                 continue
             found.append((a, b))
     return found
+
+
+FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def prose(text: str) -> str:
+    """The text without its fenced code blocks: a program's output ("Downloaded 3 crates (162.9KiB) in 0.59s") or
+    code is an example, not a statement that could contradict another."""
+    return FENCED.sub("", text) if "```" in text or "~~~" in text else text
 
 
 def same_context(a: Quantity, b: Quantity) -> bool:
@@ -471,11 +622,18 @@ def numbered_names(title: str) -> frozenset[str]:
     )
 
 
-def note_subject(title: str, texts: Iterable[str]) -> frozenset[str]:
+def note_subject(title: str, texts: Iterable[str], other_names: Iterable[str] = ()) -> frozenset[str]:
     """What a note is about, whichever of its passages says it: the numbered names of its title and the
     identifiers its passages name ("Account C-1833" in the first passage is what "the contract value is EUR
     40,000" in the next one is of), unless it names too many to be about any one (``NOTE_IDENTIFIERS``). A
-    sentence that names no subject, or names one of these, inherits the rest."""
+    sentence that names no subject, or names one of these, inherits the rest. ``other_names`` are what the note
+    is also called (its front matter's ``aliases`` and ``id``): their identifiers and numbered names are always
+    part of it."""
+    called = frozenset().union(*(identifiers(name) | numbered_names(name) for name in other_names))
+    return _passages_subject(texts) | numbered_names(title) | called
+
+
+def _passages_subject(texts: Iterable[str]) -> frozenset[str]:
     found: set[str] = set()
     for text in texts:
         named = identifiers(text)
@@ -483,7 +641,7 @@ def note_subject(title: str, texts: Iterable[str]) -> frozenset[str]:
         if len(found) > NOTE_IDENTIFIERS:
             found = set()
             break
-    return frozenset(found) | numbered_names(title)
+    return frozenset(found)
 
 
 def _kind(name: str) -> str:
@@ -606,6 +764,9 @@ class Frames:
         status") that differ, or one names a subject ("Ana Schmidt has 30 days of leave") that the other's title,
         headings and passage do not ("She has 25 days of leave" on the page of Bo Chen). Words a negation adds or
         drops ("even on a lead") are no other subject."""
+        days_a, days_b = named_days(sentence_a), named_days(sentence_b)
+        if len(days_a) == 1 and len(days_b) == 1 and days_a != days_b:
+            return True  # "On 6 January I ran 11 km" and "On 9 March I ran 5 km"
         names_a, names_b = (
             names(sentence_a) | titled(sentence_a, where_a),
             names(sentence_b) | titled(sentence_b, where_b),
@@ -624,7 +785,8 @@ class Frames:
             key_a, key_b = frame_key(sentence_a), frame_key(sentence_b)
             if key_a != key_b and self.together(key_a, key_b):
                 return True
-        if where_a.day and where_b.day and where_a.day[:10] != where_b.day[:10]:
+        day_a, day_b = spoken_day(sentence_a, where_a), spoken_day(sentence_b, where_b)
+        if day_a and day_b and day_a != day_b:
             return True
         if not negation:
             differences = frame_difference(sentence_a, sentence_b) or ()
@@ -654,6 +816,8 @@ class Frames:
             return not (_named_in(named, where.subject) and linked)
         if where_a.names and where_b.names and where_a.names.isdisjoint(where_b.names):
             return True
+        if _names_the_day(where_a, sentence_b) or _names_the_day(where_b, sentence_a):
+            return False  # "On 6 January 2023 I ran 11 km" speaks of the daily note of that day
         words_a, words_b = name_words(where_a.context), name_words(where_b.context)
         return not (words_a <= words_b or words_b <= words_a)
 
@@ -689,19 +853,30 @@ class Titles:
     neighbours."""
 
     def __init__(self, titles: Iterable[tuple[int, str]]):
+        titles = list(titles)
         self.words = {note: _said_words(title) for note, title in titles}
         self.by_word: dict[str, set[int]] = {}
         for note, title_words in self.words.items():
             for word in title_words:
                 self.by_word.setdefault(word, set()).add(note)
+        self.by_day: dict[str, set[int]] = {}  # daily notes, titled by their day ("2023-01-06")
+        for note, title in titles:
+            day = DAILY_TITLE.match(title)
+            if day:
+                self.by_day.setdefault(day.group(1), set()).add(note)
 
     def named_in(self, text: str) -> set[int]:
         """The notes whose titles the sentences of ``text`` that give a value or negate speak of: a name of the
         sentence is in the title and most of the title's words are in the sentence."""
         found: set[int] = set()
         for sentence in sentences(text):
+            if not (quantities(sentence) or negated(sentence)):
+                continue
+            daily = {note for day in named_days(sentence) for note in self.by_day.get(day, ())}
+            if len(daily) <= TITLES_NAMED_AT_MOST:
+                found |= daily  # "On 6 January 2023 I ran 11 km" speaks of the daily note of that day
             named = _words_of(names(sentence))
-            if not named or not (quantities(sentence) or negated(sentence)):
+            if not named:
                 continue
             said = _said_words(sentence)
             notes = {
@@ -710,6 +885,10 @@ class Titles:
             if len(notes) <= TITLES_NAMED_AT_MOST:
                 found |= notes
         return found
+
+
+DAILY_TITLE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})\b")
+"""A daily note's title: its day first, as Obsidian's daily notes name them."""
 
 
 PRONOUNS = frozenset({"she", "he", "they", "it", "her", "his", "their", "its", "we", "our"})

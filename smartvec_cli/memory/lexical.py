@@ -2,10 +2,11 @@
 
 Embeddings blur what people often search for: an error code, a ticket id, a host name,
 a product name the model never saw, an exact number. A full-text match on such a word
-is evidence no cosine can give. Each question is asked of the full-text index as the OR
-of its content words (each quoted: a question is never FTS syntax), which brings in
-candidates the vector index missed; then each candidate's *coverage* says how much of
-the question's rare-word weight it holds, for all content words and, separately, for the
+is evidence no cosine can give. Each question is asked of the full-text index for any
+of its content words (``query_terms``, which the store writes in its own syntax: a
+question is never full-text syntax), which brings in candidates the vector index
+missed; then each candidate's *coverage* says how much of the question's rare-word
+weight it holds, for all content words and, separately, for the
 *specific* ones: words with digits, inner capitals or joining punctuation, and names
 (capitalised inside the question), the words a sentence model cannot embed faithfully.
 
@@ -90,16 +91,6 @@ def specific_terms(question: str, language: str = ENGLISH) -> set[str]:
     return found & set(terms)
 
 
-def match_expression(question: str, language: str = ENGLISH) -> str | None:
-    """An FTS5 MATCH expression for ``question`` (any content word may match), or None when it has none."""
-    return any_of(query_terms(question, language))
-
-
-def any_of(terms: list[str]) -> str | None:
-    """An FTS5 MATCH expression that any of these words matches (each quoted), or None for no words."""
-    return " OR ".join(f'"{term}"' for term in terms) or None
-
-
 COMMON_SHARE = 0.05
 COMMON_MIN_PASSAGES = 1000
 
@@ -161,11 +152,6 @@ def phrases(question: str) -> list[list[str]]:
             if len(words) >= PHRASE_MIN_WORDS
         ]
     return found[:MAX_PHRASES]
-
-
-def phrase_expression(words: list[str]) -> str:
-    """An FTS5 phrase query for these words in a passage's own text (``text : "w1 w2 ..."``)."""
-    return 'text : "' + " ".join(words) + '"'
 
 
 def phrase_shares(found: list[set[int]], sizes: list[int], ids: list[int]) -> dict[int, float]:

@@ -52,6 +52,11 @@ MONTHS = {
     for name in names
 }
 
+WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun".split()
+)
+"""Day names: a time a sentence speaks of, never a subject it names."""
+
 # The same lists in the other languages whose vaults the full-text index stems (``memory.analysis``): a question
 # in German is looked up by its content words as an English one is. Chinese and Japanese are read as character
 # pairs, of which only the question's own pairs are listed.

@@ -3,7 +3,9 @@
 ``Store`` is abstract. Its statements are grouped by who needs them (``notes``, ``graph``, ``passages``,
 ``reports``, ``problems``), mixed in here and written once, their dialect's pieces taken from ``dialect``;
 what the two databases do in different ways (transactions, vectors and their ANN index, full-text search,
-migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``.
+migrations) is left to ``sqlite.SqliteStore`` and ``postgres.store.PgStore``. The parts of it the core asks for by
+themselves (reading passages, full-text search, vector search, transactions, the access log, the notes' relations)
+are the protocols of ``protocols``, which every ``Store`` satisfies.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .graph import GraphQueries
 from .health import Findings
 from .inlist import in_lists
 from .layout import IndexLayout, open_regular, temp_path
+from .lexical import LexicalQuery, Phrase
 from .notes import NoteQueries
 from .passages import PassageQueries
 from .problems import ProblemQueries
@@ -324,7 +327,7 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         return self.db.execute("SELECT note_id, path, embedding_hash FROM notes WHERE deleted_at IS NULL").fetchall()
 
     # -- full-text search ---------------------------------------------------------------------
-    # The expressions are FTS5's (``memory.lexical``): quoted words joined by OR, phrases, column filters.
+    # Asked in words (``lexical.LexicalQuery``, ``lexical.Phrase``, plain terms); each store writes its own syntax.
 
     @abstractmethod
     def record_languages(self, languages: list[str]) -> None:
@@ -332,16 +335,18 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         are made anew in it (no re-embedding). Inside the caller's write transaction."""
 
     @abstractmethod
-    def lexical_matches(self, expression: str, limit: int) -> list[tuple[int, float]]:
-        """(passage id, score; higher is better) of the passages matching the expression, best first."""
+    def lexical_matches(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(passage id, score; higher is better) of the passages holding any of the query's words, best first."""
 
     @abstractmethod
-    def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
-        """For each phrase expression, the stored passages (up to ``limit``, best first) whose text holds it."""
+    def phrase_holders(self, phrases: Sequence[Phrase], limit: int) -> list[set[int]]:
+        """For each phrase, the stored passages (up to ``limit``, best first) whose own text holds its words in
+        order."""
 
     @abstractmethod
-    def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
-        """The passages whose note title matches the expression best, best first, ``per_note`` of each note."""
+    def title_matches(self, query: LexicalQuery, limit: int, per_note: int) -> list[int]:
+        """The passages whose note title best matches any of the query's words, best first, ``per_note`` of each
+        note."""
 
     @abstractmethod
     def term_frequencies(self, terms: list[str], cap: int) -> dict[str, int]:
@@ -356,8 +361,8 @@ class Store(NoteQueries, GraphQueries, PassageQueries, ReportQueries, ProblemQue
         """The terms that no stored passage's text, heading or note title contains."""
 
     @abstractmethod
-    def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
-        """Current live passages of other notes whose own words best match the expression, best first: the
+    def body_neighbours(self, chunk: int, query: LexicalQuery, limit: int) -> list[int]:
+        """Current live passages of other notes whose own words best match any of the query's words, best first: the
         lexical side of the pairs that consolidation compares."""
 
     @abstractmethod

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
+from typing import Sequence
 
 from .hashing import sha256_text
 from .markdown import (
@@ -337,7 +339,7 @@ def _is_label_list(text: str) -> bool:
     if not lines or not all(LIST_ITEM.match(line) for line in lines):
         return False
     items = [LIST_ITEM.sub("", line).strip() for line in lines]
-    return len(WORD.findall(" ".join(items))) < LABEL_LIST_WORDS and not any(
+    return not _at_least(WORD, " ".join(items), LABEL_LIST_WORDS) and not any(
         SENTENCE_END.search(item + " ") for item in items
     )
 
@@ -348,7 +350,7 @@ def _is_slight(text: str) -> bool:
     of labels (``_is_label_list``), a rule (``***``), an image."""
     if text.endswith(":") or _is_label_list(text):
         return True
-    return len(WORD.findall(TAG_TOKEN.sub(" ", words_of_links(EMBED.sub(" ", text))))) < MIN_STANDALONE_WORDS
+    return not _at_least(WORD, TAG_TOKEN.sub(" ", words_of_links(EMBED.sub(" ", text))), MIN_STANDALONE_WORDS)
 
 
 def _joined(slight: _Paragraph, host: _Paragraph, slight_first: bool) -> _Paragraph:
@@ -395,9 +397,14 @@ def _merge_short(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
     return result
 
 
+def _at_least(pattern: re.Pattern, text: str, count: int) -> bool:
+    """Whether ``pattern`` matches ``text`` ``count`` times or more, reading no further than that."""
+    return sum(1 for _ in islice(pattern.finditer(text), count)) >= count
+
+
 def is_junk(text: str) -> bool:
     """Too little to be found on its own: fewer than ``JUNK_WORD_CHARACTERS`` letters and digits."""
-    return len(LETTER_OR_DIGIT.findall(text)) < JUNK_WORD_CHARACTERS
+    return not _at_least(LETTER_OR_DIGIT, text, JUNK_WORD_CHARACTERS)
 
 
 def _merge_junk(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
@@ -482,17 +489,17 @@ def _split_long(text: str, max_chars: int) -> list[str]:
     if len(text) <= max_chars:
         return [text]
     pieces: list[list[Unit]] = []
-    current: list[Unit] = []
+    current = _Piece()
     fence: str | None = None  # the opening line of the block being cut, while inside it
 
     def fits(*more: Unit, reserve: int = 0) -> bool:
-        return len(_text(current + list(more))) + reserve <= max_chars
+        return current.size_with(more) + reserve <= max_chars
 
     def flush() -> None:
         nonlocal current
-        if current:
-            pieces.append(current)
-        current = []
+        if current.units:
+            pieces.append(current.units)
+        current = _Piece()
 
     units = _units(text, max_chars)
     reserve = 0  # room kept for the line that closes the fence, while inside a block being cut
@@ -510,23 +517,24 @@ def _split_long(text: str, max_chars: int) -> list[str]:
             reserve = 1 + max(len(_closing(unit)), len(end[1]) if end else 0)
             continue  # written with its first line, where that fits
         elif kind == "code" and fence is not None:
-            inside = bool(current) and current[-1][2] in ("open", "reopen", "code")  # this piece has it open
+            inside = bool(current.units) and current.units[-1][2] in ("open", "reopen", "code")  # it is open here
             start: list[Unit] = [] if inside else [("\n", fence, "open")]
             if not fits(*start, (separator, unit, kind), reserve=reserve):
                 if inside:
-                    current.append(("\n", _closing(fence), "reclose"))
+                    current.add(("\n", _closing(fence), "reclose"))
                 flush()
                 start = [("\n", fence, "reopen" if inside else "open")]
-            current.extend(start)
-            current.append((separator, unit, kind))
+            for opening in start:
+                current.add(opening)
+            current.add((separator, unit, kind))
             continue
         elif kind == "close":
             fence = None
-            current.append((separator, unit, kind))
+            current.add((separator, unit, kind))
             continue
-        if current and not fits((separator, unit, kind)):
+        if current.units and not fits((separator, unit, kind)):
             flush()
-        current.append((separator, unit, kind))
+        current.add((separator, unit, kind))
     flush()
     pieces = [piece for piece in pieces if _text(piece).strip()]
     i = 0
@@ -539,6 +547,28 @@ def _split_long(text: str, max_chars: int) -> list[str]:
                 pieces[i : i + 2] = joined
         i += 1
     return [_text(piece).rstrip() for piece in pieces]
+
+
+class _Piece:
+    """The units being packed into one piece, and the length of their text (``_text``) kept as they come: a long
+    paragraph asks after each unit whether the next one fits."""
+
+    __slots__ = ("units", "size")
+
+    def __init__(self) -> None:
+        self.units: list[Unit] = []
+        self.size = 0
+
+    def add(self, unit: Unit) -> None:
+        self.size = self.size_with((unit,))
+        self.units.append(unit)
+
+    def size_with(self, more: Sequence[Unit]) -> int:
+        size, first = self.size, not self.units
+        for separator, text, _ in more:
+            size += len(text) + (0 if first else len(separator))
+            first = False
+        return size
 
 
 def _text(units: list[Unit]) -> str:

@@ -229,11 +229,12 @@ def parse_tags(metadata: dict[str, Any], body_without_code: str) -> list[str]:
         raw = re.split(r"[,\s]+", raw)
     for tag in _as_list(raw):
         tags.append(tag.lstrip("#").strip())
-    for line in body_without_code.split("\n"):
-        heading = HEADING.match(line)
-        if heading and line.startswith("#"):
-            line = heading.group(2)
-        tags.extend(INLINE_TAG.findall(line))
+    if "#" in body_without_code:  # one search over the lines, each heading line read as its heading's text
+        lines = body_without_code.split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith("#") and (heading := HEADING.match(line)):
+                lines[i] = heading.group(2)
+        tags.extend(INLINE_TAG.findall("\n".join(lines)))
     seen: dict[str, None] = {}
     for tag in tags:
         if tag:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable, Iterator
+from typing import Callable, ClassVar, Iterable, Iterator, Sequence
 
 import numpy as np
 import psycopg
@@ -24,6 +24,7 @@ from ..ann import cosine_top_k, cosine_top_k_many, search_list_size, unit_matrix
 from ..dialect import POSTGRES
 from ..health import Findings
 from ..inlist import first_of_each
+from ..lexical import LexicalQuery, Phrase
 from ..store import VECTORS_OF_CHUNKS, Migrations, Store
 from . import database as schema
 from .database import (
@@ -48,11 +49,11 @@ HNSW_EF_CONSTRUCTION = 200  # as the hnswlib index (``ann.py``)
 FetchVectors = Callable[[list[int]], np.ndarray]
 
 
-def any_terms(expression: str, paired: bool = False) -> str | None:
-    """A tsquery (any of the words) for an FTS5 expression of quoted words joined by OR, which is all
-    the core writes (``memory.lexical.any_of``): each word as the text search configuration reads it;
+def any_terms(terms: Sequence[str], paired: bool = False) -> str | None:
+    """A tsquery that any of these words matches (``to_tsquery``'s ``'w1' | 'w2'``), or None for no words: each
+    word as the text search configuration reads it (letters and digits only, so no word is tsquery syntax);
     ``paired``, CJK runs as the character pairs the analysed columns hold."""
-    words = [word for quoted in expression.split('"')[1::2] for word in quoted.split() if word]
+    words = [word for term in terms for word in term.split()]
     if paired:
         words = [part for word in words for part in split_cjk(word)]
     words = ["".join(ch for ch in word if ch.isalnum()) for word in words]
@@ -70,7 +71,6 @@ class PgVectorIndex:
     saving are nothing to do, and a search is one statement."""
 
     tombstones: frozenset[int] = frozenset()
-    has_graph = True  # pgvector's HNSW index, kept by the server
 
     def __init__(self, store: PgStore):
         self.store = store
@@ -84,6 +84,11 @@ class PgVectorIndex:
         if self._live is None:
             self._live = self.store.ann_expected_labels()
         return self._live
+
+    @property
+    def has_graph(self) -> bool:
+        """Always: pgvector's HNSW index, which the server keeps."""
+        return True
 
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
         self._live = self._exact = None
@@ -371,11 +376,11 @@ class PgStore(Store):
         if self.lexical_language() != before:
             self.db.conn.execute(f"UPDATE {FTS_TABLE} SET text = text")  # the trigger analyses every row anew
 
-    def lexical_matches(self, expression: str, limit: int) -> list[tuple[int, float]]:
-        """(passage id, ts_rank score; higher is better) of the passages matching any of the expression's
-        words, best first: the passage's own words weigh more than its heading and note title, as in FTS5."""
+    def lexical_matches(self, query: LexicalQuery, limit: int) -> list[tuple[int, float]]:
+        """(passage id, ts_rank score; higher is better) of the passages holding any of the query's words, best
+        first: the passage's own words weigh more than its heading and note title, as in FTS5."""
         config, _, document, paired = self._text_search()
-        terms = any_terms(expression, paired)
+        terms = any_terms(query.terms, paired)
         if terms is None:
             return []
         rows = self.db.conn.execute(
@@ -386,13 +391,12 @@ class PgStore(Store):
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
-    def phrase_holders(self, expressions: list[str], limit: int) -> list[set[int]]:
-        """FTS5's phrase queries (``text : "w1 w2 ..."``, ``memory.lexical.phrase_expression``) as phrase tsqueries
-        on the passage's own words."""
+    def phrase_holders(self, phrases: Sequence[Phrase], limit: int) -> list[set[int]]:
+        """Each phrase as a phrase tsquery (``phraseto_tsquery``) on the passage's own words."""
         config, body, _, paired = self._text_search()
         found = []
-        for expression in expressions:
-            words = " ".join(expression.split('"')[1::2])
+        for phrase in phrases:
+            words = " ".join(phrase)
             if paired:
                 words = " ".join(part for word in words.split() for part in split_cjk(word))
             found.append(
@@ -410,9 +414,9 @@ class PgStore(Store):
             )
         return found
 
-    def title_matches(self, expression: str, limit: int, per_note: int) -> list[int]:
+    def title_matches(self, query: LexicalQuery, limit: int, per_note: int) -> list[int]:
         config, _, _, paired = self._text_search()
-        terms = any_terms(expression, paired)
+        terms = any_terms(query.terms, paired)
         if terms is None:
             return []
         title = f"to_tsvector({config}, {'smartvec_cjk_pairs' if paired else ''}(coalesce(f.title, '')))"
@@ -428,7 +432,7 @@ class PgStore(Store):
         config, body, _, paired = self._text_search()
         frequency: dict[str, int] = {}
         for term in terms:
-            query = any_terms(f'"{term}"', paired)
+            query = any_terms([term], paired)
             frequency[term] = (
                 0
                 if query is None
@@ -447,7 +451,7 @@ class PgStore(Store):
         ids = [int(i) for i in ids]
         holders: dict[str, set[int]] = {}
         for term in terms:
-            query = any_terms(f'"{term}"', paired)
+            query = any_terms([term], paired)
             holders[term] = (
                 set()
                 if query is None or not ids
@@ -465,7 +469,7 @@ class PgStore(Store):
         config, _, document, paired = self._text_search()
         unknown = set()
         for term in terms:
-            query = any_terms(f'"{term}"', paired)
+            query = any_terms([term], paired)
             if (
                 query is None
                 or not self.db.conn.execute(
@@ -475,9 +479,9 @@ class PgStore(Store):
                 unknown.add(term)
         return frozenset(unknown)
 
-    def body_neighbours(self, chunk: int, expression: str, limit: int) -> list[int]:
+    def body_neighbours(self, chunk: int, query: LexicalQuery, limit: int) -> list[int]:
         config, body, _, paired = self._text_search()
-        terms = any_terms(expression, paired)
+        terms = any_terms(query.terms, paired)
         if terms is None:
             return []
         rows = self.db.conn.execute(
