@@ -1,9 +1,9 @@
 """smartvec: a self-aware vector memory over a markdown vault (SmartVector, arXiv 2604.20598).
 
 The Python API is ``smartvec_cli.open_vault(vault, index_dir=None, now=None)`` (see ``smartvec_cli.core.api``),
-whose questions return ``QueryHit``, ``QueryAnswer`` and ``BatchAnswer`` values, and ``doctor``, ``graph``,
-``forget`` and a watch batch ``DoctorReport``, ``NoteGraph``, ``ForgetResult`` and ``IndexReport``
-(``core.results``). Each name is imported on first use, so that ``smartvec --help`` stays fast.
+whose questions return ``QueryHit``, ``QueryAnswer`` and ``BatchAnswer`` values and every other command a typed
+report of its own (``VaultStatus``, ``NoteView``, ``DoctorReport``, ...: ``core.results``), whose ``to_dict()``
+is the command's ``--json``. Each name is imported on first use, so that ``smartvec --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -15,15 +15,25 @@ if TYPE_CHECKING:
     from .core.query import Answer, Question
     from .core.results import (
         BatchAnswer,
+        ChangesReport,
+        ConsolidateReport,
         DeletedNote,
         DoctorReport,
+        FeedbackResult,
         ForgetResult,
+        GitImportReport,
         IndexReport,
+        IndexRun,
         NoteGraph,
+        NoteHistory,
+        NoteView,
         QueryAnswer,
         QueryHit,
         QueryRequest,
+        RefreshRecord,
+        RelatedNotes,
         Signals,
+        VaultStatus,
     )
     from .errors import SmartvecError, UsageError
 
@@ -40,6 +50,16 @@ _HOMES = {
     "DeletedNote": "core.results",
     "ForgetResult": "core.results",
     "IndexReport": "core.results",
+    "VaultStatus": "core.results",
+    "NoteView": "core.results",
+    "NoteHistory": "core.results",
+    "RelatedNotes": "core.results",
+    "ChangesReport": "core.results",
+    "IndexRun": "core.results",
+    "GitImportReport": "core.results",
+    "ConsolidateReport": "core.results",
+    "RefreshRecord": "core.results",
+    "FeedbackResult": "core.results",
     "Question": "core.query",
     "Answer": "core.query",
     "SmartvecError": "errors",
@@ -60,6 +80,16 @@ __all__ = [
     "DeletedNote",
     "ForgetResult",
     "IndexReport",
+    "VaultStatus",
+    "NoteView",
+    "NoteHistory",
+    "RelatedNotes",
+    "ChangesReport",
+    "IndexRun",
+    "GitImportReport",
+    "ConsolidateReport",
+    "RefreshRecord",
+    "FeedbackResult",
     "Question",
     "Answer",
     "SmartvecError",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -24,10 +26,11 @@ class ModelMismatchError(SmartvecError):
 
 
 class RefreshFailed(SmartvecError):
-    """A stage of ``refresh`` failed; the run was recorded all the same and its record (what ``refresh --json``
-    prints) travels with the error. It exits as its cause does."""
+    """A stage of ``refresh`` failed; the run was recorded all the same and its record travels with the error
+    (``core.results.RefreshRecord``, whose ``to_dict()`` is what ``refresh --json`` prints). It exits as its
+    cause does."""
 
-    def __init__(self, cause: Exception, record: dict):
+    def __init__(self, cause: Exception, record: Any):
         super().__init__(str(cause))
         self.cause = cause
         self.record = record

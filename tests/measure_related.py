@@ -53,7 +53,7 @@ with smartvec_cli.open_vault(tmp / "v", tmp / "i", embedder=emb) as v:
         for n in notes:
             if not truth[n]:
                 continue
-            got = [r["note_id"] for r in v.related(notes[n]["path"], top_k=3, method=method)["related"]]
+            got = [r.note_id for r in v.related(notes[n]["path"], top_k=3, method=method).related]
             ids = [m for m in notes if notes[m]["note_id"] in got]
             ranked = sorted(ids, key=lambda m: got.index(notes[m]["note_id"]))
             returned += len(ranked)

@@ -32,12 +32,12 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     write(vault_dir, "policies/remote.md", V1)
     write(vault_dir, "chat/lunch.md", CHAT)
     first = vault.index()
-    assert (first["notes_new"], first["passages_embedded"], first["errors"]) == (2, 2, [])
+    assert (first.notes_new, first.passages_embedded, first.errors) == (2, 2, ())
 
     write(vault_dir, "policies/remote.md", V2)
     later = vault.at("2022-09-01")
-    assert later.index()["notes_changed"] == 1
-    assert later.consolidate()["notes_processed"] >= 1
+    assert later.index().notes_changed == 1
+    assert later.consolidate().notes_processed >= 1
 
     now = vault.at("2026-01-01")
     hits = now.query(QUESTION, top_k=2, track=False)
@@ -74,15 +74,15 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
 
     chunk_id = hits[0].chunk_id
     result = now.feedback(chunk_id, "up")
-    assert result["chunk_id"] == chunk_id and result["trust_after"] > result["trust_before"]
+    assert result.chunk_id == chunk_id and result.trust_after > result.trust_before
     after = now.query(QUESTION, top_k=1, explain=True, track=False)[0]
     assert after.explain is not None and after.explain["feedback"] > 0
     assert after.signals.confidence is not None and hits[0].signals.confidence is not None
     assert after.signals.confidence > hits[0].signals.confidence
 
     status = now.status()
-    assert status["notes"] == 2 and status["last_run"] is not None
-    versions = [v["version"] for p in now.history("policies/remote.md")["passages"] for v in p["versions"]]
+    assert status.notes == 2 and status.last_run is not None and status.to_dict()["notes"] == 2
+    versions = [v.version for p in now.history("policies/remote.md").passages for v in p.versions]
     assert sorted(versions) == [1, 2]
     assert any(n["path"] == "policies/remote.md" for n in now.graph()["nodes"])
 

@@ -278,8 +278,8 @@ def test_driver_reads_contradiction_edges(tmp_path, fake_embedder):
     (vault / "Other.md").write_text("# Other\n\nThe office plants are watered every Monday morning.\n")
     driver = Driver(vault, tmp_path / "index")
     day = dt.date(2026, 6, 1)
-    assert driver.index(day)["notes_new"] == 3
-    assert driver.consolidate(day)["contradictions_found"] == 1
+    assert driver.index(day).notes_new == 3
+    assert driver.consolidate(day).contradictions_found == 1
     assert driver.contradiction_edges() == {frozenset(("Travel.md", "chat/today.md"))}
 
 

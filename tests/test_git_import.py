@@ -238,7 +238,7 @@ def test_an_import_writes_the_rows_it_always_wrote(vault, fake_embedder):
     small_history(vault)
     with smartvec_cli.open_vault(vault) as opened:
         data = opened.index(from_git=True)
-    assert data["commits_replayed"] == 6 and data["commits_without_notes"] == 1
+    assert data.commits_replayed == 6 and data.commits_without_notes == 1
     assert as_lists(stored_rows()) == EXPECTED_ROWS
 
 
@@ -246,10 +246,10 @@ def test_a_passage_whose_text_stays_is_embedded_once(vault, fake_embedder):
     small_history(vault)
     with smartvec_cli.open_vault(vault) as opened:
         data = opened.index(from_git=True)
-    assert len(fake_embedder.embedded) == len(set(fake_embedder.embedded)) == data["passages_embedded"]
+    assert len(fake_embedder.embedded) == len(set(fake_embedder.embedded)) == data.passages_embedded
     budget = [t for t in fake_embedder.embedded if "The budget is 400 euros." in t]
     assert len(budget) == 1  # back in a later commit: its vector is the stored one
-    assert data["passages_embedded"] == len(index_rows("SELECT hash FROM embeddings"))
+    assert data.passages_embedded == len(index_rows("SELECT hash FROM embeddings"))
 
 
 def test_the_import_summary_adds_up_and_says_what_it_counts(vault, fake_embedder, cli):
@@ -374,7 +374,7 @@ def test_a_commit_read_from_memory_writes_what_its_checkout_folder_would(vault, 
     monkeypatch.setattr(git_import, "in_memory", lambda paths, ws: False)
     with smartvec_cli.open_vault(vault) as opened:
         data = opened.index(from_git=True)
-    assert data["commits_replayed"] == 6
+    assert data.commits_replayed == 6
     assert as_lists(stored_rows()) == EXPECTED_ROWS
 
 

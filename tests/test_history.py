@@ -216,7 +216,7 @@ def test_git_import_reports_commits_and_passages_before_the_first_commit_is_repl
     assert [r.embedded for r in embedding] == [32, 42]
     assert before[-1].step == "replaying commit 1 (2020-01-01)" and all(r.done == 0 for r in before)
     assert [(r.done, r.embedded) for r in reports if r.step is None] == [(1, 42), (2, 42), (3, 42)]
-    assert data["passages_embedded"] == 42
+    assert data.passages_embedded == 42
 
 
 def test_git_import_progress_lines_say_commits_and_passages_and_stay_off_json_and_quiet(

@@ -1,7 +1,7 @@
 """The reports' ``--json`` is a contract with scripts: on a copy of ``sample_vault`` at a fixed ``--now``, what
-``status``, ``show``, ``history``, ``related``, ``graph``, ``doctor`` (and ``doctor --repair``), ``changes`` and
-``forget`` print is
-compared byte for byte with the files in ``tests/snapshots/``.
+``index``, ``consolidate``, ``status``, ``show``, ``history``, ``related``, ``graph``, ``doctor`` (and ``doctor
+--repair``), ``changes``, ``forget``, ``feedback`` and ``refresh`` print is compared byte for byte with the files in
+``tests/snapshots/``.
 
 A refactoring of the code behind a command must leave these files as they are. Only what differs from run to
 run is masked before comparing: the temporary folder's path and the seconds a run took. A change that is meant
@@ -35,10 +35,13 @@ REPORTS = {
     "doctor-repair": ("doctor", "--repair"),
     "changes": ("changes", "--since", "2020-01-01"),
     "forget": ("forget", "chat/2026-10-20 sales-travel.md", "--yes"),
+    "feedback": ("feedback", "pol-remote-work-v3#office-days", "--down"),
+    "refresh": ("refresh", "--nightly"),
 }
 """Each snapshot's name and the command (``--json`` added, but to ``graph``) that prints it, in the order they run:
-``doctor --repair`` after the vector file's sidecar was deleted, ``forget`` last, after its note was deleted and
-indexed again."""
+``doctor --repair`` after the vector file's sidecar was deleted, ``forget`` after its note was deleted and indexed
+again, then ``feedback`` (it changes a passage's trust) and ``refresh --nightly``. The ``index`` and
+``consolidate`` that build the index are snapshotted too."""
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +59,11 @@ def printed(tmp_path_factory) -> dict[str, str]:
             patch.delenv(name, raising=False)
         cli = Cli()
         base = ("--vault", str(vault), "--index-dir", str(index_dir), "--now", NOW)
+        out: dict[str, str] = {}
         for command in ("index", "consolidate"):
             result = cli(*base, command, "--json")
             assert result.exit_code == 0, result.stderr
-        out: dict[str, str] = {}
+            out[command] = SECONDS.sub('"seconds": 0', result.stdout)
         for name, args in REPORTS.items():
             if name == "doctor-repair":  # the vector file's sidecar lost: rebuilt from the stored vectors
                 (index_dir / "vectors.json").unlink()
@@ -72,7 +76,7 @@ def printed(tmp_path_factory) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("name", list(REPORTS))
+@pytest.mark.parametrize("name", ["index", "consolidate", *REPORTS])
 def test_json_output_is_unchanged(printed, name):
     path = SNAPSHOTS / f"{name}.json"
     if os.environ.get("SMARTVEC_UPDATE_SNAPSHOTS"):
@@ -94,6 +98,10 @@ def test_the_snapshots_hold_the_reports():
         "doctor-repair": "rebuilt from 219 stored vectors",
         "changes": '"added"',
         "forget": "chat/2026-10-20 sales-travel.md",
+        "index": '"notes_to_consolidate"',
+        "consolidate": '"transitions"',
+        "feedback": '"trust_after"',
+        "refresh": '"stages"',
     }
     for name, needle in expected.items():
         assert needle in (SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"), name

@@ -89,5 +89,5 @@ def test_the_python_api_names_related_notes_like_the_command(vault, cli, real_em
     cli.json("index", "--json")
     with smartvec_cli.open_vault(embedder=real_embedder) as api:
         data = api.related("Kittens", top_k=2)
-    assert json.loads(cli("related", "Kittens", "-k", "2", "--json").stdout) == data
-    assert data["method"] == "best" and len(data["related"]) <= 2
+    assert json.loads(cli("related", "Kittens", "-k", "2", "--json").stdout) == data.to_dict()
+    assert data.method == "best" and len(data.related) <= 2

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..config import load_config
+from ..core.results import VaultStatus
 from ..errors import SmartvecError
 from ..memory.ranking import WEAK_MATCH
 from ..memory.scoring import Calibration
@@ -150,7 +151,7 @@ class StyleRun:
     style: str
     levels: list[Level]
     main: Level
-    status: dict
+    status: VaultStatus
     paths: BenchPaths
     contradictions: dict | None = None
     off_topic: dict | None = None  # per mode: ``answered_off_topic``
@@ -269,10 +270,10 @@ def reembedding_cost(vault: Path, index_dir: Path, when: dt.date, seed: int, not
     write_files(vault, edited, when)
     with Driver(vault, index_dir) as driver:
         summary = driver.index(when)
-    embedded = summary["passages_embedded"]
+    embedded = summary.passages_embedded
     return {
         "notes_edited": len(edited),
-        "notes_changed": summary["notes_changed"],
+        "notes_changed": summary.notes_changed,
         "chunks_embedded": embedded,
         "whole_note_chunks": whole,
         "passages_per_note": round(whole / len(edited), 2) if edited else 0.0,
@@ -584,8 +585,8 @@ def build_report(
         "styles": {
             style: {
                 "notes": run.notes,
-                "passages_stored": sum(run.status["passages"].values()),
-                "passages_by_state": run.status["passages"],
+                "passages_stored": sum(run.status.passages.values()),
+                "passages_by_state": dict(run.status.passages),
                 "index_runs": run.index_runs,
             }
             for style, run in runs.items()
@@ -597,7 +598,7 @@ def build_report(
             for kind in sorted({q.phrase_kind for q in bench.questions if q.phrase_kind})
         },
         "top_k": top_k,
-        "model": labelled.status.get("model"),
+        "model": labelled.status.model,
     }
     return report
 

@@ -13,6 +13,7 @@ from typing import Protocol, Sequence
 
 from ..core.api import Vault
 from ..core.consolidate import Consolidator
+from ..core.results import ConsolidateReport, IndexRun, VaultStatus
 from ..errors import SmartvecError
 
 
@@ -36,17 +37,17 @@ class Driver:
         self.vault, self.index_dir = vault, index_dir
         self.api = Vault.open(vault, index_dir)
 
-    def index(self, when: dt.date) -> dict:
+    def index(self, when: dt.date) -> IndexRun:
         """``index`` with the clock at ``when``; a note that failed to index is an error here."""
         summary = self.api.at(when).index()
-        if summary["errors"]:
-            raise SmartvecError(f"index on {when} reported errors: {summary['errors'][:3]}")
+        if summary.errors:
+            raise SmartvecError(f"index on {when} reported errors: {[dict(e) for e in summary.errors[:3]]}")
         return summary
 
-    def consolidate(self, when: dt.date) -> dict:
+    def consolidate(self, when: dt.date) -> ConsolidateReport:
         return self.api.at(when).consolidate()
 
-    def status(self, now: dt.date) -> dict:
+    def status(self, now: dt.date) -> VaultStatus:
         return self.api.at(now).status()
 
     def ask(self, questions: Sequence[AskedQuestion], mode: str, now: dt.date, top_k: int) -> dict[str, list[dict]]:

@@ -41,6 +41,7 @@ from typing import Callable
 from ..clock import parse_when, to_iso
 from ..core.api import Vault
 from ..core.git_import import Commit, Git, later_of
+from ..core.results import NoteHistory
 from ..errors import SmartvecError, UsageError
 from ..vault.align import CHAIN_SIMILARITY, overlap, word_counts
 
@@ -429,15 +430,15 @@ class GitAccount:
         return "later" if all(first > index for first, _ in runs) else "earlier"
 
 
-def chain_followed(history: dict, edit: PastParagraph) -> bool | None:
+def chain_followed(history: NoteHistory, edit: PastParagraph) -> bool | None:
     """Whether the index's version holding the old text (closed by this edit) was replaced by one holding the
     new text; None when no such version is found (the passage changed for another reason too)."""
-    texts = {f"{p['chunk_id']}@{v['version']}": squeeze(v["text"]) for p in history["passages"] for v in p["versions"]}
-    for passage in history["passages"]:
-        for version in passage["versions"]:
-            if edit.old in squeeze(version["text"]) and version["valid_until"] == edit.until:
+    texts = {f"{p.chunk_id}@{v.version}": squeeze(v.text) for p in history.passages for v in p.versions}
+    for passage in history.passages:
+        for version in passage.versions:
+            if edit.old in squeeze(version.text) and version.valid_until == edit.until:
                 assert edit.new is not None, "an edited paragraph has its newer text"
-                return bool(version["replaced_by"]) and edit.new in texts.get(version["replaced_by"], "")
+                return bool(version.replaced_by) and edit.new in texts.get(version.replaced_by or "", "")
     return None
 
 
@@ -508,10 +509,10 @@ def run_history(
     with Vault.open(vault_path, folder / "index") as vault:
         imported = vault.index(from_git=True)
         log(
-            f"{imported['commits_replayed']} commits replayed in {imported['seconds']:.0f} s; asking "
+            f"{imported.commits_replayed} commits replayed in {imported.seconds:.0f} s; asking "
             + ", ".join(f"{len(v)} {k}" for k, v in asked.items())
         )
-        histories: dict[str, dict | None] = {}
+        histories: dict[str, NoteHistory | None] = {}
         last = len(chosen) - 1
         for kind, questions in asked.items():
             for paragraph, question, moment in questions:
@@ -570,11 +571,11 @@ def run_history(
         "max_commits": max_commits,
         "per_kind": per_kind,
         "seed": seed,
-        "commits_replayed": imported["commits_replayed"],
-        "index_reused": not imported["commits_replayed"],
+        "commits_replayed": imported.commits_replayed,
+        "index_reused": not imported.commits_replayed,
         "first_date": chosen[0].date,
         "last_date": chosen[-1].date,
-        "import_seconds": imported["seconds"],
+        "import_seconds": imported.seconds,
         "notes_at_head": len(chosen[-1].notes),
         "paragraphs_left": account.left,
         "found": found_counts,

@@ -20,11 +20,11 @@ def consolidate_command(
     with open_vault(ctx, wait) as vault, progress_bar("consolidating", quiet) as progress:
         data = vault.consolidate(progress=progress)
     if as_json:
-        print_json(data)
+        print_json(data.to_dict())
         return
-    moves = ", ".join(f"{k} {v}" for k, v in data["transitions"].items()) or "no state changes"
+    moves = ", ".join(f"{k} {v}" for k, v in data.transitions.items()) or "no state changes"
     result(
-        f"{data['notes_processed']} notes consolidated: {moves}; {data['edges_added']} edges added, "
-        f"{data['contradictions_found']} contradictions, {data['passages_rippled']} passages rippled, "
-        f"{data['notes_needing_review']} notes need review; {data['seconds']:.2f}s"
+        f"{data.notes_processed} notes consolidated: {moves}; {data.edges_added} edges added, "
+        f"{data.contradictions_found} contradictions, {data.passages_rippled} passages rippled, "
+        f"{data.notes_needing_review} notes need review; {data.seconds:.2f}s"
     )

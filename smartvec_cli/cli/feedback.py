@@ -32,9 +32,9 @@ def feedback_command(
     with open_vault(ctx, wait) as vault:
         data = vault.feedback(chunk_id, chosen[0], correct, rank=rank)
     if as_json:
-        print_json(data)
+        print_json(data.to_dict())
         return
-    line = f"{data['chunk_id']} v{data['version']}: trust {data['trust_before']:.2f} -> {data['trust_after']:.2f}"
-    if data["correction_chunk_id"]:
-        line += f"; correction stored as {data['correction_chunk_id']}"
+    line = f"{data.chunk_id} v{data.version}: trust {data.trust_before:.2f} -> {data.trust_after:.2f}"
+    if data.correction_chunk_id:
+        line += f"; correction stored as {data.correction_chunk_id}"
     result(line)

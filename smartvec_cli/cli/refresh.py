@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from ..errors import EXIT_PARTIAL, RefreshFailed, UsageError
 from .app import app, open_vault
 from .lock import wait_option
 from .output import JsonOutput, QuietOutput, message, print_json, printable, progress_bar, result
+
+if TYPE_CHECKING:
+    from ..core.results import RefreshRecord
 
 
 @app.command("refresh")
@@ -35,24 +40,25 @@ def refresh_command(
     failure = None
     with open_vault(ctx, wait) as vault, progress_bar("refresh", quiet) as progress:
         try:
-            data = vault.refresh(concepts_only=concepts_only, concepts_folder=concepts_folder, progress=progress)
+            data: RefreshRecord = vault.refresh(
+                concepts_only=concepts_only, concepts_folder=concepts_folder, progress=progress
+            )
         except RefreshFailed as exc:
             failure, data = exc, exc.record
     if as_json:
-        print_json(data)
-    elif (data["changed"] and not quiet) or failure:
+        print_json(data.to_dict())
+    elif (data.changed and not quiet) or failure:
         stages = ", ".join(
-            f"{s['name']} {s['seconds']:.2f}s"
-            + (" FAILED" if s["status"] == "failed" else f" ({s['note']})" if s.get("note") else "")
-            for s in data["stages"]
+            f"{s.name} {s.seconds:.2f}s" + (" FAILED" if s.status == "failed" else f" ({s.note})" if s.note else "")
+            for s in data.stages
         )
         result(
-            f"{command}: {data['processed']} notes, {data['updated']} updated, {data['skipped']} skipped, "
-            f"{len(data['errors'])} errors in {data['seconds']:.2f}s: {stages}"
+            f"{command}: {data.processed} notes, {data.updated} updated, {data.skipped} skipped, "
+            f"{len(data.errors)} errors in {data.seconds:.2f}s: {stages}"
         )
-    for problem in data["errors"]:
+    for problem in data.errors:
         message(f"warning: {printable(problem['path'])}: {problem['error']}")
     if failure is not None:
         raise failure
-    if data["errors"]:
+    if data.errors:
         raise typer.Exit(EXIT_PARTIAL)

@@ -22,20 +22,19 @@ def related_command(
     with open_vault(ctx) as vault:
         data = vault.related(note, top_k=top_k)
     if as_json:
-        print_json(data)
+        print_json(data.to_dict())
         return
     console = stdout_console()
-    if not data["related"]:
+    if not data.related:
         console.print(
-            f"no related note: nothing else in the vault is close enough to {printable(data['note']['path'])}",
+            f"no related note: nothing else in the vault is close enough to {printable(data.note.path)}",
             markup=False,
         )
         return
-    for item in data["related"]:
+    for item in data.related:
         console.print(
-            f"[bold]{item['rank']}.[/bold] {linked(console, printable(item['path']), item['url'])}  score "
-            f"{item['score']:.3f}",
+            f"[bold]{item.rank}.[/bold] {linked(console, printable(item.path), item.url)}  score {item.score:.3f}",
             markup=True,
         )
-        for line in snippet_lines(item["passage"]["text"]):
+        for line in snippet_lines(item.passage.text):
             console.print(f"   {line}", markup=False)

@@ -1,12 +1,12 @@
 """smartvec from Python, and the one door the commands and the daemons use too: one object per vault, whose
-methods return what the commands' ``--json`` prints: questions, ``doctor``, ``graph``, ``forget`` and a watch
-daemon's batch as typed values (``core.results``; ``to_dict()`` gives the JSON), the other commands as dicts.
+methods return what the commands' ``--json`` prints, each as a typed, frozen value (``core.results``;
+``to_dict()`` gives the JSON).
 
     import smartvec_cli
 
     with smartvec_cli.open_vault("~/notes") as vault:
         vault.index()
-        vault.consolidate()
+        print(vault.consolidate().transitions)
         for hit in vault.query("How many days can I work remotely?", as_of="2023-03-01", top_k=3):
             print(hit.path, hit.confidence, hit.warnings)
 
@@ -26,7 +26,19 @@ import inspect
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
+from typing import (
+    Any,
+    Callable,
+    Concatenate,
+    Iterable,
+    Iterator,
+    Literal,
+    Mapping,
+    ParamSpec,
+    Sequence,
+    TypeVar,
+    overload,
+)
 
 from ..clock import Clock
 from ..embed import Embedder
@@ -40,14 +52,26 @@ from .results import (
     TOP_K_MAX,
     TOP_K_MIN,
     BatchAnswer,
+    ChangesReport,
+    ConsolidateReport,
     DeletedNote,
     DoctorReport,
+    EmbedderChoice,
+    FeedbackResult,
     ForgetResult,
+    GitImportReport,
     IndexReport,
+    IndexRun,
+    IndexTotals,
     NoteGraph,
+    NoteHistory,
+    NoteView,
     QueryAnswer,
     QueryHit,
     QueryRequest,
+    RefreshRecord,
+    RelatedNotes,
+    VaultStatus,
 )
 from .search import SearchOptions
 from .workspace import Workspace
@@ -56,17 +80,27 @@ from .writing import OnWait, recorded_if_unfinished, writer_lock, writing_store
 __all__ = [
     "Answer",
     "BatchAnswer",
+    "ChangesReport",
+    "ConsolidateReport",
     "DeletedNote",
     "DoctorReport",
+    "FeedbackResult",
     "ForgetResult",
+    "GitImportReport",
     "IndexReport",
+    "IndexRun",
     "NoteGraph",
+    "NoteHistory",
+    "NoteView",
     "QueryAnswer",
     "QueryHit",
     "QueryRequest",
     "Question",
     "RefreshFailed",
+    "RefreshRecord",
+    "RelatedNotes",
     "Vault",
+    "VaultStatus",
     "Workspace",
     "open_vault",
 ]
@@ -233,6 +267,28 @@ class Vault:
         self.notices.clear()
         return taken
 
+    @overload
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        from_git: Literal[False] = False,
+        max_commits: int | None = None,
+    ) -> IndexRun: ...
+
+    @overload
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        *,
+        from_git: Literal[True],
+        max_commits: int | None = None,
+    ) -> GitImportReport: ...
+
+    @overload
     def index(
         self,
         full: bool = False,
@@ -240,11 +296,20 @@ class Vault:
         progress: ProgressCallback | None = None,
         from_git: bool = False,
         max_commits: int | None = None,
-    ) -> dict[str, Any]:
-        """Encode what changed (everything with ``full``); the summary ``index --json`` prints, with how many
-        notes wait for ``consolidate``. ``from_git`` replays the vault's git commits since the last import
-        instead, each at its commit date (``progress`` then counts commits; see ``core.progress``), at most the
-        oldest ``max_commits`` of them."""
+    ) -> IndexRun | GitImportReport: ...
+
+    def index(
+        self,
+        full: bool = False,
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        from_git: bool = False,
+        max_commits: int | None = None,
+    ) -> IndexRun | GitImportReport:
+        """Encode what changed (everything with ``full``); what ``index --json`` prints (``to_dict()``), with how
+        many notes wait for ``consolidate`` (``IndexRun``). ``from_git`` replays the vault's git commits since the
+        last import instead, each at its commit date (``progress`` then counts commits; see ``core.progress``), at
+        most the oldest ``max_commits`` of them (``GitImportReport``)."""
         from .indexer import Indexer
 
         ws = self.ws
@@ -265,24 +330,24 @@ class Vault:
             indexer = Indexer(ws, store, self._models.writer, progress=progress)
             with recorded_if_unfinished(store, ws.clock, "index --full" if full else "index", indexer.summary.to_dict):
                 summary = indexer.run(full=full)
-            data = summary.to_dict()
-            data.update(after_indexing(store))
+            run = IndexRun.of(IndexReport.from_dict(summary.to_dict()), after_indexing(store))
         self._keep_notices(store)
-        return data
+        return run
 
-    def _import_git(self, ws: Workspace, progress: ProgressCallback | None, max_commits: int | None) -> dict[str, Any]:
+    def _import_git(self, ws: Workspace, progress: ProgressCallback | None, max_commits: int | None) -> GitImportReport:
         from .git_import import ImportSummary, import_git_history
 
         summary = ImportSummary()
         with self._writing("smartvec index --from-git", create=True) as store:
             with recorded_if_unfinished(store, ws.clock, "index --from-git", summary.to_dict):
-                data = import_git_history(ws, store, self._models.writer, progress, summary, max_commits).to_dict()
-            data.update(after_indexing(store))
+                done = import_git_history(ws, store, self._models.writer, progress, summary, max_commits)
+            report = GitImportReport.from_dict({**done.to_dict(), **after_indexing(store).to_dict()})
         self._keep_notices(store)
-        return data
+        return report
 
-    def consolidate(self, progress: ProgressCallback | None = None) -> dict[str, Any]:
-        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints.
+    def consolidate(self, progress: ProgressCallback | None = None) -> ConsolidateReport:
+        """The sleep cycle over what changed since the last run; the summary ``consolidate --json`` prints
+        (``to_dict()``).
         ``progress`` hears the pairs of passages compared and what else the run is busy with."""
         from .consolidate import Consolidator
 
@@ -291,12 +356,13 @@ class Vault:
             with recorded_if_unfinished(store, self.ws.clock, "consolidate", consolidator.summary.to_dict):
                 summary = consolidator.run()
         self._keep_notices(store)
-        return summary.to_dict()
+        return ConsolidateReport.from_dict(summary.to_dict())
 
     def refresh(
         self, concepts_only: bool = False, concepts_folder: str = "concepts", progress: ProgressCallback | None = None
-    ) -> dict[str, Any]:
-        """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record as a dict.
+    ) -> RefreshRecord:
+        """The unattended run (``refresh --nightly``, or aclarai's ``--concepts-only`` job); its record, whose
+        ``to_dict()`` is what ``refresh --json`` prints.
 
         A failed stage raises ``RefreshFailed`` (carrying the record) after the run is recorded."""
         from .refresh import CONCEPTS_ONLY, NIGHTLY, RefreshContext, run_refresh
@@ -306,15 +372,16 @@ class Vault:
             context = RefreshContext(self.ws, store, self._models.writer, progress, concepts_folder)
             report = run_refresh(command, CONCEPTS_ONLY if concepts_only else NIGHTLY, context)
         self._keep_notices(store)
+        record = report.record()
         if report.failure is not None:
-            raise RefreshFailed(report.failure, report.to_dict())
-        return report.to_dict()
+            raise RefreshFailed(report.failure, record)
+        return record
 
     def feedback(
         self, chunk_id: str | None = None, verdict: str = "up", correction: str | None = None, rank: int | None = None
-    ) -> dict[str, Any]:
+    ) -> FeedbackResult:
         """Tell the memory a passage (``chunk_id``, or hit ``rank`` of the last query) was right, wrong, or what is
-        right."""
+        right; what ``feedback --json`` prints (``to_dict()``)."""
         from .feedback import give_feedback, resolve_target
 
         if verdict not in FEEDBACK_VERDICTS:
@@ -323,7 +390,7 @@ class Vault:
             target = resolve_target(store, chunk_id, rank)
             result = give_feedback(self.ws, store, target, verdict, correction, embedder_factory=self._models.reader)
         self._keep_notices(store)
-        return result.to_dict()
+        return result
 
     def deleted_notes(self, names: Sequence[str] = (), every_deleted: bool = False) -> tuple[DeletedNote, ...]:
         """The deleted notes ``forget`` would erase (by path, old path, id or title, or every deleted note), erasing
@@ -505,31 +572,32 @@ class Vault:
         self._keep_notices(store)
         return data
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> VaultStatus:
+        """What the index holds: notes, passages by state, the model, the vector index and the last run; what
+        ``status --json`` prints (``to_dict()``)."""
         from .report import status
 
-        def read(store: Store) -> dict[str, Any]:
-            data = status(store, str(self.ws.vault))
-            data["notes_with_problems"] = store.count_note_problems()
-            return data
+        def read(store: Store) -> VaultStatus:
+            # The model and the languages are the index's own: known once its store is open (a PostgreSQL one).
+            embedder = EmbedderChoice(
+                model=self.ws.embedder_model(),
+                chosen_by="config.toml" if self.ws.config.embedder_model != "auto" else "languages",
+                languages=tuple(self.ws.languages()),
+            )
+            return status(store, str(self.ws.vault), self.ws.onnx_export(), embedder)
 
-        data = self._report(read)
-        data["onnx_export"] = self.ws.onnx_export()
-        data["embedder"] = {
-            "model": self.ws.embedder_model(),
-            "chosen_by": "config.toml" if self.ws.config.embedder_model != "auto" else "languages",
-            "languages": self.ws.languages(),
-        }
-        return data
+        return self._report(read)
 
-    def show(self, note: str) -> dict[str, Any]:
+    def show(self, note: str) -> NoteView:
+        """One note (a path, note id, title or former name) as the index knows it: its metadata, links and every
+        stored version of its passages; what ``show --json`` prints (``to_dict()``)."""
         from .report import show_note
 
         return self._report(lambda store: show_note(store, note, self.ws.vault))
 
-    def related(self, note: str, top_k: int = 5, method: str = "best") -> dict[str, Any]:
+    def related(self, note: str, top_k: int = 5, method: str = "best") -> RelatedNotes:
         """The notes most like ``note`` (a path, note id, title or former name), its versions left out: what
-        ``related --json`` prints (``core.related``)."""
+        ``related --json`` prints (``to_dict()``; ``core.related``)."""
         from .related import related_report
         from .report import find_note
 
@@ -541,14 +609,16 @@ class Vault:
             )
         )
 
-    def history(self, note: str) -> dict[str, Any]:
+    def history(self, note: str) -> NoteHistory:
+        """The lineage of one note: every version of every passage, what replaced what and when, the notes it
+        supersedes or is superseded by, and its events; what ``history --json`` prints (``to_dict()``)."""
         from .report import history
 
         return self._report(lambda store: history(store, note, self.ws.vault))
 
-    def changes(self, since: str, until: str | None = None) -> dict[str, Any]:
+    def changes(self, since: str, until: str | None = None) -> ChangesReport:
         """The passages added, replaced, expired and contradicted from ``since`` to ``until`` (default now), with
-        their lineage: what ``changes --json`` prints (``core.changes``)."""
+        their lineage: what ``changes --json`` prints (``to_dict()``; ``core.changes``)."""
         from .changes import changes, window
 
         begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))
@@ -576,14 +646,12 @@ class Vault:
         self.close()
 
 
-def after_indexing(store: Store) -> dict[str, Any]:
-    """What an index run reports of the whole index beside what it did: the notes that wait for ``consolidate``,
-    and every passage version stored (``status`` counts the same), which the run's embedded and reused do not add
-    up to."""
-    return {
-        "notes_to_consolidate": len(store.pending_notes()),
-        "passages_stored": sum(store.passage_counts_by_state().values()),
-    }
+def after_indexing(store: Store) -> IndexTotals:
+    """What an index run reports of the whole index beside what it did (``IndexTotals``)."""
+    return IndexTotals(
+        notes_to_consolidate=len(store.pending_notes()),
+        passages_stored=sum(store.passage_counts_by_state().values()),
+    )
 
 
 def open_vault(

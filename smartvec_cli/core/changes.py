@@ -11,13 +11,22 @@ what replaced it), **expired** (its note's declared end, ``valid_until``/``expir
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from ..clock import Clock, to_iso
 from ..errors import UsageError
 from ..memory.asof import resolve_as_of
 from ..memory.temporal import DECLARED
 from ..store.store import Store
+from .results import (
+    AddedPassage,
+    ChangesReport,
+    ContradictedPassage,
+    ContradictingPassage,
+    EndedPassage,
+    PassageVersionRef,
+    ReplacedPassage,
+    SupersedingNote,
+)
 
 
 def window(since: str, until: str | None, clock: Clock, languages: tuple[str, ...] = ("en",)) -> tuple[str, str]:
@@ -38,74 +47,52 @@ def window(since: str, until: str | None, clock: Clock, languages: tuple[str, ..
     return to_iso(begin), to_iso(end)
 
 
-def changes(store: Store, since: str, until: str) -> dict[str, Any]:
+def changes(store: Store, since: str, until: str) -> ChangesReport:
     """The passages added, replaced, expired and contradicted in ``[since, until)`` (ISO times), with lineage."""
-    added = [
-        {
-            "at": row["at"],
-            "path": row["path"],
-            "chunk_id": row["chunk_id"],
-            "version": row["version"],
-            "heading": row["heading"],
-            "text": row["text"],
-            "replaces": None
+    added = tuple(
+        AddedPassage(
+            at=row["at"],
+            path=row["path"],
+            chunk_id=row["chunk_id"],
+            version=row["version"],
+            heading=row["heading"],
+            text=row["text"],
+            replaces=None
             if row["replaces"] is None
-            else {"chunk_id": row["replaces"], "version": row["replaces_version"], "text": row["replaces_text"]},
-        }
+            else PassageVersionRef(row["replaces"], row["replaces_version"], row["replaces_text"]),
+        )
         for row in store.passages_begun_between(since, until)
-    ]
-    replaced, expired = [], []
+    )
+    replaced: list[ReplacedPassage] = []
+    expired: list[EndedPassage] = []
     for row in store.passages_ended_between(since, until):
-        item = {
-            "at": row["at"],
-            "path": row["path"],
-            "chunk_id": row["chunk_id"],
-            "version": row["version"],
-            "heading": row["heading"],
-            "text": row["text"],
-        }
+        item = EndedPassage(row["at"], row["path"], row["chunk_id"], row["version"], row["heading"], row["text"])
         if row["until_source"] == DECLARED and not row["successor"]:
             expired.append(item)
             continue
-        item["how"], item["by"] = _ended_by(row)
-        replaced.append(item)
-    contradicted = [
-        {
-            "at": row["at"],
-            "path": row["path"],
-            "chunk_id": row["chunk_id"],
-            "version": row["version"],
-            "text": row["text"],
-            "by": {
-                "path": row["other_path"],
-                "chunk_id": row["other"],
-                "version": row["other_version"],
-                "text": row["other_text"],
-            },
-        }
+        how, by = _ended_by(row)
+        replaced.append(ReplacedPassage(**vars(item), how=how, by=by))
+    contradicted = tuple(
+        ContradictedPassage(
+            at=row["at"],
+            path=row["path"],
+            chunk_id=row["chunk_id"],
+            version=row["version"],
+            text=row["text"],
+            by=ContradictingPassage(row["other_path"], row["other"], row["other_version"], row["other_text"]),
+        )
         for row in store.contradictions_found_between(since, until)
-    ]
-    return {
-        "since": since,
-        "until": until,
-        "added": added,
-        "replaced": replaced,
-        "expired": expired,
-        "contradicted": contradicted,
-    }
+    )
+    return ChangesReport(since, until, added, tuple(replaced), tuple(expired), contradicted)
 
 
-def _ended_by(row: dict) -> tuple[str, dict | None]:
+def _ended_by(row: dict) -> tuple[str, PassageVersionRef | SupersedingNote | None]:
     """How a version's validity ended (``edited``, ``superseded``, ``retired``, ``deleted``, ``removed``) and what
     replaced it, when something did."""
     if row["successor"]:
-        return "edited", {
-            "chunk_id": row["successor"],
-            "version": row["successor_version"],
-            "text": row["successor_text"],
-        }
+        return "edited", PassageVersionRef(row["successor"], row["successor_version"], row["successor_text"])
     if row["superseding_path"]:
-        return "superseded", {"path": row["superseding_path"]}
+        return "superseded", SupersedingNote(row["superseding_path"])
     if row["note_superseded_at"] and row["note_superseded_at"] == row["at"]:
         return "retired", None  # its front matter says status: archived or deprecated
     if row["note_deleted_at"]:

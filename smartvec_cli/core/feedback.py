@@ -12,7 +12,6 @@ the index, never in the vault, and answers wherever the passage it corrects is f
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -25,23 +24,11 @@ from ..store.protocols import AccessLog
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
 from ..vault.hashing import sha256_text
+from .results import FeedbackResult
 from .workspace import Workspace
 
 SIGNALS = ("up", "down", "correct")
 CORRECTIONS_PREFIX = "smartvec:corrections/"
-
-
-@dataclass
-class FeedbackResult:
-    chunk_id: str
-    version: int
-    signal: str
-    trust_before: float
-    trust_after: float
-    correction_chunk_id: str | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def resolve_target(store: AccessLog, chunk_id: str | None, rank: int | None) -> int:

@@ -14,9 +14,11 @@ embedded again, which is aclarai's rule at a finer grain.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from types import MappingProxyType
 from typing import Callable
 
 from ..embed import Embedder
@@ -24,6 +26,7 @@ from ..store.store import Store
 from .consolidate import Consolidator
 from .indexer import Indexer
 from .progress import ProgressCallback
+from .results import RefreshRecord, RefreshStage
 from .workspace import Workspace
 
 NIGHTLY_COMPACTION_RATIO = 0.05
@@ -139,7 +142,7 @@ class RefreshReport:
     started_at: str
     finished_at: str = ""
     seconds: float = 0.0
-    stages: list[dict] = field(default_factory=list)
+    stages: list[RefreshStage] = field(default_factory=list)
     results: list[StageResult] = field(default_factory=list)
     failure: Exception | None = None
     interrupted: bool = False  # Ctrl-C stopped a stage; recorded, then raised again
@@ -176,22 +179,27 @@ class RefreshReport:
     def status(self) -> str:
         return "interrupted" if self.interrupted else "failed" if self.failure else "partial" if self.errors else "ok"
 
+    def record(self) -> RefreshRecord:
+        """The run as the frozen value ``Vault.refresh`` returns."""
+        return RefreshRecord(
+            command=self.command,
+            status=self.status,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            seconds=self.seconds,
+            changed=self.changed,
+            processed=sum(r.processed for r in self.results),
+            updated=sum(r.updated for r in self.results),
+            skipped=sum(r.skipped for r in self.results),
+            errors=tuple(MappingProxyType(dict(e)) for e in self.errors),
+            known_problems=self.known_problems,
+            error=str(self.failure) if self.failure else "interrupted" if self.interrupted else None,
+            stages=tuple(self.stages),
+        )
+
     def to_dict(self) -> dict:
-        return {
-            "command": self.command,
-            "status": self.status,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "seconds": self.seconds,
-            "changed": self.changed,
-            "processed": sum(r.processed for r in self.results),
-            "updated": sum(r.updated for r in self.results),
-            "skipped": sum(r.skipped for r in self.results),
-            "errors": self.errors,
-            "known_problems": self.known_problems,
-            "error": str(self.failure) if self.failure else "interrupted" if self.interrupted else None,
-            "stages": self.stages,
-        }
+        """What ``refresh --json`` prints (``RefreshRecord.to_dict``)."""
+        return self.record().to_dict()
 
 
 def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) -> RefreshReport:
@@ -209,24 +217,22 @@ def run_refresh(command: str, stages: tuple[Stage, ...], ctx: RefreshContext) ->
             result = stage.run(ctx)
         except KeyboardInterrupt:
             report.interrupted = True
-            report.stages.append({"name": stage.name, "status": "interrupted", "seconds": _since(stage_started)})
+            report.stages.append(RefreshStage(stage.name, "interrupted", _since(stage_started)))
             break
         except Exception as exc:
             report.failure = exc
-            report.stages.append(
-                {"name": stage.name, "status": "failed", "seconds": _since(stage_started), "error": str(exc)}
-            )
+            report.stages.append(RefreshStage(stage.name, "failed", _since(stage_started), error=str(exc)))
             break
         report.results.append(result)
         report.stages.append(
-            {
-                "name": stage.name,
-                "status": "partial" if any(e in report.errors for e in result.errors) else "ok",
-                "seconds": _since(stage_started),
-                "changed": result.changed,
-                "note": result.note,
-                "details": result.details,
-            }
+            RefreshStage(
+                stage.name,
+                "partial" if any(e in report.errors for e in result.errors) else "ok",
+                _since(stage_started),
+                changed=result.changed,
+                note=result.note,
+                details=MappingProxyType(copy.deepcopy(result.details)),
+            )
         )
     report.seconds = _since(started)
     report.finished_at = ctx.ws.clock.now_iso()

@@ -23,6 +23,7 @@ from ..errors import UsageError
 from ..memory.lineage import lineage_members
 from ..store.ann import unit_matrix
 from ..store.store import Store
+from .results import NoteRef, PassageHeading, PassageRef, RelatedNote, RelatedNotes
 
 METHODS = ("best", "average", "mean")
 
@@ -32,14 +33,14 @@ RELATED_FLOOR = 0.25
 
 
 @dataclass
-class RelatedNote:
+class Nearest:
     note: int
     score: float
     passage: int  # the row of its passage closest to the note
     source: int  # the note's own passage that one answers best
 
 
-def related_notes(store: Store, config: Config, note: int, top_k: int = 5, method: str = "best") -> list[RelatedNote]:
+def related_notes(store: Store, config: Config, note: int, top_k: int = 5, method: str = "best") -> list[Nearest]:
     """The ``top_k`` notes most like ``note`` (see the module), best first."""
     rows = store.current_passage_notes()
     excluded = lineage_members(store.supersedes_note_pairs(), note)
@@ -69,16 +70,17 @@ def related_notes(store: Store, config: Config, note: int, top_k: int = 5, metho
             "best": float(best_each.max()),
             "mean": float(centre[columns].max()),
         }[method]
-        found.append(
-            RelatedNote(int(owners[columns[0]]), round(score, 6), labels[int(columns[column])], own[int(source)])
-        )
+        found.append(Nearest(int(owners[columns[0]]), round(score, 6), labels[int(columns[column])], own[int(source)]))
     found.sort(key=lambda r: (-r.score, r.note))
     return found[:top_k]
 
 
-def related_report(store: Store, config: Config, note: dict, vault, top_k: int = 5, method: str = "best") -> dict:
-    """What ``related --json`` prints: the note, and each related note with its closest passage and the note's own
-    passage that passage answers best (why they are related), each with the URL that opens it."""
+def related_report(
+    store: Store, config: Config, note: dict, vault, top_k: int = 5, method: str = "best"
+) -> RelatedNotes:
+    """What ``related --json`` prints (``results.RelatedNotes``): the note, and each related note with its closest
+    passage and the note's own passage that passage answers best (why they are related), each with the URL that
+    opens it."""
     from .note_links import is_obsidian_vault, note_url
 
     if method not in METHODS:
@@ -90,24 +92,16 @@ def related_report(store: Store, config: Config, note: dict, vault, top_k: int =
     for rank, item in enumerate(found, start=1):
         passage, source = passages[item.passage], passages.get(item.source)
         related.append(
-            {
-                "rank": rank,
-                "path": passage.path,
-                "note_id": passage.note_id,
-                "title": passage.title,
-                "score": item.score,
-                "url": note_url(vault, passage.path, obsidian),
-                "passage": {"chunk_id": passage.chunk_id, "heading": passage.heading, "text": passage.text},
-                "because_of": {"chunk_id": source.chunk_id, "heading": source.heading} if source else None,
-            }
+            RelatedNote(
+                rank=rank,
+                path=passage.path,
+                note_id=passage.note_id,
+                title=passage.title,
+                score=item.score,
+                url=note_url(vault, passage.path, obsidian),
+                passage=PassageRef(passage.chunk_id, passage.heading, passage.text),
+                because_of=PassageHeading(source.chunk_id, source.heading) if source else None,
+            )
         )
-    return {
-        "note": {
-            "path": note["path"],
-            "note_id": note["note_id"],
-            "title": note["title"],
-            "url": note_url(vault, note["path"], obsidian),
-        },
-        "method": method,
-        "related": related,
-    }
+    subject = NoteRef(note["path"], note["note_id"], note["title"], note_url(vault, note["path"], obsidian))
+    return RelatedNotes(subject, method, tuple(related))

@@ -4,12 +4,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 
 from ..errors import SmartvecError, UsageError
 from ..store.store import LEFT_OUT, Store
 from ..vault.paths import OutsideFolder, vault_relative
-from .keys import FEEDBACK_EVENT, PASSAGE_LISTS, renamed
-from .results import GraphAttachment, GraphEdge, GraphNode, NoteGraph
+from .keys import FEEDBACK_EVENT, renamed
+from .results import (
+    AnnStatus,
+    EmbedderChoice,
+    FormerName,
+    GraphAttachment,
+    GraphEdge,
+    GraphNode,
+    LastRun,
+    LineageVersion,
+    NoteEvent,
+    NoteGraph,
+    NoteHistory,
+    NoteKind,
+    NoteKinds,
+    NoteLink,
+    NoteView,
+    PassageLineage,
+    ReviewNote,
+    StoredPassage,
+    SupersededNote,
+    VaultStatus,
+)
 
 BARE_SHARE_WARNED = 0.5
 """Above this share of notes with neither a kind nor a date, ``status`` warns that trust has nothing to go on:
@@ -29,42 +51,36 @@ def kinds_and_trust_warning(counts: dict) -> tuple[dict, str | None]:
     )
 
 
-def status(store: Store, vault: str) -> dict:
+def status(store: Store, vault: str, onnx_export: str | None, embedder: EmbedderChoice) -> VaultStatus:
+    """What the index holds (``results.VaultStatus``); ``onnx_export`` and ``embedder`` are the workspace's."""
     kinds, trust_warning = kinds_and_trust_warning(store.note_kind_counts())
     states = store.passage_counts_by_state()
-    last_run = store.last_run()
     ann = store.load_ann()
-    return renamed(
-        {
-            "vault": vault,
-            "index_dir": str(store.index_dir),
-            "model": store.fingerprint,
-            "notes": store.live_note_count(),
-            "notes_deleted": store.deleted_note_count(),
-            "passages_of_deleted_notes": store.deleted_notes_passage_count(),
-            "kinds": kinds,
-            "trust_warning": trust_warning,
-            "passages": {
-                state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")
-            },
-            "vectors": store.vector_count(),
-            "edges": store.edge_count(),
-            "ann": {
-                "live": len(ann.live),
-                "tombstones": len(ann.tombstones),
-                "in_sync": ann.generation == store.generation,
-            },
-            "left_out": json.loads(store.get_meta(LEFT_OUT) or "{}"),
-            "needs_review": [
-                {"path": path, "reason": reason, "since": since} for path, reason, since in store.notes_needing_review()
-            ],
-            "last_run": _last_run(last_run),
-        },
-        PASSAGE_LISTS,
+    return VaultStatus(
+        vault=vault,
+        index_dir=str(store.index_dir),
+        model=store.fingerprint,
+        notes=store.live_note_count(),
+        notes_deleted=store.deleted_note_count(),
+        passages_of_deleted_notes=store.deleted_notes_passage_count(),
+        kinds=NoteKinds(**kinds),
+        trust_warning=trust_warning,
+        passages=MappingProxyType(
+            {state: states.get(state, 0) for state in ("UNCONSOLIDATED", "ACTIVE", "DORMANT", "ARCHIVED", "DELETED")}
+        ),
+        vectors=store.vector_count(),
+        edges=store.edge_count(),
+        ann=AnnStatus(live=len(ann.live), tombstones=len(ann.tombstones), in_sync=ann.generation == store.generation),
+        left_out=MappingProxyType(json.loads(store.get_meta(LEFT_OUT) or "{}")),
+        needs_review=tuple(ReviewNote(path, reason, since) for path, reason, since in store.notes_needing_review()),
+        last_run=_last_run(store.last_run()),
+        notes_with_problems=store.count_note_problems(),
+        onnx_export=onnx_export,
+        embedder=embedder,
     )
 
 
-def _last_run(run: dict | None) -> dict | None:
+def _last_run(run: dict | None) -> LastRun | None:
     """The latest run as ``status`` shows it: a killed one (its ``running`` record left, its process gone) is
     interrupted, with why."""
     if run is None:
@@ -72,7 +88,8 @@ def _last_run(run: dict | None) -> dict | None:
     from .writing import run_status
 
     status, why = run_status(run)
-    return {**run, "status": status, "why": why, "summary": json.loads(run["summary"] or "{}")}
+    summary = json.loads(run["summary"] or "{}")
+    return LastRun(run["command"], run["started_at"], run["finished_at"], status, MappingProxyType(summary), why)
 
 
 def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
@@ -124,51 +141,52 @@ def find_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
     raise SmartvecError(f"no note {name!r} in the index")
 
 
-def show_note(store: Store, name: str, vault: str | Path | None = None) -> dict:
+def show_note(store: Store, name: str, vault: str | Path | None = None) -> NoteView:
+    """One note as the index knows it (``results.NoteView``): found as ``find_note`` finds it."""
     note = find_note(store, name, vault)
     metadata = json.loads(note["metadata"] or "{}")
-    chunks = [
-        {
-            "chunk_id": c["chunk_id"],
-            "version": c["version"],
-            "state": c["state"],
-            "heading": c["heading"],
-            "text": c["text"],
-            "hash": c["hash"],
-            "valid_from": c["valid_from"],
-            "valid_until": c["valid_until"],
-            "valid_from_source": c["from_source"],
-            "valid_until_source": c["until_source"],
-            "access_count": c["access_count"],
-        }
+    passages = tuple(
+        StoredPassage(
+            chunk_id=c["chunk_id"],
+            version=c["version"],
+            state=c["state"],
+            heading=c["heading"],
+            text=c["text"],
+            hash=c["hash"],
+            valid_from=c["valid_from"],
+            valid_until=c["valid_until"],
+            valid_from_source=c["from_source"],
+            valid_until_source=c["until_source"],
+            access_count=c["access_count"],
+        )
         for c in store.note_passages(note["id"])
-    ]
-    links = [_link_entry(e) for e in store.links_of_note(note["id"])]
-    return renamed(
-        {
-            "note_id": note["note_id"],
-            "path": note["path"],
-            "deleted_at": note["deleted_at"],
-            "former_names": store.former_names(note["id"]),
-            "title": note["title"],
-            "embedding_hash": note["embedding_hash"],
-            "last_updated": note["last_updated"],
-            "version": metadata.get("version", note["aclarai_ver"]),
-            "aclarai_id": note["aclarai_id"],
-            "aclarai_ver": note["aclarai_ver"],
-            "encoding": note["encoding"],
-            "kind": {"type": note["source_type"], "source": note["kind_source"], "reason": note["kind_reason"]},
-            "authority": note["authority"],
-            "tags": json.loads(note["tags"] or "[]"),
-            "metadata": metadata,
-            "links": links,
-            "passages": chunks,
-        },
-        PASSAGE_LISTS,
+    )
+    return NoteView(
+        note_id=note["note_id"],
+        path=note["path"],
+        deleted_at=note["deleted_at"],
+        former_names=_former_names(store, note["id"]),
+        title=note["title"],
+        embedding_hash=note["embedding_hash"],
+        last_updated=note["last_updated"],
+        version=metadata.get("version", note["aclarai_ver"]),
+        aclarai_id=note["aclarai_id"],
+        aclarai_ver=note["aclarai_ver"],
+        encoding=note["encoding"],
+        kind=NoteKind(note["source_type"], note["kind_source"], note["kind_reason"]),
+        authority=note["authority"],
+        tags=tuple(json.loads(note["tags"] or "[]")),
+        metadata=MappingProxyType(metadata),
+        links=tuple(_link_entry(e) for e in store.links_of_note(note["id"])),
+        passages=passages,
     )
 
 
-def _link_entry(edge: dict) -> dict:
+def _former_names(store: Store, note_pk: int) -> tuple[FormerName, ...]:
+    return tuple(FormerName(row["path"], row["note_id"], row["until"]) for row in store.former_names(note_pk))
+
+
+def _link_entry(edge: dict) -> NoteLink:
     """A link as ``show`` lists it: the note it resolved to, else the attachment (``attachment`` says which)."""
     attachment = (
         json.loads(edge["detail"] or "{}").get("attachment")
@@ -176,61 +194,58 @@ def _link_entry(edge: dict) -> dict:
         else None
     )
     if edge["path"] is None and attachment:
-        return {"type": edge["type"], "target": edge["target"], "resolved": attachment, "attachment": True}
+        return NoteLink(edge["type"], edge["target"], attachment, attachment=True)
     if edge["target"] is None and edge["src_passage"] is not None:
         # An edge consolidation found between two passages names no target: it is from this note's passage to
         # the other's ("contradicts").
         detail = json.loads(edge["detail"] or "{}")
         other = edge["dst_passage"] or "(a passage no longer stored)"
-        return {
-            "type": edge["type"],
-            "target": edge["src_passage"],
-            "resolved": f"{edge['path'] or '(a note no longer stored)'}#{other}",
-            "attachment": False,
-            "reason": detail.get("reason") if isinstance(detail, dict) else None,
-        }
-    return {"type": edge["type"], "target": edge["target"], "resolved": edge["path"], "attachment": False}
+        return NoteLink(
+            edge["type"],
+            edge["src_passage"],
+            f"{edge['path'] or '(a note no longer stored)'}#{other}",
+            attachment=False,
+            reason=detail.get("reason") if isinstance(detail, dict) else None,
+            between_passages=True,
+        )
+    return NoteLink(edge["type"], edge["target"], edge["path"], attachment=False)
 
 
-def history(store: Store, name: str, vault: str | Path | None = None) -> dict:
-    """The lineage of one note: every version of every passage, what replaced what, and when."""
+def history(store: Store, name: str, vault: str | Path | None = None) -> NoteHistory:
+    """The lineage of one note (``results.NoteHistory``): every version of every passage, what replaced what, and
+    when."""
     note = find_note(store, name, vault)
-    passages: dict[str, list[dict]] = {}
+    passages: dict[str, list[LineageVersion]] = {}
     for row in store.passage_lineage(note["id"]):
         passages.setdefault(row["chunk_id"], []).append(
-            {
-                "version": row["version"],
-                "state": row["state"],
-                "valid_from": row["valid_from"],
-                "valid_until": row["valid_until"],
-                "valid_from_source": row["from_source"],
-                "valid_until_source": row["until_source"],
-                "replaced_by": f"{row['successor']}@{row['successor_version']}" if row["successor"] else None,
-                "text": row["text"],
-            }
+            LineageVersion(
+                version=row["version"],
+                state=row["state"],
+                valid_from=row["valid_from"],
+                valid_until=row["valid_until"],
+                valid_from_source=row["from_source"],
+                valid_until_source=row["until_source"],
+                replaced_by=f"{row['successor']}@{row['successor_version']}" if row["successor"] else None,
+                text=row["text"],
+            )
         )
     superseded_by = store.note_path(note["superseded_by"]) if note["superseded_by"] else None
     inferred = store.supersession_reason(note["superseded_by"], note["id"]) if note["superseded_by"] else None
-    supersedes = [
-        {"path": path, "until": until, "inferred": reason}
-        for path, until, reason in store.notes_superseded_by(note["id"])
-    ]
-    events = [_event(at, kind, json.loads(data or "{}")) for at, kind, data in store.note_events(note["id"])]
-    return {
-        "note_id": note["note_id"],
-        "path": note["path"],
-        "deleted_at": note["deleted_at"],
-        "former_names": store.former_names(note["id"]),
-        "valid_from": note["valid_from"],
-        "valid_until": note["valid_until"],
-        "superseded_by": superseded_by,
-        "superseded_at": note["superseded_at"],
-        "superseded_inferred": inferred,
-        "supersedes": supersedes,
-        "needs_review": note["review_reason"],
-        "passages": [{"chunk_id": chunk_id, "versions": versions} for chunk_id, versions in passages.items()],
-        "events": events,
-    }
+    return NoteHistory(
+        note_id=note["note_id"],
+        path=note["path"],
+        deleted_at=note["deleted_at"],
+        former_names=_former_names(store, note["id"]),
+        valid_from=note["valid_from"],
+        valid_until=note["valid_until"],
+        superseded_by=superseded_by,
+        superseded_at=note["superseded_at"],
+        superseded_inferred=inferred,
+        supersedes=tuple(SupersededNote(*row) for row in store.notes_superseded_by(note["id"])),
+        needs_review=note["review_reason"],
+        passages=tuple(PassageLineage(chunk_id, tuple(versions)) for chunk_id, versions in passages.items()),
+        events=tuple(_event(at, kind, json.loads(data or "{}")) for at, kind, data in store.note_events(note["id"])),
+    )
 
 
 GRAPH_EDGE_TYPES = (
@@ -246,9 +261,8 @@ GRAPH_EDGE_TYPES = (
 )
 
 
-def _event(at: str, kind: str, data: dict) -> dict:
-    event = {"at": at, "kind": kind, **data}
-    return renamed(event, FEEDBACK_EVENT) if kind == "feedback" else event
+def _event(at: str, kind: str, data: dict) -> NoteEvent:
+    return NoteEvent(at, kind, MappingProxyType(renamed(data, FEEDBACK_EVENT) if kind == "feedback" else data))
 
 
 def graph(

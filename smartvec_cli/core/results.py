@@ -1,10 +1,12 @@
-"""What the ``Vault`` returns, as typed frozen values: a question's hit, answer and batch answer, and ``doctor``'s
-report, the note graph, what ``forget`` erased and what an index run did.
+"""What the ``Vault`` returns, as typed frozen values: a question's hit, answer and batch answer, and the report of
+every other command (``status``, ``show``, ``history``, ``related``, ``changes``, ``graph``, ``doctor``,
+``forget``, ``index``, ``consolidate``, ``refresh``, ``feedback``).
 
 These are the one definition of their JSON: ``to_dict()`` builds what ``query --json`` prints, what ``query
---batch`` prints a line of and what the daemon's query socket carries, and what ``doctor``, ``graph --format json``
-and ``forget`` print, so the Python API, the command line and the daemons cannot drift apart. Only the standard
-library is imported, so that a caller (a command's module among them) can name the types without loading the core.
+--batch`` prints a line of and what the daemon's query socket carries, and what each other command prints with
+``--json`` (and the MCP tools return), so the Python API, the command line and the daemons cannot drift apart.
+Only the standard library is imported, so that a caller (a command's module among them) can name the types
+without loading the core.
 
 A question goes in as one value too, ``QueryRequest``: the command line, a batch line, the daemon's socket, the MCP
 tools and the Python API all build one, and building it is the one check of its values.
@@ -13,6 +15,7 @@ tools and the Python API all build one, and building it is the one check of its 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
@@ -623,3 +626,588 @@ class NoteGraph:
             )
         lines.append("}")
         return "\n".join(lines)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it: a result by its ``to_dict()``, a tuple as a list, a mapping as a dict (each
+    inside too, so that the caller gets its own copy)."""
+    if isinstance(value, Report):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _frozen(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only view of the caller's own copy of ``data``, for a field whose keys are open-ended (a note's front
+    matter, a run's summary)."""
+    return MappingProxyType(copy.deepcopy(dict(data or {})))
+
+
+class Report:
+    """A result whose ``to_dict()`` is its fields in order, each as JSON holds it: nested results by their own
+    ``to_dict()``, tuples as lists."""
+
+    def to_dict(self) -> JsonObject:
+        value: Any = self
+        return {field.name: _plain(getattr(self, field.name)) for field in fields(value)}
+
+
+@dataclass(frozen=True)
+class NoteKinds(Report):
+    """How many live notes have a declared kind (``source_type``), one a kind rule inferred, or none."""
+
+    declared: int
+    inferred: int
+    unknown: int
+
+
+@dataclass(frozen=True)
+class AnnStatus(Report):
+    """The vector index: its live vectors, its tombstones (deleted, not yet compacted), and whether it holds the
+    index's latest generation (False: a reader catches up on its next query)."""
+
+    live: int
+    tombstones: int
+    in_sync: bool
+
+
+@dataclass(frozen=True)
+class ReviewNote(Report):
+    """A live note consolidation flagged for a human: why, and since when."""
+
+    path: str
+    reason: str
+    since: str | None
+
+
+@dataclass(frozen=True)
+class LastRun(Report):
+    """The latest recorded run: the command, when it started and finished (None: it did not), ``status`` (``ok``,
+    ``failed``, ``running`` or ``interrupted``: its process gone), its ``summary`` (the command's own ``--json``,
+    as far as it got) and ``why`` (what interrupted it; None)."""
+
+    command: str
+    started_at: str
+    finished_at: str | None
+    status: str
+    summary: Mapping[str, Any]
+    why: str | None
+
+
+@dataclass(frozen=True)
+class EmbedderChoice(Report):
+    """The model the vault is embedded with (None: not chosen yet), whether ``config.toml`` or the notes'
+    ``languages`` chose it, and those languages, the main one first."""
+
+    model: str | None
+    chosen_by: str
+    languages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VaultStatus(Report):
+    """What the index holds (``Vault.status``); ``to_dict()`` is what ``status --json`` prints.
+
+    - ``vault``, ``index_dir``: the folders; ``model``: the index's model fingerprint (None: nothing indexed).
+    - ``notes``, ``notes_deleted``: live and deleted notes; ``passages_of_deleted_notes``: the passage versions
+      the deleted ones keep (``forget`` erases them).
+    - ``kinds``: the live notes by where their kind came from; ``trust_warning``: said when most notes have
+      neither a kind nor a date, else None.
+    - ``passages``: the passage versions by state (``UNCONSOLIDATED``, ``ACTIVE``, ``DORMANT``, ``ARCHIVED``,
+      ``DELETED``); ``vectors``, ``edges``: how many are stored; ``ann``: the vector index.
+    - ``left_out``: the notes the last index run did not index, counted by why; ``needs_review``: the notes
+      consolidation flagged; ``notes_with_problems``: notes skipped or read without their metadata.
+    - ``last_run``: the latest recorded run (None before the first); ``onnx_export``: where the ONNX model
+      queries use lives (None without one); ``embedder``: the model and how it was chosen."""
+
+    vault: str
+    index_dir: str
+    model: str | None
+    notes: int
+    notes_deleted: int
+    passages_of_deleted_notes: int
+    kinds: NoteKinds
+    trust_warning: str | None
+    passages: Mapping[str, int]
+    vectors: int
+    edges: int
+    ann: AnnStatus
+    left_out: Mapping[str, int]
+    needs_review: tuple[ReviewNote, ...]
+    last_run: LastRun | None
+    notes_with_problems: int
+    onnx_export: str | None
+    embedder: EmbedderChoice
+
+
+@dataclass(frozen=True)
+class FormerName(Report):
+    """A path and note id a note had before it moved, and when it stopped having them."""
+
+    path: str
+    note_id: str | None
+    until: str | None
+
+
+@dataclass(frozen=True)
+class NoteKind(Report):
+    """A note's kind (``source_type``; None: none), where it came from (``declared``, ``inferred``), and the kind
+    rule that inferred it."""
+
+    type: str | None
+    source: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class NoteLink(Report):
+    """A link as ``show`` lists it: its ``type``, the ``target`` written, and what it ``resolved`` to (a note's path,
+    or an ``attachment``'s; None: nothing). An edge consolidation found between two passages (``contradicts``)
+    runs from this note's passage (``target``) to ``path#chunk_id`` of the other, with its ``reason``, which only
+    such an edge prints (``between_passages``)."""
+
+    type: str
+    target: str | None
+    resolved: str | None
+    attachment: bool
+    reason: str | None = None
+    between_passages: bool = False
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {
+            "type": self.type,
+            "target": self.target,
+            "resolved": self.resolved,
+            "attachment": self.attachment,
+        }
+        if self.between_passages:
+            data["reason"] = self.reason
+        return data
+
+
+@dataclass(frozen=True)
+class StoredPassage(Report):
+    """One stored version of a note's passage as ``show`` lists it: its state, text and hash, its validity window
+    and where each end came from (``declared``, ``inferred``, ...), and how often it was retrieved."""
+
+    chunk_id: str
+    version: int
+    state: str
+    heading: str
+    text: str
+    hash: str
+    valid_from: str | None
+    valid_until: str | None
+    valid_from_source: str | None
+    valid_until_source: str | None
+    access_count: int
+
+
+@dataclass(frozen=True)
+class NoteView(Report):
+    """One note as the index knows it (``Vault.show``); ``to_dict()`` is what ``show --json`` prints.
+
+    Its ids and path, when it was deleted (None: live), the names it had before, its title, hash and last update,
+    its version (the front matter's, else aclarai's), aclarai's id and version, the encoding it was read in, its
+    kind and authority, its tags, its front matter as read (``metadata``), its links and every stored version of
+    its passages."""
+
+    note_id: str
+    path: str
+    deleted_at: str | None
+    former_names: tuple[FormerName, ...]
+    title: str | None
+    embedding_hash: str | None
+    last_updated: str | None
+    version: Any
+    aclarai_id: str | None
+    aclarai_ver: Any
+    encoding: str | None
+    kind: NoteKind
+    authority: float | None
+    tags: tuple[str, ...]
+    metadata: Mapping[str, Any]
+    links: tuple[NoteLink, ...]
+    passages: tuple[StoredPassage, ...]
+
+
+@dataclass(frozen=True)
+class SupersededNote(Report):
+    """A note this one supersedes: its path, until when it held, and why smartvec inferred it (None: written)."""
+
+    path: str
+    until: str | None
+    inferred: str | None
+
+
+@dataclass(frozen=True)
+class LineageVersion(Report):
+    """One version of a passage in ``history``: its state, validity window and where each end came from, the
+    version that replaced it (``chunk_id@version``; None), and its text."""
+
+    version: int
+    state: str
+    valid_from: str | None
+    valid_until: str | None
+    valid_from_source: str | None
+    valid_until_source: str | None
+    replaced_by: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class PassageLineage(Report):
+    """A passage of the note and each of its versions, oldest first."""
+
+    chunk_id: str
+    versions: tuple[LineageVersion, ...]
+
+
+@dataclass(frozen=True)
+class NoteEvent(Report):
+    """Something that happened to the note (``kind``: ``split``, ``feedback``, ...) at ``at``; ``detail`` holds
+    what the event recorded, printed beside ``at`` and ``kind``."""
+
+    at: str
+    kind: str
+    detail: Mapping[str, Any]
+
+    def to_dict(self) -> JsonObject:
+        return {"at": self.at, "kind": self.kind, **_plain(self.detail)}
+
+
+@dataclass(frozen=True)
+class NoteHistory(Report):
+    """The lineage of one note (``Vault.history``); ``to_dict()`` is what ``history --json`` prints.
+
+    Its ids and path, when it was deleted, the names it had before, its validity window, the note that superseded
+    it (its path, when, and why smartvec inferred it; None), the notes it supersedes, why it needs review (None),
+    every version of every passage, and its events."""
+
+    note_id: str
+    path: str
+    deleted_at: str | None
+    former_names: tuple[FormerName, ...]
+    valid_from: str | None
+    valid_until: str | None
+    superseded_by: str | None
+    superseded_at: str | None
+    superseded_inferred: str | None
+    supersedes: tuple[SupersededNote, ...]
+    needs_review: str | None
+    passages: tuple[PassageLineage, ...]
+    events: tuple[NoteEvent, ...]
+
+
+@dataclass(frozen=True)
+class NoteRef(Report):
+    """A note named: its path, id and title, and the URL that opens it (``obsidian://`` or ``file://``)."""
+
+    path: str
+    note_id: str
+    title: str | None
+    url: str | None
+
+
+@dataclass(frozen=True)
+class PassageRef(Report):
+    """A passage named by its id and heading (``text``: what it says, when given)."""
+
+    chunk_id: str
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PassageHeading(Report):
+    """A passage named by its id and heading."""
+
+    chunk_id: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class RelatedNote(Report):
+    """A note like the one asked about: its ``rank`` (1: the closest), path, id, title, ``score`` (the cosine
+    ``related``'s method gives it) and URL; its ``passage`` closest to the note, and the note's own passage that
+    one answers best (``because_of``; None when that passage is no longer stored)."""
+
+    rank: int
+    path: str
+    note_id: str
+    title: str | None
+    score: float
+    url: str | None
+    passage: PassageRef
+    because_of: PassageHeading | None
+
+
+@dataclass(frozen=True)
+class RelatedNotes(Report):
+    """The notes most like one note, its versions left out (``Vault.related``): the note, the ``method`` that
+    scored them (``best``, ``average``, ``mean``) and the notes, best first; ``to_dict()`` is what ``related
+    --json`` prints."""
+
+    note: NoteRef
+    method: str
+    related: tuple[RelatedNote, ...]
+
+
+@dataclass(frozen=True)
+class PassageVersionRef(Report):
+    """One version of a passage, with its text."""
+
+    chunk_id: str
+    version: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SupersedingNote(Report):
+    """The note that superseded a passage's note."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class EndedPassage(Report):
+    """A passage version whose validity ended ``at`` (``changes``' ``expired``: its note's declared end fell):
+    its note's path, id, version, heading and text."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReplacedPassage(EndedPassage):
+    """A passage version something replaced ``at``: ``how`` (``edited``, ``superseded``, ``retired``, ``deleted``,
+    ``removed``) and ``by`` what (the new version, the superseding note, or None)."""
+
+    how: str
+    by: PassageVersionRef | SupersedingNote | None
+
+
+@dataclass(frozen=True)
+class AddedPassage(Report):
+    """A passage version first stored ``at``; ``replaces``: the version an edit replaced with it (None: new)."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    heading: str
+    text: str
+    replaces: PassageVersionRef | None
+
+
+@dataclass(frozen=True)
+class ContradictingPassage(Report):
+    """The passage version (and its note) found to contradict another."""
+
+    path: str
+    chunk_id: str
+    version: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ContradictedPassage(Report):
+    """A passage version found ``at`` to be contradicted ``by`` another."""
+
+    at: str
+    path: str
+    chunk_id: str
+    version: int
+    text: str
+    by: ContradictingPassage
+
+
+@dataclass(frozen=True)
+class ChangesReport(Report):
+    """What the vault's passages did in ``[since, until)`` (ISO times; ``Vault.changes``): the versions added,
+    replaced, expired and contradicted, each oldest first; ``to_dict()`` is what ``changes --json`` prints."""
+
+    since: str
+    until: str
+    added: tuple[AddedPassage, ...]
+    replaced: tuple[ReplacedPassage, ...]
+    expired: tuple[EndedPassage, ...]
+    contradicted: tuple[ContradictedPassage, ...]
+
+
+@dataclass(frozen=True)
+class ConsolidateReport(Report):
+    """What one ``consolidate`` run did (``Vault.consolidate``); ``to_dict()`` is what ``consolidate --json``
+    prints.
+
+    - ``transitions``: how many passage versions moved from one state to another (``"UNCONSOLIDATED->ACTIVE"``).
+    - ``edges_added``, ``edges_removed``: the relations it drew and took back; ``contradictions_found``.
+    - ``passages_rippled``: passages whose trust moved because a neighbour's did.
+    - ``notes_needing_review``: notes it flagged for a human; ``notes_processed``: notes it looked at.
+    - ``seconds``: how long it took."""
+
+    transitions: Mapping[str, int]
+    edges_added: int
+    edges_removed: int
+    contradictions_found: int
+    passages_rippled: int
+    notes_needing_review: int
+    notes_processed: int
+    seconds: float
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConsolidateReport:
+        """``to_dict()`` back (the keys of ``consolidate --json``): how the run's own counts become the value."""
+        values = {field.name: data[field.name] for field in fields(cls)}
+        values["transitions"] = MappingProxyType(dict(data["transitions"]))
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class RefreshStage(Report):
+    """One stage of a ``refresh`` run: its ``name`` (``index``, ``consolidate``, ``compact``, ``concepts``), its
+    ``status`` (``ok``, ``partial``, ``failed``, ``interrupted``) and how long it took. A stage that finished
+    says whether it ``changed`` the index, a few words for the human summary (``note``) and its own numbers
+    (``details``: the stage command's ``--json``); a failed one its ``error``. ``to_dict()`` holds the keys
+    its status has."""
+
+    name: str
+    status: str
+    seconds: float
+    changed: bool = False
+    note: str = ""
+    details: Mapping[str, Any] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+    error: str | None = None
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "status": self.status, "seconds": self.seconds}
+        if self.status == "failed":
+            data["error"] = self.error
+        elif self.status != "interrupted":
+            data.update(changed=self.changed, note=self.note, details=_plain(self.details))
+        return data
+
+
+@dataclass(frozen=True)
+class RefreshRecord(Report):
+    """What one ``refresh`` run did (``Vault.refresh``); ``to_dict()`` is what ``refresh --json`` prints and what
+    the run records.
+
+    - ``command``; ``status``: ``ok``, ``partial`` (notes it could not read that an earlier run had not already
+      reported), ``failed`` or ``interrupted``; when it started and finished, and how long it took.
+    - ``changed``: whether the index differs afterwards; ``processed``, ``updated``, ``skipped``: notes, summed
+      over the stages.
+    - ``errors``: the new problems (``{"path", "error"}``); ``known_problems``: notes whose problem an earlier
+      run reported already; ``error``: why the run failed (or ``interrupted``), else None.
+    - ``stages``: each stage run, in order."""
+
+    command: str
+    status: str
+    started_at: str
+    finished_at: str
+    seconds: float
+    changed: bool
+    processed: int
+    updated: int
+    skipped: int
+    errors: tuple[Mapping[str, str], ...]
+    known_problems: int
+    error: str | None
+    stages: tuple[RefreshStage, ...]
+
+
+@dataclass(frozen=True)
+class FeedbackResult(Report):
+    """What ``feedback`` did (``Vault.feedback``): the passage version (``chunk_id``, ``version``), the ``signal``
+    given (``up``, ``down``, ``correct``), its trust before and after, and the chunk id of the correction stored
+    (None unless ``correct``); ``to_dict()`` is what ``feedback --json`` prints."""
+
+    chunk_id: str
+    version: int
+    signal: str
+    trust_before: float
+    trust_after: float
+    correction_chunk_id: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexTotals(Report):
+    """What the whole index holds after an index run, beside what the run did: the notes that wait for
+    ``consolidate``, and every passage version stored (``status`` counts the same; the run's embedded and reused
+    do not add up to it)."""
+
+    notes_to_consolidate: int
+    passages_stored: int
+
+
+@dataclass(frozen=True)
+class IndexRun(IndexReport):
+    """What ``index`` did (``Vault.index``): an ``IndexReport`` and the index's ``IndexTotals`` after it;
+    ``to_dict()`` is what ``index --json`` prints."""
+
+    notes_to_consolidate: int
+    passages_stored: int
+
+    @classmethod
+    def of(cls, report: IndexReport, totals: IndexTotals) -> IndexRun:
+        return cls(**vars(report), **vars(totals))
+
+    def to_dict(self) -> JsonObject:
+        return {
+            **super().to_dict(),
+            "notes_to_consolidate": self.notes_to_consolidate,
+            "passages_stored": self.passages_stored,
+        }
+
+
+@dataclass(frozen=True)
+class GitImportReport(Report):
+    """What ``index --from-git`` did (``Vault.index(from_git=True)``); ``to_dict()`` is what it prints with
+    ``--json``.
+
+    - ``commits_read``: the commits replayed and those without a note changed (``commits_without_notes``);
+      ``commits_left``: those a ``max_commits`` kept for the next import; ``from_commit``, ``to_commit`` and
+      ``first_date``, ``last_date``: the range imported (None: nothing was).
+    - ``notes_*``: a commit's changes to notes, counted per commit (a note edited in three commits counts three).
+    - ``passages_written``: the passage texts written, each either embedded (``passages_embedded``) or reused
+      (``passages_reused``: its vector made by an earlier commit); ``passages_archived``: versions replaced.
+    - ``errors``: problems of a note as the last commit imported has it (``{"path", "error", "commit"}``);
+      ``past_errors``: problems of versions a later commit replaced; ``seconds``: how long it took.
+    - ``notes_to_consolidate``, ``passages_stored``: the index after it (``IndexTotals``)."""
+
+    commits_read: int
+    commits_replayed: int
+    commits_without_notes: int
+    commits_left: int
+    from_commit: str | None
+    to_commit: str | None
+    first_date: str | None
+    last_date: str | None
+    notes_new: int
+    notes_changed: int
+    notes_deleted: int
+    notes_renamed: int
+    passages_embedded: int
+    passages_reused: int
+    passages_archived: int
+    passages_written: int
+    errors: tuple[Mapping[str, str], ...]
+    past_errors: tuple[Mapping[str, str], ...]
+    seconds: float
+    notes_to_consolidate: int
+    passages_stored: int
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GitImportReport:
+        """``to_dict()`` back (the keys of ``index --from-git --json``)."""
+        values = {field.name: data[field.name] for field in fields(cls)}
+        for name in ("errors", "past_errors"):
+            values[name] = tuple(MappingProxyType(dict(error)) for error in data[name])
+        return cls(**values)

@@ -402,7 +402,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
             raise ToolError("verdict 'correct' needs the right answer in `correction`")
         if verdict != "correct" and correction is not None:
             raise ToolError("`correction` goes with verdict 'correct' only")
-        return memory.call(lambda v: v.feedback(chunk_id, verdict, correction))
+        return memory.call(lambda v: v.feedback(chunk_id, verdict, correction).to_dict())
 
     if feedback_tool:
         tool(WRITE)(feedback)
@@ -411,13 +411,13 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     def note(path_or_id: NoteName) -> dict[str, Any]:
         """One note as the index knows it: path, title, tags, links, and every passage with its version, state and
         validity window (what `smartvec show` prints)."""
-        return memory.call(lambda v: v.show(path_or_id))
+        return memory.call(lambda v: v.show(path_or_id).to_dict())
 
     @tool(READ)
     def history(path_or_id: NoteName) -> dict[str, Any]:
         """A note's lineage over time: every version of every passage, what replaced what, which note supersedes it,
         whether it needs review, and its feedback events (what `smartvec history` prints)."""
-        return memory.call(lambda v: v.history(path_or_id))
+        return memory.call(lambda v: v.history(path_or_id).to_dict())
 
     @tool(READ)
     def context(
@@ -463,7 +463,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     def related(path_or_id: NoteName, top_k: TopK = 5) -> dict[str, Any]:
         """The notes most like this one, its own versions left out (what `smartvec related --json` prints): to find
         what else the vault says on a note's subject."""
-        return memory.call(lambda v: v.related(path_or_id, top_k=top_k))
+        return memory.call(lambda v: v.related(path_or_id, top_k=top_k).to_dict())
 
     @tool(READ)
     def graph(path_or_id: MaybeNote = None, depth: Depth = 1, limit: Limit = None) -> dict[str, Any]:
@@ -477,12 +477,12 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
         added (each naming the version it replaced), replaced (how: edited, superseded, retired, deleted or
         removed, and by what), expired and contradicted, with the time of each. The question a team asks on
         Monday: what changed since last week?"""
-        return memory.call(lambda v: v.changes(since, until))
+        return memory.call(lambda v: v.changes(since, until).to_dict())
 
     @tool(READ)
     def status() -> dict[str, Any]:
         """What is indexed: notes, passages by lifecycle state, the model, the vector index and the last run."""
-        return memory.call(lambda v: v.status())
+        return memory.call(lambda v: v.status().to_dict())
 
     return server
 
