@@ -84,7 +84,7 @@ def test_index_query_feedback_consolidate_through_the_python_api(api_vault):
     assert status.notes == 2 and status.last_run is not None and status.to_dict()["notes"] == 2
     versions = [v.version for p in now.history("policies/remote.md").passages for v in p.versions]
     assert sorted(versions) == [1, 2]
-    assert any(n["path"] == "policies/remote.md" for n in now.graph()["nodes"])
+    assert any(n["path"] == "policies/remote.md" for n in now.graph().to_dict()["nodes"])
 
 
 def test_the_api_checks_its_arguments_with_one_clear_error(api_vault):

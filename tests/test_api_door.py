@@ -1,4 +1,4 @@
-"""The door the commands and the daemons go through: ``Vault.doctor``, ``note_graph``, ``deleted_notes``, ``forget``,
+"""The door the commands and the daemons go through: ``Vault.doctor``, ``graph``, ``deleted_notes``, ``forget``,
 ``update`` and ``adopt_reader`` return frozen values whose ``to_dict()`` is what the command prints, and the
 ``at`` views answer from the vault's one open store.
 
@@ -64,8 +64,7 @@ def test_doctor_repair_rebuilds_under_the_writer_lock_and_says_so(indexed, tmp_p
 
 def test_the_note_graph_prints_as_graph_does_in_every_format(indexed, cli):
     with smartvec_cli.open_vault(now=NOW) as vault:
-        graph = vault.note_graph()
-        assert vault.graph() == graph.to_dict()
+        graph = vault.graph()
     assert isinstance(graph, NoteGraph) and graph.left_out == 0
     assert {node.path for node in graph.nodes} == {"policies/remote.md", "notes/office.md", "old/secret.md"}
     assert [(e.type, e.count) for e in graph.edges] == [("link", 1)]

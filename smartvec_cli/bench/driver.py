@@ -64,7 +64,7 @@ class Driver:
 
     def contradiction_edges(self) -> set[frozenset[str]]:
         """Pairs of notes (by vault path) joined by a ``contradicts`` edge, from the note graph."""
-        graph = self.api.graph()
+        graph = self.api.graph().to_dict()
         paths = {node["note_id"]: node["path"] for node in graph["nodes"]}
         return {
             frozenset((paths[edge["source"]], paths[edge["target"]]))

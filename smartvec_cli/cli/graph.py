@@ -32,7 +32,7 @@ def graph_command(
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
     with open_vault(ctx) as vault:
-        graph = vault.note_graph(note, depth, limit or None)
+        graph = vault.graph(note, depth, limit or None)
     if graph.left_out:
         shown = len(graph.nodes)
         message(

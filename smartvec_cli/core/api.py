@@ -624,17 +624,13 @@ class Vault:
         begin, end = window(since, until, self.ws.clock, tuple(self.ws.languages()))
         return self._report(lambda store: changes(store, begin, end))
 
-    def note_graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> NoteGraph:
+    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> NoteGraph:
         """Notes and the typed edges between them (``note``: only its neighbourhood, ``depth`` hops around it; at
         most ``limit`` notes, the nearest first); ``to_dict()``, ``mermaid()`` and ``dot()`` are what ``graph``
         prints in each ``--format``."""
         from .report import graph
 
         return self._report(lambda store: graph(store, note, depth, limit, self.ws.vault))
-
-    def graph(self, note: str | None = None, depth: int = 1, limit: int | None = None) -> dict[str, Any]:
-        """``note_graph`` as ``graph --format json`` prints it."""
-        return self.note_graph(note, depth, limit).to_dict()
 
     def close(self) -> None:
         self._close_reader()

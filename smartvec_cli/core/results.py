@@ -568,7 +568,7 @@ class GraphAttachment:
 
 @dataclass(frozen=True)
 class NoteGraph:
-    """Notes and the typed edges between them (``Vault.note_graph``), with the files they link to; ``left_out``
+    """Notes and the typed edges between them (``Vault.graph``), with the files they link to; ``left_out``
     counts the notes a limit kept out. ``to_dict()`` is ``graph --format json``; ``mermaid()`` and ``dot()`` the
     other formats."""
 

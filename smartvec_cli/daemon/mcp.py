@@ -469,7 +469,7 @@ def build_server(vault: Vault, log: Log = lambda text: None, feedback_tool: bool
     def graph(path_or_id: MaybeNote = None, depth: Depth = 1, limit: Limit = None) -> dict[str, Any]:
         """The link graph around a note, or of the whole vault: nodes (note_id, path, title, importance) and edges
         (links, supersedes, contradicts, ...), what `smartvec graph --format json` prints."""
-        return memory.call(lambda v: v.graph(path_or_id, depth=depth, limit=limit))
+        return memory.call(lambda v: v.graph(path_or_id, depth=depth, limit=limit).to_dict())
 
     @tool(READ)
     def changes(since: ChangesSince, until: ChangesUntil = None) -> dict[str, Any]:
