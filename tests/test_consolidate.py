@@ -539,17 +539,14 @@ def test_a_count_of_things_given_for_one_note_of_a_series_conflicts_with_that_no
 def test_a_review_naming_a_day_conflicts_with_that_days_daily_note_only(vault, cli, real_embedder, tmp_path):
     """Daily notes titled by their day are each their own subject: a weekly review saying "On Friday 6 January
     2023 I walked 3,100 steps" conflicts with the note of 6 January, not with the days around it, which give
-    other counts as daily notes do."""
+    other counts as daily notes do. The notes have no front matter, as Obsidian's daily notes have none: the
+    day is the file's name."""
     for day, steps, km in (("2023-01-05", 8200, 5), ("2023-01-06", 9400, 6), ("2023-01-07", 4100, 4)):
-        write(
-            vault,
-            f"daily/{day}.md",
-            f"---\ndate: {day}\n---\n# {day}\n\n## Health\n\nWalked {steps} steps. Ran {km} km after work.\n",
-        )
+        write(vault, f"daily/{day}.md", f"## Health\n\nWalked {steps} steps. Ran {km} km after work.\n")
     write(
         vault,
         "reviews/Week 1.md",
-        "---\ndate: 2023-01-08\n---\n# Weekly review, week of 2023-01-08\n\nLooking back at the week.\n\n"
+        "# Weekly review, week of 2023-01-08\n\nLooking back at the week.\n\n"
         "On Friday 6 January 2023 I walked 3100 steps.\n",
     )
     cli.json("index", "--json")

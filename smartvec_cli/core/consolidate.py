@@ -70,8 +70,9 @@ from ..store.ann import search_list_size
 from ..store.lexical import LexicalQuery
 from ..store.store import Store
 from ..vault.chunk import embed_text_for
+from ..vault.links import NoteName
 from .progress import PAIRS, ProgressCallback, ProgressReport, ignore_progress
-from .relations import aliases_of
+from .relations import note_name
 from .workspace import Workspace
 
 LIVE_STATES = ("UNCONSOLIDATED", "ACTIVE", "DORMANT")
@@ -173,6 +174,8 @@ class Consolidator:
         self._wheres: dict[int, Where] = {}
         self._note_subjects: dict[int, frozenset[str]] = {}
         self._holders: dict[str, set[int]] = {}  # identifier -> the few notes whose passages name it
+        self._names: list[NoteName] | None = None  # every live note's names (``_live_names``)
+        self._titles_read: Titles | None = None
         self._called: dict[int, tuple[str, ...]] | None = None  # note -> its aliases and id (``_other_names``)
         self._called_ids: dict[str, set[int]] | None = None  # identifier -> the notes whose aliases or id name it
         self._rows: dict[int, Passage] = {}
@@ -330,10 +333,7 @@ class Consolidator:
             for chunk, p in passages.items()
             if (quantities(p.text) or negated(p.text)) and not frames.only_templates(p.text)
         }
-        titles = Titles(
-            (note, title or path.rsplit("/", 1)[-1].removesuffix(".md"))
-            for note, path, title, *_ in self.store.live_note_names()
-        )
+        titles = self._titles()
         named = {chunk: notes for chunk, p in passages.items() if (notes := titles.named_in(p.text) - {p.note})}
         for chunk, p in passages.items():
             holders = self._identifier_holders(chunk, p.text) - {p.note}
@@ -484,16 +484,29 @@ class Consolidator:
                 titles.get(note, ""), (texts[row] for row in held.get(note, ()) if row in texts), called.get(note, ())
             )
 
+    def _live_names(self) -> list[NoteName]:
+        """What each live note is called (``relations.note_name``), read once per run: consolidation renames none."""
+        if self._names is None:
+            self._names = [note_name(*row) for row in self.store.live_note_names()]
+        return self._names
+
+    def _titles(self) -> Titles:
+        """Notes by the words of their titles (a note with none by its file's name), built once per run."""
+        if self._titles_read is None:
+            self._titles_read = Titles(
+                (name.pk, name.title or name.path.rsplit("/", 1)[-1].removesuffix(".md")) for name in self._live_names()
+            )
+        return self._titles_read
+
     def _other_names(self) -> dict[int, tuple[str, ...]]:
-        """What each live note is also called, its front matter's ``aliases`` and ``id``, read once per run."""
+        """What each live note is also called: its front matter's ``aliases`` and ``id`` (not the path that stands
+        in for an id a note does not give)."""
         if self._called is None:
             self._called = {}
-            for note, path, _, note_id, metadata in self.store.live_note_names():
-                aliases = aliases_of(metadata) or []
-                given_id = note_id if note_id != path.removesuffix(".md") else None  # not the path standing in
-                names = [*(aliases if isinstance(aliases, list) else [aliases]), given_id]
-                if named := tuple(str(name) for name in names if name is not None and str(name).strip()):
-                    self._called[note] = named
+            for name in self._live_names():
+                given_id = name.note_id if name.note_id != name.path.removesuffix(".md") else None
+                if named := tuple(n for n in (*name.aliases, given_id) if n is not None and str(n).strip()):
+                    self._called[name.pk] = named
         return self._called
 
     def _where(self, passage: Passage) -> Where:
